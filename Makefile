@@ -1,0 +1,23 @@
+# Each target sets itself up on a fresh machine (venv, dependencies, Graphviz) before running.
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: setup demo test test-deep bench clean
+
+setup:
+	@./scripts/bootstrap.sh
+
+demo: setup
+	$(BIN)/topoopt solve instances/llama3-70b-roce-cny.yaml --out out/demo
+
+test: setup
+	$(BIN)/python -m pytest
+
+test-deep: setup
+	HYPOTHESIS_PROFILE=deep $(BIN)/python -m pytest
+
+bench: setup
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf out .pytest_cache .hypothesis

@@ -1,0 +1,105 @@
+"""The built-in hardware catalog and price books, and their merge with an instance's additions.
+
+Data files live in ``topoopt/catalog/data/``: one YAML file per kind (``gpus.yaml`` …) holding
+a list of items, and one file per price book (``prices-<id>.yaml``). Every item has a source.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+
+from topoopt.models.catalog import Catalog, ModelArchitecture, Price, PriceBook
+from topoopt.models.instance import Instance
+
+KINDS = ("gpus", "servers", "nics", "interconnects", "switches", "cables", "racks", "storage", "models")
+
+
+class CatalogError(ValueError):
+    """An instance refers to something the catalog does not have."""
+
+
+@lru_cache(maxsize=1)
+def load_builtin_catalog() -> Catalog:
+    """Read and validate the packaged catalog (cached; the result is immutable)."""
+    data_dir = resources.files("topoopt.catalog") / "data"
+    raw: dict[str, list] = {kind: [] for kind in KINDS}
+    raw["price_books"] = []
+    for entry in sorted(data_dir.iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith(".yaml"):
+            continue
+        content = yaml.safe_load(entry.read_text(encoding="utf-8"))
+        if entry.name.startswith("prices-"):
+            raw["price_books"].append(content)
+        else:
+            raw[entry.name.removesuffix(".yaml")] = content or []
+    return Catalog.model_validate(raw)
+
+
+@dataclass(frozen=True)
+class ResolvedCatalog:
+    """The catalog an instance actually sees: built-in (optional) + additions, one price book."""
+
+    catalog: Catalog
+    price_book: PriceBook
+    prices: dict[str, Price]
+
+    @property
+    def currency(self) -> str:
+        return self.price_book.currency
+
+    @property
+    def basis(self) -> str:
+        return self.price_book.basis
+
+    def price(self, item_id: str) -> float | None:
+        entry = self.prices.get(item_id)
+        return None if entry is None else entry.price
+
+
+def resolve_catalog(instance: Instance) -> ResolvedCatalog:
+    """Merge the built-in catalog with the instance's additions and price overrides.
+
+    An added item with an existing id replaces the built-in one. Price overrides are sourced as
+    "instance price override".
+    """
+    builtin = load_builtin_catalog()
+    selection = instance.catalog
+    merged: dict[str, list] = {}
+    for kind in KINDS:
+        items = {item.id: item for item in getattr(builtin, kind)} if selection.builtin else {}
+        for item in getattr(selection.add, kind):
+            items[item.id] = item
+        merged[kind] = list(items.values())
+    books = {book.id: book for book in builtin.price_books}
+    book = books.get(selection.price_book)
+    if book is None:
+        raise CatalogError(
+            f"catalog.price_book: unknown price book {selection.price_book!r}; "
+            f"expected one of {', '.join(sorted(books))}"
+        )
+    prices = dict(book.prices)
+    for item_id, value in selection.prices.items():
+        prices[item_id] = Price(price=value, source="estimate: instance price override")
+    catalog = Catalog(**merged, price_books=[book])
+    return ResolvedCatalog(catalog=catalog, price_book=book, prices=prices)
+
+
+def workload_model(instance: Instance, catalog: Catalog) -> ModelArchitecture:
+    """The workload's architecture: the preset named in the instance, or the inline one."""
+    model = instance.workload.model
+    if isinstance(model, ModelArchitecture):
+        return model
+    presets = catalog.by_id("models")
+    if model not in presets:
+        raise CatalogError(
+            f"workload.model: unknown model preset {model!r}; expected one of {', '.join(sorted(presets))}"
+        )
+    preset = presets[model]
+    return ModelArchitecture(**preset.model_dump(include=set(ModelArchitecture.model_fields)))
+
+
+__all__ = ["CatalogError", "KINDS", "ResolvedCatalog", "load_builtin_catalog", "resolve_catalog", "workload_model"]

@@ -1,0 +1,202 @@
+"""Catalog item types: hardware, price books and model presets.
+
+Every item carries ``source``: a URL, or ``"estimate: <reason>"`` when no published figure exists.
+Bandwidths of memory and scale-up links are in GB/s (bytes); network speeds are in Gb/s (bits).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from topoopt.models.base import Record
+
+Protocol = Literal["ib", "roce", "tcp"]
+Precision = Literal["bf16", "fp16", "fp8"]
+Cooling = Literal["air", "rear_door", "liquid"]
+Media = Literal["dac", "acc", "aoc", "mmf", "smf"]
+LatencyClass = Literal["low", "medium", "high"]
+StorageKind = Literal["nvme_of", "parallel_fs", "object", "nfs"]
+
+SOURCE_DESCRIPTION = "Where the numbers come from: a URL, or 'estimate: <reason>'."
+
+
+class Sourced(Record):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", description="Stable catalog id (lower case).")
+    name: str = Field(description="Human-readable product name.")
+    source: str = Field(min_length=5, description=SOURCE_DESCRIPTION)
+
+    @field_validator("source")
+    @classmethod
+    def _source_is_url_or_estimate(cls, value: str) -> str:
+        if not (value.startswith(("http://", "https://", "estimate:"))):
+            raise ValueError("source must be a URL or start with 'estimate:'")
+        return value
+
+
+class Gpu(Sourced):
+    """A GPU SKU. TFLOPS are dense (never 2:4 sparse)."""
+
+    vendor: Literal["nvidia", "amd"]
+    memory_gb: float = Field(gt=0, le=1024, description="Device memory in GB.")
+    memory_bandwidth_gb_per_s: float = Field(gt=0, description="HBM/GDDR bandwidth in GB/s.")
+    dense_tflops: dict[Precision, float] = Field(
+        description="Dense tensor-core peak per precision in TFLOPS; a missing key means unsupported."
+    )
+    matmul_efficiency: float = Field(
+        gt=0, le=1, description="Best measured GEMM throughput as a fraction of dense BF16/FP16 peak."
+    )
+    matmul_efficiency_source: str = Field(min_length=5, description=SOURCE_DESCRIPTION)
+    tdp_w: float = Field(gt=0, le=5000, description="Board power in W.")
+    scale_up_gb_per_s: float = Field(
+        ge=0, description="Scale-up (NVLink/xGMI/PCIe) bandwidth per GPU, one direction, GB/s."
+    )
+    scale_up_domain_gpus: int = Field(ge=1, description="GPUs reachable over the scale-up link.")
+
+
+class BuiltinNics(Record):
+    nic: str = Field(description="NIC id built into the server.")
+    count: int = Field(ge=1, le=16, description="Number of such NICs (rails).")
+
+
+class Server(Sourced):
+    """A GPU server (node). Power is the vendor's maximum, in W."""
+
+    gpu: str = Field(description="GPU id.")
+    gpus_per_node: int = Field(ge=1, le=72)
+    power_w: float = Field(gt=0, le=150_000, description="Maximum node power in W, NICs included.")
+    rack_units: int = Field(ge=1, le=52)
+    builtin_compute_nics: BuiltinNics | None = Field(
+        None, description="Compute NICs that come with the server (e.g. DGX); None = choose from nic_options."
+    )
+    nic_options: list[str] = Field(default_factory=list, description="NIC ids that fit the server's slots.")
+    max_compute_nics: int = Field(ge=1, le=16, description="Most compute NICs (rails) the server takes.")
+    compute_port_form_factor: str | None = Field(
+        None, description="Cage form factor at the node when the server has its own cages (DGX twin-port OSFP)."
+    )
+    compute_ports_per_cage: int = Field(1, ge=1, le=4, description="Logical compute ports per node cage.")
+    management_ports: int = Field(1, ge=0, le=4, description="In-band/BMC management ports.")
+
+
+class Nic(Sourced):
+    """A network adapter (HCA/NIC/DPU): one port used per rail."""
+
+    port_form_factor: str = Field(description="Cage form factor, e.g. qsfp56, qsfp112, osfp-flat.")
+    interconnects: list[str] = Field(min_length=1, description="Interconnect ids the NIC can run.")
+    power_w: float = Field(ge=0, le=200)
+
+
+class Interconnect(Sourced):
+    """A link technology at one speed (e.g. ib-ndr = InfiniBand 400 Gb/s)."""
+
+    protocol: Protocol
+    gbps: int = Field(gt=0, le=1600, description="Line rate of one logical port in Gb/s.")
+    bus_efficiency: float = Field(
+        gt=0, le=1, description="Measured all-reduce bus bandwidth as a fraction of line rate at scale."
+    )
+    latency_us: float = Field(gt=0, description="Per-message latency (alpha) per fabric hop, microseconds.")
+
+
+class Switch(Sourced):
+    """A fixed-configuration switch. Logical radix at speed g = cages x ports_per_cage[g]."""
+
+    protocols: list[Literal["ib", "ethernet"]] = Field(min_length=1)
+    cages: int = Field(ge=1, le=512)
+    cage_form_factor: str
+    ports_per_cage: dict[int, int] = Field(description="Logical ports per cage at each speed in Gb/s.")
+    power_w: float = Field(gt=0, le=20_000, description="Switch power without optics, W.")
+    rack_units: int = Field(ge=1, le=52)
+    cooling: Literal["air", "liquid"] = "air"
+    role: Literal["compute", "management"] = "compute"
+
+    def radix(self, gbps: int) -> int:
+        """Logical ports at ``gbps``; 0 when the switch cannot run that speed."""
+        return self.cages * self.ports_per_cage.get(gbps, 0)
+
+
+class LinkPart(Sourced):
+    """A cable assembly or a transceiver kit (modules + fibre), priced per assembly.
+
+    End *a* plugs into the upper device of a link (leaf for node links, spine, core);
+    end *b* into the lower one (node, leaf, spine). One assembly carries ``links`` logical links
+    and occupies ``a_ends`` cages at the upper device and ``b_ends`` cages at the lower one.
+    """
+
+    media: Media
+    gbps: int = Field(gt=0, description="Speed of each logical link in Gb/s.")
+    links: int = Field(1, ge=1, le=8, description="Logical links per assembly.")
+    a_form_factor: str
+    a_ends: int = Field(1, ge=1, le=8)
+    b_form_factor: str
+    b_ends: int = Field(1, ge=1, le=8)
+    max_reach_m: float = Field(gt=0, le=10_000)
+    power_w_per_a_end: float = Field(ge=0, le=50)
+    power_w_per_b_end: float = Field(ge=0, le=50)
+    components: str = Field("", description="What one assembly consists of (for the BOM).")
+
+
+class RackClass(Sourced):
+    power_kw: float = Field(gt=0, le=500)
+    rack_units: int = Field(ge=1, le=60)
+    cooling: Cooling
+
+
+class StorageTier(Sourced):
+    """A storage building block; bandwidths per unit in GB/s."""
+
+    kind: StorageKind
+    capacity_tb: float = Field(gt=0)
+    read_gb_per_s: float = Field(gt=0)
+    write_gb_per_s: float = Field(gt=0)
+    latency_class: LatencyClass
+    power_w: float = Field(gt=0)
+    rack_units: int = Field(ge=1, le=52)
+
+
+class ModelArchitecture(Record):
+    """A dense decoder-only transformer."""
+
+    params_b: float = Field(gt=0, le=100_000, description="Parameters in billions.")
+    layers: int = Field(ge=1, le=1000)
+    hidden_size: int = Field(ge=1)
+    attention_heads: int = Field(ge=1)
+    kv_heads: int = Field(ge=1)
+    ffn_hidden_size: int = Field(ge=1)
+    vocab_size: int = Field(ge=1)
+
+
+class ModelPreset(ModelArchitecture):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    name: str
+    source: str = Field(min_length=5, description=SOURCE_DESCRIPTION)
+
+
+class Price(Record):
+    price: float = Field(ge=0, description="Price per unit in the book's currency and basis.")
+    source: str = Field(min_length=5, description=SOURCE_DESCRIPTION)
+
+
+class PriceBook(Record):
+    id: str
+    currency: Literal["CNY", "USD", "EUR"]
+    basis: Literal["capex", "monthly_rent"]
+    description: str
+    prices: dict[str, Price] = Field(description="Price per catalog item id (server = whole node).")
+
+
+class Catalog(Record):
+    gpus: list[Gpu] = Field(default_factory=list)
+    servers: list[Server] = Field(default_factory=list)
+    nics: list[Nic] = Field(default_factory=list)
+    interconnects: list[Interconnect] = Field(default_factory=list)
+    switches: list[Switch] = Field(default_factory=list)
+    cables: list[LinkPart] = Field(default_factory=list)
+    racks: list[RackClass] = Field(default_factory=list)
+    storage: list[StorageTier] = Field(default_factory=list)
+    models: list[ModelPreset] = Field(default_factory=list)
+    price_books: list[PriceBook] = Field(default_factory=list)
+
+    def by_id(self, kind: str) -> dict:
+        """``{id: item}`` for one kind (``"gpus"``, ``"switches"``, …)."""
+        return {item.id: item for item in getattr(self, kind)}

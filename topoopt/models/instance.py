@@ -1,0 +1,174 @@
+"""The instance file: workload, goal, budget, site, catalog selection and constraints."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from topoopt.models.base import Record
+from topoopt.models.catalog import (
+    Gpu,
+    Interconnect,
+    LinkPart,
+    ModelArchitecture,
+    ModelPreset,
+    Nic,
+    Precision,
+    RackClass,
+    Server,
+    StorageTier,
+    Switch,
+)
+
+Objective = Literal["min_cost", "min_time", "min_job_cost"]
+
+
+class PinnedParallelism(Record):
+    """A fixed parallel layout; tp x pp x dp GPUs are used."""
+
+    tp: int = Field(ge=1, le=64, description="Tensor-parallel degree.")
+    pp: int = Field(ge=1, le=512, description="Pipeline-parallel degree.")
+    dp: int | None = Field(None, ge=1, description="Data-parallel degree; None = all remaining GPUs.")
+    zero_stage: Literal[0, 1, 2, 3] = Field(1, description="ZeRO / FSDP sharding stage.")
+    microbatch: int = Field(1, ge=1, le=1024, description="Micro-batch size in sequences.")
+
+
+class Training(Record):
+    tokens: float = Field(gt=0, le=1e16, description="Tokens to train on.")
+    sequence_length: int = Field(ge=1, le=1_048_576, description="Sequence length in tokens.")
+    global_batch_sequences: int = Field(ge=1, le=1_000_000, description="Global batch in sequences.")
+    precision: Precision = Field("bf16", description="Matmul precision.")
+    optimizer: Literal["adamw", "adam", "sgd_momentum", "adafactor"] = "adamw"
+    parallelism: Literal["auto"] | PinnedParallelism = Field(
+        "auto", description="'auto' lets topoopt pick TP/PP/DP/ZeRO/micro-batch; or pin them."
+    )
+    activation_recompute: Literal["none", "selective", "full"] = Field(
+        "selective", description="Activation recomputation policy."
+    )
+
+
+class Data(Record):
+    bytes_per_token: float | None = Field(
+        None, gt=0, le=1e9, description="Bytes read from storage per training token."
+    )
+    bytes_per_sample: float | None = Field(
+        None, gt=0, le=1e12, description="Bytes read per sample (image/video); one sample = one sequence."
+    )
+    dataset_tb: float = Field(0, ge=0, le=1e6, description="Dataset size on the hot tier in TB.")
+    small_files: bool = Field(False, description="Many small files: needs a low-latency tier.")
+    read_safety_factor: float = Field(2.0, ge=1, le=100, description="Headroom on the mean read rate.")
+
+    @model_validator(mode="after")
+    def _one_rate(self) -> "Data":
+        if self.bytes_per_token is not None and self.bytes_per_sample is not None:
+            raise ValueError("give bytes_per_token or bytes_per_sample, not both")
+        return self
+
+
+class Checkpoint(Record):
+    interval_hours: float = Field(2.0, gt=0, le=10_000)
+    keep: int = Field(3, ge=1, le=10_000, description="Checkpoints retained on the hot tier.")
+    max_save_time_s: float = Field(120.0, gt=0, le=1e6, description="Longest acceptable blocking save.")
+
+
+class Workload(Record):
+    model: str | ModelArchitecture = Field(description="A catalog preset id (e.g. llama3-70b) or the architecture.")
+    training: Training
+    data: Data = Field(default_factory=Data)
+    checkpoint: Checkpoint = Field(default_factory=Checkpoint)
+
+
+class Goal(Record):
+    objective: Objective = "min_cost"
+    deadline_days: float | None = Field(None, gt=0, le=36_500, description="Train within this many days.")
+
+
+class Budget(Record):
+    basis: Literal["capex", "monthly_rent"]
+    currency: Literal["CNY", "USD", "EUR"]
+    max: float = Field(gt=0, le=1e13, description="Budget cap in whole currency units.")
+
+
+class Distances(Record):
+    in_rack_m: float = Field(3.0, gt=0, le=100, description="Node to a switch in the same rack.")
+    in_row_m: float = Field(15.0, gt=0, le=1000, description="Node to an end-of-row switch.")
+    across_rows_m: float = Field(50.0, gt=0, le=10_000, description="Switch to switch across rows.")
+    slack_m: float = Field(2.0, ge=0, le=100, description="Added to every cable run.")
+
+
+class Site(Record):
+    max_racks: int = Field(ge=1, le=100_000)
+    rack_classes: list[str] | None = Field(None, description="Allowed rack class ids; None = all.")
+    distances: Distances = Field(default_factory=Distances)
+    power_cap_kw: float | None = Field(None, gt=0, le=1e7, description="Site IT power cap in kW.")
+
+
+class CatalogAdditions(Record):
+    gpus: list[Gpu] = Field(default_factory=list)
+    servers: list[Server] = Field(default_factory=list)
+    nics: list[Nic] = Field(default_factory=list)
+    interconnects: list[Interconnect] = Field(default_factory=list)
+    switches: list[Switch] = Field(default_factory=list)
+    cables: list[LinkPart] = Field(default_factory=list)
+    racks: list[RackClass] = Field(default_factory=list)
+    storage: list[StorageTier] = Field(default_factory=list)
+    models: list[ModelPreset] = Field(default_factory=list)
+
+
+class CatalogSelection(Record):
+    builtin: bool = Field(True, description="Start from the built-in catalog.")
+    price_book: str = Field(description="Price book id, e.g. cny-monthly-rent or usd-capex.")
+    add: CatalogAdditions = Field(default_factory=CatalogAdditions, description="Own SKUs (same id replaces).")
+    prices: dict[str, float] = Field(default_factory=dict, description="Price overrides by item id.")
+
+
+class AllowDeny(Record):
+    allow: list[str] | None = Field(None, description="Only these ids; None = all.")
+    deny: list[str] = Field(default_factory=list, description="Never these ids.")
+
+    def admits(self, item_id: str) -> bool:
+        return (self.allow is None or item_id in self.allow) and item_id not in self.deny
+
+
+class Pins(Record):
+    """Fix any decision; unset = free."""
+
+    gpu: str | None = None
+    server: str | None = None
+    nodes: int | None = Field(None, ge=1, le=1_000_000)
+    interconnect: str | None = None
+    nic: str | None = None
+    nics_per_node: int | None = Field(None, ge=1, le=16)
+    tiers: Literal[1, 2, 3] | None = None
+    leaf_switch: str | None = None
+    rack_class: str | None = None
+    storage: str | None = None
+
+
+class Constraints(Record):
+    gpus: AllowDeny = Field(default_factory=AllowDeny)
+    servers: AllowDeny = Field(default_factory=AllowDeny)
+    interconnects: AllowDeny = Field(default_factory=AllowDeny)
+    switches: AllowDeny = Field(default_factory=AllowDeny)
+    cables: AllowDeny = Field(default_factory=AllowDeny)
+    storage: AllowDeny = Field(default_factory=AllowDeny)
+    max_oversubscription: float = Field(1.0, ge=1, le=16, description="Leaf down:up port ratio cap.")
+    pins: Pins = Field(default_factory=Pins)
+
+
+class Instance(Record):
+    """A topoopt instance file."""
+
+    schema_: str | None = Field(None, alias="$schema", description="JSON Schema URL for editors.")
+    name: str = Field(min_length=1, max_length=200)
+    description: str = ""
+    workload: Workload
+    goal: Goal = Field(default_factory=Goal)
+    budget: Budget
+    site: Site
+    catalog: CatalogSelection
+    constraints: Constraints = Field(default_factory=Constraints)
+
+
+__all__ = ["Instance", "ModelArchitecture", "ModelPreset"]

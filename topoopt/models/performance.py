@@ -1,0 +1,68 @@
+"""Performance-model results (shared by `estimate`, the solver's report and the checker)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from topoopt.models.base import Record
+
+Bottleneck = Literal["compute", "scale_up", "scale_out", "pipeline_bubble", "storage", "memory"]
+
+
+class Parallelism(Record):
+    tp: int = Field(ge=1)
+    pp: int = Field(ge=1)
+    dp: int = Field(ge=1)
+    zero_stage: Literal[0, 1, 2, 3]
+    microbatch: int = Field(ge=1)
+
+
+class MemoryBreakdown(Record):
+    """Per-GPU memory in GB."""
+
+    weights_gb: float
+    gradients_gb: float
+    optimizer_gb: float
+    activations_gb: float
+    reserve_gb: float
+    total_gb: float
+    capacity_gb: float
+
+
+class StepBreakdown(Record):
+    """One optimizer step, seconds."""
+
+    compute_s: float
+    bubble_s: float
+    tp_comm_s: float
+    pp_comm_s: float
+    dp_comm_s: float
+    exposed_comm_s: float
+    step_time_s: float
+
+
+class StorageNeeds(Record):
+    read_gb_per_s: float = Field(description="Data-loading read rate with safety factor, GB/s.")
+    checkpoint_gb: float = Field(description="One full checkpoint, GB.")
+    write_gb_per_s: float = Field(description="Write rate to save a checkpoint in the allowed time, GB/s.")
+    capacity_tb: float = Field(description="Dataset plus retained checkpoints, TB.")
+    needs_low_latency: bool
+
+
+class Performance(Record):
+    tokens_per_s: float
+    tokens_per_s_per_gpu: float
+    step_time_s: float
+    tflops_per_gpu: float = Field(description="Model FLOPs (6N + attention) per GPU per second, TFLOP/s.")
+    hardware_tflops_per_gpu: float = Field(description="Including recomputation, TFLOP/s.")
+    mfu: float
+    time_to_train_days: float
+    memory_per_gpu_gb: float
+    bottleneck: Bottleneck
+    parallelism: Parallelism
+    gpus_used: int
+    memory: MemoryBreakdown
+    step: StepBreakdown
+    storage: StorageNeeds
