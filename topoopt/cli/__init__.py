@@ -1,0 +1,44 @@
+"""Command-line interface: thin typer commands over the public API.
+
+Each command lives in its own module and registers itself on :data:`topoopt.cli.app.app`.
+Heavy imports (ortools, networkx) happen inside the commands, so ``topoopt --help`` is fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+
+from topoopt.cli.app import app
+from topoopt.cli.common import EXIT_INTERNAL, err
+
+COMMAND_MODULES = ("validate", "catalog_cmd", "estimate", "solve", "check", "render")
+
+for _name in COMMAND_MODULES:
+    try:
+        import_module(f"topoopt.cli.{_name}")
+    except ModuleNotFoundError as exc:  # a command module not written yet
+        if exc.name != f"topoopt.cli.{_name}":
+            raise
+
+
+def main() -> None:
+    """Console entry point: run the app; unexpected errors exit 1 with a short message.
+
+    ``--debug`` anywhere on the command line shows the full traceback instead.
+    """
+    debug = "--debug" in sys.argv
+    if debug:
+        sys.argv.remove("--debug")
+    try:
+        app()
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        err("interrupted")
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence
+        if debug:
+            raise
+        err(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)")
+        sys.exit(EXIT_INTERNAL)
