@@ -158,12 +158,12 @@ class ModelArchitecture(Record):
     """A dense decoder-only transformer."""
 
     params_b: float = Field(gt=0, le=100_000, description="Parameters in billions.")
-    layers: int = Field(ge=1, le=1000)
-    hidden_size: int = Field(ge=1)
-    attention_heads: int = Field(ge=1)
-    kv_heads: int = Field(ge=1)
-    ffn_hidden_size: int = Field(ge=1)
-    vocab_size: int = Field(ge=1)
+    layers: int = Field(ge=1, le=1000, description="Transformer layers.")
+    hidden_size: int = Field(ge=1, description="Model (embedding) dimension.")
+    attention_heads: int = Field(ge=1, description="Query attention heads.")
+    kv_heads: int = Field(ge=1, description="Key/value heads (grouped-query attention; = attention_heads for MHA).")
+    ffn_hidden_size: int = Field(ge=1, description="MLP inner dimension.")
+    vocab_size: int = Field(ge=1, description="Vocabulary size in tokens.")
 
 
 class ModelPreset(ModelArchitecture):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -39,7 +39,9 @@ class Training(Record):
     sequence_length: int = Field(ge=1, le=1_048_576, description="Sequence length in tokens.")
     global_batch_sequences: int = Field(ge=1, le=1_000_000, description="Global batch in sequences.")
     precision: Precision = Field("bf16", description="Matmul precision.")
-    optimizer: Literal["adamw", "adam", "sgd_momentum", "adafactor"] = "adamw"
+    optimizer: Literal["adamw", "adam", "sgd_momentum", "adafactor"] = Field(
+        "adamw", description="Optimizer; sets the optimizer-state bytes per parameter."
+    )
     parallelism: Literal["auto"] | PinnedParallelism = Field(
         "auto", description="'auto' lets topoopt pick TP/PP/DP/ZeRO/micro-batch; or pin them."
     )
@@ -67,26 +69,32 @@ class Data(Record):
 
 
 class Checkpoint(Record):
-    interval_hours: float = Field(2.0, gt=0, le=10_000)
+    interval_hours: float = Field(2.0, gt=0, le=10_000, description="Hours between checkpoints.")
     keep: int = Field(3, ge=1, le=10_000, description="Checkpoints retained on the hot tier.")
     max_save_time_s: float = Field(120.0, gt=0, le=1e6, description="Longest acceptable blocking save.")
 
 
 class Workload(Record):
     model: str | ModelArchitecture = Field(description="A catalog preset id (e.g. llama3-70b) or the architecture.")
-    training: Training
-    data: Data = Field(default_factory=Data)
-    checkpoint: Checkpoint = Field(default_factory=Checkpoint)
+    training: Training = Field(description="Tokens, sequence length, batch, precision and parallelism.")
+    data: Data = Field(default_factory=Data, description="Training-data reads from storage.")
+    checkpoint: Checkpoint = Field(default_factory=Checkpoint, description="Checkpoint cadence and size on storage.")
 
 
 class Goal(Record):
-    objective: Objective = "min_cost"
+    objective: Objective = Field(
+        "min_cost",
+        description="min_cost: cheapest design meeting the deadline; min_time: fastest within the budget; "
+        "min_job_cost: cheapest whole training job (price x duration).",
+    )
     deadline_days: float | None = Field(None, gt=0, le=36_500, description="Train within this many days.")
 
 
 class Budget(Record):
-    basis: Literal["capex", "monthly_rent"]
-    currency: Literal["CNY", "USD", "EUR"]
+    basis: Literal["capex", "monthly_rent"] = Field(
+        description="capex: purchase price; monthly_rent: rent per month. Must match the price book."
+    )
+    currency: Literal["CNY", "USD", "EUR"] = Field(description="Currency; must match the price book.")
     max: float = Field(gt=0, le=1e13, description="Budget cap in whole currency units.")
 
 
@@ -98,29 +106,31 @@ class Distances(Record):
 
 
 class Site(Record):
-    max_racks: int = Field(ge=1, le=100_000)
+    max_racks: int = Field(ge=1, le=100_000, description="Most racks the site can give this cluster.")
     rack_classes: list[str] | None = Field(None, description="Allowed rack class ids; None = all.")
-    distances: Distances = Field(default_factory=Distances)
+    distances: Distances = Field(default_factory=Distances, description="Cable-run lengths used to pick media.")
     power_cap_kw: float | None = Field(None, gt=0, le=1e7, description="Site IT power cap in kW.")
 
 
 class CatalogAdditions(Record):
-    gpus: list[Gpu] = Field(default_factory=list)
-    servers: list[Server] = Field(default_factory=list)
-    nics: list[Nic] = Field(default_factory=list)
-    interconnects: list[Interconnect] = Field(default_factory=list)
-    switches: list[Switch] = Field(default_factory=list)
-    cables: list[LinkPart] = Field(default_factory=list)
-    racks: list[RackClass] = Field(default_factory=list)
-    storage: list[StorageTier] = Field(default_factory=list)
-    models: list[ModelPreset] = Field(default_factory=list)
+    gpus: list[Gpu] = Field(default_factory=list, description="Extra GPU SKUs.")
+    servers: list[Server] = Field(default_factory=list, description="Extra GPU servers.")
+    nics: list[Nic] = Field(default_factory=list, description="Extra NICs.")
+    interconnects: list[Interconnect] = Field(default_factory=list, description="Extra interconnects.")
+    switches: list[Switch] = Field(default_factory=list, description="Extra switches.")
+    cables: list[LinkPart] = Field(default_factory=list, description="Extra cables / transceiver kits.")
+    racks: list[RackClass] = Field(default_factory=list, description="Extra rack classes.")
+    storage: list[StorageTier] = Field(default_factory=list, description="Extra storage tiers.")
+    models: list[ModelPreset] = Field(default_factory=list, description="Extra model presets.")
 
 
 class CatalogSelection(Record):
     builtin: bool = Field(True, description="Start from the built-in catalog.")
     price_book: str = Field(description="Price book id, e.g. cny-monthly-rent or usd-capex.")
     add: CatalogAdditions = Field(default_factory=CatalogAdditions, description="Own SKUs (same id replaces).")
-    prices: dict[str, float] = Field(default_factory=dict, description="Price overrides by item id.")
+    prices: dict[str, Annotated[float, Field(ge=0, le=1e12)]] = Field(
+        default_factory=dict, description="Price overrides by item id, in the price book's currency and basis."
+    )
 
 
 class AllowDeny(Record):
@@ -134,41 +144,43 @@ class AllowDeny(Record):
 class Pins(Record):
     """Fix any decision; unset = free."""
 
-    gpu: str | None = None
-    server: str | None = None
-    nodes: int | None = Field(None, ge=1, le=1_000_000)
-    interconnect: str | None = None
-    nic: str | None = None
-    nics_per_node: int | None = Field(None, ge=1, le=16)
-    tiers: Literal[1, 2, 3] | None = None
-    leaf_switch: str | None = None
-    rack_class: str | None = None
-    storage: str | None = None
+    gpu: str | None = Field(None, description="GPU id.")
+    server: str | None = Field(None, description="Server (node) id.")
+    nodes: int | None = Field(None, ge=1, le=1_000_000, description="Number of GPU servers.")
+    interconnect: str | None = Field(None, description="Compute interconnect id, e.g. ib-ndr or roce-400.")
+    nic: str | None = Field(None, description="Compute NIC id.")
+    nics_per_node: int | None = Field(None, ge=1, le=16, description="Compute NICs (rails) per node.")
+    tiers: Literal[1, 2, 3] | None = Field(None, description="Fabric tiers: 1 switch, 2 leaf/spine, 3 leaf/spine/core.")
+    leaf_switch: str | None = Field(None, description="Leaf switch id.")
+    rack_class: str | None = Field(None, description="Rack class id.")
+    storage: str | None = Field(None, description="Storage tier id.")
 
 
 class Constraints(Record):
-    gpus: AllowDeny = Field(default_factory=AllowDeny)
-    servers: AllowDeny = Field(default_factory=AllowDeny)
-    interconnects: AllowDeny = Field(default_factory=AllowDeny)
-    switches: AllowDeny = Field(default_factory=AllowDeny)
-    cables: AllowDeny = Field(default_factory=AllowDeny)
-    storage: AllowDeny = Field(default_factory=AllowDeny)
+    gpus: AllowDeny = Field(default_factory=AllowDeny, description="GPU ids allowed / denied.")
+    servers: AllowDeny = Field(default_factory=AllowDeny, description="Server ids allowed / denied.")
+    interconnects: AllowDeny = Field(default_factory=AllowDeny, description="Interconnect ids allowed / denied.")
+    switches: AllowDeny = Field(default_factory=AllowDeny, description="Switch ids allowed / denied.")
+    cables: AllowDeny = Field(default_factory=AllowDeny, description="Cable / transceiver ids allowed / denied.")
+    storage: AllowDeny = Field(default_factory=AllowDeny, description="Storage tier ids allowed / denied.")
     max_oversubscription: float = Field(1.0, ge=1, le=16, description="Leaf down:up port ratio cap.")
-    pins: Pins = Field(default_factory=Pins)
+    pins: Pins = Field(default_factory=Pins, description="Decisions fixed in advance.")
 
 
 class Instance(Record):
     """A topoopt instance file."""
 
     schema_: str | None = Field(None, alias="$schema", description="JSON Schema URL for editors.")
-    name: str = Field(min_length=1, max_length=200)
-    description: str = ""
-    workload: Workload
-    goal: Goal = Field(default_factory=Goal)
-    budget: Budget
-    site: Site
-    catalog: CatalogSelection
-    constraints: Constraints = Field(default_factory=Constraints)
+    name: str = Field(min_length=1, max_length=200, description="Short name, shown in reports.")
+    description: str = Field("", description="Free text for people reading the file.")
+    workload: Workload = Field(description="The model and how it is trained.")
+    goal: Goal = Field(default_factory=Goal, description="What to optimise and the deadline.")
+    budget: Budget = Field(description="The spending cap, in the price book's currency and basis.")
+    site: Site = Field(description="Racks, rack classes, power and distances at the site.")
+    catalog: CatalogSelection = Field(description="Which catalog and price book to design from.")
+    constraints: Constraints = Field(
+        default_factory=Constraints, description="Allow/deny lists, oversubscription cap and pins."
+    )
 
 
 __all__ = ["Instance", "ModelArchitecture", "ModelPreset"]
