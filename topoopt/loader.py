@@ -152,18 +152,42 @@ def _decode(raw: bytes, file: str) -> str:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        offset = exc.start + len(raw) - len(body)
-        line, column = _line_col(raw, offset)
-        raise InputError(
-            [f"{file}:{line}:{column}: <root>: not UTF-8 text (byte 0x{raw[offset]:02x}); instance files must be UTF-8"]
-        ) from None
-    # libyaml reports these too, but less clearly ("special characters are not allowed").
-    match = re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", text)
+        prefix = body[: exc.start].decode("utf-8", errors="replace")
+        line, column = _line_col(prefix, len(prefix))
+        problem = f"not UTF-8 text (byte 0x{body[exc.start]:02x}); instance files must be UTF-8"
+        raise InputError([_located(body.decode("utf-8", errors="replace"), file, line, column, problem)]) from None
+    # libyaml refuses these too, but less clearly ("special characters are not allowed").
+    match = _CONTROL.search(text)
     if match:
         line, column = _line_col(text, match.start())
         name = "NUL byte" if match.group() == "\x00" else f"control character U+{ord(match.group()):04X}"
-        raise InputError([f"{file}:{line}:{column}: <root>: {name} found; instance files must be plain text"])
+        raise InputError([_located(text, file, line, column, f"{name} found; instance files must be plain text")])
     return text
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _located(text: str, file: str, line: int, column: int, problem: str) -> str:
+    """A message for a bad character, naming the field it sits in when the rest of the text parses."""
+    return f"{file}:{line}:{column}: {dotted(_path_before(text, line, column))}: {problem}"
+
+
+def _path_before(text: str, line: int, column: int) -> Path_:
+    """The path of the last key or value that starts at or before (line, column); () if none."""
+    builder = _TreeBuilder("", text)
+    try:
+        for event in yaml.parse(_CONTROL.sub(" ", text), Loader=_LIBYAML_LOADER):
+            builder.feed(event)
+    except (yaml.YAMLError, _TooMany):
+        pass
+    best: tuple[Position, int, Path_] = ((0, 0), 0, ())
+    for path, position in builder.positions.items():
+        if path and path[-1] is KEY:
+            path = path[:-1]
+        if position <= (line, column):
+            best = max(best, (position, len(path), path), key=lambda item: item[:2])
+    return best[2]
 
 
 def _line_col(buffer: bytes | str, offset: int) -> Position:
@@ -229,7 +253,11 @@ class _TreeBuilder:
 
     def error(self, mark: Any, path: Path_, message: str, *, fatal: bool = False) -> None:
         self.messages.append(f"{self.file}:{mark.line + 1}:{mark.column + 1}: {dotted(path)}: {message}")
-        if fatal or len(self.messages) >= MAX_MESSAGES:
+        if len(self.messages) >= MAX_MESSAGES:
+            self.messages.append(f"{self.file}:{mark.line + 1}:{mark.column + 1}: {dotted(path)}: "
+                                 f"stopped after {MAX_MESSAGES} problems")
+            raise _TooMany
+        if fatal:
             raise _TooMany
 
     def syntax_error(self, exc: yaml.YAMLError) -> None:
@@ -237,7 +265,12 @@ class _TreeBuilder:
         problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc)
         if "tab" in problem or _char_at(self.text, mark.line, mark.column) == "\t":
             problem += " (found a tab: indent with spaces, YAML does not allow tabs there)"
-        path = self.stack[-1].path if self.stack else ()
+        path: Path_ = ()
+        if self.stack:
+            frame = self.stack[-1]
+            # A key whose value never arrived: the problem is in that value.
+            pending = isinstance(frame.container, dict) and frame.key_pending and frame.key is not None
+            path = frame.path + (frame.key,) if pending else frame.path
         self.messages.append(f"{self.file}:{mark.line + 1}:{mark.column + 1}: {dotted(path)}: YAML syntax error: {problem}")
 
     def finish(self) -> tuple[dict, dict]:
@@ -510,7 +543,9 @@ def schema_messages(exc: ValidationError, positions: dict, file: str) -> list[st
         if index in dropped:
             continue
         path, _, display = located[index]
-        line, column = _locate(path, positions, key=err["type"] in ("extra_forbidden", "missing"))
+        # Unknown keys, missing fields and whole-mapping problems point at the key that names them.
+        at_key = err["type"] in ("extra_forbidden", "missing") or isinstance(err.get("input"), (dict, list))
+        line, column = _locate(path, positions, key=at_key)
         message = merged.get(index) or err["msg"]
         out.append(((line, column), f"{file}:{line}:{column}: {dotted(display)}: {_explain(err, message)}"))
     return [text for _, text in sorted(out, key=lambda item: item[0])]
