@@ -23,22 +23,22 @@ class FabricShape(Record):
     every pod reaches every core of plane j with ``links_per_spine_core`` links.
     """
 
-    tiers: Literal[1, 2, 3]
-    switch: str
-    leaves: int = Field(ge=1)
+    tiers: Literal[0, 1, 2, 3] = Field(description="0 = a single node without a compute fabric.")
+    switch: str = Field(description="Switch model of every tier ('none' without a fabric).")
+    leaves: int = Field(ge=0)
     spines: int = Field(ge=0)
     cores: int = Field(ge=0)
-    leaf_down_ports: int = Field(ge=1)
+    leaf_down_ports: int = Field(ge=0)
     leaf_up_ports: int = Field(ge=0)
     links_per_leaf_spine: int = Field(ge=0)
-    pods: int = Field(ge=1)
+    pods: int = Field(ge=0)
     spines_per_pod: int = Field(ge=0)
-    leaves_per_pod: int = Field(ge=1)
+    leaves_per_pod: int = Field(ge=0)
     cores_per_plane: int = Field(ge=0)
     spine_up_ports: int = Field(ge=0)
     links_per_spine_core: int = Field(ge=0)
     rail_optimized: bool
-    leaves_per_rail: int = Field(ge=1, description="Leaves serving one rail (rail-optimized) or all leaves.")
+    leaves_per_rail: int = Field(ge=0, description="Leaves serving one rail (rail-optimized) or all leaves.")
 
 
 class SwitchGroup(Record):
@@ -59,7 +59,7 @@ class LinkGroup(Record):
 
 class RackGroup(Record):
     rack_class: str = Field(alias="class")
-    role: Literal["compute", "network"]
+    role: Literal["compute", "network", "storage"]
     count: int = Field(ge=0)
     nodes_per_rack: int = Field(ge=0)
     power_kw: float = Field(description="Power of the fullest rack of the group, kW.")
@@ -82,7 +82,7 @@ class Design(Record):
     nic: str
     nics_per_node: int = Field(ge=1)
     link_gbps: int
-    tiers: Literal[1, 2, 3]
+    tiers: Literal[0, 1, 2, 3]
     oversubscription: float
     rail_optimized: bool
     fabric: FabricShape
@@ -94,7 +94,7 @@ class Design(Record):
 
 
 class CostLine(Record):
-    category: Literal["server", "switch", "cable", "rack", "storage"]
+    category: Literal["server", "nic", "switch", "cable", "rack", "storage"]
     item: str
     quantity: int
     unit_price: float

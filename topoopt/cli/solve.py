@@ -1,0 +1,82 @@
+"""``topoopt solve INSTANCE``: design the cluster, print the summary, write design.json and exports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from topoopt.cli.app import app
+from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_NO_SOLUTION, err
+
+
+@app.command(help="Design the cluster for INSTANCE ('-' = stdin). " + EXIT_CODES_HELP)
+def solve(
+    file: str = typer.Argument(..., metavar="INSTANCE", help="Instance YAML file, or '-' for standard input."),
+    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON (design.json) on stdout."),
+    out: Path | None = typer.Option(None, "--out", help="Write design.json, BOM, cables, racks and drawings here."),
+    time_limit_s: float | None = typer.Option(None, "--time-limit-s", min=0.01, help="Wall-clock limit per solve (not reproducible)."),
+    workers: int = typer.Option(1, "--workers", min=1, max=64, help="CP-SAT workers (results are identical for any count)."),
+    seed: int = typer.Option(0, "--seed", help="CP-SAT random seed."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Solver log on stderr."),
+) -> None:
+    from topoopt.catalog import CatalogError
+    from topoopt.loader import InputError, load_instance
+
+    try:
+        loaded = load_instance(file)
+    except InputError as exc:
+        for message in exc.messages:
+            err(message)
+        raise typer.Exit(EXIT_INPUT) from None
+    from topoopt.solver import UnsupportedObjective
+    from topoopt.solver import solve as solve_instance
+
+    try:
+        result = solve_instance(loaded.instance, workers=workers, seed=seed, time_limit_s=time_limit_s, log=verbose)
+    except (CatalogError, UnsupportedObjective) as exc:
+        err(f"{loaded.file}: {exc}")
+        raise typer.Exit(EXIT_INPUT) from None
+    result = locate_sources(result, loaded)
+    if out is not None:
+        write_result(result, loaded.instance, out)
+    name = loaded.instance.name
+    if json_out:
+        typer.echo(result.model_dump_json(indent=2, by_alias=True))
+    else:
+        from topoopt.cli.summary import infeasible_summary, solved_summary
+
+        typer.echo(infeasible_summary(result, name) if result.status == "infeasible" else
+                   solved_summary(result, name) if result.design else f"topoopt · {name} · {result.status.upper()}: "
+                   "no design found within the limits")
+    if result.status == "infeasible":
+        raise typer.Exit(EXIT_INFEASIBLE)
+    if result.status == "unknown":
+        raise typer.Exit(EXIT_NO_SOLUTION)
+
+
+def locate_sources(result, loaded):
+    """Turn explanation field paths into ``file:line:col (field)`` locations."""
+    if result.explanation is None:
+        return result
+    conflict = [
+        item.model_copy(update={"source": f"{loaded.where(item.source)} {item.source}" if item.source else loaded.file})
+        for item in result.explanation.conflict
+    ]
+    explanation = result.explanation.model_copy(update={"conflict": conflict})
+    return result.model_copy(update={"explanation": explanation})
+
+
+def write_result(result, instance, out: Path) -> None:
+    """design.json always; the fabric exports and drawings when a design exists."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "design.json").write_text(result.model_dump_json(indent=2, by_alias=True) + "\n", encoding="utf-8")
+    if result.design is None:
+        return
+    try:
+        from topoopt.fabric import write_outputs
+    except ImportError:
+        err("warning: fabric exports are not available in this build; wrote design.json only")
+        return
+    write_outputs(result, instance, out)
+    err(f"wrote {out}/")

@@ -1,0 +1,176 @@
+"""Explaining "no" and "why this": minimal conflicts, relaxations and binding families.
+
+On INFEASIBLE every family's assumption literal is passed to a pure feasibility solve; the core
+CP-SAT returns is treated as a hint and shrunk by deletion to a minimal set that is verified
+infeasible, each member necessary. Then, for each conflicting limit, the smallest change that
+makes the instance feasible is computed by re-optimising with that one family relaxed.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ortools.sat.python import cp_model
+
+from topoopt.families import FAMILIES
+from topoopt.models.design import ConflictItem, Explanation, Relaxation
+from topoopt.solver.build import DesignModel
+from topoopt.solver.problem import SECONDS_PER_DAY, Problem
+from topoopt.solver.run import OK, Settings, Stats, run
+
+# Where in the instance each family's limit comes from (a dotted field path).
+FAMILY_SOURCES: dict[str, str] = {
+    "budget_cap": "budget.max",
+    "deadline_met": "goal.deadline_days",
+    "memory_fits": "workload.model",
+    "racks_available": "site.max_racks",
+    "site_power_within_limit": "site.power_cap_kw",
+    "rack_power_within_limit": "site.rack_classes",
+    "rack_units_within_limit": "site.rack_classes",
+    "allowed_by_lists": "constraints",
+    "pins_respected": "constraints.pins",
+    "oversubscription_within_limit": "constraints.max_oversubscription",
+    "cable_reach": "site.distances",
+    "storage_bandwidth_met": "workload.checkpoint",
+    "storage_capacity_met": "workload.data.dataset_tb",
+    "storage_latency_ok": "workload.data.small_files",
+    "priced_in_book": "catalog.price_book",
+}
+
+# Families whose removal can lower the cost: candidates for "binding".
+BINDING_CANDIDATES = (
+    "deadline_met", "memory_fits", "racks_available", "site_power_within_limit", "rack_power_within_limit",
+    "rack_units_within_limit", "allowed_by_lists", "pins_respected", "oversubscription_within_limit",
+    "cable_reach", "storage_bandwidth_met", "storage_capacity_met", "storage_latency_ok",
+)
+
+
+def _infeasible_with(dm: DesignModel, families: list[str], settings: Settings, stats: Stats):
+    """Solve with only ``families`` enforced. Returns (infeasible?, core family names)."""
+    dm.m.clear_assumptions()
+    dm.m.add_assumptions([dm.assumption[f] for f in families])
+    status, solver = run(dm.m, Settings(workers=1, seed=settings.seed, time_limit_s=settings.time_limit_s), stats)
+    if status != cp_model.INFEASIBLE:
+        return False, []
+    core = set(solver.sufficient_assumptions_for_infeasibility())
+    return True, [f for f in families if dm.assumption[f].index in core]
+
+
+def minimal_conflict(problem: Problem, settings: Settings, stats: Stats) -> list[str]:
+    """A minimal set of families that cannot all hold (deletion filter over the solver's core)."""
+    dm = DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target)
+    infeasible, core = _infeasible_with(dm, list(FAMILIES), settings, stats)
+    if not infeasible:
+        return []
+    if not core or not _infeasible_with(dm, core, settings, stats)[0]:
+        core = list(FAMILIES)
+    for family in list(core):
+        trial = [f for f in core if f != family]
+        if _infeasible_with(dm, trial, settings, stats)[0]:
+            core = trial
+    return core
+
+
+def _detail(problem: Problem, family: str) -> str:
+    inst = problem.instance
+    rules = inst.constraints
+    if family == "budget_cap":
+        return f"budget {inst.budget.max:,.0f} {inst.budget.currency} ({inst.budget.basis})"
+    if family == "deadline_met":
+        return f"train {inst.workload.training.tokens:.3g} tokens within {inst.goal.deadline_days:g} days"
+    if family == "memory_fits":
+        model = inst.workload.model
+        return f"model {model if isinstance(model, str) else f'{model.params_b:g}B parameters'}"
+    if family == "racks_available":
+        classes = ", ".join(inst.site.rack_classes) if inst.site.rack_classes else "any class"
+        return f"at most {inst.site.max_racks} racks ({classes})"
+    if family == "site_power_within_limit":
+        return f"site power cap {inst.site.power_cap_kw:g} kW"
+    if family == "allowed_by_lists":
+        lists = [f"{kind} allow={rule.allow} deny={rule.deny}" for kind in
+                 ("gpus", "servers", "interconnects", "switches", "cables", "storage")
+                 if (rule := getattr(rules, kind)).allow is not None or rule.deny]
+        return "; ".join(lists) or "allow/deny lists"
+    if family == "pins_respected":
+        pins = {k: v for k, v in rules.pins.model_dump().items() if v is not None}
+        return ", ".join(f"{k}={v}" for k, v in pins.items())
+    if family == "oversubscription_within_limit":
+        return f"oversubscription at most {rules.max_oversubscription:g}:1"
+    if family == "cable_reach":
+        d = inst.site.distances
+        return f"runs of {d.in_row_m + d.slack_m:g} m (in row) and {d.across_rows_m + d.slack_m:g} m (across rows)"
+    if family == "storage_latency_ok":
+        return "many small files need a low-latency storage tier"
+    return FAMILIES[family]
+
+
+def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats) -> Relaxation:
+    """The smallest change to ``family``'s limit that makes the instance feasible, all else kept."""
+    from topoopt.solver import enforce_all, fastest_time_s, min_cost  # circular at import time
+
+    inst = problem.instance
+    relaxed = frozenset({family})
+    if family == "deadline_met":
+        saved = problem.time_limit_s
+        problem.time_limit_s = None
+        try:
+            seconds = fastest_time_s(problem, settings, stats, relaxed)
+        finally:
+            problem.time_limit_s = saved
+        if seconds is None:
+            return Relaxation(family=family, message="no deadline makes it feasible: other limits conflict too")
+        days = math.ceil(seconds / SECONDS_PER_DAY * 10) / 10
+        return Relaxation(family=family, message=f"feasible with deadline ≥ {days:g} days", value=days)
+    if family in ("racks_available", "site_power_within_limit"):
+        dm = enforce_all(DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target), relaxed)
+        target = dm.v.racks if family == "racks_available" else dm.v.power_w
+        dm.m.minimize(target)
+        status, solver = run(dm.m, settings, stats)
+        if status not in OK:
+            return Relaxation(family=family, message=f"relaxing {family} alone is not enough")
+        if family == "racks_available":
+            racks = solver.value(target)
+            return Relaxation(family=family, message=f"feasible with max_racks ≥ {racks}", value=racks)
+        kw = math.ceil(solver.value(target) / 100) / 10
+        return Relaxation(family=family, message=f"feasible with a site power cap ≥ {kw:g} kW", value=kw)
+    status, dm, solver, value, _ = min_cost(problem, settings, stats, relaxed)
+    if status not in OK:
+        return Relaxation(family=family, message=f"relaxing {family} alone is not enough")
+    if family == "budget_cap":
+        return Relaxation(family=family, message=f"feasible with budget ≥ {value:,.0f} {inst.budget.currency}",
+                          value=value)
+    from topoopt.solver.extract import chosen
+
+    pick = chosen(dm, solver.value)
+    what = f"{pick.config.label}, {pick.fabric.label}"
+    return Relaxation(family=family, message=f"feasible without {family} (e.g. {what}; cost {value:,.0f})",
+                      value=value)
+
+
+def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Explanation:
+    conflict = minimal_conflict(problem, settings, stats)
+    items = [
+        ConflictItem(family=f, description=FAMILIES[f], detail=_detail(problem, f), source=FAMILY_SOURCES.get(f, ""))
+        for f in conflict
+    ]
+    relaxations = [_relax_one(problem, f, settings, stats) for f in conflict if f != "priced_in_book"]
+    return Explanation(conflict=items, relaxations=relaxations)
+
+
+def binding_families(problem: Problem, settings: Settings, stats: Stats, optimum: float | None) -> list[str]:
+    """Families whose removal would lower the optimal cost."""
+    from topoopt.solver import enforce_all
+
+    if optimum is None:
+        return []
+    binding = []
+    for family in BINDING_CANDIDATES:
+        if family == "deadline_met" and problem.time_limit_s is None:
+            continue
+        dm = enforce_all(DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target),
+                         frozenset({family}))
+        dm.m.add(dm.v.total_cost <= int(optimum) - 1)
+        status, _ = run(dm.m, settings, stats)
+        if status in OK:
+            binding.append(family)
+    return binding

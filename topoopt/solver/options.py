@@ -1,0 +1,301 @@
+"""Option tables: the discrete choices the CP-SAT model picks from, enumerated in Python.
+
+Nothing here knows CP-SAT. Physical incompatibilities (a NIC that cannot run an interconnect, a
+cable whose ends fit no cage) are filtered out here so they never become variables; instance rules
+(allow/deny lists, pins, prices, reach) are kept as options and enforced by their families in the
+model, so that an explanation can name them. See docs/model.md for the rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from topoopt.catalog import ResolvedCatalog
+from topoopt.models.catalog import Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
+from topoopt.models.instance import Instance
+
+RAIL_CHOICES = (1, 2, 4, 8)
+OVERSUBSCRIPTION_RATIOS = (1, 2, 3)
+MAX_NODES = 131_072
+"""Largest node count the model considers (about a million GPUs at 8 per node)."""
+
+
+def switch_protocol(interconnect: Interconnect) -> str:
+    """The switch protocol an interconnect needs: InfiniBand or Ethernet (RoCE and TCP)."""
+    return "ib" if interconnect.protocol == "ib" else "ethernet"
+
+
+def whole_units(price: float | None) -> int | None:
+    """Prices enter the model (and every cost report) rounded to whole currency units."""
+    return None if price is None else int(round(price))
+
+
+@dataclass(frozen=True)
+class NodeConfig:
+    """A server with its compute NICs and the interconnect they run."""
+
+    index: int
+    server: Server
+    gpu: Gpu
+    nic: Nic
+    rails: int
+    interconnect: Interconnect
+    builtin_nics: bool
+    port_form_factor: str
+    ports_per_cage: int
+    unit_price: int | None
+
+    @property
+    def speed_key(self) -> tuple[str, int]:
+        return switch_protocol(self.interconnect), self.interconnect.gbps
+
+    @property
+    def label(self) -> str:
+        return f"{self.server.id} with {self.rails} x {self.nic.id} on {self.interconnect.id}"
+
+
+@dataclass(frozen=True)
+class FabricOption:
+    """One folded-Clos shape: tiers, switch model, leaf port split and spine/core structure."""
+
+    index: int
+    tiers: int
+    switch: Switch
+    gbps: int
+    protocol: str
+    radix: int
+    down: int
+    up: int
+    ratio: int
+    spines: int  # 2 tiers: total spines; 3 tiers: spines per pod
+    links_per_leaf_spine: int
+    leaves_per_pod: int  # 3 tiers: P; 2 tiers: most leaves the spines can take
+    spine_up: int
+    cores_per_plane: int
+    links_per_spine_core: int
+    max_pods: int
+    unit_price: int | None
+
+    @property
+    def speed_key(self) -> tuple[str, int]:
+        return self.protocol, self.gbps
+
+    @property
+    def perf_class(self) -> tuple[int, float]:
+        """What the performance model sees of the fabric: tiers and oversubscription.
+
+        A single node without a fabric has no scale-out traffic, so it looks like one switch.
+        """
+        return max(self.tiers, 1), self.oversubscription
+
+    @property
+    def oversubscription(self) -> float:
+        return self.down / self.up if self.up else 1.0
+
+    @property
+    def label(self) -> str:
+        if self.tiers == 0:
+            return "no compute fabric (one node)"
+        if self.tiers == 1:
+            return f"1 tier of {self.switch.id}"
+        return f"{self.tiers} tiers of {self.switch.id} ({self.down} down / {self.up} up per leaf)"
+
+
+@dataclass(frozen=True)
+class PartOption:
+    index: int
+    link_class: str
+    part: LinkPart
+    unit_price: int | None
+
+
+@dataclass
+class Options:
+    node_configs: list[NodeConfig]
+    fabrics: list[FabricOption]
+    parts: dict[str, list[PartOption]]
+    racks: list[RackClass]
+    rack_prices: dict[str, int | None]
+    storage: list[StorageTier]
+    storage_prices: dict[str, int | None]
+    lengths_m: dict[str, float]
+    notes: list[str] = field(default_factory=list)
+
+
+def divisors(value: int) -> list[int]:
+    return [d for d in range(1, value + 1) if value % d == 0]
+
+
+def leaf_splits(radix: int) -> list[tuple[int, int, int]]:
+    """``(down, up, ratio)`` port splits of a leaf, one per oversubscription ratio (docs/model.md)."""
+    splits = []
+    for ratio in OVERSUBSCRIPTION_RATIOS:
+        down = radix * ratio // (1 + ratio)
+        up = -(-down // ratio)
+        if down >= 1 and up >= 1 and down + up <= radix:
+            splits.append((down, up, ratio))
+    return splits
+
+
+def node_configs(catalog: ResolvedCatalog) -> list[NodeConfig]:
+    """Every (server, NIC, rails, interconnect) the hardware allows."""
+    cat = catalog.catalog
+    gpus, nics, interconnects = cat.by_id("gpus"), cat.by_id("nics"), cat.by_id("interconnects")
+    configs: list[NodeConfig] = []
+    for server in cat.servers:
+        gpu = gpus.get(server.gpu)
+        if gpu is None:
+            continue
+        if server.builtin_compute_nics is not None:
+            choices = [(server.builtin_compute_nics.nic, server.builtin_compute_nics.count, True)]
+        else:
+            choices = [
+                (nic_id, rails, False)
+                for nic_id in server.nic_options
+                for rails in RAIL_CHOICES
+                if rails <= server.max_compute_nics
+            ]
+        for nic_id, rails, builtin in choices:
+            nic = nics.get(nic_id)
+            if nic is None:
+                continue
+            price = whole_units(catalog.price(server.id))
+            if not builtin and price is not None:
+                nic_price = whole_units(catalog.price(nic.id))
+                price = None if nic_price is None else price + rails * nic_price
+            for interconnect_id in nic.interconnects:
+                interconnect = interconnects.get(interconnect_id)
+                if interconnect is None:
+                    continue
+                configs.append(
+                    NodeConfig(
+                        index=len(configs),
+                        server=server,
+                        gpu=gpu,
+                        nic=nic,
+                        rails=rails,
+                        interconnect=interconnect,
+                        builtin_nics=builtin,
+                        port_form_factor=server.compute_port_form_factor or nic.port_form_factor,
+                        ports_per_cage=server.compute_ports_per_cage if server.compute_port_form_factor else 1,
+                        unit_price=price,
+                    )
+                )
+    return configs
+
+
+def fabric_options(catalog: ResolvedCatalog, speeds: set[tuple[str, int]]) -> list[FabricOption]:
+    """Every fabric shape of every compute switch at every speed some node configuration needs."""
+    options: list[FabricOption] = []
+
+    def add(**kwargs) -> None:
+        options.append(FabricOption(index=len(options), **kwargs))
+
+    for switch in catalog.catalog.switches:
+        if switch.role != "compute":
+            continue
+        price = whole_units(catalog.price(switch.id))
+        for protocol, gbps in sorted(speeds):
+            radix = switch.radix(gbps)
+            if protocol not in switch.protocols or radix < 2:
+                continue
+            common = dict(switch=switch, gbps=gbps, protocol=protocol, radix=radix, unit_price=price)
+            if not any(f.tiers == 0 for f in options):
+                # A single node needs no compute fabric: its GPUs talk over the scale-up link.
+                add(tiers=0, down=0, up=0, ratio=1, spines=0, links_per_leaf_spine=0, leaves_per_pod=0,
+                    spine_up=0, cores_per_plane=0, links_per_spine_core=0, max_pods=0, **common)
+            add(tiers=1, down=radix, up=0, ratio=1, spines=0, links_per_leaf_spine=0, leaves_per_pod=1,
+                spine_up=0, cores_per_plane=0, links_per_spine_core=0, max_pods=1, **common)
+            for down, up, ratio in leaf_splits(radix):
+                for spines in divisors(up):
+                    links = up // spines
+                    add(tiers=2, down=down, up=up, ratio=ratio, spines=spines, links_per_leaf_spine=links,
+                        leaves_per_pod=radix // links, spine_up=0, cores_per_plane=0,
+                        links_per_spine_core=0, max_pods=1, **common)
+                pod_leaves = radix // 2
+                spine_up = radix - pod_leaves
+                if spine_up < 1:
+                    continue
+                for cores in divisors(spine_up):
+                    links_sc = spine_up // cores
+                    add(tiers=3, down=down, up=up, ratio=ratio, spines=up, links_per_leaf_spine=1,
+                        leaves_per_pod=pod_leaves, spine_up=spine_up, cores_per_plane=cores,
+                        links_per_spine_core=links_sc, max_pods=radix // links_sc, **common)
+    return options
+
+
+def link_lengths_m(instance: Instance) -> dict[str, float]:
+    """Cable run per link class: leaves at the end of the row, spines and cores across rows."""
+    d = instance.site.distances
+    return {
+        "node-leaf": d.in_row_m + d.slack_m,
+        "leaf-spine": d.across_rows_m + d.slack_m,
+        "spine-core": d.across_rows_m + d.slack_m,
+    }
+
+
+def part_fits_switch_end(part: LinkPart, switch: Switch, gbps: int, end: str) -> bool:
+    """The part's ``end`` ("a" or "b") plugs into ``switch``'s cage carrying all its logical ports."""
+    form_factor = part.a_form_factor if end == "a" else part.b_form_factor
+    ends = part.a_ends if end == "a" else part.b_ends
+    return (
+        part.gbps == gbps
+        and form_factor == switch.cage_form_factor
+        and part.links % ends == 0
+        and part.links // ends == switch.ports_per_cage.get(gbps, 0)
+    )
+
+
+def part_fits_node_end(part: LinkPart, config: NodeConfig) -> bool:
+    return (
+        part.gbps == config.interconnect.gbps
+        and part.b_form_factor == config.port_form_factor
+        and part.links % part.b_ends == 0
+        and part.links // part.b_ends == config.ports_per_cage
+    )
+
+
+def part_options(catalog: ResolvedCatalog) -> dict[str, list[PartOption]]:
+    """Cable parts per link class (a part usable between switches is offered for both classes)."""
+    result: dict[str, list[PartOption]] = {"node-leaf": [], "leaf-spine": [], "spine-core": []}
+    for part in catalog.catalog.cables:
+        price = whole_units(catalog.price(part.id))
+        for link_class in result:
+            result[link_class].append(
+                PartOption(index=len(result[link_class]), link_class=link_class, part=part, unit_price=price)
+            )
+    return result
+
+
+def node_end_power_w(config: NodeConfig, parts: list[LinkPart]) -> float:
+    """Provisioned optics power per node: the hungriest compatible module in every node cage."""
+    watts = [p.power_w_per_b_end for p in parts if part_fits_node_end(p, config)]
+    cages = config.rails // config.ports_per_cage if config.rails >= config.ports_per_cage else 1
+    return cages * max(watts, default=0.0)
+
+
+def switch_power_w(switch: Switch, parts: list[LinkPart]) -> float:
+    """Provisioned switch power: the switch plus the hungriest compatible module in every cage."""
+    watts = [p.power_w_per_a_end for p in parts if p.a_form_factor == switch.cage_form_factor]
+    watts += [p.power_w_per_b_end for p in parts if p.b_form_factor == switch.cage_form_factor]
+    return switch.power_w + switch.cages * max(watts, default=0.0)
+
+
+def per_rack(rack: RackClass, power_w: float, rack_units: int) -> int:
+    """Identical devices one rack of this class holds under its power and rack units."""
+    return min(int(rack.power_kw * 1000 // power_w), rack.rack_units // rack_units)
+
+
+def build_options(instance: Instance, catalog: ResolvedCatalog) -> Options:
+    configs = node_configs(catalog)
+    fabrics = fabric_options(catalog, {c.speed_key for c in configs})
+    return Options(
+        node_configs=configs,
+        fabrics=fabrics,
+        parts=part_options(catalog),
+        racks=list(catalog.catalog.racks),
+        rack_prices={r.id: whole_units(catalog.price(r.id)) for r in catalog.catalog.racks},
+        storage=list(catalog.catalog.storage),
+        storage_prices={s.id: whole_units(catalog.price(s.id)) for s in catalog.catalog.storage},
+        lengths_m=link_lengths_m(instance),
+    )

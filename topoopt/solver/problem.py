@@ -1,0 +1,70 @@
+"""A problem: the instance with its resolved catalog, workload and option tables, plus cached
+performance lookups that turn the nonlinear performance model into per-option constants."""
+
+from __future__ import annotations
+
+from topoopt.catalog import ResolvedCatalog, resolve_catalog
+from topoopt.models.instance import Instance
+from topoopt.models.performance import StorageNeeds
+from topoopt.perf import Hardware, Job, min_nodes_for_time, min_nodes_to_fit, storage_needs, time_to_train_s
+from topoopt.solver.options import MAX_NODES, NodeConfig, Options, build_options
+
+SECONDS_PER_DAY = 86_400.0
+
+
+class Problem:
+    """Everything the model builder needs, computed once per instance."""
+
+    def __init__(self, instance: Instance, catalog: ResolvedCatalog | None = None) -> None:
+        self.instance = instance
+        self.catalog = catalog or resolve_catalog(instance)
+        self.job = Job.from_instance(instance, self.catalog.catalog)
+        self.options: Options = build_options(instance, self.catalog)
+        deadline = instance.goal.deadline_days
+        self.deadline_s: float | None = None if deadline is None else deadline * SECONDS_PER_DAY
+        self.time_limit_s: float | None = self.deadline_s
+        self._fit_cache: dict[tuple, int | None] = {}
+        self._time_cache: dict[tuple, int | None] = {}
+
+    @property
+    def throughput_target(self) -> float | None:
+        """Tokens/s the design must sustain: tokens / time limit (deadline or min_time target)."""
+        if self.time_limit_s is None:
+            return None
+        return self.instance.workload.training.tokens / self.time_limit_s
+
+    def hardware(self, config: NodeConfig, perf_class: tuple[int, float], nodes: int) -> Hardware:
+        tiers, oversubscription = perf_class
+        return Hardware(
+            gpu=config.gpu,
+            gpus_per_node=config.server.gpus_per_node,
+            nodes=nodes,
+            nics_per_node=config.rails,
+            link_gbps=config.interconnect.gbps,
+            interconnect=config.interconnect,
+            tiers=tiers,
+            oversubscription=oversubscription,
+        )
+
+    def _key(self, config: NodeConfig) -> tuple:
+        """Node configurations that look alike to the performance model share cache entries."""
+        return (config.gpu.id, config.server.gpus_per_node, config.rails, config.interconnect.id)
+
+    def min_nodes_to_fit(self, config: NodeConfig) -> int | None:
+        key = self._key(config)
+        if key not in self._fit_cache:
+            self._fit_cache[key] = min_nodes_to_fit(self.job, self.hardware(config, (2, 1.0), 1), MAX_NODES)
+        return self._fit_cache[key]
+
+    def min_nodes_for_time(self, config: NodeConfig, perf_class: tuple[int, float], seconds: float) -> int | None:
+        key = (*self._key(config), perf_class, seconds)
+        if key not in self._time_cache:
+            hardware = self.hardware(config, perf_class, 1)
+            self._time_cache[key] = min_nodes_for_time(self.job, hardware, seconds, MAX_NODES)
+        return self._time_cache[key]
+
+    def time_to_train_s(self, config: NodeConfig, perf_class: tuple[int, float], nodes: int) -> float | None:
+        return time_to_train_s(self.job, self.hardware(config, perf_class, nodes))
+
+    def storage_needs(self, tokens_per_s: float) -> StorageNeeds:
+        return storage_needs(self.job, tokens_per_s)
