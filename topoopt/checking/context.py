@@ -1,0 +1,210 @@
+"""What every rule reads: the instance, the design, the resolved catalog items and derived amounts.
+
+Catalog look-ups are tolerant: an id the catalog lacks resolves to None, the family that owns
+the item reports it, and the rules that would need it skip their arithmetic rather than guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Callable
+
+from topoopt import perf
+from topoopt.catalog import ResolvedCatalog, resolve_catalog
+from topoopt.checking import derive
+from topoopt.models.catalog import Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
+from topoopt.models.design import Cost, Design, LinkGroup, RackGroup, SwitchGroup, Violation
+from topoopt.models.instance import Instance
+from topoopt.models.performance import Performance, StorageNeeds
+
+Rule = Callable[["CheckContext"], list[Violation]]
+SECONDS_PER_DAY = 86_400.0
+
+
+@dataclass
+class CheckContext:
+    instance: Instance
+    design: Design
+    catalog: ResolvedCatalog
+    cost: Cost | None = None
+    performance: Performance | None = None
+
+    # ---- catalog items named by the design (None when the catalog lacks the id)
+
+    def _item(self, kind: str, item_id: str):
+        return self.catalog.catalog.by_id(kind).get(item_id)
+
+    @cached_property
+    def server(self) -> Server | None:
+        return self._item("servers", self.design.server)
+
+    @cached_property
+    def gpu(self) -> Gpu | None:
+        return self._item("gpus", self.design.gpu)
+
+    @cached_property
+    def nic(self) -> Nic | None:
+        return self._item("nics", self.design.nic)
+
+    @cached_property
+    def interconnect(self) -> Interconnect | None:
+        return self._item("interconnects", self.design.interconnect)
+
+    @cached_property
+    def switch(self) -> Switch | None:
+        return self._item("switches", self.design.fabric.switch)
+
+    @cached_property
+    def storage_tier(self) -> StorageTier | None:
+        return self._item("storage", self.design.storage.tier)
+
+    @cached_property
+    def rack_class(self) -> RackClass | None:
+        """The design's one rack class: that of its compute racks (or of its first rack group)."""
+        groups = self.rack_groups("compute") or list(self.design.racks)
+        return self._item("racks", groups[0].rack_class) if groups else None
+
+    def part(self, link_class: str) -> LinkPart | None:
+        group = self.link_group(link_class)
+        return None if group is None else self._item("cables", group.part)
+
+    @property
+    def all_parts(self) -> list[LinkPart]:
+        """Every cable/transceiver of the catalog: provisioned power assumes any of them may be fitted."""
+        return list(self.catalog.catalog.cables)
+
+    # ---- design record look-ups
+
+    def switch_group(self, tier: str) -> SwitchGroup | None:
+        """The switch group of a tier; a duplicated tier is reported by the tier's family."""
+        groups = [g for g in self.design.switches if g.tier == tier]
+        return groups[0] if groups else None
+
+    def link_group(self, link_class: str) -> LinkGroup | None:
+        groups = [g for g in self.design.links if g.between == link_class]
+        return groups[0] if groups else None
+
+    def rack_groups(self, role: str) -> list[RackGroup]:
+        return [g for g in self.design.racks if g.role == role]
+
+    # ---- derived amounts
+
+    @property
+    def nodes(self) -> int:
+        return self.design.nodes
+
+    @property
+    def rails(self) -> int:
+        return self.design.nics_per_node
+
+    @property
+    def gbps(self) -> int:
+        """The link speed: the interconnect's line rate (the design's own record when unknown)."""
+        return self.interconnect.gbps if self.interconnect is not None else self.design.link_gbps
+
+    @property
+    def radix(self) -> int:
+        """Logical switch ports at the link speed (0 when the switch is unknown or cannot run it)."""
+        return self.switch.radix(self.gbps) if self.switch is not None else 0
+
+    @property
+    def node_form_factor(self) -> str | None:
+        """The server's own compute cages (DGX twin-port OSFP) or else the NIC's cage."""
+        if self.server is not None and self.server.compute_port_form_factor:
+            return self.server.compute_port_form_factor
+        return self.nic.port_form_factor if self.nic is not None else None
+
+    @property
+    def node_ports_per_cage(self) -> int:
+        if self.server is not None and self.server.compute_port_form_factor:
+            return self.server.compute_ports_per_cage
+        return 1
+
+    @cached_property
+    def counts(self) -> derive.FabricCounts | None:
+        """The fabric the design's free choices imply, or None when the switch cannot run the link speed."""
+        fabric = self.design.fabric
+        if self.radix < 1 or fabric.leaf_down_ports < 1:
+            return None
+        return derive.fabric_counts(
+            self.nodes, self.rails, self.radix, fabric.tiers, fabric.leaf_down_ports, fabric.leaf_up_ports,
+            fabric.spines, fabric.cores_per_plane,
+        )
+
+    @cached_property
+    def lengths_m(self) -> dict[str, float]:
+        d = self.instance.site.distances
+        return derive.link_lengths_m(d.in_row_m, d.across_rows_m, d.slack_m)
+
+    @cached_property
+    def node_power_w(self) -> float | None:
+        if self.server is None or self.node_form_factor is None:
+            return None
+        return derive.node_power_w(
+            self.server.power_w, self.rails, self.node_form_factor, self.node_ports_per_cage, self.gbps,
+            self.all_parts,
+        )
+
+    @cached_property
+    def switch_power_w(self) -> float | None:
+        return None if self.switch is None else derive.switch_power_w(self.switch, self.all_parts)
+
+    @property
+    def n_switches(self) -> int:
+        """Switches the fabric implies (the design's own counts when the fabric cannot be derived)."""
+        if self.counts is not None:
+            return self.counts.leaves + self.counts.spines + self.counts.cores
+        f = self.design.fabric
+        return f.leaves + f.spines + f.cores
+
+    # ---- the performance model's view of the design
+
+    @cached_property
+    def job(self) -> perf.Job:
+        return perf.Job.from_instance(self.instance, self.catalog.catalog)
+
+    @cached_property
+    def hardware(self) -> perf.Hardware | None:
+        """The hardware perf evaluates: the server's GPU (whatever the record says), the fabric's
+        tiers and exact ``d/u`` oversubscription; None when the catalog lacks a piece."""
+        server, interconnect = self.server, self.interconnect
+        gpu = None if server is None else self.catalog.catalog.by_id("gpus").get(server.gpu)
+        if gpu is None or interconnect is None:
+            return None
+        f = self.design.fabric
+        oversubscription = f.leaf_down_ports / f.leaf_up_ports if f.tiers > 1 and f.leaf_up_ports else 1.0
+        return perf.Hardware(
+            gpu=gpu, gpus_per_node=server.gpus_per_node, nodes=self.nodes, nics_per_node=self.rails,
+            link_gbps=interconnect.gbps, interconnect=interconnect, tiers=f.tiers,
+            oversubscription=oversubscription,
+        )
+
+    @cached_property
+    def evaluation(self) -> Performance | None:
+        """perf's fastest layout that fits on this hardware (None when nothing fits)."""
+        return None if self.hardware is None else perf.evaluate(self.job, self.hardware)
+
+    @cached_property
+    def throughput_target(self) -> float | None:
+        """Tokens/s the storage must feed: tokens / deadline (min_cost), the design's own rate
+        (min_time), none otherwise."""
+        goal = self.instance.goal
+        if goal.objective == "min_time":
+            return None if self.evaluation is None else self.evaluation.tokens_per_s
+        if goal.deadline_days is None:
+            return None
+        return self.instance.workload.training.tokens / (goal.deadline_days * SECONDS_PER_DAY)
+
+    @cached_property
+    def storage_needs(self) -> StorageNeeds:
+        """Read, write and capacity needs at the throughput target (zero rate when there is none)."""
+        return perf.storage_needs(self.job, self.throughput_target or 0.0)
+
+
+def build_context(
+    instance: Instance, design: Design, cost: Cost | None = None, performance: Performance | None = None
+) -> CheckContext:
+    """Resolve the instance's catalog and bundle everything the rules read."""
+    return CheckContext(instance=instance, design=design, catalog=resolve_catalog(instance), cost=cost,
+                        performance=performance)

@@ -1,0 +1,106 @@
+"""Cost: the design's bill priced from the price book, the budget cap, and the reported cost."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from topoopt.checking.context import CheckContext
+from topoopt.checking.text import close, money, num
+from topoopt.models.design import Cost, CostLine, Violation
+
+
+def whole_units(price: float) -> int:
+    """Prices count in whole currency units (docs/model.md), rounded as Python's ``round`` does."""
+    return int(round(price))
+
+
+def bill(ctx: CheckContext) -> list[tuple[str, str, int]]:
+    """``(category, item, quantity)`` of everything the design buys, from its own counts.
+
+    A node is its server plus ``rails`` NICs unless the NICs are built in; switches, cable
+    assemblies and racks are summed over their groups.
+    """
+    d = ctx.design
+    lines: list[tuple[str, str, int]] = [("server", d.server, d.nodes)]
+    if ctx.server is None or ctx.server.builtin_compute_nics is None:
+        lines.append(("nic", d.nic, d.nodes * d.nics_per_node))
+    for category, pairs in (
+        ("switch", [(g.model, g.count) for g in d.switches]),
+        ("cable", [(g.part, g.assemblies) for g in d.links]),
+        ("rack", [(g.rack_class, g.count) for g in d.racks]),
+    ):
+        totals: dict[str, int] = defaultdict(int)
+        for item_id, quantity in pairs:
+            totals[item_id] += quantity
+        lines += [(category, item_id, quantity) for item_id, quantity in totals.items() if quantity]
+    lines.append(("storage", d.storage.tier, d.storage.units))
+    return lines
+
+
+def cost_of(ctx: CheckContext) -> Cost:
+    """Price the bill; an item without a price counts 0 (``priced_in_book`` reports it)."""
+    book = ctx.catalog
+    breakdown = []
+    for category, item_id, quantity in bill(ctx):
+        entry = book.prices.get(item_id)
+        unit = 0 if entry is None else whole_units(entry.price)
+        source = f"no price in {book.price_book.id}" if entry is None else entry.source
+        breakdown.append(CostLine(category=category, item=item_id, quantity=quantity, unit_price=unit,
+                                  total=unit * quantity, source=source))
+    return Cost(basis=book.basis, currency=book.currency, total=sum(line.total for line in breakdown),
+                breakdown=breakdown)
+
+
+def _by_item(cost: Cost) -> dict[tuple[str, str], tuple[int, float, float]]:
+    """Lines keyed by (category, item), summing quantities and totals of repeated lines."""
+    merged: dict[tuple[str, str], list[float]] = {}
+    for line in cost.breakdown:
+        entry = merged.setdefault((line.category, line.item), [0, line.unit_price, 0.0])
+        entry[0] += line.quantity
+        entry[2] += line.total
+    return {key: (int(q), unit, total) for key, (q, unit, total) in merged.items()}
+
+
+def _reported_mismatches(mine: Cost, reported: Cost) -> list[str]:
+    problems = []
+    if (reported.basis, reported.currency) != (mine.basis, mine.currency):
+        problems.append(f"{reported.basis} {reported.currency} reported, the price book is {mine.basis} {mine.currency}")
+    if not close(reported.total, mine.total, rel=0, abs_=1e-6):
+        problems.append(f"total {money(reported.total, reported.currency)} reported, "
+                        f"{money(mine.total, mine.currency)} recomputed")
+    ours, theirs = _by_item(mine), _by_item(reported)
+    for key in list(ours) + [k for k in theirs if k not in ours]:
+        category, item_id = key
+        a, b = theirs.get(key), ours.get(key)
+        if a == b:
+            continue
+        if a is None:
+            problems.append(f"{category} {item_id}: missing; {num(b[0])} × {num(b[1])} = {num(b[2])}")
+        elif b is None:
+            problems.append(f"{category} {item_id}: {num(a[0])} × {num(a[1])} = {num(a[2])} reported, not bought")
+        else:
+            problems.append(f"{category} {item_id}: {num(a[0])} × {num(a[1])} = {num(a[2])} reported, "
+                            f"{num(b[0])} × {num(b[1])} = {num(b[2])} recomputed")
+    return problems
+
+
+def budget_cap(ctx: CheckContext) -> list[Violation]:
+    """The priced bill is within ``budget.max`` in the budget's basis and currency; a reported cost
+    equals the recomputation line by line."""
+    family = "budget_cap"
+    out: list[Violation] = []
+    budget, book = ctx.instance.budget, ctx.catalog
+    if (book.basis, book.currency) != (budget.basis, budget.currency):
+        out.append(Violation(family=family, item="price book",
+                             detail=f"{book.price_book.id} is {book.basis} {book.currency}; the budget is "
+                                    f"{budget.basis} {budget.currency}"))
+    mine = cost_of(ctx)
+    if mine.total > budget.max:
+        out.append(Violation(family=family, item="budget",
+                             detail=f"cost {money(mine.total, mine.currency)} > budget {money(budget.max, budget.currency)}"))
+    if ctx.cost is not None:
+        out += [Violation(family=family, item="reported cost", detail=p) for p in _reported_mismatches(mine, ctx.cost)]
+    return out
+
+
+RULES = {"budget_cap": budget_cap}

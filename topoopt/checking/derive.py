@@ -1,0 +1,158 @@
+"""Arithmetic the rules recompute from first principles (docs/model.md), as pure functions.
+
+Nothing here reads a design record: inputs are the free choices (node count, rails, radix, tiers,
+leaf port split, spines / cores per plane) and catalog items; outputs are what those choices imply.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from topoopt.checking.text import ceil_div
+from topoopt.models.catalog import LinkPart, RackClass, Switch
+
+OVERSUBSCRIPTION_RATIOS = (1, 2, 3)
+RAIL_CHOICES = (1, 2, 4, 8)
+LINK_CLASSES = ("node-leaf", "leaf-spine", "spine-core")
+
+
+def leaf_split(radix: int, ratio: int) -> tuple[int, int]:
+    """Leaf ``(down, up)`` ports for oversubscription ratio ρ: ``d = floor(k·ρ/(1+ρ))``, ``u = ceil(d/ρ)``."""
+    down = radix * ratio // (1 + ratio)
+    return down, ceil_div(down, ratio)
+
+
+def split_ratio(radix: int, down: int, up: int) -> int | None:
+    """The ratio ρ ∈ {1, 2, 3} whose leaf split is exactly ``(down, up)``, or None."""
+    for ratio in OVERSUBSCRIPTION_RATIOS:
+        if leaf_split(radix, ratio) == (down, up):
+            return ratio
+    return None
+
+
+@dataclass(frozen=True)
+class FabricCounts:
+    """Counts implied by a fabric choice; per-switch loads are for the busiest switch of a tier."""
+
+    endpoints: int
+    leaves: int
+    leaves_per_rail: int
+    pods: int
+    leaves_per_pod: int
+    spines: int
+    spines_per_pod: int
+    spine_up_ports: int
+    cores: int
+    links_per_leaf_spine: int | None
+    links_per_spine_core: int | None
+    node_leaf_links: int
+    leaf_spine_links: int
+    spine_core_links: int
+    leaf_ports_used: int
+    spine_ports_used: int
+    core_ports_used: int
+    ports_per_leaf: int
+    ports_per_spine: int
+    ports_per_core: int
+
+
+def fabric_counts(
+    nodes: int, rails: int, radix: int, tiers: int, down: int, up: int, spines_2tier: int, cores_per_plane: int
+) -> FabricCounts:
+    """Leaves, spines, cores, links and ports in use for one fabric choice (docs/model.md, Fabric).
+
+    ``spines_2tier`` (2 tiers) and ``cores_per_plane`` (3 tiers) are free choices of the design;
+    when they do not divide the uplinks, the per-pair link count is None (rule ``uplinks_balanced``)
+    and the per-switch loads are computed with the rounded-up link count.
+    """
+    endpoints = nodes * rails
+    if tiers == 1:
+        return FabricCounts(
+            endpoints=endpoints, leaves=1, leaves_per_rail=1, pods=1, leaves_per_pod=1, spines=0,
+            spines_per_pod=0, spine_up_ports=0, cores=0, links_per_leaf_spine=0, links_per_spine_core=0,
+            node_leaf_links=endpoints, leaf_spine_links=0, spine_core_links=0, leaf_ports_used=endpoints,
+            spine_ports_used=0, core_ports_used=0, ports_per_leaf=endpoints, ports_per_spine=0, ports_per_core=0,
+        )
+    # Rail-optimized: rail i of every node lands on leaf group i, so each rail needs ceil(n/d) leaves.
+    leaves_per_rail = ceil_div(nodes, down)
+    leaves = rails * leaves_per_rail
+    leaf_spine_links = leaves * up
+    if tiers == 2:
+        spines = spines_2tier
+        per_pair = up // spines if spines >= 1 and up % spines == 0 else None
+        load = ceil_div(up, spines) if spines >= 1 else up
+        return FabricCounts(
+            endpoints=endpoints, leaves=leaves, leaves_per_rail=leaves_per_rail, pods=1, leaves_per_pod=leaves,
+            spines=spines, spines_per_pod=spines, spine_up_ports=0, cores=0, links_per_leaf_spine=per_pair,
+            links_per_spine_core=0, node_leaf_links=endpoints, leaf_spine_links=leaf_spine_links,
+            spine_core_links=0, leaf_ports_used=endpoints + leaf_spine_links, spine_ports_used=leaf_spine_links,
+            core_ports_used=0, ports_per_leaf=down + up, ports_per_spine=leaves * load, ports_per_core=0,
+        )
+    # 3 tiers: pods of P = floor(k/2) leaves and Q = u spines; spine j of every pod joins plane j.
+    pod_leaves = radix // 2
+    spine_up = radix - pod_leaves
+    pods = ceil_div(leaves, pod_leaves)
+    spines = pods * up
+    per_pair_sc = spine_up // cores_per_plane if cores_per_plane >= 1 and spine_up % cores_per_plane == 0 else None
+    load_sc = ceil_div(spine_up, cores_per_plane) if cores_per_plane >= 1 else spine_up
+    spine_core_links = spines * spine_up
+    return FabricCounts(
+        endpoints=endpoints, leaves=leaves, leaves_per_rail=leaves_per_rail, pods=pods, leaves_per_pod=pod_leaves,
+        spines=spines, spines_per_pod=up, spine_up_ports=spine_up, cores=up * cores_per_plane,
+        links_per_leaf_spine=1, links_per_spine_core=per_pair_sc, node_leaf_links=endpoints,
+        leaf_spine_links=leaf_spine_links, spine_core_links=spine_core_links,
+        leaf_ports_used=endpoints + leaf_spine_links, spine_ports_used=leaf_spine_links + spine_core_links,
+        core_ports_used=spine_core_links, ports_per_leaf=down + up,
+        ports_per_spine=min(pod_leaves, leaves) + spine_up, ports_per_core=pods * load_sc,
+    )
+
+
+def expected_link_counts(counts: FabricCounts, tiers: int) -> dict[str, int]:
+    """Logical links per link class present in a fabric of ``tiers`` tiers."""
+    result = {"node-leaf": counts.node_leaf_links}
+    if tiers >= 2:
+        result["leaf-spine"] = counts.leaf_spine_links
+    if tiers == 3:
+        result["spine-core"] = counts.spine_core_links
+    return result
+
+
+def link_lengths_m(in_row_m: float, across_rows_m: float, slack_m: float) -> dict[str, float]:
+    """Cable run per link class: leaves sit at the end of the row; spines and cores across rows."""
+    return {
+        "node-leaf": in_row_m + slack_m,
+        "leaf-spine": across_rows_m + slack_m,
+        "spine-core": across_rows_m + slack_m,
+    }
+
+
+def part_fits_node(part: LinkPart, form_factor: str, ports_per_cage: int, gbps: int) -> bool:
+    """End *b* of ``part`` plugs into a node cage of ``form_factor`` carrying all its ports at ``gbps``."""
+    return (
+        part.gbps == gbps
+        and part.b_form_factor == form_factor
+        and part.links == part.b_ends * ports_per_cage
+    )
+
+
+def node_power_w(
+    server_power_w: float, rails: int, form_factor: str, ports_per_cage: int, gbps: int, parts: list[LinkPart]
+) -> float:
+    """Provisioned node power: the server at its maximum plus the hungriest fitting module in every cage."""
+    end_w = max((p.power_w_per_b_end for p in parts if part_fits_node(p, form_factor, ports_per_cage, gbps)), default=0.0)
+    return server_power_w + ceil_div(rails, ports_per_cage) * end_w
+
+
+def switch_power_w(switch: Switch, parts: list[LinkPart]) -> float:
+    """Provisioned switch power: the switch plus, in every cage, the hungriest end of any part of its form factor."""
+    ends_w = [p.power_w_per_a_end for p in parts if p.a_form_factor == switch.cage_form_factor]
+    ends_w += [p.power_w_per_b_end for p in parts if p.b_form_factor == switch.cage_form_factor]
+    return switch.power_w + switch.cages * max(ends_w, default=0.0)
+
+
+def devices_per_rack(rack: RackClass, device_power_w: float, device_rack_units: int) -> int:
+    """Identical devices one rack holds: ``min(floor(rack W / device W), floor(rack U / device U))``."""
+    # The tiny tolerance keeps 31.2 kW / 10.4 kW at 3 despite binary floating point.
+    by_power = math.floor(rack.power_kw * 1000 / device_power_w + 1e-9)
+    return min(by_power, rack.rack_units // device_rack_units)

@@ -1,0 +1,163 @@
+"""Rack and power rules: provisioned power and rack units per rack, rack count, site power.
+
+Power is provisioned power (docs/model.md): devices at their maximum with every cage holding the
+hungriest module that fits it. Compute racks hold nodes only, network racks switches only,
+storage racks storage units only, all of the design's one rack class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from topoopt.checking.context import CheckContext
+from topoopt.checking.derive import devices_per_rack
+from topoopt.checking.text import ceil_div, close, kw, num
+from topoopt.models.design import RackGroup, Violation
+
+
+@dataclass(frozen=True)
+class RackRole:
+    """One kind of device sharing racks: how many, how big, and how many a rack holds."""
+
+    role: str
+    device: str
+    count: int
+    power_w: float
+    rack_units: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.role} racks"
+
+
+def rack_roles(ctx: CheckContext) -> list[RackRole]:
+    """The device kinds of the design whose catalog entries are known."""
+    roles: list[RackRole] = []
+    if ctx.server is not None and ctx.node_power_w is not None:
+        roles.append(RackRole("compute", ctx.server.id, ctx.nodes, ctx.node_power_w, ctx.server.rack_units))
+    if ctx.switch is not None and ctx.switch_power_w is not None:
+        roles.append(RackRole("network", ctx.switch.id, ctx.n_switches, ctx.switch_power_w, ctx.switch.rack_units))
+    tier = ctx.storage_tier
+    if tier is not None:
+        roles.append(RackRole("storage", tier.id, ctx.design.storage.units, tier.power_w, tier.rack_units))
+    return roles
+
+
+def _recorded(ctx: CheckContext, role: str) -> RackGroup | None:
+    groups = ctx.rack_groups(role)
+    return groups[0] if groups else None
+
+
+def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
+    """A rack's devices at provisioned power stay within the rack class's ``power_kw``; at least
+    one device fits; the record states the fullest rack's power."""
+    family = "rack_power_within_limit"
+    out: list[Violation] = []
+    rack = ctx.rack_class
+    if rack is None:
+        return out
+    rack_w = rack.power_kw * 1000
+    for role in rack_roles(ctx):
+        item = f"{role.label} ({rack.id})"
+        if role.count and role.power_w > rack_w:
+            out.append(Violation(family=family, item=item,
+                                 detail=f"one {role.device} at {kw(role.power_w)} > {kw(rack_w)}"))
+        group = _recorded(ctx, role.role)
+        if group is None:
+            continue
+        held_w = group.nodes_per_rack * role.power_w
+        if held_w > rack_w * (1 + 1e-9):
+            out.append(Violation(family=family, item=item,
+                                 detail=f"{group.nodes_per_rack} × {role.device} at {kw(role.power_w)} = {kw(held_w)} > {kw(rack_w)}"))
+        if not close(group.power_kw, held_w / 1000, rel=1e-4, abs_=1e-3):
+            out.append(Violation(family=family, item=item,
+                                 detail=f"{num(group.power_kw)} kW recorded for the fullest rack; "
+                                        f"{group.nodes_per_rack} × {kw(role.power_w)} = {kw(held_w)}"))
+    return out
+
+
+def rack_units_within_limit(ctx: CheckContext) -> list[Violation]:
+    """A rack's devices fit in the rack class's rack units; at least one device fits."""
+    family = "rack_units_within_limit"
+    out: list[Violation] = []
+    rack = ctx.rack_class
+    if rack is None:
+        return out
+    for role in rack_roles(ctx):
+        item = f"{role.label} ({rack.id})"
+        if role.count and role.rack_units > rack.rack_units:
+            out.append(Violation(family=family, item=item,
+                                 detail=f"one {role.device} takes {role.rack_units} U > {rack.rack_units} U"))
+        group = _recorded(ctx, role.role)
+        if group is not None and group.nodes_per_rack * role.rack_units > rack.rack_units:
+            out.append(Violation(family=family, item=item,
+                                 detail=f"{group.nodes_per_rack} × {role.device} at {role.rack_units} U = "
+                                        f"{group.nodes_per_rack * role.rack_units} U > {rack.rack_units} U"))
+    return out
+
+
+def racks_available(ctx: CheckContext) -> list[Violation]:
+    """One rack class, allowed by the site; per role ``ceil(devices / devices_per_rack)`` racks with
+    ``devices_per_rack = min(floor(rack W / device W), floor(rack U / device U))``; the total is
+    within ``site.max_racks``."""
+    family = "racks_available"
+    out: list[Violation] = []
+    site = ctx.instance.site
+    classes = sorted({g.rack_class for g in ctx.design.racks})
+    if len(classes) > 1:
+        out.append(Violation(family=family, item="racks", detail=f"{len(classes)} rack classes ({', '.join(classes)}); the design uses one"))
+    for rack_id in classes:
+        if ctx.catalog.catalog.by_id("racks").get(rack_id) is None:
+            out.append(Violation(family=family, item=f"rack class {rack_id}", detail="not in the catalog"))
+        elif site.rack_classes is not None and rack_id not in site.rack_classes:
+            out.append(Violation(family=family, item=f"rack class {rack_id}",
+                                 detail=f"not among the site's rack classes ({', '.join(site.rack_classes)})"))
+    rack = ctx.rack_class
+    roles = rack_roles(ctx) if rack is not None else []
+    for role in roles:
+        item = f"{role.label} ({rack.id})"
+        per_rack = devices_per_rack(rack, role.power_w, role.rack_units)
+        needed = ceil_div(role.count, per_rack) if per_rack >= 1 else 0
+        groups = ctx.rack_groups(role.role)
+        if len(groups) > 1:
+            out.append(Violation(family=family, item=item, detail=f"{len(groups)} groups for one role"))
+        recorded = groups[0] if groups else None
+        if recorded is None:
+            if needed:
+                out.append(Violation(family=family, item=item, detail=f"missing; {needed} racks needed"))
+            continue
+        if recorded.count != needed:
+            out.append(Violation(family=family, item=item,
+                                 detail=f"{num(recorded.count)} recorded; ceil({num(role.count)} × {role.device} / "
+                                        f"{per_rack} per rack) = {num(needed)}"))
+        if per_rack >= 1 and recorded.nodes_per_rack != min(per_rack, role.count):
+            out.append(Violation(family=family, item=item,
+                                 detail=f"{recorded.nodes_per_rack} per rack recorded; a rack holds "
+                                        f"{per_rack} × {role.device}, {num(role.count)} in all"))
+    total = sum(g.count for g in ctx.design.racks)
+    if total > site.max_racks:
+        out.append(Violation(family=family, item="racks", detail=f"{num(total)} racks > {num(site.max_racks)} the site has"))
+    return out
+
+
+def site_power_within_limit(ctx: CheckContext) -> list[Violation]:
+    """``nodes · node W + switches · switch W + storage units · unit W ≤ power_cap_kw``."""
+    family = "site_power_within_limit"
+    cap_kw = ctx.instance.site.power_cap_kw
+    if cap_kw is None:
+        return []
+    roles = rack_roles(ctx)
+    total_w = sum(r.count * r.power_w for r in roles)
+    if total_w > cap_kw * 1000 * (1 + 1e-9):
+        parts = " + ".join(f"{num(r.count)} × {r.device} at {kw(r.power_w)}" for r in roles)
+        return [Violation(family=family, item="site",
+                          detail=f"{parts} = {kw(total_w)} > cap {kw(cap_kw * 1000)}")]
+    return []
+
+
+RULES = {
+    "rack_power_within_limit": rack_power_within_limit,
+    "rack_units_within_limit": rack_units_within_limit,
+    "racks_available": racks_available,
+    "site_power_within_limit": site_power_within_limit,
+}

@@ -1,0 +1,97 @@
+"""Instance rules on the chosen items: in the catalog and allowed by the lists, pinned values
+taken, every bought item priced in the book."""
+
+from __future__ import annotations
+
+from topoopt.checking.context import CheckContext
+from topoopt.models.design import Violation
+
+
+def chosen_items(ctx: CheckContext) -> dict[str, list[str]]:
+    """Ids the design uses, per catalog kind (the names the allow/deny lists use)."""
+    d = ctx.design
+    switches = [d.fabric.switch] + [g.model for g in d.switches if g.model != d.fabric.switch]
+    cables = list(dict.fromkeys(g.part for g in d.links))
+    return {
+        "gpus": [d.gpu],
+        "servers": [d.server],
+        "interconnects": [d.interconnect],
+        "switches": list(dict.fromkeys(switches)),
+        "cables": cables,
+        "storage": [d.storage.tier],
+    }
+
+
+def allowed_by_lists(ctx: CheckContext) -> list[Violation]:
+    """Every chosen GPU, server, interconnect, switch, cable and storage tier is in the catalog,
+    on the instance's allow list (when given) and not on its deny list."""
+    family = "allowed_by_lists"
+    out: list[Violation] = []
+    rules = ctx.instance.constraints
+    for kind, ids in chosen_items(ctx).items():
+        known = ctx.catalog.catalog.by_id(kind)
+        lists = getattr(rules, kind)
+        for item_id in ids:
+            item = f"{kind} {item_id}"
+            if item_id not in known:
+                out.append(Violation(family=family, item=item, detail="not in the catalog"))
+            elif item_id in lists.deny:
+                out.append(Violation(family=family, item=item, detail=f"on constraints.{kind}.deny"))
+            elif lists.allow is not None and item_id not in lists.allow:
+                out.append(Violation(family=family, item=item,
+                                     detail=f"not on constraints.{kind}.allow ({', '.join(lists.allow)})"))
+    return out
+
+
+def pins_respected(ctx: CheckContext) -> list[Violation]:
+    """Every pinned decision (server, GPU, nodes, interconnect, NIC, NICs per node, tiers, leaf
+    switch, rack class, storage tier) and a pinned parallel layout take their pinned values."""
+    family = "pins_respected"
+    out: list[Violation] = []
+    d, pins = ctx.design, ctx.instance.constraints.pins
+    racks = sorted({g.rack_class for g in d.racks})
+    recorded = {
+        "server": d.server, "gpu": d.gpu, "nodes": d.nodes, "interconnect": d.interconnect, "nic": d.nic,
+        "nics_per_node": d.nics_per_node, "tiers": d.tiers, "leaf_switch": d.fabric.switch,
+        "rack_class": racks[0] if len(racks) == 1 else ", ".join(racks), "storage": d.storage.tier,
+    }
+    for name, value in recorded.items():
+        want = getattr(pins, name)
+        if want is not None and value != want:
+            out.append(Violation(family=family, item=f"constraints.pins.{name}", detail=f"pinned {want}, design has {value}"))
+    pinned = ctx.instance.workload.training.parallelism
+    if pinned != "auto":
+        p = d.parallelism
+        for name in ("tp", "pp", "zero_stage", "microbatch") + (("dp",) if pinned.dp is not None else ()):
+            if getattr(p, name) != getattr(pinned, name):
+                out.append(Violation(family=family, item=f"workload.training.parallelism.{name}",
+                                     detail=f"pinned {getattr(pinned, name)}, design has {getattr(p, name)}"))
+    return out
+
+
+def bought_items(ctx: CheckContext) -> list[str]:
+    """Ids that cost money: server, NIC (unless built in), switch, cables, rack class, storage tier."""
+    d = ctx.design
+    items = [d.server]
+    if ctx.server is None or ctx.server.builtin_compute_nics is None:
+        items.append(d.nic)
+    items += chosen_items(ctx)["switches"] + chosen_items(ctx)["cables"]
+    items += sorted({g.rack_class for g in d.racks}) + [d.storage.tier]
+    return list(dict.fromkeys(items))
+
+
+def priced_in_book(ctx: CheckContext) -> list[Violation]:
+    """Every bought item has a price in the selected price book (or an instance override)."""
+    book = ctx.catalog.price_book.id
+    return [
+        Violation(family="priced_in_book", item=item_id, detail=f"no price in {book} and no override")
+        for item_id in bought_items(ctx)
+        if ctx.catalog.price(item_id) is None
+    ]
+
+
+RULES = {
+    "allowed_by_lists": allowed_by_lists,
+    "pins_respected": pins_respected,
+    "priced_in_book": priced_in_book,
+}

@@ -1,0 +1,87 @@
+"""``topoopt check INSTANCE DESIGN_JSON``: re-verify a design with the independent checker."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from topoopt.cli.app import app
+from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, err
+
+
+@app.command(help="Re-verify DESIGN_JSON (a design.json from 'topoopt solve --out', or a bare design) "
+                  "against INSTANCE with the independent checker; exit 3 lists every violated rule. "
+             + EXIT_CODES_HELP)
+def check(
+    file: str = typer.Argument(..., metavar="INSTANCE", help="Instance YAML file, or '-' for standard input."),
+    design_file: Path = typer.Argument(..., metavar="DESIGN_JSON", help="design.json written by 'topoopt solve --out'."),
+    json_out: bool = typer.Option(False, "--json", help="Print the verdict as JSON on stdout."),
+) -> None:
+    from topoopt.catalog import CatalogError
+    from topoopt.checker import CHECKER_RULES, check_design
+    from topoopt.loader import InputError, load_instance
+
+    try:
+        loaded = load_instance(file)
+    except InputError as exc:
+        for message in exc.messages:
+            err(message)
+        raise typer.Exit(EXIT_INPUT) from None
+    design, cost, performance = read_design(design_file)
+    try:
+        violations = check_design(loaded.instance, design, cost, performance)
+    except CatalogError as exc:
+        err(f"{loaded.file}: {exc}")
+        raise typer.Exit(EXIT_INPUT) from None
+    rules = len(CHECKER_RULES)
+    if json_out:
+        typer.echo(json.dumps({
+            "ok": not violations,
+            "rules_checked": rules,
+            "violations": [v.model_dump() for v in violations],
+        }, indent=2, ensure_ascii=False))
+    elif violations:
+        typer.echo(f"design violates {len(violations)} rule(s) ({rules} rules checked):")
+        for violation in violations:
+            typer.echo(f"  {violation}")
+    else:
+        typer.echo(f"design OK: {rules} rules checked")
+    if violations:
+        raise typer.Exit(EXIT_INFEASIBLE)
+
+
+def read_design(path: Path):
+    """``(design, cost, performance)`` from a serialized SolveResult, or ``(design, None, None)``
+    from a bare Design; an unreadable file exits 2 with the reason."""
+    from pydantic import ValidationError
+
+    from topoopt.models.design import Design, SolveResult
+
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(f"{path}: cannot read: {exc}")
+    except json.JSONDecodeError as exc:
+        _fail(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}")
+    if not isinstance(data, dict):
+        _fail(f"{path}: expected a JSON object (a SolveResult or a Design)")
+    is_result = "status" in data or "design" in data
+    try:
+        if not is_result:
+            return Design.model_validate_json(text), None, None
+        result = SolveResult.model_validate_json(text)
+    except ValidationError as exc:
+        kind = "SolveResult" if is_result else "Design"
+        lines = [f"{path}: {'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in exc.errors()]
+        _fail("\n".join(lines[:20] + [f"{path}: not a valid {kind}"]))
+    if result.design is None:
+        _fail(f"{path}: the result has no design to check (status {result.status})")
+    return result.design, result.cost, result.performance
+
+
+def _fail(message: str):
+    err(message)
+    raise typer.Exit(EXIT_INPUT)
