@@ -110,6 +110,14 @@ class Switch(Sourced):
     cooling: Literal["air", "liquid"] = "air"
     role: Literal["compute", "management"] = "compute"
 
+    @field_validator("ports_per_cage", mode="before")
+    @classmethod
+    def _speed_keys_as_numbers(cls, value):
+        """Instance files quote mapping keys ("400": 2); speeds are integers in Gb/s."""
+        if isinstance(value, dict):
+            return {int(k) if isinstance(k, str) and k.isdigit() else k: v for k, v in value.items()}
+        return value
+
     def radix(self, gbps: int) -> int:
         """Logical ports at ``gbps``; 0 when the switch cannot run that speed."""
         return self.cages * self.ports_per_cage.get(gbps, 0)

@@ -152,10 +152,6 @@ class DesignModel:
             if f.tiers == 0:
                 for var in (v.leaves, v.leaves_per_rail, v.spines, v.cores, v.pods, v.links["node-leaf"]):
                     m.add(var == 0).only_enforce_if(lit)
-            elif f.speed_key in v.use_speed:
-                m.add_implication(lit, v.use_speed[f.speed_key])
-            else:
-                m.add(lit == 0)
             m.add(v.switches_of[f.switch.id] == v.leaves + v.spines + v.cores).only_enforce_if(lit)
             if f.tiers == 1:
                 m.add(v.leaves == 1).only_enforce_if(lit)
@@ -301,10 +297,20 @@ class DesignModel:
         return
 
     def _nic_supports_interconnect(self) -> None:
-        # NIC-interconnect pairs come from the NIC's list; the fabric's protocol and speed must equal
-        # the node configuration's (use_speed links them) — enforced unconditionally in
-        # _definitions because a mismatched pair has no physical meaning.
-        return
+        """The fabric's switches run the node configuration's protocol at its speed.
+
+        NIC-interconnect pairs come from the NIC's own list; ``use_speed`` ties the chosen node
+        configuration's (protocol, Gb/s) to the chosen fabric option's.
+        """
+        v = self.v
+        for f in self.options.fabrics:
+            if f.tiers == 0:
+                continue
+            if f.speed_key in v.use_speed:
+                self.m.add_implication(v.use_fo[f.index], v.use_speed[f.speed_key]).only_enforce_if(
+                    self.assumption["nic_supports_interconnect"])
+            else:
+                self.forbid("nic_supports_interconnect", v.use_fo[f.index])
 
     def _link_speed(self) -> None:
         # The link speed is the interconnect's speed, which both ends support by construction.
