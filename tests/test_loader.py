@@ -9,16 +9,8 @@ import textwrap
 
 import pytest
 
-from topoopt.loader import (
-    KEY,
-    MAX_INSTANCE_BYTES,
-    InputError,
-    LoadedInstance,
-    dotted,
-    load_instance,
-    parse_yaml,
-    resolve_scalar,
-)
+from topoopt.loader import InputError, LoadedInstance, load_instance
+from topoopt.safe_yaml import KEY, MAX_INSTANCE_BYTES, dotted, parse_yaml, resolve_scalar
 
 GOOD = """\
 name: unit

@@ -1,80 +1,47 @@
 """Safe, located loading of instance files: YAML text -> validated :class:`Instance`.
 
-Three passes, each reporting every problem it finds with ``file:line:column: field.path: message``:
+Three passes, each reporting every problem it finds as ``file:line:column: field.path: message``:
 
-1. **Safe YAML.** The text is read as libyaml *events* (never composed by PyYAML's constructors),
-   and the data tree is built here, recording the position of every key and value. Anchors and
-   aliases (alias bombs), merge keys, tags other than the plain YAML core ones, duplicate keys,
-   non-string keys, multi-document streams, empty documents, a non-mapping top level, nesting
-   deeper than :data:`MAX_NESTING_DEPTH`, files over :data:`MAX_INSTANCE_BYTES` and non-UTF-8 or
-   binary input are refused. Plain scalars follow the YAML 1.2 core schema, as editors do: only
-   ``true``/``false`` are booleans (``yes``, ``no``, ``on`` stay strings), ``1e3`` is a float,
-   ``22:22`` is a string and ``0777`` is 777.
-2. **Schema.** :meth:`Instance.model_validate` (strict); every pydantic error is mapped back to the
+1. **Safe YAML** (:mod:`topoopt.safe_yaml`): untrusted text becomes plain data plus the position
+   of every key and value; anchors/aliases, merge keys, custom tags, duplicate keys, oversized,
+   binary or multi-document input are refused; scalars follow YAML 1.2.
+2. **Schema:** :meth:`Instance.model_validate` (strict); every pydantic error is mapped back to the
    line and column of the offending value (an unknown key points at the key itself).
-3. **References.** Ids are checked against the resolved catalog: price book, model preset,
-   allow/deny lists, pins, rack classes, price overrides, and the ids inside added catalog items;
-   the budget's currency and basis must match the price book's.
+3. **References** (:mod:`topoopt.references`): ids are checked against the resolved catalog, and
+   the budget's currency and basis against the price book.
 
 This module never imports the solver (ortools): validation stays cheap for embedding tools.
 """
 
 from __future__ import annotations
 
-import difflib
 import hashlib
-import math
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from topoopt.models.instance import Instance
-
-MAX_INSTANCE_BYTES = 5_000_000
-"""Largest instance file accepted, in bytes. Real instances are a few kB; the cap bounds memory."""
-
-MAX_NESTING_DEPTH = 32
-"""Deepest mapping/sequence nesting accepted. The schema itself is at most 7 levels deep."""
-
-MAX_MESSAGES = 100
-"""Stop collecting after this many messages, so a garbage file gives a readable report."""
-
-STDIN_NAME = "<stdin>"
-
-_LIBYAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_TAG_PREFIX = "tag:yaml.org,2002:"
-_SCALAR_TAGS = {_TAG_PREFIX + name for name in ("str", "int", "float", "bool", "null")}
-
-
-class _KeyMark:
-    """Path suffix under which a mapping key's own position is stored in ``positions``."""
-
-    def __repr__(self) -> str:
-        return "KEY"
-
-
-KEY = _KeyMark()
-"""``positions[path + (KEY,)]`` is the (line, column) of the key whose value is at ``path``."""
-
-Path_ = tuple[str | int, ...]
-Position = tuple[int, int]
-
-
-class InputError(Exception):
-    """An instance file that cannot be used; ``messages`` holds every problem found.
-
-    Each message reads ``file:line:column: field.path: message`` (only a file that cannot be
-    opened at all reads ``file: message``).
-    """
-
-    def __init__(self, messages: list[str]):
-        super().__init__("\n".join(messages))
-        self.messages = list(messages)
+from topoopt.references import check_references
+from topoopt.safe_yaml import (
+    KEY,
+    MAX_INSTANCE_BYTES,
+    MAX_NESTING_DEPTH,
+    STDIN_NAME,
+    InputError,
+    Path_,
+    Position,
+    as_path,
+    dotted,
+    encode_text,
+    format_messages,
+    locate,
+    looks_numeric,
+    parse_yaml,
+    read_source,
+    show_value,
+)
 
 
 @dataclass(frozen=True)
@@ -88,7 +55,7 @@ class LoadedInstance:
 
     def locate(self, path: Path_ | str) -> Position:
         """(line, column), 1-based, of the value at ``path`` or of its nearest ancestor in the file."""
-        return _locate(_as_path(path), self.positions)
+        return locate(as_path(path), self.positions)
 
     def where(self, path: Path_ | str) -> str:
         """``file:line:col`` of a field, e.g. ``where(("budget", "max"))`` -> ``"instance.yaml:12:8"``.
@@ -108,397 +75,13 @@ def load_instance(source: str | Path, *, text: str | None = None) -> LoadedInsta
     that string is parsed and ``source`` only names it in messages.
     """
     file = STDIN_NAME if str(source) == "-" else str(source)
-    raw = _read_source(source, file) if text is None else _encode_text(text, file)
+    raw = read_source(source, file) if text is None else encode_text(text, file)
     data, positions = parse_yaml(raw, file)
     instance = _validate_schema(data, positions, file)
     problems = check_references(instance)
     if problems:
-        raise InputError(_format_all(problems, positions, file))
+        raise InputError(format_messages(problems, positions, file))
     return LoadedInstance(instance=instance, file=file, positions=positions, sha256=hashlib.sha256(raw).hexdigest())
-
-
-# --------------------------------------------------------------------------------------------
-# Reading bytes
-
-
-def _read_source(source: str | Path, file: str) -> bytes:
-    """The raw bytes, reading at most one byte past the cap (a FIFO or /dev/zero cannot hang us)."""
-    try:
-        if str(source) == "-":
-            stream = getattr(sys.stdin, "buffer", None)
-            data = stream.read(MAX_INSTANCE_BYTES + 1) if stream is not None else sys.stdin.read().encode()
-        else:
-            with open(source, "rb") as handle:
-                data = handle.read(MAX_INSTANCE_BYTES + 1)
-    except IsADirectoryError:
-        raise InputError([f"{file}: is a directory, not an instance file"]) from None
-    except OSError as exc:
-        raise InputError([f"{file}: cannot read: {exc.strerror or exc}"]) from None
-    return data
-
-
-def _encode_text(text: str, file: str) -> bytes:
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError as exc:  # lone surrogates smuggled in a str
-        raise InputError([f"{file}:1:1: <root>: text is not valid Unicode ({exc.reason})"]) from None
-
-
-def _decode(raw: bytes, file: str) -> str:
-    """UTF-8 text (a BOM is allowed); binary input and control characters are refused, located."""
-    if len(raw) > MAX_INSTANCE_BYTES:
-        raise InputError([f"{file}:1:1: <root>: file is larger than the {MAX_INSTANCE_BYTES:,}-byte limit for instances"])
-    body = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is harmless
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        prefix = body[: exc.start].decode("utf-8", errors="replace")
-        line, column = _line_col(prefix, len(prefix))
-        problem = f"not UTF-8 text (byte 0x{body[exc.start]:02x}); instance files must be UTF-8"
-        raise InputError([_located(body.decode("utf-8", errors="replace"), file, line, column, problem)]) from None
-    # libyaml refuses these too, but less clearly ("special characters are not allowed").
-    match = _CONTROL.search(text)
-    if match:
-        line, column = _line_col(text, match.start())
-        name = "NUL byte" if match.group() == "\x00" else f"control character U+{ord(match.group()):04X}"
-        raise InputError([_located(text, file, line, column, f"{name} found; instance files must be plain text")])
-    return text
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
-def _located(text: str, file: str, line: int, column: int, problem: str) -> str:
-    """A message for a bad character, naming the field it sits in when the rest of the text parses."""
-    return f"{file}:{line}:{column}: {dotted(_path_before(text, line, column))}: {problem}"
-
-
-def _path_before(text: str, line: int, column: int) -> Path_:
-    """The path of the last key or value that starts at or before (line, column); () if none."""
-    builder = _TreeBuilder("", text)
-    try:
-        for event in yaml.parse(_CONTROL.sub(" ", text), Loader=_LIBYAML_LOADER):
-            builder.feed(event)
-    except (yaml.YAMLError, _TooMany):
-        pass
-    best: tuple[Position, int, Path_] = ((0, 0), 0, ())
-    for path, position in builder.positions.items():
-        if path and path[-1] is KEY:
-            path = path[:-1]
-        if position <= (line, column):
-            best = max(best, (position, len(path), path), key=lambda item: item[:2])
-    return best[2]
-
-
-def _line_col(buffer: bytes | str, offset: int) -> Position:
-    newline = b"\n" if isinstance(buffer, bytes) else "\n"
-    line = buffer.count(newline, 0, offset) + 1
-    column = offset - (buffer.rfind(newline, 0, offset) + 1) + 1
-    return line, column
-
-
-# --------------------------------------------------------------------------------------------
-# Safe YAML -> plain data + positions
-
-
-def parse_yaml(raw: bytes, file: str) -> tuple[dict, dict]:
-    """Parse one YAML mapping from ``raw``; return ``(data, positions)`` or raise InputError.
-
-    ``positions[path]`` is the 1-based (line, column) of the value at ``path`` and
-    ``positions[path + (KEY,)]`` that of its key. The tree is built from libyaml's event stream
-    without recursion, so nesting depth is bounded by our own check, not by the C stack.
-    """
-    text = _decode(raw, file)
-    builder = _TreeBuilder(file, text)
-    try:
-        for event in yaml.parse(text, Loader=_LIBYAML_LOADER):
-            builder.feed(event)
-    except yaml.YAMLError as exc:
-        builder.syntax_error(exc)
-    except _TooMany:
-        pass
-    return builder.finish()
-
-
-class _TooMany(Exception):
-    """Raised internally once MAX_MESSAGES is reached, or on a fatal structural problem."""
-
-
-@dataclass
-class _Frame:
-    """An open mapping or sequence while events stream in."""
-
-    container: dict | list | None  # None: the document level (expects one root node)
-    path: Path_
-    discard: bool = False  # a subtree we have already reported (dup key, complex key)
-    key: str | None = None  # a mapping's pending key
-    key_pending: bool = False
-    key_lines: dict = field(default_factory=dict)
-
-
-class _TreeBuilder:
-    """Turns parser events into dicts/lists/scalars, collecting every policy violation."""
-
-    def __init__(self, file: str, text: str):
-        self.file = file
-        self.text = text
-        self.messages: list[str] = []
-        self.positions: dict = {}
-        self.stack: list[_Frame] = []
-        self.root: Any = None
-        self.documents = 0
-        self.root_position: Position = (1, 1)
-
-    # -- reporting ------------------------------------------------------------------------
-
-    def error(self, mark: Any, path: Path_, message: str, *, fatal: bool = False) -> None:
-        self.messages.append(f"{self.file}:{mark.line + 1}:{mark.column + 1}: {dotted(path)}: {message}")
-        if len(self.messages) >= MAX_MESSAGES:
-            self.messages.append(f"{self.file}:{mark.line + 1}:{mark.column + 1}: {dotted(path)}: "
-                                 f"stopped after {MAX_MESSAGES} problems")
-            raise _TooMany
-        if fatal:
-            raise _TooMany
-
-    def syntax_error(self, exc: yaml.YAMLError) -> None:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None) or yaml.Mark("", 0, 0, 0, None, None)
-        problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc)
-        if "tab" in problem or _char_at(self.text, mark.line, mark.column) == "\t":
-            problem += " (found a tab: indent with spaces, YAML does not allow tabs there)"
-        path: Path_ = ()
-        if self.stack:
-            frame = self.stack[-1]
-            # A key whose value never arrived: the problem is in that value.
-            pending = isinstance(frame.container, dict) and frame.key_pending and frame.key is not None
-            path = frame.path + (frame.key,) if pending else frame.path
-        self.messages.append(f"{self.file}:{mark.line + 1}:{mark.column + 1}: {dotted(path)}: YAML syntax error: {problem}")
-
-    def finish(self) -> tuple[dict, dict]:
-        if not self.messages:
-            where = f"{self.file}:{self.root_position[0]}:{self.root_position[1]}: <root>:"
-            if self.documents == 0:
-                self.messages.append(f"{self.file}:1:1: <root>: the file is empty (no YAML document)")
-            elif self.root is None:
-                self.messages.append(f"{where} the document is empty; an instance is a mapping of fields")
-            elif not isinstance(self.root, dict):
-                kind = "a list" if isinstance(self.root, list) else f"the value {self.root!r}"
-                self.messages.append(f"{where} the top level must be a mapping of instance fields, not {kind}")
-        if self.messages:
-            raise InputError(self.messages)
-        return self.root, self.positions
-
-    # -- events ---------------------------------------------------------------------------
-
-    def feed(self, event: yaml.Event) -> None:
-        if isinstance(event, yaml.DocumentStartEvent):
-            self.documents += 1
-            if self.documents > 1:
-                self.error(event.start_mark, (), "more than one YAML document ('---'); put one instance per file", fatal=True)
-            self.stack.append(_Frame(container=None, path=()))
-        elif isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            self._node(event)
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent, yaml.DocumentEndEvent)):
-            self.stack.pop()
-
-    def _node(self, event: Any) -> None:
-        frame = self.stack[-1]
-        if isinstance(frame.container, dict) and not frame.key_pending:
-            self._key(event, frame)
-            return
-        if isinstance(frame.container, list):
-            path = frame.path + (len(frame.container),)
-        elif isinstance(frame.container, dict):
-            path = frame.path + (frame.key,) if frame.key is not None else frame.path
-        else:
-            path = ()
-        discard = frame.discard or (isinstance(frame.container, dict) and frame.key is None)
-        value = self._value(event, path, discard)
-        if isinstance(frame.container, dict):
-            frame.key_pending = False
-        if discard:
-            return
-        if isinstance(frame.container, list):
-            frame.container.append(value)
-        elif isinstance(frame.container, dict):
-            frame.container[frame.key] = value
-        else:
-            self.root = value
-            self.root_position = (event.start_mark.line + 1, event.start_mark.column + 1)
-
-    def _key(self, event: Any, frame: _Frame) -> None:
-        """A mapping key: a plain or quoted string, unique within its mapping."""
-        frame.key_pending, frame.key = True, None
-        if isinstance(event, yaml.AliasEvent):
-            self.error(event.start_mark, frame.path, "YAML aliases (*name) are not allowed")
-            return
-        if not isinstance(event, yaml.ScalarEvent):
-            self.error(event.start_mark, frame.path, "complex mapping keys ('? ...') are not allowed")
-            self._open(event, frame.path, discard=True)
-            return
-        if event.anchor is not None:
-            self.error(event.start_mark, frame.path, f"YAML anchors (&{event.anchor}) are not allowed")
-        if event.value == "<<" and event.tag is None and event.implicit[0]:
-            self.error(event.start_mark, frame.path, "YAML merge keys (<<) are not allowed; write the fields out")
-            return
-        key = self._scalar(event, frame.path)
-        if not isinstance(key, str):
-            self.error(event.start_mark, frame.path, f"mapping keys must be strings, got {_show_input(key)}; quote it: \"{event.value}\"")
-            return
-        if frame.discard:
-            frame.key = key
-            return
-        if key in frame.key_lines:
-            self.error(
-                event.start_mark,
-                frame.path + (key,),
-                f"duplicate key {key!r} (first defined at line {frame.key_lines[key]}); the second value is ignored",
-            )
-            return
-        frame.key = key
-        frame.key_lines[key] = event.start_mark.line + 1
-        self.positions[frame.path + (key, KEY)] = (event.start_mark.line + 1, event.start_mark.column + 1)
-
-    def _value(self, event: Any, path: Path_, discard: bool) -> Any:
-        if not discard:
-            self.positions[path] = (event.start_mark.line + 1, event.start_mark.column + 1)
-        if isinstance(event, yaml.AliasEvent):
-            self.error(event.start_mark, path, f"YAML aliases (*{event.anchor}) are not allowed; repeat the value instead")
-            return None
-        if event.anchor is not None:
-            self.error(event.start_mark, path, f"YAML anchors (&{event.anchor}) are not allowed")
-        if isinstance(event, yaml.ScalarEvent):
-            return self._scalar(event, path)
-        return self._open(event, path, discard)
-
-    def _open(self, event: Any, path: Path_, discard: bool) -> dict | list:
-        """Start a mapping or sequence; its items arrive as later events."""
-        expected = _TAG_PREFIX + ("map" if isinstance(event, yaml.MappingStartEvent) else "seq")
-        if event.tag is not None and event.tag != expected:
-            self.error(event.start_mark, path, f"YAML tag {_show_tag(event.tag)} is not allowed here")
-        if len(self.stack) > MAX_NESTING_DEPTH:
-            self.error(event.start_mark, path, f"nesting deeper than {MAX_NESTING_DEPTH} levels", fatal=True)
-        container: dict | list = {} if isinstance(event, yaml.MappingStartEvent) else []
-        self.stack.append(_Frame(container=container, path=path, discard=discard))
-        return container
-
-    def _scalar(self, event: yaml.ScalarEvent, path: Path_) -> Any:
-        """YAML 1.2 core-schema typing; quoted and block scalars are always strings."""
-        tag, value = event.tag, event.value
-        if tag is not None and tag not in _SCALAR_TAGS:
-            self.error(event.start_mark, path, f"YAML tag {_show_tag(tag)} is not allowed")
-            return None
-        plain = tag is None and event.implicit[0]
-        if tag is None and not plain:
-            return value
-        kind = tag.removeprefix(_TAG_PREFIX) if tag else None
-        try:
-            return resolve_scalar(value, kind)
-        except ValueError as exc:
-            self.error(event.start_mark, path, str(exc))
-            return None
-
-
-_NULLS = {"", "~", "null", "Null", "NULL"}
-_TRUES = {"true", "True", "TRUE"}
-_FALSES = {"false", "False", "FALSE"}
-_INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
-_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
-_NON_FINITE = re.compile(r"[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)")
-
-
-def resolve_scalar(value: str, kind: str | None = None) -> Any:
-    """Type a plain scalar by the YAML 1.2 core schema, or check it against an explicit tag.
-
-    ``kind`` is None for an untagged plain scalar, else one of str/int/float/bool/null. Raises
-    ValueError for a value the tag does not admit and for non-finite numbers (``.inf``, ``.nan``),
-    which no instance field means.
-
-    >>> [resolve_scalar(v) for v in ("no", "on", "1e3", "22:22", "0777", "true", "~")]
-    ['no', 'on', 1000.0, '22:22', 777, True, None]
-    """
-    if kind == "str":
-        return value
-    if kind in (None, "null") and value in _NULLS:
-        return None
-    if kind in (None, "bool") and value in _TRUES | _FALSES:
-        return value in _TRUES
-    if kind in (None, "int", "float") and _INT.fullmatch(value):
-        number = _int(value)
-        return float(number) if kind == "float" else number
-    if kind in (None, "float") and _FLOAT.fullmatch(value):
-        number = float(value)
-        if not math.isfinite(number):
-            raise ValueError(f"number {value!r} is out of range")
-        return number
-    if kind in (None, "float") and _NON_FINITE.fullmatch(value):
-        raise ValueError(f"non-finite number {value!r} is not allowed")
-    if kind is None:
-        return value
-    raise ValueError(f"{value!r} is not a valid !!{kind}")
-
-
-def _int(value: str) -> int:
-    try:
-        if value.startswith("0o"):
-            return int(value[2:], 8)
-        if value.startswith("0x"):
-            return int(value[2:], 16)
-        return int(value, 10)  # YAML 1.2: a leading zero is not octal
-    except ValueError:  # Python refuses int strings over 4300 digits
-        raise ValueError(f"integer with {len(value)} digits is out of range") from None
-
-
-def _char_at(text: str, line: int, column: int) -> str:
-    """The character at a 0-based (line, column) of ``text``, or '' past its end."""
-    lines = text.split("\n", line + 1)
-    return lines[line][column : column + 1] if line < len(lines) else ""
-
-
-def _show_tag(tag: str) -> str:
-    return "!!" + tag.removeprefix(_TAG_PREFIX) if tag.startswith(_TAG_PREFIX) else repr(tag)
-
-
-# --------------------------------------------------------------------------------------------
-# Paths and positions
-
-
-def dotted(path: Path_) -> str:
-    """``("constraints", "gpus", "allow", 1)`` -> ``"constraints.gpus.allow[1]"``; ``()`` -> ``"<root>"``."""
-    out = ""
-    for part in path:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out or "<root>"
-
-
-def _as_path(path: Path_ | str) -> Path_:
-    if not isinstance(path, str):
-        return tuple(path)
-    parts: list[str | int] = []
-    for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", path):
-        parts.append(int(index) if index else name)
-    return tuple(parts)
-
-
-def _locate(path: Path_, positions: dict, *, key: bool = False) -> Position:
-    """Position of ``path`` (its key's with ``key=True``) or of its nearest ancestor present."""
-    for end in range(len(path), -1, -1):
-        prefix = path[:end]
-        if key and end == len(path) and prefix + (KEY,) in positions:
-            return positions[prefix + (KEY,)]
-        if prefix in positions:
-            return positions[prefix]
-    return (1, 1)
-
-
-def _format_all(problems: list[tuple[Path_, str]], positions: dict, file: str, *, key: bool = False) -> list[str]:
-    out = []
-    for path, message in problems:
-        line, column = _locate(path, positions, key=key)
-        out.append(f"{file}:{line}:{column}: {dotted(path)}: {message}")
-    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -545,7 +128,7 @@ def schema_messages(exc: ValidationError, positions: dict, file: str) -> list[st
         path, _, display = located[index]
         # Unknown keys, missing fields and whole-mapping problems point at the key that names them.
         at_key = err["type"] in ("extra_forbidden", "missing") or isinstance(err.get("input"), (dict, list))
-        line, column = _locate(path, positions, key=at_key)
+        line, column = locate(path, positions, key=at_key)
         message = merged.get(index) or err["msg"]
         out.append(((line, column), f"{file}:{line}:{column}: {dotted(display)}: {_explain(err, message)}"))
     return [text for _, text in sorted(out, key=lambda item: item[0])]
@@ -587,10 +170,9 @@ def _explain(err: dict, message: str) -> str:
         return "unknown field (not part of the instance format; check the spelling)"
     if kind == "missing":
         return "required field is missing"
-    shown = _show_input(value)
+    shown = show_value(value)
     if kind in ("int_type", "float_type", "int_from_float") and isinstance(value, str):
-        compact = value.replace("_", "").replace(",", "").replace(" ", "")
-        if _INT.fullmatch(compact) or _FLOAT.fullmatch(compact):
+        if looks_numeric(value):
             return f"{message}, got the string {shown}; write numbers without quotes, underscores or commas (e.g. 15e12)"
         return f"{message}, got the string {shown}"
     if kind in ("int_type", "float_type") and isinstance(value, bool):
@@ -602,135 +184,15 @@ def _explain(err: dict, message: str) -> str:
     return message
 
 
-def _show_input(value: Any) -> str | None:
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-# --------------------------------------------------------------------------------------------
-# References against the catalog
-
-
-def check_references(instance: Instance) -> list[tuple[Path_, str]]:
-    """Every id the instance names must exist in its resolved catalog; budget terms must match.
-
-    Returns ``(path, message)`` pairs; empty when all references resolve.
-    """
-    from topoopt.catalog import load_builtin_catalog, resolve_catalog
-
-    problems: list[tuple[Path_, str]] = []
-    books = {book.id: book for book in load_builtin_catalog().price_books}
-    book_id = instance.catalog.price_book
-    if book_id not in books:
-        problems.append((("catalog", "price_book"), _unknown("price book", book_id, books)))
-        if not books:
-            return problems
-        # Resolve against any book so the remaining ids can still be checked in the same run.
-        substitute = instance.catalog.model_copy(update={"price_book": sorted(books)[0]})
-        resolved = resolve_catalog(instance.model_copy(update={"catalog": substitute}))
-    else:
-        resolved = resolve_catalog(instance)
-        book = resolved.price_book
-        if instance.budget.currency != book.currency:
-            problems.append((("budget", "currency"), f"{instance.budget.currency!r} does not match price book "
-                             f"{book.id!r}, which is in {book.currency}"))
-        if instance.budget.basis != book.basis:
-            problems.append((("budget", "basis"), f"{instance.budget.basis!r} does not match price book "
-                             f"{book.id!r}, whose prices are {book.basis}"))
-    ids = {kind: resolved.catalog.by_id(kind) for kind in _KIND_NOUNS}
-
-    def check(path: Path_, kind: str, item_id: str) -> None:
-        if item_id not in ids[kind]:
-            problems.append((path, _unknown(_KIND_NOUNS[kind], item_id, ids[kind], ids)))
-
-    model = instance.workload.model
-    if isinstance(model, str):
-        check(("workload", "model"), "models", model)
-    for kind in ("gpus", "servers", "interconnects", "switches", "cables", "storage"):
-        rule = getattr(instance.constraints, kind)
-        for i, item_id in enumerate(rule.allow or []):
-            check(("constraints", kind, "allow", i), kind, item_id)
-        for i, item_id in enumerate(rule.deny):
-            check(("constraints", kind, "deny", i), kind, item_id)
-    pins = instance.constraints.pins
-    for name, kind in _PIN_KINDS.items():
-        value = getattr(pins, name)
-        if value is not None:
-            check(("constraints", "pins", name), kind, value)
-    for i, rack in enumerate(instance.site.rack_classes or []):
-        check(("site", "rack_classes", i), "racks", rack)
-    every_id = {item_id for table in ids.values() for item_id in table}
-    for item_id in instance.catalog.prices:
-        if item_id not in every_id:
-            problems.append((("catalog", "prices", item_id), _unknown("catalog item", item_id, every_id)))
-    added = instance.catalog.add
-    for i, server in enumerate(added.servers):
-        check(("catalog", "add", "servers", i, "gpu"), "gpus", server.gpu)
-        for j, nic in enumerate(server.nic_options):
-            check(("catalog", "add", "servers", i, "nic_options", j), "nics", nic)
-        if server.builtin_compute_nics is not None:
-            check(("catalog", "add", "servers", i, "builtin_compute_nics", "nic"), "nics", server.builtin_compute_nics.nic)
-    for i, nic in enumerate(added.nics):
-        for j, tech in enumerate(nic.interconnects):
-            check(("catalog", "add", "nics", i, "interconnects", j), "interconnects", tech)
-    return problems
-
-
-_KIND_NOUNS = {
-    "gpus": "GPU",
-    "servers": "server",
-    "nics": "NIC",
-    "interconnects": "interconnect",
-    "switches": "switch",
-    "cables": "cable",
-    "racks": "rack class",
-    "storage": "storage tier",
-    "models": "model preset",
-}
-
-_PIN_KINDS = {
-    "gpu": "gpus",
-    "server": "servers",
-    "interconnect": "interconnects",
-    "nic": "nics",
-    "leaf_switch": "switches",
-    "rack_class": "racks",
-    "storage": "storage",
-}
-
-
-def _unknown(noun: str, item_id: str, known: Any, all_kinds: dict | None = None) -> str:
-    """'unknown GPU id 'h100'; did you mean 'h100-sxm'?' plus where the id does exist."""
-    message = f"unknown {noun} id {item_id!r}"
-    other = [_KIND_NOUNS[k] for k, table in (all_kinds or {}).items() if item_id in table]
-    if other:
-        return f"{message}; {item_id!r} is a {other[0]} id"
-    close = difflib.get_close_matches(item_id, list(known), n=3, cutoff=0.6)
-    if close:
-        return f"{message}; did you mean {' or '.join(repr(c) for c in close)}?"
-    names = sorted(known)
-    if names and len(names) <= 30:
-        return f"{message}; expected one of {', '.join(names)}"
-    return message
-
 
 __all__ = [
-    "InputError",
     "KEY",
-    "LoadedInstance",
     "MAX_INSTANCE_BYTES",
     "MAX_NESTING_DEPTH",
+    "InputError",
+    "LoadedInstance",
     "check_references",
     "dotted",
     "load_instance",
-    "parse_yaml",
-    "resolve_scalar",
+    "schema_messages",
 ]

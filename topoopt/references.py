@@ -1,0 +1,124 @@
+"""Catalog references in an instance: every id it names must exist, and the budget must match the book.
+
+Checked against the catalog the instance actually sees (built-in plus ``catalog.add``, see
+:func:`topoopt.catalog.resolve_catalog`): the price book, the model preset, allow/deny lists,
+pins, ``site.rack_classes``, price overrides, and the ids inside added servers and NICs. The
+budget's currency and basis must equal the price book's, since every price is compared with it.
+Each problem is a ``(field path, message)`` pair, so the loader can locate it in the file.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from topoopt.models.instance import Instance
+
+Path_ = tuple[str | int, ...]
+
+
+def check_references(instance: Instance) -> list[tuple[Path_, str]]:
+    """Every id the instance names must exist in its resolved catalog; budget terms must match.
+
+    Returns ``(path, message)`` pairs; empty when all references resolve.
+    """
+    from topoopt.catalog import load_builtin_catalog, resolve_catalog
+
+    problems: list[tuple[Path_, str]] = []
+    books = {book.id: book for book in load_builtin_catalog().price_books}
+    book_id = instance.catalog.price_book
+    if book_id not in books:
+        problems.append((("catalog", "price_book"), _unknown("price book", book_id, books)))
+        if not books:
+            return problems
+        # Resolve against any book so the remaining ids can still be checked in the same run.
+        substitute = instance.catalog.model_copy(update={"price_book": sorted(books)[0]})
+        resolved = resolve_catalog(instance.model_copy(update={"catalog": substitute}))
+    else:
+        resolved = resolve_catalog(instance)
+        book = resolved.price_book
+        if instance.budget.currency != book.currency:
+            problems.append((("budget", "currency"), f"{instance.budget.currency!r} does not match price book "
+                             f"{book.id!r}, which is in {book.currency}"))
+        if instance.budget.basis != book.basis:
+            problems.append((("budget", "basis"), f"{instance.budget.basis!r} does not match price book "
+                             f"{book.id!r}, whose prices are {book.basis}"))
+    ids = {kind: resolved.catalog.by_id(kind) for kind in _KIND_NOUNS}
+
+    def check(path: Path_, kind: str, item_id: str) -> None:
+        if item_id not in ids[kind]:
+            problems.append((path, _unknown(_KIND_NOUNS[kind], item_id, ids[kind], ids)))
+
+    model = instance.workload.model
+    if isinstance(model, str):
+        check(("workload", "model"), "models", model)
+    for kind in ("gpus", "servers", "interconnects", "switches", "cables", "storage"):
+        rule = getattr(instance.constraints, kind)
+        for i, item_id in enumerate(rule.allow or []):
+            check(("constraints", kind, "allow", i), kind, item_id)
+        for i, item_id in enumerate(rule.deny):
+            check(("constraints", kind, "deny", i), kind, item_id)
+    pins = instance.constraints.pins
+    for name, kind in _PIN_KINDS.items():
+        value = getattr(pins, name)
+        if value is not None:
+            check(("constraints", "pins", name), kind, value)
+    for i, rack in enumerate(instance.site.rack_classes or []):
+        check(("site", "rack_classes", i), "racks", rack)
+    every_id = {item_id for table in ids.values() for item_id in table}
+    for item_id in instance.catalog.prices:
+        if item_id not in every_id:
+            problems.append((("catalog", "prices", item_id), _unknown("catalog item", item_id, every_id)))
+    added = instance.catalog.add
+    for i, server in enumerate(added.servers):
+        check(("catalog", "add", "servers", i, "gpu"), "gpus", server.gpu)
+        for j, nic in enumerate(server.nic_options):
+            check(("catalog", "add", "servers", i, "nic_options", j), "nics", nic)
+        if server.builtin_compute_nics is not None:
+            check(("catalog", "add", "servers", i, "builtin_compute_nics", "nic"), "nics", server.builtin_compute_nics.nic)
+    for i, nic in enumerate(added.nics):
+        for j, tech in enumerate(nic.interconnects):
+            check(("catalog", "add", "nics", i, "interconnects", j), "interconnects", tech)
+    return problems
+
+
+_KIND_NOUNS = {
+    "gpus": "GPU",
+    "servers": "server",
+    "nics": "NIC",
+    "interconnects": "interconnect",
+    "switches": "switch",
+    "cables": "cable",
+    "racks": "rack class",
+    "storage": "storage tier",
+    "models": "model preset",
+}
+
+_PIN_KINDS = {
+    "gpu": "gpus",
+    "server": "servers",
+    "interconnect": "interconnects",
+    "nic": "nics",
+    "leaf_switch": "switches",
+    "rack_class": "racks",
+    "storage": "storage",
+}
+
+
+def _unknown(noun: str, item_id: str, known: Any, all_kinds: dict | None = None) -> str:
+    """'unknown GPU id 'h100'; did you mean 'h100-sxm'?' plus where the id does exist."""
+    message = f"unknown {noun} id {item_id!r}"
+    other = [_KIND_NOUNS[k] for k, table in (all_kinds or {}).items() if item_id in table]
+    if other:
+        article = "an" if other[0][0] in "aeiouAEIOU" else "a"
+        return f"{message}; {item_id!r} is {article} {other[0]} id"
+    close = difflib.get_close_matches(item_id, list(known), n=3, cutoff=0.6)
+    if close:
+        return f"{message}; did you mean {' or '.join(repr(c) for c in close)}?"
+    names = sorted(known)
+    if names and len(names) <= 30:
+        return f"{message}; expected one of {', '.join(names)}"
+    return message
+
+
+__all__ = ["check_references"]
