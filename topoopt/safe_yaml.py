@@ -284,7 +284,7 @@ class _TreeBuilder:
         """A mapping key: a plain or quoted string, unique within its mapping."""
         frame.key_pending, frame.key = True, None
         if isinstance(event, yaml.AliasEvent):
-            self.error(event.start_mark, frame.path, "YAML aliases (*name) are not allowed")
+            self.error(event.start_mark, frame.path, f"YAML aliases (*{event.anchor}) are not allowed")
             return
         if not isinstance(event, yaml.ScalarEvent):
             self.error(event.start_mark, frame.path, "complex mapping keys ('? ...') are not allowed")
