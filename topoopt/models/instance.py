@@ -29,9 +29,14 @@ class PinnedParallelism(Record):
 
     tp: int = Field(ge=1, le=64, description="Tensor-parallel degree.")
     pp: int = Field(ge=1, le=512, description="Pipeline-parallel degree.")
-    dp: int | None = Field(None, ge=1, description="Data-parallel degree; None = all remaining GPUs.")
+    dp: int | None = Field(
+        None, ge=1, description="Data-parallel degree; None = the best degree up to all remaining GPUs."
+    )
     zero_stage: Literal[0, 1, 2, 3] = Field(1, description="ZeRO / FSDP sharding stage.")
     microbatch: int = Field(1, ge=1, le=1024, description="Micro-batch size in sequences.")
+    virtual_stages: int = Field(
+        1, ge=1, le=64, description="Interleaved pipeline chunks per stage (Megatron virtual pipeline); 1 = plain 1F1B."
+    )
 
 
 class Training(Record):
@@ -47,6 +52,11 @@ class Training(Record):
     )
     activation_recompute: Literal["none", "selective", "full"] = Field(
         "selective", description="Activation recomputation policy."
+    )
+    attention: Literal["flash", "materialized"] = Field(
+        "flash",
+        description="Attention kernel: fused FlashAttention-style (never stores the s x s scores) or "
+        "materialized scores (softmax and dropout over heads x s x s elements per sequence and layer).",
     )
 
 

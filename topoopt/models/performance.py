@@ -17,6 +17,7 @@ class Parallelism(Record):
     dp: int = Field(ge=1)
     zero_stage: Literal[0, 1, 2, 3]
     microbatch: int = Field(ge=1)
+    virtual_stages: int = Field(1, ge=1, description="Interleaved pipeline chunks per stage; 1 = plain 1F1B.")
 
 
 class MemoryBreakdown(Record):
