@@ -62,16 +62,17 @@ def _groups(ctx: CheckContext, family: str, count: int, ports_used: int, links: 
 
 def leaf_ports_cover_endpoints(ctx: CheckContext) -> list[Violation]:
     """One switch holds every node port (``E ≤ k``), or ``ceil(n/d)`` leaves per rail do, and no
-    leaf uses more than ``k`` ports; rails > 1 make the fabric rail-optimized."""
+    leaf uses more than ``k`` ports; rails > 1 make a multi-tier fabric rail-optimized."""
     family = "leaf_ports_cover_endpoints"
     out: list[Violation] = []
     d, f = ctx.design, ctx.design.fabric
     _field(out, family, "tiers", d.tiers, f.tiers, "design.tiers")
-    rail_optimized = ctx.rails > 1
-    _field(out, family, "rail_optimized", f.rail_optimized, rail_optimized, f"{ctx.rails} rails per node")
-    if d.rail_optimized != rail_optimized:
-        out.append(Violation(family=family, item="design",
-                             detail=f"rail_optimized {d.rail_optimized} with {ctx.rails} rails per node"))
+    # Rail i of every node lands on leaf group i; a single switch has no leaf groups to spread over.
+    rail_optimized = ctx.rails > 1 and f.tiers > 1
+    why = f"{ctx.rails} rails per node, {f.tiers} tier(s)"
+    for where, recorded in (("fabric.rail_optimized", f.rail_optimized), ("design.rail_optimized", d.rail_optimized)):
+        if recorded != rail_optimized:
+            out.append(Violation(family=family, item=where, detail=f"recorded {recorded}, the rules give {rail_optimized} ({why})"))
     c, k = ctx.counts, ctx.radix
     if c is None:
         return out  # the switch has no ports at this speed: nic_supports_interconnect
@@ -121,8 +122,8 @@ def core_ports_cover_uplinks(ctx: CheckContext) -> list[Violation]:
     f, c, k = ctx.design.fabric, ctx.counts, ctx.radix
     if c is None:
         return out
-    expected_per_plane = f.cores_per_plane if f.tiers == 3 else 0
-    _field(out, family, "cores_per_plane", f.cores_per_plane, expected_per_plane, "no core tier" if f.tiers < 3 else "")
+    if f.tiers < 3:
+        _field(out, family, "cores_per_plane", f.cores_per_plane, 0, "no core tier")
     _field(out, family, "cores", f.cores, c.cores,
            f"{f.leaf_up_ports} planes × {f.cores_per_plane} cores" if f.tiers == 3 else "no core tier")
     if f.tiers == 3:

@@ -48,9 +48,17 @@ def _recorded(ctx: CheckContext, role: str) -> RackGroup | None:
     return groups[0] if groups else None
 
 
+def fullest_rack(ctx: CheckContext, role: RackRole, group: RackGroup) -> int:
+    """Devices in the fullest rack: compute racks record their nodes per rack; network and
+    storage racks record none, so their fullest rack holds as many as fit."""
+    if role.role == "compute":
+        return min(group.nodes_per_rack, role.count)
+    return min(devices_per_rack(ctx.rack_class, role.power_w, role.rack_units), role.count)
+
+
 def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
-    """A rack's devices at provisioned power stay within the rack class's ``power_kw``; at least
-    one device fits; the record states the fullest rack's power."""
+    """A rack's devices at provisioned power stay within the rack class's ``power_kw``: at least
+    one device fits, the recorded nodes per rack fit; the record states the fullest rack's power."""
     family = "rack_power_within_limit"
     out: list[Violation] = []
     rack = ctx.rack_class
@@ -62,6 +70,7 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
         if role.count and role.power_w > rack_w:
             out.append(Violation(family=family, item=item,
                                  detail=f"one {role.device} at {kw(role.power_w)} > {kw(rack_w)}"))
+            continue
         group = _recorded(ctx, role.role)
         if group is None:
             continue
@@ -69,10 +78,12 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
         if held_w > rack_w * (1 + 1e-9):
             out.append(Violation(family=family, item=item,
                                  detail=f"{group.nodes_per_rack} × {role.device} at {kw(role.power_w)} = {kw(held_w)} > {kw(rack_w)}"))
-        if not close(group.power_kw, held_w / 1000, rel=1e-4, abs_=1e-3):
+        fullest = fullest_rack(ctx, role, group)
+        fullest_w = fullest * role.power_w
+        if not close(group.power_kw, fullest_w / 1000, rel=1e-4, abs_=1e-3):
             out.append(Violation(family=family, item=item,
                                  detail=f"{num(group.power_kw)} kW recorded for the fullest rack; "
-                                        f"{group.nodes_per_rack} × {kw(role.power_w)} = {kw(held_w)}"))
+                                        f"{fullest} × {role.device} at {kw(role.power_w)} = {kw(fullest_w)}"))
     return out
 
 
@@ -130,10 +141,14 @@ def racks_available(ctx: CheckContext) -> list[Violation]:
             out.append(Violation(family=family, item=item,
                                  detail=f"{num(recorded.count)} recorded; ceil({num(role.count)} × {role.device} / "
                                         f"{per_rack} per rack) = {num(needed)}"))
-        if per_rack >= 1 and recorded.nodes_per_rack != min(per_rack, role.count):
+        # Compute racks record their capacity (more than fits is the power/units families'
+        # finding; fewer would buy racks the rules do not need); other racks record no nodes.
+        if role.role == "compute" and recorded.nodes_per_rack < per_rack:
             out.append(Violation(family=family, item=item,
-                                 detail=f"{recorded.nodes_per_rack} per rack recorded; a rack holds "
-                                        f"{per_rack} × {role.device}, {num(role.count)} in all"))
+                                 detail=f"{recorded.nodes_per_rack} nodes per rack recorded; a rack holds {per_rack} × {role.device}"))
+        elif role.role != "compute" and recorded.nodes_per_rack != 0:
+            out.append(Violation(family=family, item=item,
+                                 detail=f"{recorded.nodes_per_rack} nodes per rack recorded in a rack without nodes"))
     total = sum(g.count for g in ctx.design.racks)
     if total > site.max_racks:
         out.append(Violation(family=family, item="racks", detail=f"{num(total)} racks > {num(site.max_racks)} the site has"))
