@@ -1,0 +1,185 @@
+"""``estimate``: the performance of an instance whose hardware is pinned.
+
+The cluster comes from ``constraints.pins``:
+
+* the GPU and GPUs per node from ``server`` (or, with only ``gpu`` pinned, from the first
+  catalog server carrying that GPU that ``constraints.servers`` allows);
+* ``nodes`` and ``interconnect`` (the link runs at the interconnect's line rate);
+* ``nics_per_node``, or the server's built-in compute NICs;
+* ``tiers`` (default 2: leaf/spine); the fabric is taken as non-blocking (oversubscription 1.0),
+  since an instance pins no oversubscription — it only caps it.
+
+The parallel layout is the instance's: pinned, or ``auto`` (the fastest that fits).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from topoopt.models.performance import MemoryBreakdown, Parallelism, Performance
+from topoopt.perf.evaluate import evaluate
+from topoopt.perf.job import GpuSpec, Hardware, Job
+from topoopt.perf.memory import microbatch_count
+from topoopt.perf.search import MICROBATCH_CHOICES, build_layout, pp_choices, tp_choices
+
+if TYPE_CHECKING:
+    from topoopt.catalog import ResolvedCatalog
+    from topoopt.models.instance import Instance
+
+DEFAULT_TIERS = 2
+DEFAULT_OVERSUBSCRIPTION = 1.0
+
+
+class EstimateError(ValueError):
+    """The instance cannot be estimated as it stands (a usage error)."""
+
+
+class NotPinnedError(EstimateError):
+    """Some hardware decision is not pinned; ``missing`` names the pins to add."""
+
+    def __init__(self, missing: list[str]):
+        self.missing = list(missing)
+        super().__init__(
+            "estimate needs pinned hardware; add to constraints.pins: " + ", ".join(self.missing)
+        )
+
+
+class LayoutError(EstimateError):
+    """The pinned parallel layout cannot run on the pinned cluster."""
+
+
+class DoesNotFitError(EstimateError):
+    """Nothing fits in GPU memory; ``memory`` is the breakdown of the layout closest to fitting."""
+
+    def __init__(self, parallelism: Parallelism, memory: MemoryBreakdown):
+        self.parallelism = parallelism
+        self.memory = memory
+        super().__init__(
+            f"the workload does not fit in GPU memory: {memory.total_gb:.1f} GB needed per GPU "
+            f"with the leanest layout, {memory.capacity_gb:.0f} GB available"
+        )
+
+
+def pinned_hardware(instance: "Instance", resolved: "ResolvedCatalog | None" = None) -> tuple[Job, Hardware]:
+    """The job and the pinned cluster of an instance (module docstring); raises EstimateError."""
+    from topoopt.catalog import CatalogError, resolve_catalog
+
+    try:
+        resolved = resolved or resolve_catalog(instance)
+        job = Job.from_instance(instance, resolved)
+    except CatalogError as exc:
+        raise EstimateError(str(exc)) from None
+    catalog = resolved.catalog
+    pins = instance.constraints.pins
+    gpus, servers, interconnects = catalog.by_id("gpus"), catalog.by_id("servers"), catalog.by_id("interconnects")
+    missing: list[str] = []
+
+    server = None
+    if pins.server is not None:
+        server = _lookup(servers, pins.server, "constraints.pins.server")
+        if pins.gpu is not None and pins.gpu != server.gpu:
+            raise EstimateError(f"constraints.pins: server {server.id!r} carries {server.gpu!r}, not {pins.gpu!r}")
+    elif pins.gpu is not None:
+        _lookup(gpus, pins.gpu, "constraints.pins.gpu")
+        allowed = instance.constraints.servers
+        server = next((s for s in catalog.servers if s.gpu == pins.gpu and allowed.admits(s.id)), None)
+        if server is None:
+            missing.append(f"server (no allowed catalog server carries {pins.gpu!r})")
+    else:
+        missing.append("server (or gpu)")
+    if pins.nodes is None:
+        missing.append("nodes")
+    if pins.interconnect is None:
+        missing.append("interconnect")
+    nics = pins.nics_per_node
+    if nics is None and server is not None and server.builtin_compute_nics is not None:
+        nics = server.builtin_compute_nics.count
+    if nics is None:
+        missing.append("nics_per_node")
+    if missing:
+        raise NotPinnedError(missing)
+
+    gpu = _lookup(gpus, server.gpu, f"server {server.id!r}: gpu")
+    interconnect = _lookup(interconnects, pins.interconnect, "constraints.pins.interconnect")
+    hw = Hardware(
+        gpu=gpu,
+        gpus_per_node=server.gpus_per_node,
+        nodes=pins.nodes,
+        nics_per_node=nics,
+        link_gbps=interconnect.gbps,
+        interconnect=interconnect,
+        tiers=pins.tiers or DEFAULT_TIERS,
+        oversubscription=DEFAULT_OVERSUBSCRIPTION,
+    )
+    return job, hw
+
+
+def _lookup(items: dict, item_id: str, where: str):
+    if item_id not in items:
+        raise EstimateError(f"{where}: unknown id {item_id!r}")
+    return items[item_id]
+
+
+def estimate(instance: "Instance") -> Performance:
+    """Performance of an instance with pinned hardware.
+
+    Raises :class:`NotPinnedError` (names the missing pins), :class:`LayoutError` (the pinned
+    layout needs more GPUs or stages than there are) or :class:`DoesNotFitError` (with the memory
+    breakdown of the layout closest to fitting).
+    """
+    job, hw = pinned_hardware(instance)
+    pinned = job.training.parallelism
+    if pinned != "auto":
+        if pinned.pp > job.model.layers:
+            raise LayoutError(f"pipeline degree {pinned.pp} exceeds the model's {job.model.layers} layers")
+        needed = pinned.tp * pinned.pp * (pinned.dp or 1)
+        if needed > hw.gpus:
+            raise LayoutError(
+                f"the pinned layout needs {needed} GPUs (tp×pp×dp), the pinned cluster has {hw.gpus}"
+            )
+    result = evaluate(job, hw)
+    if result is None:
+        raise DoesNotFitError(*leanest_memory(job, hw))
+    return result
+
+
+def leanest_memory(job: Job, hw: Hardware) -> tuple[Parallelism, MemoryBreakdown]:
+    """The layout needing the least memory per GPU on ``hw`` (the pinned one when pinned), at the
+    largest dp the cluster allows, with its breakdown — what a "does not fit" report shows."""
+    spec = GpuSpec.of(hw.gpu, hw.gpus_per_node, job.training.precision)
+    batch = job.training.global_batch_sequences
+    pinned = job.training.parallelism
+    if pinned != "auto":
+        combos = [(pinned.tp, pinned.pp, pinned.microbatch, pinned.zero_stage, pinned.virtual_stages, pinned.dp)]
+    else:
+        combos = [
+            (tp, pp, b, zero, 1, None)
+            for tp in tp_choices(spec.island_gpus, job.model.attention_heads)
+            for pp in pp_choices(job.model.layers)
+            for b in MICROBATCH_CHOICES[:1]
+            for zero in ((0, 1, 2, 3) if pp == 1 else (0, 1))
+        ]
+    best: tuple[Parallelism, MemoryBreakdown] | None = None
+    for tp, pp, b, zero, v, dp in combos:
+        if tp * pp > hw.gpus:
+            continue
+        dp = dp or max(1, min(hw.gpus // (tp * pp), -(-batch // b)))
+        layout = build_layout(job, spec, tp, pp, b, zero, v)
+        memory = layout.memory.breakdown(dp, microbatch_count(batch, dp, b))
+        if best is None or memory.total_gb < best[1].total_gb:
+            best = (Parallelism(tp=tp, pp=pp, dp=dp, zero_stage=zero, microbatch=b, virtual_stages=v), memory)
+    if best is None:  # not even one model replica fits in the cluster's GPU count
+        layout = build_layout(job, spec, 1, 1, 1, 3, 1)
+        best = (Parallelism(tp=1, pp=1, dp=1, zero_stage=3, microbatch=1), layout.memory.breakdown(1, batch))
+    return best
+
+
+__all__ = [
+    "DoesNotFitError",
+    "EstimateError",
+    "LayoutError",
+    "NotPinnedError",
+    "estimate",
+    "leanest_memory",
+    "pinned_hardware",
+]

@@ -1,0 +1,152 @@
+"""The entry points the solver, the checker and ``estimate`` call.
+
+Contracts the solver relies on for exactness (tested with hypothesis):
+
+* ``time_to_train_s`` never grows with ``hw.nodes``; if the job fits on n nodes it fits on n + 1;
+* a faster link or a lower oversubscription never slows a step; more GPU memory never turns a fit
+  into a non-fit;
+* ``min_nodes_to_fit`` / ``min_nodes_for_time`` equal the smallest node count for which
+  ``fits_in_memory`` / ``time_to_train_s <= max_time_s`` hold.
+
+Time to train = tokens / (tokens per second) × (1 + save time / checkpoint interval): blocking
+checkpoint saves, at the longest save the instance allows, are part of the schedule.
+"""
+
+from __future__ import annotations
+
+from topoopt.models.performance import Bottleneck, Parallelism, Performance, StepBreakdown
+from topoopt.perf.flops import hardware_flops_per_token, model_flops_per_token
+from topoopt.perf.job import Hardware, Job, ModelShape
+from topoopt.perf.search import best_step, gpu_spec, min_nodes_for_step, search_min_nodes_to_fit
+from topoopt.perf.step import Layout, StepTimes
+from topoopt.perf.storage import storage_needs
+
+SECONDS_PER_DAY = 86_400.0
+
+
+def checkpoint_overhead(job: Job) -> float:
+    """Factor on training time for blocking checkpoint saves: 1 + max_save_time / interval."""
+    checkpoint = job.checkpoint
+    return 1.0 + checkpoint.max_save_time_s / (checkpoint.interval_hours * 3600.0)
+
+
+def tokens_per_step(job: Job) -> float:
+    return float(job.training.global_batch_sequences * job.training.sequence_length)
+
+
+def train_time_s(job: Job, step_s: float) -> float:
+    """Wall-clock time to train ``training.tokens`` at ``step_s`` per step, saves included."""
+    return job.training.tokens / tokens_per_step(job) * step_s * checkpoint_overhead(job)
+
+
+def evaluate(job: Job, hw: Hardware, parallelism: Parallelism | None = None) -> Performance | None:
+    """Performance of ``job`` on ``hw``; None when nothing fits in memory.
+
+    ``parallelism`` None means the job's own setting: the layout pinned in the instance, or the
+    fastest layout that fits (auto, see :mod:`topoopt.perf.search`). A given layout is evaluated
+    as is; it yields None when it needs more GPUs than ``hw`` has or does not fit in memory.
+    """
+    found = best_step(job, hw, parallelism)
+    if found is None:
+        return None
+    return performance(job, hw, *found)
+
+
+def fits_in_memory(job: Job, hw: Hardware) -> bool:
+    """Whether some layout (or the pinned one) fits in GPU memory on ``hw``."""
+    return best_step(job, hw) is not None
+
+
+def time_to_train_s(job: Job, hw: Hardware) -> float | None:
+    """Seconds to train on ``hw`` with the job's layout policy; None when it does not fit."""
+    found = best_step(job, hw)
+    return None if found is None else train_time_s(job, found[1].step_s)
+
+
+def min_nodes_to_fit(job: Job, hw: Hardware, max_nodes: int) -> int | None:
+    """Fewest nodes (≤ ``max_nodes``) on which the job fits; ``hw.nodes`` is ignored."""
+    return search_min_nodes_to_fit(job, hw, max_nodes)
+
+
+def min_nodes_for_time(job: Job, hw: Hardware, max_time_s: float, max_nodes: int) -> int | None:
+    """Fewest nodes (≤ ``max_nodes``) that train within ``max_time_s``; ``hw.nodes`` is ignored.
+
+    The answer n satisfies ``time_to_train_s(job, hw at n nodes) <= max_time_s`` and no smaller
+    node count does.
+    """
+    scale = job.training.tokens / tokens_per_step(job) * checkpoint_overhead(job)
+    return min_nodes_for_step(
+        job, hw, max_time_s / scale, max_nodes, accept=lambda step_s: train_time_s(job, step_s) <= max_time_s
+    )
+
+
+def bottleneck(times: StepTimes) -> Bottleneck:
+    """The largest part of the step: compute, pipeline bubble, or exposed scale-up/scale-out traffic."""
+    parts: list[tuple[float, Bottleneck]] = [
+        (times.compute_s, "compute"),
+        (times.bubble_s, "pipeline_bubble"),
+        (times.exposed_scale_up_s, "scale_up"),
+        (times.exposed_scale_out_s, "scale_out"),
+    ]
+    return max(parts, key=lambda part: part[0])[1]
+
+
+def performance(job: Job, hw: Hardware, layout: Layout, times: StepTimes) -> Performance:
+    """Assemble the result record for one evaluated (layout, dp)."""
+    training = job.training
+    shape = ModelShape.of(job.model)
+    spec = gpu_spec(job, hw)
+    gpus_used = layout.model_gpus * times.dp
+    tokens_per_s = tokens_per_step(job) / times.step_s
+    per_gpu = tokens_per_s / gpus_used
+    model_tflops = model_flops_per_token(shape, training.sequence_length) * per_gpu / 1e12
+    hardware_tflops = (
+        hardware_flops_per_token(shape, training.sequence_length, training.activation_recompute, training.attention)
+        * per_gpu
+        / 1e12
+    )
+    memory = layout.memory.breakdown(times.dp, times.microbatches)
+    return Performance(
+        tokens_per_s=tokens_per_s,
+        tokens_per_s_per_gpu=per_gpu,
+        step_time_s=times.step_s,
+        tflops_per_gpu=model_tflops,
+        hardware_tflops_per_gpu=hardware_tflops,
+        mfu=model_tflops / spec.linear_tflops,
+        time_to_train_days=train_time_s(job, times.step_s) / SECONDS_PER_DAY,
+        memory_per_gpu_gb=memory.total_gb,
+        bottleneck=bottleneck(times),
+        parallelism=Parallelism(
+            tp=layout.tp,
+            pp=layout.pp,
+            dp=times.dp,
+            zero_stage=layout.zero_stage,
+            microbatch=layout.microbatch,
+            virtual_stages=layout.virtual_stages,
+        ),
+        gpus_used=gpus_used,
+        memory=memory,
+        step=StepBreakdown(
+            compute_s=times.compute_s,
+            bubble_s=times.bubble_s,
+            tp_comm_s=times.tp_comm_s,
+            pp_comm_s=times.pp_comm_s,
+            dp_comm_s=times.dp_comm_s,
+            exposed_comm_s=times.exposed_comm_s,
+            step_time_s=times.step_s,
+        ),
+        storage=storage_needs(job, tokens_per_s),
+    )
+
+
+__all__ = [
+    "bottleneck",
+    "checkpoint_overhead",
+    "evaluate",
+    "fits_in_memory",
+    "min_nodes_for_time",
+    "min_nodes_to_fit",
+    "performance",
+    "time_to_train_s",
+    "train_time_s",
+]

@@ -1,0 +1,198 @@
+"""The two inputs of the performance model: the workload (:class:`Job`) and one candidate cluster
+(:class:`Hardware`), plus the fabric arithmetic derived from the cluster."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from topoopt.models.catalog import Gpu, Interconnect, ModelArchitecture
+from topoopt.models.instance import Checkpoint, Data, Training
+from topoopt.perf.constants import FP8_MATMUL_EFFICIENCY_RATIO, SCALE_UP_BUS_EFFICIENCY, SCALE_UP_LATENCY_US
+
+if TYPE_CHECKING:
+    from topoopt.models.instance import Instance
+
+# Which precision a GPU runs when it lacks the requested one (an A100 asked for fp8 trains in bf16).
+_PRECISION_FALLBACK = {"fp8": ("fp8", "bf16", "fp16"), "bf16": ("bf16", "fp16"), "fp16": ("fp16", "bf16")}
+
+
+@dataclass(frozen=True)
+class Job:
+    """The workload, resolved: architecture and training, data and checkpoint settings.
+
+    Hashable, so per-job results can be cached.
+    """
+
+    model: ModelArchitecture
+    training: Training
+    data: Data
+    checkpoint: Checkpoint
+
+    @classmethod
+    def from_instance(cls, instance: "Instance", catalog: Any) -> "Job":
+        """Resolve the instance's workload; ``catalog`` is a :class:`Catalog` or a resolved catalog.
+
+        Raises :class:`topoopt.catalog.CatalogError` when the model preset is unknown.
+        """
+        from topoopt.catalog import workload_model
+
+        plain = getattr(catalog, "catalog", catalog)
+        workload = instance.workload
+        return cls(
+            model=workload_model(instance, plain),
+            training=workload.training,
+            data=workload.data,
+            checkpoint=workload.checkpoint,
+        )
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """One candidate cluster.
+
+    ``link_gbps`` is the speed of one NIC port, already the slower end of the link;
+    ``oversubscription`` is the leaf down:up port ratio (1 = non-blocking) and applies to traffic
+    that crosses the spine layer, i.e. only when ``tiers >= 2``.
+    """
+
+    gpu: Gpu
+    gpus_per_node: int
+    nodes: int
+    nics_per_node: int
+    link_gbps: int
+    interconnect: Interconnect
+    tiers: int
+    oversubscription: float
+
+    @property
+    def gpus(self) -> int:
+        return self.gpus_per_node * self.nodes
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """The numbers of one GPU that the model uses, for one training precision (hashable cache key)."""
+
+    gpu_id: str
+    memory_gb: float
+    precision: str
+    linear_tflops: float
+    attention_tflops: float
+    matmul_efficiency: float
+    linear_efficiency_ratio: float
+    memory_bandwidth_gb_per_s: float
+    scale_up_gb_per_s: float
+    island_gpus: int
+
+    @classmethod
+    def of(cls, gpu: Gpu, gpus_per_node: int, precision: str) -> "GpuSpec":
+        """Pick the precision the GPU actually runs and the scale-up island size.
+
+        Linear layers run at ``precision`` (or the nearest one the GPU has); attention matmuls stay
+        in bf16/fp16, as Transformer Engine's fp8 recipe does. FP8 GEMMs reach
+        :data:`FP8_MATMUL_EFFICIENCY_RATIO` × the BF16 fraction of their peak. The *island* is the group of GPUs
+        joined by the scale-up link (see :func:`island_gpus`).
+        """
+        linear = next((p for p in _PRECISION_FALLBACK[precision] if p in gpu.dense_tflops), None)
+        if linear is None:
+            linear = max(gpu.dense_tflops, key=gpu.dense_tflops.get)
+        attention = linear if linear != "fp8" else next(
+            (p for p in ("bf16", "fp16") if p in gpu.dense_tflops), linear
+        )
+        return cls(
+            gpu_id=gpu.id,
+            memory_gb=gpu.memory_gb,
+            precision=linear,
+            linear_tflops=gpu.dense_tflops[linear],
+            attention_tflops=gpu.dense_tflops[attention],
+            matmul_efficiency=gpu.matmul_efficiency,
+            linear_efficiency_ratio=FP8_MATMUL_EFFICIENCY_RATIO if linear == "fp8" else 1.0,
+            memory_bandwidth_gb_per_s=gpu.memory_bandwidth_gb_per_s,
+            scale_up_gb_per_s=gpu.scale_up_gb_per_s,
+            island_gpus=island_gpus(gpu, gpus_per_node),
+        )
+
+
+def island_gpus(gpu: Gpu, gpus_per_node: int) -> int:
+    """GPUs that reach each other over the scale-up link (NVLink/xGMI): the *island*.
+
+    The island is the GPU's scale-up domain: within a node when the domain is at most one node
+    (an 8-GPU HGX board: 8; NVLink-bridge pairs: 2), across whole nodes when it spans several
+    (GB200 NVL72 trays: 72, rounded down to whole nodes). A GPU without a scale-up link is an
+    island of one. GPUs of one node in different islands talk through the node's NICs.
+    """
+    domain = gpu.scale_up_domain_gpus
+    if gpu.scale_up_gb_per_s <= 0 or domain <= 1:
+        return 1
+    if domain <= gpus_per_node:
+        return domain
+    return max(gpus_per_node, (domain // gpus_per_node) * gpus_per_node)
+
+
+@dataclass(frozen=True)
+class Fabric:
+    """Bandwidth and latency of the two levels a collective can cross, per GPU.
+
+    ``scale_up_gb_per_s`` = scale-up link rate × :data:`SCALE_UP_BUS_EFFICIENCY`;
+    ``scale_out_gb_per_s`` = nics_per_node × link_gbps / 8 × interconnect.bus_efficiency /
+    gpus_per_node, divided by the oversubscription when the fabric has a spine layer (tiers ≥ 2):
+    a leaf's uplinks carry 1/oversubscription of its down-link traffic, and a ring is as fast as
+    its slowest hop. ``scale_out_alpha_s`` = interconnect.latency_us × (2·tiers − 1) switch hops
+    (leaf; leaf-spine-leaf; leaf-spine-core-spine-leaf).
+    """
+
+    island_gpus: int
+    scale_up_gb_per_s: float
+    scale_up_alpha_s: float
+    scale_out_gb_per_s: float
+    scale_out_alpha_s: float
+
+    @classmethod
+    def of(cls, hw: Hardware, island: int) -> "Fabric":
+        node_gb_per_s = hw.nics_per_node * hw.link_gbps / 8.0 * hw.interconnect.bus_efficiency
+        if hw.tiers >= 2:
+            node_gb_per_s /= max(1.0, hw.oversubscription)
+        hops = 2 * hw.tiers - 1
+        return cls(
+            island_gpus=island,
+            scale_up_gb_per_s=hw.gpu.scale_up_gb_per_s * SCALE_UP_BUS_EFFICIENCY,
+            scale_up_alpha_s=SCALE_UP_LATENCY_US * 1e-6,
+            scale_out_gb_per_s=node_gb_per_s / hw.gpus_per_node,
+            scale_out_alpha_s=hw.interconnect.latency_us * hops * 1e-6,
+        )
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """Derived sizes of the architecture (parameters split into layers and embedding)."""
+
+    params: float
+    layers: int
+    hidden: int
+    heads: int
+    vocab: int
+    embedding_params: float
+    layer_params: float
+
+    @classmethod
+    def of(cls, model: ModelArchitecture) -> "ModelShape":
+        """Split ``params_b`` into one V×h embedding table and ``layers`` equal transformer layers.
+
+        The embedding table is capped at half the parameters so that an inconsistent preset never
+        yields negative layer sizes.
+        """
+        params = model.params_b * 1e9
+        embedding = min(float(model.vocab_size) * model.hidden_size, 0.5 * params)
+        return cls(
+            params=params,
+            layers=model.layers,
+            hidden=model.hidden_size,
+            heads=model.attention_heads,
+            vocab=model.vocab_size,
+            embedding_params=embedding,
+            layer_params=(params - embedding) / model.layers,
+        )
+
+
+__all__ = ["Fabric", "GpuSpec", "Hardware", "Job", "ModelShape", "island_gpus"]
