@@ -1,0 +1,153 @@
+"""Every output file of a design, written by :func:`write_outputs`.
+
+=====================  ================================================================
+``bom.csv``            bill of materials: the cost breakdown with catalog descriptions; a
+                       final ``total`` row equals ``cost.total``
+``cables.csv``         cable schedule: one row per assembly (cable or transceiver kit);
+                       ports of a multi-link assembly are joined with ``+``
+``racks.csv``          rack plan: one row per device with its U position and power
+``fabric.graphml``     the MultiGraph of :func:`topoopt.fabric.fabric_graph`
+``topology.conf``      Slurm topology/tree (see :mod:`topoopt.fabric.slurm`)
+``netbox-*.csv``       NetBox bulk import, status planned (see :mod:`topoopt.fabric.netbox`)
+``fabric.dot/.svg``    the drawing (and ``fabric.png`` on request; see :mod:`topoopt.fabric.draw`)
+=====================  ================================================================
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from topoopt.fabric.build import Fabric, build_fabric
+from topoopt.fabric.draw import write_drawing
+from topoopt.fabric.rendering import render_dot
+from topoopt.fabric.graphml import write_fabric_graphml
+from topoopt.fabric.hardware import FabricError
+from topoopt.fabric.netbox import write_netbox
+from topoopt.fabric.slurm import write_topology_conf
+from topoopt.models.catalog import Catalog
+from topoopt.models.design import SolveResult
+from topoopt.models.instance import Instance
+
+BOM_COLUMNS = ["category", "part", "description", "quantity", "unit_price", "extended_price", "source"]
+CABLE_COLUMNS = ["id", "a_device", "a_port", "b_device", "b_port", "part", "media", "gbps", "length_m"]
+RACK_COLUMNS = ["rack", "u", "device", "power_w", "model", "rack_units", "rack_class"]
+
+
+@dataclass
+class Outputs:
+    """What :func:`write_outputs` wrote, and what the user should be told about."""
+
+    files: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str | Path, *, png: bool = False,
+                  catalog: Catalog | None = None, dot_timeout_s: float = 60.0) -> Outputs:
+    """Build the installation of ``result.design`` and write every output file into ``out_dir``.
+
+    Never fails because Graphviz is missing or slow (the DOT file is kept and a warning returned).
+    Raises :class:`~topoopt.fabric.hardware.FabricError` when the result has no design or the
+    design cannot be built.
+    """
+    if result.design is None:
+        raise FabricError(f"the result has no design to render (status {result.status})")
+    fabric = build_fabric(result.design, instance, catalog=catalog)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    outputs = Outputs(warnings=list(fabric.warnings))
+    outputs.files.append(_write(out / "bom.csv", BOM_COLUMNS, bom_rows(result, fabric)))
+    if result.cost is not None:
+        total = sum(line.total for line in result.cost.breakdown)
+        if abs(total - result.cost.total) > 0.5:
+            outputs.warnings.append(f"cost breakdown sums to {total:g}, the result's total is {result.cost.total:g}")
+    outputs.files.append(_write(out / "cables.csv", CABLE_COLUMNS, cable_rows(fabric)))
+    outputs.files.append(_write(out / "racks.csv", RACK_COLUMNS, rack_rows(fabric)))
+    graphml = out / "fabric.graphml"
+    write_fabric_graphml(fabric, graphml)
+    outputs.files.append(graphml)
+    topology = out / "topology.conf"
+    write_topology_conf(fabric, topology)
+    outputs.files.append(topology)
+    outputs.files.extend(write_netbox(fabric, instance.name if instance else "topoopt", out))
+    dot_path = write_drawing(fabric, result, out / "fabric.dot", title=instance.name if instance else None)
+    outputs.files.append(dot_path)
+    for fmt in ("svg", "png") if png else ("svg",):
+        rendered, warning = render_dot(dot_path, fmt, timeout_s=dot_timeout_s)
+        if rendered is not None:
+            outputs.files.append(rendered)
+        if warning:
+            outputs.warnings.append(warning)
+    return outputs
+
+
+def _write(path: Path, columns: list[str], rows) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        writer.writerows(rows)
+    return path
+
+
+def _descriptions(fabric: Fabric) -> dict[str, str]:
+    hw = fabric.hardware
+    items = [hw.server, hw.nic, hw.switch, hw.rack_class, hw.storage, *hw.parts.values()]
+    text = {item.id: item.name for item in items}
+    for part in hw.parts.values():
+        if part.components:
+            text[part.id] = f"{part.name}: {part.components}"
+    return text
+
+
+def bom_rows(result: SolveResult, fabric: Fabric) -> list[list]:
+    """One row per cost line, then a ``total`` row; without a cost, quantities only."""
+    describe = _descriptions(fabric)
+    if result.cost is None:
+        counts = [("server", fabric.design.server, len(fabric.nodes)),
+                  ("switch", fabric.design.fabric.switch, len(fabric.switch_list))]
+        counts += [("cable", b.part.id, b.assemblies) for b in fabric.links]
+        counts += [("rack", fabric.hardware.rack_class.id, len(fabric.racks.racks)),
+                   ("storage", fabric.hardware.storage.id, len(fabric.storage))]
+        return [[c, item, describe.get(item, ""), q, "", "", ""] for c, item, q in counts]
+    cost = result.cost
+    rows = [
+        [line.category, line.item, describe.get(line.item, ""), line.quantity, _money(line.unit_price),
+         _money(line.total), line.source]
+        for line in cost.breakdown
+    ]
+    rows.append(["total", "", f"total, {cost.currency} ({cost.basis})", "", "", _money(cost.total), ""])
+    return rows
+
+
+def _money(value: float) -> str:
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.2f}"
+
+
+def cable_rows(fabric: Fabric):
+    """One row per assembly: its upper device and ports, its lower device(s) and ports."""
+    for bundle in fabric.links:
+        part, media, gbps, length = bundle.part.id, bundle.part.media, bundle.gbps, f"{bundle.length_m:g}"
+        a_dev, a_port, b_dev, b_port, cable = bundle.a_device, bundle.a_port, bundle.b_device, bundle.b_port, bundle.cable
+        start = 0
+        count = len(cable)
+        while start < count:
+            stop = start + 1
+            while stop < count and cable[stop] == cable[start]:
+                stop += 1
+            b_devices = b_dev[start:stop]
+            yield (
+                bundle.cable_ids[cable[start]],
+                a_dev[start],
+                "+".join(a_port[start:stop]),
+                b_devices[0] if b_devices.count(b_devices[0]) == len(b_devices) else "+".join(b_devices),
+                "+".join(b_port[start:stop]),
+                part, media, gbps, length,
+            )
+            start = stop
+
+
+def rack_rows(fabric: Fabric):
+    for rack in fabric.racks.racks:
+        for device in rack.devices:
+            yield rack.name, device.u, device.name, f"{device.power_w:g}", device.model, device.rack_units, rack.rack_class

@@ -1,0 +1,140 @@
+"""The installation as a networkx MultiGraph.
+
+Vertices are devices — every node (with its GPUs), every switch, every storage unit — keyed by
+name, with scalar attributes only (so the graph writes to GraphML as is):
+
+=============  =====================================================================
+``role``       ``node``, ``leaf``, ``spine``, ``core`` or ``storage``
+``model``      catalog id of the server, switch or storage tier
+``rack``, ``u`` rack name and lowest rack unit (from U1 at the bottom)
+``rack_units`` height; ``power_w`` provisioned power
+``ports``      logical compute ports (node rails, switch radix at the link speed)
+``gpus``, ``gpu``, ``nic``  nodes only; ``su`` scalable unit (nodes and leaves)
+``rail``       leaves of a rail-optimized fabric; ``pod``/``plane`` leaves, spines, cores
+=============  =====================================================================
+
+Every logical link is its own edge, keyed ``<cable id>.<lane>``, with ``link_class``,
+``a_device``/``a_port`` (upper end) and ``b_device``/``b_port`` (lower end), ``part``, ``media``,
+``gbps``, ``length_m``, ``cable`` (the assembly id in ``cables.csv``) and, on node links, ``rail``.
+Every node compute port (NIC port) is the ``b_port`` of exactly one edge.
+
+The storage network is not part of the design, so storage units have no edges; the compute fabric
+(nodes and switches) is connected.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from topoopt.fabric.build import Fabric, build_fabric
+from topoopt.fabric.wiring import Device, LinkBundle
+from topoopt.models.catalog import Catalog
+from topoopt.models.design import Design
+from topoopt.models.instance import Instance
+
+
+def fabric_graph(design: Design, instance: Instance | None = None, *, catalog: Catalog | None = None) -> nx.MultiGraph:
+    """The concrete installation of ``design`` as a MultiGraph (devices, and one edge per link).
+
+    The catalog is ``catalog`` when given, else the instance's resolved catalog, else the built-in
+    one. The result is deterministic: the same design always gives the same names, ports and
+    cables.
+
+    Examples
+    --------
+    >>> import topoopt
+    >>> g = topoopt.fabric_graph(result.design, instance)  # doctest: +SKIP
+    >>> sum(d["gpus"] for _, d in g.nodes(data=True) if d["role"] == "node")  # doctest: +SKIP
+    8
+    """
+    return graph_of(build_fabric(design, instance, catalog=catalog))
+
+
+def graph_attributes(fabric: Fabric) -> dict:
+    """Graph-level attributes: what the installation is."""
+    design = fabric.design
+    return {
+        "name": f"{design.nodes} x {design.server}",
+        "gpus": design.gpus,
+        "nodes": design.nodes,
+        "gpu": design.gpu,
+        "server": design.server,
+        "interconnect": design.interconnect,
+        "link_gbps": design.link_gbps,
+        "tiers": design.tiers,
+        "switch": design.fabric.switch,
+    }
+
+
+def graph_of(fabric: Fabric) -> nx.MultiGraph:
+    """The MultiGraph of an already built installation."""
+    graph = nx.MultiGraph(**graph_attributes(fabric))
+    graph.add_nodes_from((device.name, device_attributes(device, fabric)) for device in fabric.devices)
+    for bundle in fabric.links:
+        graph.add_edges_from(_edges(bundle))
+    return graph
+
+
+def device_attributes(device: Device, fabric: Fabric) -> dict:
+    """Scalar attributes of one device vertex."""
+    attrs = {
+        "role": device.role,
+        "model": device.model,
+        "rack": device.rack,
+        "u": device.u,
+        "rack_units": device.rack_units,
+        "power_w": float(device.power_w),
+    }
+    if device.role == "node":
+        attrs.update(gpus=device.gpus, gpu=fabric.design.gpu, nic=fabric.hardware.nic.id,
+                     ports=device.ports, su=device.su)
+    elif device.role == "storage":
+        attrs["capacity_tb"] = float(fabric.hardware.storage.capacity_tb)
+    else:
+        attrs["ports"] = device.ports
+        if device.role == "leaf":
+            attrs["su"] = device.su
+            if device.rail:
+                attrs["rail"] = device.rail
+        if device.pod:
+            attrs["pod"] = device.pod
+        if device.plane:
+            attrs["plane"] = device.plane
+    return attrs
+
+
+def bundle_attributes(bundle: LinkBundle) -> dict:
+    """Edge attributes shared by every link of a link class."""
+    return {
+        "link_class": bundle.between,
+        "part": bundle.part.id,
+        "media": bundle.part.media,
+        "gbps": bundle.gbps,
+        "length_m": float(bundle.length_m),
+    }
+
+
+def link_keys(bundle: LinkBundle) -> list[str]:
+    """Edge key of every link: ``<cable id>.<lane>``, unique over the whole graph."""
+    keys = []
+    cable_ids = bundle.cable_ids
+    previous, lane = -1, 0
+    for cable in bundle.cable:
+        lane = lane + 1 if cable == previous else 1
+        previous = cable
+        keys.append(f"{cable_ids[cable]}.{lane}")
+    return keys
+
+
+def _edges(bundle: LinkBundle):
+    """(a, b, key, attrs) per link."""
+    shared = bundle_attributes(bundle)
+    cable_ids, rails = bundle.cable_ids, bundle.rail
+    node_links = bundle.between == "node-leaf"
+    for i, (key, a, a_port, b, b_port, cable) in enumerate(
+        zip(link_keys(bundle), bundle.a_device, bundle.a_port, bundle.b_device, bundle.b_port, bundle.cable)
+    ):
+        attrs = {**shared, "a_device": a, "a_port": a_port, "b_device": b, "b_port": b_port, "cable": cable_ids[cable]}
+        if node_links:
+            attrs["rail"] = rails[i]
+        yield a, b, key, attrs

@@ -1,0 +1,134 @@
+"""The catalog items a design names, and the per-device numbers the build-out needs.
+
+A :class:`~topoopt.models.design.Design` holds ids and counts. Building the installation needs the
+items behind the ids (rack units, cages, ports per cage, end power) and the provisioned power of
+each device, computed by the rules of ``docs/model.md`` ("Racks and power"):
+
+* node power = ``server.power_w + node_cages · w_node_end``, with ``w_node_end`` the largest
+  ``power_w_per_b_end`` of any part whose b end fits the node cage at the link speed;
+* switch power = ``switch.power_w + cages · w_cage``, with ``w_cage`` the largest end power of any
+  part with an end of the switch's cage form factor (at any speed: the cage may hold any module);
+* storage power = the storage unit's ``power_w``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from topoopt.catalog import load_builtin_catalog, resolve_catalog
+from topoopt.models.catalog import Catalog, LinkPart, Nic, RackClass, Server, StorageTier, Switch
+from topoopt.models.design import Design
+from topoopt.models.instance import Instance
+
+
+class FabricError(ValueError):
+    """A design the installation cannot be built from: unknown catalog ids or inconsistent counts."""
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """Everything the build-out reads from the catalog for one design."""
+
+    server: Server
+    nic: Nic
+    switch: Switch
+    parts: dict[str, LinkPart]
+    """Link part per link class present in the design (``node-leaf``, ``leaf-spine``, ``spine-core``)."""
+    rack_class: RackClass
+    storage: StorageTier
+    node_port_form_factor: str
+    node_ports_per_cage: int
+    rails: int
+    """Compute NICs (rails) per node."""
+    switch_ports_per_cage: int
+    """Logical switch ports per cage at the design's link speed."""
+    radix: int
+    """Logical switch ports at the link speed: ``cages × switch_ports_per_cage``."""
+    node_power_w: float
+    switch_power_w: float
+
+    @property
+    def storage_power_w(self) -> float:
+        return self.storage.power_w
+
+    @property
+    def node_cages(self) -> int:
+        """Cages a node's rails occupy (twin-port cages carry two rails each)."""
+        return max(1, math.ceil(self.rails / self.node_ports_per_cage))
+
+
+def catalog_for(instance: Instance | None) -> Catalog:
+    """The catalog a design was solved against: the instance's resolved one, or the built-in one."""
+    if instance is None:
+        return load_builtin_catalog()
+    return resolve_catalog(instance).catalog
+
+
+def _lookup(items: dict, item_id: str, kind: str):
+    item = items.get(item_id)
+    if item is None:
+        raise FabricError(f"design names {kind} {item_id!r}, which the catalog does not have")
+    return item
+
+
+def node_end_power_w(parts: list[LinkPart], form_factor: str, ports_per_cage: int, gbps: int) -> float:
+    """Largest b-end power of a part that fits a node cage (form factor, ports per cage, speed)."""
+    watts = [
+        p.power_w_per_b_end
+        for p in parts
+        if p.gbps == gbps and p.b_form_factor == form_factor and p.links == ports_per_cage * p.b_ends
+    ]
+    return max(watts, default=0.0)
+
+
+def cage_end_power_w(parts: list[LinkPart], form_factor: str) -> float:
+    """Largest end power of a part with an end of ``form_factor`` (a switch cage holds any of them)."""
+    watts = [p.power_w_per_a_end for p in parts if p.a_form_factor == form_factor]
+    watts += [p.power_w_per_b_end for p in parts if p.b_form_factor == form_factor]
+    return max(watts, default=0.0)
+
+
+def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
+    """Look up every id of ``design`` and compute the provisioned power per device.
+
+    Raises :class:`FabricError` when an id is unknown or the switch cannot run the link speed.
+    """
+    server: Server = _lookup(catalog.by_id("servers"), design.server, "server")
+    nic: Nic = _lookup(catalog.by_id("nics"), design.nic, "NIC")
+    switch: Switch = _lookup(catalog.by_id("switches"), design.fabric.switch, "switch")
+    cables = catalog.by_id("cables")
+    parts = {group.between: _lookup(cables, group.part, "cable part") for group in design.links}
+    rack_ids = {group.rack_class for group in design.racks}
+    if len(rack_ids) != 1:
+        raise FabricError(f"design must use exactly one rack class, found {sorted(rack_ids) or 'none'}")
+    rack_class: RackClass = _lookup(catalog.by_id("racks"), rack_ids.pop(), "rack class")
+    storage: StorageTier = _lookup(catalog.by_id("storage"), design.storage.tier, "storage tier")
+
+    switch_ppc = switch.ports_per_cage.get(design.link_gbps, 0)
+    if switch_ppc < 1:
+        raise FabricError(f"switch {switch.id} has no ports at {design.link_gbps} Gb/s")
+    if server.compute_port_form_factor:
+        node_ff, node_ppc = server.compute_port_form_factor, server.compute_ports_per_cage
+    else:
+        node_ff, node_ppc = nic.port_form_factor, 1
+    rails = design.nics_per_node
+    node_cages = max(1, math.ceil(rails / node_ppc))
+    all_parts = list(catalog.cables)
+    node_w = server.power_w + node_cages * node_end_power_w(all_parts, node_ff, node_ppc, design.link_gbps)
+    switch_w = switch.power_w + switch.cages * cage_end_power_w(all_parts, switch.cage_form_factor)
+    return Hardware(
+        server=server,
+        nic=nic,
+        switch=switch,
+        parts=parts,
+        rack_class=rack_class,
+        storage=storage,
+        node_port_form_factor=node_ff,
+        node_ports_per_cage=node_ppc,
+        switch_ports_per_cage=switch_ppc,
+        radix=switch.cages * switch_ppc,
+        node_power_w=node_w,
+        switch_power_w=switch_w,
+        rails=rails,
+    )

@@ -1,0 +1,59 @@
+"""NetBox bulk-import CSVs: devices and cables, all with status ``planned``.
+
+``netbox-devices.csv`` uses the columns of NetBox's device import (``name, role, device_type,
+site, rack, position, face, status``); ``device_type`` is the topoopt catalog id, so create device
+types with those model names (and interfaces named as in ``cables.csv``) before importing.
+``netbox-cables.csv`` has one row per logical link — NetBox terminates a cable on one interface
+per side — labelled with its assembly id and lane (``NL-0001.2``), so both files line up with
+``cables.csv``.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from topoopt.fabric.build import Fabric
+
+# NetBox cable type choices per catalog media.
+CABLE_TYPE = {"dac": "dac-passive", "acc": "dac-active", "aoc": "aoc", "mmf": "mmf", "smf": "smf"}
+DEVICE_ROLE = {"node": "gpu-node", "leaf": "leaf", "spine": "spine", "core": "core", "storage": "storage"}
+
+DEVICE_COLUMNS = ["name", "role", "device_type", "site", "rack", "position", "face", "status"]
+CABLE_COLUMNS = [
+    "side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
+    "type", "status", "label", "length", "length_unit",
+]
+
+
+def write_netbox(fabric: Fabric, site: str, out_dir: Path) -> list[Path]:
+    """Write ``netbox-devices.csv`` and ``netbox-cables.csv``; return their paths."""
+    devices_path = out_dir / "netbox-devices.csv"
+    with open(devices_path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(DEVICE_COLUMNS)
+        writer.writerows(
+            [d.name, DEVICE_ROLE[d.role], d.model, site, d.rack, d.u, "front", "planned"] for d in fabric.devices
+        )
+    cables_path = out_dir / "netbox-cables.csv"
+    with open(cables_path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CABLE_COLUMNS)
+        for bundle in fabric.links:
+            writer.writerows(_cable_rows(bundle))
+    return [devices_path, cables_path]
+
+
+def _cable_rows(bundle):
+    kind = CABLE_TYPE.get(bundle.part.media, "")
+    length = f"{bundle.length_m:g}"
+    ids = bundle.cable_ids
+    previous, lane = -1, 0
+    for i, cable in enumerate(bundle.cable):
+        lane = lane + 1 if cable == previous else 1
+        previous = cable
+        yield (
+            bundle.a_device[i], "dcim.interface", bundle.a_port[i],
+            bundle.b_device[i], "dcim.interface", bundle.b_port[i],
+            kind, "planned", f"{ids[cable]}.{lane}", length, "m",
+        )

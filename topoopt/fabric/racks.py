@@ -1,0 +1,142 @@
+"""The rack plan: which rack and U position every device takes, and each rack's power.
+
+Rules (``docs/model.md``, "Racks and power"): one rack class for the design; compute racks hold
+nodes only, ``nodes_per_rack`` each (from the design); switch racks hold switches only and storage
+racks storage units only, as many as the class's power and rack units allow
+(``min(floor(rack_w / device_w), floor(rack_u / device_u))``). Devices stack from U1 upwards in
+wiring order (a scalable unit's leaves share racks). Power is provisioned power (see
+:mod:`topoopt.fabric.hardware`); each rack's total is checked against the class's ``power_kw``
+and rack units, and every excess is reported.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from topoopt.fabric.hardware import FabricError, Hardware
+from topoopt.fabric.names import numbered
+from topoopt.fabric.wiring import Device
+from topoopt.models.catalog import RackClass
+from topoopt.models.design import Design
+
+RACK_PREFIX = {"compute": "rack", "network": "net", "storage": "stor"}
+
+
+@dataclass
+class Rack:
+    name: str
+    role: str
+    """``compute``, ``network`` (switches) or ``storage``."""
+    rack_class: str
+    units: int
+    power_limit_w: float
+    devices: list[Device] = field(default_factory=list)
+
+    @property
+    def power_w(self) -> float:
+        return sum(device.power_w for device in self.devices)
+
+    @property
+    def units_used(self) -> int:
+        return sum(device.rack_units for device in self.devices)
+
+    def problems(self) -> list[str]:
+        """Ways this rack breaks its class's limits (empty when it fits)."""
+        found = []
+        if self.power_w > self.power_limit_w + 1e-6:
+            found.append(
+                f"{self.name}: {self.power_w / 1000:.1f} kW provisioned exceeds the "
+                f"{self.power_limit_w / 1000:.1f} kW of rack class {self.rack_class} [rack_power_within_limit]"
+            )
+        if self.units_used > self.units:
+            found.append(
+                f"{self.name}: {self.units_used} U of devices exceed the {self.units} U of rack class "
+                f"{self.rack_class} [rack_units_within_limit]"
+            )
+        return found
+
+
+@dataclass
+class RackPlan:
+    racks: list[Rack]
+    warnings: list[str] = field(default_factory=list)
+
+    def by_role(self, role: str) -> list[Rack]:
+        return [rack for rack in self.racks if rack.role == role]
+
+
+def per_rack(rack: RackClass, power_w: float, rack_units: int) -> int:
+    """Identical devices one rack holds under its power and its rack units."""
+    by_power = math.floor(rack.power_kw * 1000 / power_w) if power_w > 0 else rack.rack_units
+    return min(by_power, rack.rack_units // rack_units)
+
+
+def nodes_per_rack(design: Design, hw: Hardware) -> int:
+    """Nodes per compute rack: the design's number, else the rule's."""
+    groups = [g for g in design.racks if g.role == "compute" and g.nodes_per_rack > 0]
+    if groups:
+        return groups[0].nodes_per_rack
+    count = per_rack(hw.rack_class, hw.node_power_w, hw.server.rack_units)
+    if count < 1:
+        raise FabricError(f"a {hw.server.id} node does not fit one {hw.rack_class.id} rack")
+    return count
+
+
+def compute_racks(nodes: int, per: int) -> int:
+    return math.ceil(nodes / per)
+
+
+def _fill(role: str, devices: list[Device], per: int, first: int, total: int, hw: Hardware) -> list[Rack]:
+    racks = []
+    for start in range(0, len(devices), per):
+        rack = Rack(
+            name=numbered(RACK_PREFIX[role], first + len(racks), total),
+            role=role,
+            rack_class=hw.rack_class.id,
+            units=hw.rack_class.rack_units,
+            power_limit_w=hw.rack_class.power_kw * 1000,
+        )
+        u = 1
+        for device in devices[start:start + per]:
+            device.rack, device.u = rack.name, u
+            u += device.rack_units
+            rack.devices.append(device)
+        racks.append(rack)
+    return racks
+
+
+def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list[Device],
+               storage: list[Device]) -> RackPlan:
+    """Place every device (sets ``rack`` and ``u``) and check every rack against its class."""
+    per_node = nodes_per_rack(design, hw)
+    per_switch = per_rack(hw.rack_class, hw.switch_power_w, hw.switch.rack_units)
+    per_storage = per_rack(hw.rack_class, hw.storage_power_w, hw.storage.rack_units)
+    for what, count in (("switch", per_switch), ("storage unit", per_storage)):
+        if count < 1:
+            raise FabricError(f"a {what} does not fit one {hw.rack_class.id} rack")
+    n_compute = compute_racks(len(nodes), per_node)
+    racks = _fill("compute", nodes, per_node, 1, n_compute, hw)
+    racks += _fill("network", switches, per_switch, 1, math.ceil(len(switches) / per_switch), hw)
+    racks += _fill("storage", storage, per_storage, 1, math.ceil(len(storage) / per_storage), hw)
+    plan = RackPlan(racks=racks)
+    for rack in racks:
+        plan.warnings.extend(rack.problems())
+    plan.warnings.extend(_compare_with_design(design, plan))
+    return plan
+
+
+def _compare_with_design(design: Design, plan: RackPlan) -> list[str]:
+    """Differences between the planned rack counts and the design's rack groups."""
+    notes = []
+    planned = {role: len(plan.by_role(role)) for role in RACK_PREFIX}
+    declared = {role: 0 for role in RACK_PREFIX}
+    for group in design.racks:
+        declared[group.role] = declared.get(group.role, 0) + group.count
+    # Designs that count storage racks with the network racks (one "network" group) still agree.
+    if declared["storage"] == 0 and declared["network"] == planned["network"] + planned["storage"]:
+        declared["network"], declared["storage"] = planned["network"], planned["storage"]
+    for role in RACK_PREFIX:
+        if planned[role] != declared[role]:
+            notes.append(f"rack plan has {planned[role]} {role} racks, the design counts {declared[role]}")
+    return notes
