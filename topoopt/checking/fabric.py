@@ -137,8 +137,8 @@ def core_ports_cover_uplinks(ctx: CheckContext) -> list[Violation]:
 
 
 def oversubscription_within_limit(ctx: CheckContext) -> list[Violation]:
-    """The leaf split is the split ``d = floor(k·ρ/(1+ρ))``, ``u = ceil(d/ρ)`` of a ratio ρ ∈ {1, 2, 3}
-    not above ``max_oversubscription``; the design reports ``d/u`` (1 for a single switch)."""
+    """The leaf split is the split ``d = floor(k·ρ/(1+ρ))``, ``u = ceil(d/ρ)`` of a ratio ρ ∈ {1, 2, 3},
+    and ``d/u ≤ max_oversubscription``; the design reports ``d/u`` (1 for a single switch)."""
     family = "oversubscription_within_limit"
     out: list[Violation] = []
     d, f, k = ctx.design, ctx.design.fabric, ctx.radix
@@ -152,18 +152,17 @@ def oversubscription_within_limit(ctx: CheckContext) -> list[Violation]:
         out.append(Violation(family=family, item="leaf split", detail=f"{f.tiers} tiers with no leaf uplink"))
         return out
     ratio_now = f.leaf_down_ports / f.leaf_up_ports
-    if not close(d.oversubscription, ratio_now):
+    if not close(d.oversubscription, ratio_now, rel=0, abs_=1e-4):  # records keep 4 decimals
         out.append(Violation(family=family, item="design",
                              detail=f"oversubscription {num(d.oversubscription)} ≠ {f.leaf_down_ports}/{f.leaf_up_ports} = {num(ratio_now)}"))
-    if k < 1:
-        return out
-    ratio = split_ratio(k, f.leaf_down_ports, f.leaf_up_ports)
-    if ratio is None:
+    # The limit bounds the split's actual d/u (the family's rule); e.g. the ratio-2 split of 80
+    # ports, 53/27 = 1.96:1, is within a limit of 1.97.
+    if f.leaf_down_ports > limit * f.leaf_up_ports * (1 + 1e-9):
+        out.append(Violation(family=family, item="leaf split",
+                             detail=f"{f.leaf_down_ports} down / {f.leaf_up_ports} up = {num(ratio_now)}:1 > max {num(limit)}"))
+    if k >= 1 and split_ratio(k, f.leaf_down_ports, f.leaf_up_ports) is None:
         out.append(Violation(family=family, item="leaf split",
                              detail=f"{f.leaf_down_ports} down / {f.leaf_up_ports} up is no ratio-1, 2 or 3 split of {k} ports"))
-    elif ratio > limit:
-        out.append(Violation(family=family, item="leaf split",
-                             detail=f"{f.leaf_down_ports} down / {f.leaf_up_ports} up = {num(ratio_now)}:1 (ratio {ratio}) > max {num(limit)}"))
     return out
 
 

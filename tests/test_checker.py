@@ -1,0 +1,269 @@
+"""The independent checker: a hand-built valid design is clean, and breaking any one rule of it
+is reported under that rule's family, with the amounts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from checker_fixtures import (
+    BASE_COST,
+    BASE_DESIGN,
+    BASE_TOTAL,
+    THREE_TIER_DESIGN,
+    THREE_TIER_INSTANCE_CHANGES,
+    apply_changes,
+    base_design,
+    families,
+    instance,
+    replaced,
+    unpriced_copy,
+)
+
+from topoopt.checker import CHECKER_RULES, check_design, recompute_cost
+from topoopt.families import FAMILIES
+from topoopt.models.design import Cost
+
+# ---------------------------------------------------------------------------------------------
+# the valid designs
+
+
+def test_base_design_is_clean():
+    assert check_design(instance(), base_design()) == []
+
+
+def test_three_tier_design_is_clean():
+    inst = instance(**THREE_TIER_INSTANCE_CHANGES)
+    assert check_design(inst, base_design(THREE_TIER_DESIGN, inst)) == []
+
+
+def test_one_tier_design_is_clean():
+    # 4 nodes × 8 rails = 32 ports ≤ 64 of one qm9700: one switch, no uplinks, not rail-optimized.
+    one = apply_changes(BASE_DESIGN, {
+        "tiers": 1, "rail_optimized": False,
+        "fabric": {**BASE_DESIGN["fabric"], "tiers": 1, "leaves": 1, "spines": 0, "leaf_down_ports": 64,
+                   "leaf_up_ports": 0, "links_per_leaf_spine": 0, "spines_per_pod": 0, "leaves_per_pod": 1,
+                   "rail_optimized": False},
+        "switches": [{"tier": "leaf", "model": "qm9700", "count": 1, "ports_used": 32}],
+        "links": [BASE_DESIGN["links"][0]],
+        "racks.1.power_kw": 1.55,
+    })
+    assert check_design(instance(), base_design(one)) == []
+
+
+def test_recomputed_cost_prices_every_line_from_the_book():
+    cost = recompute_cost(instance(), base_design())
+    assert (cost.basis, cost.currency, cost.total) == ("capex", "USD", BASE_TOTAL)
+    lines = {(line.category, line.item): (line.quantity, line.unit_price) for line in cost.breakdown}
+    assert lines == BASE_COST
+    assert all(line.total == line.quantity * line.unit_price for line in cost.breakdown)
+
+
+def test_nic_line_for_servers_without_builtin_nics():
+    inst = instance(**{"catalog.prices": {"hgx-h100": 250_000.4, "cx7-osfp": 1_600.6}})
+    design = base_design(server="hgx-h100")
+    lines = {(line.category, line.item): (line.quantity, line.unit_price) for line in recompute_cost(inst, design).breakdown}
+    # whole-unit prices: 250,000 per server, 1,601 per NIC, 8 NICs per node
+    assert lines[("server", "hgx-h100")] == (4, 250_000)
+    assert lines[("nic", "cx7-osfp")] == (32, 1_601)
+
+
+def test_reported_cost_must_equal_the_recomputation():
+    inst, design = instance(), base_design()
+    good = recompute_cost(inst, design)
+    assert check_design(inst, design, cost=good) == []
+    line = good.breakdown[1].model_copy(update={"quantity": 11, "total": 11 * 36_000})
+    bad = Cost(basis="capex", currency="USD", total=good.total - 36_000,
+               breakdown=[good.breakdown[0], line, *good.breakdown[2:]])
+    found = check_design(inst, design, cost=bad)
+    assert families(found) == {"budget_cap"}
+    text = " | ".join(str(v) for v in found)
+    assert "reported cost" in text
+    assert "total 2,298,720 USD reported, 2,334,720 USD recomputed" in text
+    assert "switch qm9700: 11 × 36,000 = 396,000 reported, 12 × 36,000 = 432,000 recomputed" in text
+
+
+def test_reported_performance_must_equal_the_recomputation():
+    from topoopt.checking.context import build_context
+
+    inst, design = instance(), base_design()
+    mine = build_context(inst, design).evaluation
+    assert check_design(inst, design, performance=mine) == []
+    wrong = mine.model_copy(update={"time_to_train_days": mine.time_to_train_days / 2})
+    found = check_design(inst, design, performance=wrong)
+    assert families(found) == {"deadline_met"}
+    assert found[0].item == "reported performance"
+
+
+# ---------------------------------------------------------------------------------------------
+# one mutation per family: it breaks exactly that family, and the detail names the amounts
+
+CABLE = "ndr-dr4-twin-kit-500m"
+MUTATIONS = [
+    # (family, instance changes, design changes, fragment of the expected message)
+    ("memory_fits", {}, {"gpus": 33}, "33 GPUs recorded; 4 nodes × 8 = 32"),
+    ("deadline_met", {"goal.deadline_days": 0.5}, {}, "> deadline 0.5 days on 4 × dgx-h100"),
+    ("budget_cap", {"budget.max": 2_334_719.0}, {}, "cost 2,334,720 USD > budget 2,334,719 USD"),
+    ("allowed_by_lists", {"constraints.cables.deny": [CABLE]}, {}, f"cables {CABLE}: on constraints.cables.deny"),
+    ("priced_in_book", {"catalog.add.storage": [unpriced_copy("nvme-of-array", "nvme-unpriced")]},
+     {"storage.tier": "nvme-unpriced"}, "nvme-unpriced: no price in usd-capex"),
+    ("pins_respected", {"constraints.pins.nodes": 8}, {}, "constraints.pins.nodes: pinned 8, design has 4"),
+    ("nic_fits_server", {}, {"nic": "cx7-qsfp112"}, "dgx-h100 has built-in cx7-osfp, not cx7-qsfp112"),
+    ("nic_supports_interconnect", {"catalog.add.switches": [replaced("switches", "qm9700", protocols=["ethernet"])]}, {},
+     "switch qm9700: speaks ethernet; ib-ndr (ib) needs ib"),
+    ("link_speed", {}, {"link_gbps": 200}, "link_gbps 200 Gb/s ≠ ib-ndr at 400 Gb/s"),
+    ("leaf_ports_cover_endpoints", {}, {"fabric.leaves": 7, "switches.0.count": 7, "switches.0.ports_used": 256},
+     "fabric.leaves: recorded 7, the rules give 8"),
+    # 2 spines: 16 links per leaf-spine pair, a spine would need 8 × 16 = 128 > 64 ports.
+    ("spine_ports_cover_uplinks", {}, {"fabric.spines": 2, "fabric.spines_per_pod": 2, "fabric.links_per_leaf_spine": 16,
+                                       "switches.1.count": 2, "racks.1.power_kw": 15.5},
+     "128 ports in use per spine > 64"),
+    # 1 core per plane: 4 links per spine-core pair, a core would need 4 pods × 4 = 16 > 8 ports.
+    ("core_ports_cover_uplinks", THREE_TIER_INSTANCE_CHANGES,
+     {"base": THREE_TIER_DESIGN, "fabric.cores": 4, "fabric.cores_per_plane": 1, "fabric.links_per_spine_core": 4,
+      "switches.2.count": 4, "racks.1.power_kw": 14.4},
+     "4 pods × 4 links = 16 ports > 8"),
+    # the ratio-3 split of 64 ports (48 down / 16 up) under the default limit of 1.
+    ("oversubscription_within_limit", {}, {
+        "oversubscription": 3.0, "fabric.leaf_down_ports": 48, "fabric.leaf_up_ports": 16,
+        "fabric.links_per_leaf_spine": 4, "switches.0.ports_used": 160, "switches.1.ports_used": 128,
+        "links.1.count": 128, "links.1.assemblies": 64, "parallelism": None},
+     "48 down / 16 up = 3:1 > max 1"),
+    # 5 spines do not divide 32 uplinks.
+    ("uplinks_balanced", {}, {"fabric.spines": 5, "fabric.spines_per_pod": 5, "fabric.links_per_leaf_spine": 6,
+                              "switches.1.count": 5, "racks.1.power_kw": 20.15},
+     "32 uplinks per leaf do not divide evenly over 5 spines"),
+    ("port_form_factor_match", {}, {"links.0.part": "ndr-sr4-kit-50m"}, "end b is osfp-flat, node cages are osfp-twin-flat"),
+    ("cable_reach", {"site.distances.in_row_m": 60.0}, {}, "reach 50 m < 62 m run"),
+    ("rack_power_within_limit", {}, {"racks.0.nodes_per_rack": 3, "racks.0.power_kw": 30.804},
+     "3 × dgx-h100 at 10.268 kW = 30.804 kW > 30.0 kW"),
+    # a 60 kW, 20U rack holds 2 DGX by height (and the same switches and arrays per rack as before).
+    ("rack_units_within_limit", {"catalog.add.racks": [replaced("racks", "air-30kw", power_kw=60.0, rack_units=20)]},
+     {"racks.0.nodes_per_rack": 3, "racks.0.power_kw": 30.804}, "3 × dgx-h100 at 8 U = 24 U > 20 U"),
+    ("racks_available", {"site.max_racks": 3}, {}, "4 racks > 3 the site has"),
+    ("site_power_within_limit", {"site.power_cap_kw": 61.0}, {},
+     "4 × dgx-h100 at 10.268 kW + 12 × qm9700 at 1.55 kW + 1 × nvme-of-array at 1.6 kW = 61.272 kW > cap 61.0 kW"),
+    ("storage_bandwidth_met", {"workload.data.bytes_per_token": 1.0e7}, {}, "reads 40 GB/s < 154.321 GB/s needed"),
+    ("storage_capacity_met", {"workload.data.dataset_tb": 1000.0}, {}, "holds 300 TB < 1,000.337 TB"),
+    ("storage_latency_ok", {"workload.data.small_files": True,
+                            "catalog.add.storage": [replaced("storage", "nvme-of-array", latency_class="high")]}, {},
+     "latency class high with many small files"),
+]
+
+
+@pytest.mark.parametrize("family, instance_changes, design_changes, fragment", MUTATIONS, ids=[m[0] for m in MUTATIONS])
+def test_mutation_is_reported_under_its_family(family, instance_changes, design_changes, fragment):
+    inst = instance(**instance_changes)
+    changes = dict(design_changes)
+    base = changes.pop("base", BASE_DESIGN)
+    design = base_design(base, inst, **changes)
+    found = check_design(inst, design)
+    assert families(found) == {family}, [str(v) for v in found]
+    assert any(fragment in str(v) for v in found), [str(v) for v in found]
+
+
+def test_every_family_has_a_mutation():
+    assert {m[0] for m in MUTATIONS} == set(FAMILIES)
+
+
+# ---------------------------------------------------------------------------------------------
+# the design record must agree with itself
+
+
+RECORD_MUTATIONS = [
+    ("leaf_ports_cover_endpoints", {"switches.0.model": "qm9700-liquid"}, "model qm9700-liquid ≠ fabric switch qm9700"),
+    ("leaf_ports_cover_endpoints", {"links.0.count": 31}, "node-leaf links: 31 recorded, 32 needed"),
+    ("leaf_ports_cover_endpoints", {"rail_optimized": False}, "design.rail_optimized: recorded False"),
+    ("spine_ports_cover_uplinks", {"switches": BASE_DESIGN["switches"][:1]}, "spine switches: missing; 4 × qm9700 needed"),
+    ("spine_ports_cover_uplinks", {"links": BASE_DESIGN["links"][:1]}, "leaf-spine links: missing; 256 links needed"),
+    ("core_ports_cover_uplinks", {"switches": [*BASE_DESIGN["switches"], {"tier": "core", "model": "qm9700", "count": 2,
+                                                                          "ports_used": 0}]},
+     "core switches (qm9700): 2 recorded, 0 needed"),
+    ("uplinks_balanced", {"fabric.links_per_leaf_spine": 7}, "fabric.links_per_leaf_spine: recorded 7, the rules give 8"),
+    ("oversubscription_within_limit", {"oversubscription": 2.0}, "oversubscription 2 ≠ 32/32 = 1"),
+    ("port_form_factor_match", {"links.1.assemblies": 127}, "127 assemblies recorded; ceil(256 links / 2 per assembly) = 128"),
+    ("cable_reach", {"links.1.length_m": 30.0}, "length 30 m recorded, the site gives 52 m"),
+    ("link_speed", {"links.1.gbps": 200}, "recorded at 200 Gb/s ≠ link speed 400 Gb/s"),
+    ("rack_power_within_limit", {"racks.1.power_kw": 10.0}, "12 × qm9700 at 1.55 kW = 18.6 kW"),
+    ("racks_available", {"racks.0.count": 3}, "3 recorded; ceil(4 × dgx-h100 / 2 per rack) = 2"),
+    ("racks_available", {"racks.0.nodes_per_rack": 1, "racks.0.power_kw": 10.268},
+     "1 nodes per rack recorded; a rack holds 2 × dgx-h100"),
+    ("racks_available", {"racks.2.class": "air-45kw"}, "2 rack classes (air-30kw, air-45kw)"),
+    ("storage_bandwidth_met", {"storage.read_gbps": 40.0}, "read_gbps 40 Gb/s recorded; 1 units deliver 320 Gb/s"),
+    ("storage_capacity_met", {"storage.capacity_tb": 600.0}, "capacity 600 TB recorded; 1 units hold 300 TB"),
+    ("memory_fits", {"gpu": "h200-sxm"}, "gpu h200-sxm recorded; dgx-h100 carries h100-sxm"),
+    ("deadline_met", {"parallelism": {"tp": 8, "pp": 1, "dp": 4, "zero_stage": 1, "microbatch": 1}},
+     "TP8 PP1 DP4 ZeRO-1 micro-batch 1 recorded; perf's fastest layout is"),
+]
+
+
+@pytest.mark.parametrize("family, changes, fragment", RECORD_MUTATIONS, ids=[f"{m[0]}-{i}" for i, m in enumerate(RECORD_MUTATIONS)])
+def test_record_inconsistency_is_reported_under_the_owning_family(family, changes, fragment):
+    found = check_design(instance(), base_design(**changes))
+    assert families(found) == {family}, [str(v) for v in found]
+    assert any(fragment in str(v) for v in found), [str(v) for v in found]
+
+
+def test_memory_that_does_not_fit_is_reported():
+    # llama3-405b needs ~6.5 TB for weights and Adam state alone; 32 H100s have 2.56 TB.
+    found = check_design(instance(**{"workload.model": "llama3-405b"}), base_design(parallelism={
+        "tp": 8, "pp": 4, "dp": 1, "zero_stage": 1, "microbatch": 1}))
+    memory = [v for v in found if v.family == "memory_fits"]
+    assert memory and "does not fit in 32 × h100-sxm (80 GB) under any layout" in memory[0].detail
+
+
+def test_one_switch_must_hold_every_node_port():
+    one = base_design(**{"tiers": 1, "fabric.tiers": 1, "nodes": 9, "gpus": 72})
+    found = [str(v) for v in check_design(instance(), one) if v.family == "leaf_ports_cover_endpoints"]
+    assert "leaf_ports_cover_endpoints: leaf switch (qm9700): 9 nodes × 8 rails = 72 ports > 64 ports of one switch" in found
+
+
+def test_leaf_split_must_come_from_a_ratio():
+    found = check_design(instance(), base_design(**{"fabric.leaf_down_ports": 40, "fabric.leaf_up_ports": 24,
+                                                    "oversubscription": round(40 / 24, 4)}))
+    assert "oversubscription_within_limit: leaf split: 40 down / 24 up is no ratio-1, 2 or 3 split of 64 ports" in [
+        str(v) for v in found]
+
+
+def test_oversubscription_limit_bounds_the_actual_ratio():
+    # The ratio-2 split of 64 ports is 42 down / 21 up = 2:1: within a limit of 2, not of 1.99.
+    split = {"oversubscription": 2.0, "fabric.leaf_down_ports": 42, "fabric.leaf_up_ports": 21,
+             "fabric.spines": 3, "fabric.spines_per_pod": 3, "fabric.links_per_leaf_spine": 7,
+             "switches.0.ports_used": 32 + 8 * 21, "switches.1.count": 3, "switches.1.ports_used": 8 * 21,
+             "links.1.count": 8 * 21, "links.1.assemblies": 84, "racks.1.power_kw": 11 * 1.55, "parallelism": None}
+    assert check_design(instance(**{"constraints.max_oversubscription": 2.0}), base_design(**split)) == []
+    found = check_design(instance(**{"constraints.max_oversubscription": 1.99}), base_design(**split))
+    assert [str(v) for v in found] == ["oversubscription_within_limit: leaf split: 42 down / 21 up = 2:1 > max 1.99"]
+
+
+def test_unknown_ids_are_reported_not_raised():
+    layout = base_design().parallelism.model_dump()
+    found = check_design(instance(), base_design(server="no-such-server", parallelism=layout,
+                                                 **{"links.0.part": "no-such-cable"}))
+    text = [str(v) for v in found]
+    assert "allowed_by_lists: servers no-such-server: not in the catalog" in text
+    assert "allowed_by_lists: cables no-such-cable: not in the catalog" in text
+
+
+def test_all_violations_are_returned_not_only_the_first():
+    found = check_design(instance(**{"budget.max": 1.0, "site.max_racks": 1}), base_design(gpus=33))
+    assert {"budget_cap", "racks_available", "memory_fits"} <= families(found)
+
+
+# ---------------------------------------------------------------------------------------------
+# the registry
+
+
+def test_every_family_has_a_checker_rule_and_every_rule_a_family():
+    assert set(CHECKER_RULES) == set(FAMILIES)
+    assert all(callable(rule) and rule.__doc__ for rule in CHECKER_RULES.values())
+
+
+def test_checker_never_imports_the_solver_or_ortools():
+    probe = (
+        "import sys, topoopt.checker, topoopt.cli.check; "
+        "bad = sorted(m for m in sys.modules if m.startswith(('ortools', 'topoopt.solver'))); "
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", probe], check=True)
