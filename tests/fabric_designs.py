@@ -114,15 +114,17 @@ def two_tier_hgx_odd(nodes: int = 21) -> Design:
     Assemblies are stated as ``ceil(links / 2)``, the model's count."""
     leaves_per_rail = math.ceil(nodes / 32)
     leaves = 8 * leaves_per_rail
+    spines = 4 * leaves_per_rail  # a spine takes 64 ports: leaves × 32 / spines links
     return _design(
         server="hgx-h100", gpu="h100-sxm", nodes=nodes, gpus=8 * nodes, interconnect="ib-ndr", nic="cx7-osfp",
         nics_per_node=8, link_gbps=400, tiers=2, oversubscription=1.0, rail_optimized=True,
-        fabric=FabricShape(tiers=2, switch="qm9700", leaves=leaves, spines=4, cores=0, leaf_down_ports=32,
-                           leaf_up_ports=32, links_per_leaf_spine=8, pods=1, spines_per_pod=4, leaves_per_pod=leaves,
+        fabric=FabricShape(tiers=2, switch="qm9700", leaves=leaves, spines=spines, cores=0, leaf_down_ports=32,
+                           leaf_up_ports=32, links_per_leaf_spine=32 // spines, pods=1, spines_per_pod=spines,
+                           leaves_per_pod=leaves,
                            cores_per_plane=0, spine_up_ports=0, links_per_spine_core=0, rail_optimized=True,
                            leaves_per_rail=leaves_per_rail),
         switches=[SwitchGroup(tier="leaf", model="qm9700", count=leaves, ports_used=8 * nodes + 32 * leaves),
-                  SwitchGroup(tier="spine", model="qm9700", count=4, ports_used=32 * leaves)],
+                  SwitchGroup(tier="spine", model="qm9700", count=spines, ports_used=32 * leaves)],
         links=[_links("node-leaf", 8 * nodes, "ndr-sr4-kit-50m", 2, 17, 400),
                _links("leaf-spine", 32 * leaves, "ndr-dr4-twin-kit-500m", 2, 52, 400)],
         racks=[RackGroup(rack_class="air-45kw", role="compute", count=math.ceil(nodes / 4), nodes_per_rack=4,

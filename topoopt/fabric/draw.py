@@ -101,7 +101,8 @@ def detail_view(fabric: Fabric) -> View:
     grouped = rail_optimized(fabric.design)
     for device in fabric.switch_list:
         frame = f"su{device.su}" if device.role == "leaf" and grouped else ""
-        view.boxes.append(Box(device.name, device.role, [device], f"{device.name}\n{device.model}", frame))
+        label = f"{device.name}\n{device.model}\n{device.rack} U{device.u}"
+        view.boxes.append(Box(device.name, device.role, [device], label, frame))
         view.end_of[device.name] = f"cluster_{frame}" if frame else device.name
         if frame:
             view.frame_labels[frame] = f"scalable unit {device.su}"
@@ -213,8 +214,9 @@ def headline(fabric: Fabric, result: SolveResult | None, title: str | None) -> s
     """Title lines: name, GPUs and hardware, cost, time to train."""
     d = fabric.design
     lines = [title] if title else []
-    lines.append(f"{d.gpus:,} × {d.gpu} GPUs in {d.nodes:,} × {d.server} · {d.tiers}-tier {d.interconnect} "
-                 f"on {d.fabric.switch}, {d.oversubscription:g}:1")
+    fabric_text = (f"{d.tiers}-tier {d.interconnect} on {d.fabric.switch}, {d.oversubscription:g}:1" if d.tiers
+                   else "no compute fabric")
+    lines.append(f"{d.gpus:,} × {d.gpu} GPUs in {d.nodes:,} × {d.server} · {fabric_text}")
     facts = []
     if result is not None and result.cost is not None:
         per = "/month" if result.cost.basis == "monthly_rent" else ""
@@ -245,8 +247,9 @@ def _legend(fabric: Fabric, view: View) -> str:
         by_role[rack.role] = by_role.get(rack.role, 0) + 1
     per_role = ", ".join(f"{count:,} {role}" for role, count in by_role.items())
     storage = fabric.design.storage
+    switches = f"{len(fabric.switch_list):,} × {fabric.design.fabric.switch} ({per_tier})" if tiers else "none"
     facts = [
-        ("switches", f"{len(fabric.switch_list):,} × {fabric.design.fabric.switch} ({per_tier})"),
+        ("switches", switches),
         ("racks", f"{len(fabric.racks.racks):,} × {fabric.hardware.rack_class.id} ({per_role})"),
         ("storage", f"{storage.units:,} × {storage.tier} · {storage.capacity_tb:,.0f} TB · "
                     f"{storage.read_gbps:,.0f} Gb/s read (its network is not part of the design)"),

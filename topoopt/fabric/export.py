@@ -93,7 +93,7 @@ def _write(path: Path, columns: list[str], rows) -> Path:
 def _descriptions(fabric: Fabric) -> dict[str, str]:
     hw = fabric.hardware
     items = [hw.server, hw.nic, hw.switch, hw.rack_class, hw.storage, *hw.parts.values()]
-    text = {item.id: item.name for item in items}
+    text = {item.id: item.name for item in items if item is not None}
     for part in hw.parts.values():
         if part.components:
             text[part.id] = f"{part.name}: {part.components}"
@@ -104,8 +104,9 @@ def bom_rows(result: SolveResult, fabric: Fabric) -> list[list]:
     """One row per cost line, then a ``total`` row; without a cost, quantities only."""
     describe = _descriptions(fabric)
     if result.cost is None:
-        counts = [("server", fabric.design.server, len(fabric.nodes)),
-                  ("switch", fabric.design.fabric.switch, len(fabric.switch_list))]
+        counts = [("server", fabric.design.server, len(fabric.nodes))]
+        if fabric.switch_list:
+            counts.append(("switch", fabric.design.fabric.switch, len(fabric.switch_list)))
         counts += [("cable", b.part.id, b.assemblies) for b in fabric.links]
         counts += [("rack", fabric.hardware.rack_class.id, len(fabric.racks.racks)),
                    ("storage", fabric.hardware.storage.id, len(fabric.storage))]

@@ -32,7 +32,8 @@ class Hardware:
 
     server: Server
     nic: Nic
-    switch: Switch
+    switch: Switch | None
+    """None for a single node without a compute fabric (0 tiers)."""
     parts: dict[str, LinkPart]
     """Link part per link class present in the design (``node-leaf``, ``leaf-spine``, ``spine-core``)."""
     rack_class: RackClass
@@ -96,7 +97,8 @@ def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
     """
     server: Server = _lookup(catalog.by_id("servers"), design.server, "server")
     nic: Nic = _lookup(catalog.by_id("nics"), design.nic, "NIC")
-    switch: Switch = _lookup(catalog.by_id("switches"), design.fabric.switch, "switch")
+    no_fabric = design.fabric.tiers == 0
+    switch: Switch | None = None if no_fabric else _lookup(catalog.by_id("switches"), design.fabric.switch, "switch")
     cables = catalog.by_id("cables")
     parts = {group.between: _lookup(cables, group.part, "cable part") for group in design.links}
     rack_ids = {group.rack_class for group in design.racks}
@@ -105,8 +107,8 @@ def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
     rack_class: RackClass = _lookup(catalog.by_id("racks"), rack_ids.pop(), "rack class")
     storage: StorageTier = _lookup(catalog.by_id("storage"), design.storage.tier, "storage tier")
 
-    switch_ppc = switch.ports_per_cage.get(design.link_gbps, 0)
-    if switch_ppc < 1:
+    switch_ppc = switch.ports_per_cage.get(design.link_gbps, 0) if switch else 0
+    if switch and switch_ppc < 1:
         raise FabricError(f"switch {switch.id} has no ports at {design.link_gbps} Gb/s")
     if server.compute_port_form_factor:
         node_ff, node_ppc = server.compute_port_form_factor, server.compute_ports_per_cage
@@ -116,7 +118,7 @@ def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
     node_cages = max(1, math.ceil(rails / node_ppc))
     all_parts = list(catalog.cables)
     node_w = server.power_w + node_cages * node_end_power_w(all_parts, node_ff, node_ppc, design.link_gbps)
-    switch_w = switch.power_w + switch.cages * cage_end_power_w(all_parts, switch.cage_form_factor)
+    switch_w = switch.power_w + switch.cages * cage_end_power_w(all_parts, switch.cage_form_factor) if switch else 0.0
     return Hardware(
         server=server,
         nic=nic,
@@ -127,7 +129,7 @@ def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
         node_port_form_factor=node_ff,
         node_ports_per_cage=node_ppc,
         switch_ports_per_cage=switch_ppc,
-        radix=switch.cages * switch_ppc,
+        radix=switch.cages * switch_ppc if switch else 0,
         node_power_w=node_w,
         switch_power_w=switch_w,
         rails=rails,

@@ -110,7 +110,7 @@ def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list
                storage: list[Device]) -> RackPlan:
     """Place every device (sets ``rack`` and ``u``) and check every rack against its class."""
     per_node = nodes_per_rack(design, hw)
-    per_switch = per_rack(hw.rack_class, hw.switch_power_w, hw.switch.rack_units)
+    per_switch = per_rack(hw.rack_class, hw.switch_power_w, hw.switch.rack_units) if hw.switch else 1
     per_storage = per_rack(hw.rack_class, hw.storage_power_w, hw.storage.rack_units)
     for what, count in (("switch", per_switch), ("storage unit", per_storage)):
         if count < 1:

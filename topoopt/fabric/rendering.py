@@ -25,6 +25,7 @@ def find_dot() -> str | None:
 def render_dot(dot_path: Path, fmt: str = "svg", *, timeout_s: float = 60.0) -> tuple[Path | None, str | None]:
     """Render ``dot_path`` next to itself as ``fmt``: ``(output or None, warning or None)``."""
     output = dot_path.with_suffix(f".{fmt}")
+    output.unlink(missing_ok=True)  # a drawing left from an earlier run would no longer match the DOT
     exe = find_dot()
     if exe is None:
         return None, (f"graphviz 'dot' not found: wrote {dot_path.name} only "

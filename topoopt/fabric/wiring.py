@@ -169,9 +169,12 @@ def check_shape(design: Design, hw: Hardware) -> None:
     problems = []
     if fs.tiers != design.tiers:
         problems.append(f"design.tiers {design.tiers} != fabric.tiers {fs.tiers}")
-    if d + u > k:
+    if fs.tiers and d + u > k:
         problems.append(f"leaf ports {d} down + {u} up exceed the radix {k} of {hw.switch.id}")
-    if fs.tiers == 1:
+    if fs.tiers == 0:
+        if n != 1 or fs.leaves or fs.spines or fs.cores or design.links:
+            problems.append("a design without a compute fabric has one node, no switches and no links")
+    elif fs.tiers == 1:
         if fs.leaves != 1 or fs.spines or fs.cores:
             problems.append("a 1-tier fabric has exactly one switch")
         if n * r > k:
@@ -227,6 +230,8 @@ def required_link_classes(design: Design) -> list[str]:
 def make_switches(design: Design, hw: Hardware) -> Switches:
     """Create the switches with their names and tier attributes (no racks yet)."""
     fs, r = design.fabric, design.nics_per_node
+    if hw.switch is None:
+        return Switches(leaves=[], spines=[], cores=[])
     model, ru, power, k = hw.switch.id, hw.switch.rack_units, hw.switch_power_w, hw.radix
 
     def switch(name: str, role: str, **attrs: int) -> Device:
@@ -269,6 +274,8 @@ def _w(total: int) -> int:
 
 def wire(design: Design, hw: Hardware, nodes: list[Device], sw: Switches) -> list[LinkBundle]:
     """Every logical link of the design, grouped into assemblies; sets each node's ``su``."""
+    if design.fabric.tiers == 0:
+        return []
     bundles = [_node_leaf(design, hw, nodes, sw)]
     if design.fabric.tiers >= 2:
         bundles.append(_leaf_spine(design, hw, sw))

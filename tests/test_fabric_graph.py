@@ -1,0 +1,169 @@
+"""The installation graph of hand-built designs: counts, ports, rails, uplinks, cables, names."""
+
+from __future__ import annotations
+
+import re
+
+import networkx as nx
+import pytest
+
+import fabric_designs as fd
+import topoopt
+from fabric_invariants import check_all, check_assemblies, switch_ports
+from topoopt.catalog import load_builtin_catalog
+from topoopt.fabric import FabricError, build_fabric, fabric_graph
+
+CATALOG = load_builtin_catalog()
+CONSISTENT = [fd.one_tier_8_gpu, fd.two_tier_32_dgx, fd.three_tier_dgx_a100]
+
+
+@pytest.fixture(scope="module", params=CONSISTENT, ids=lambda f: f.__name__)
+def built(request):
+    design = request.param()
+    return design, fabric_graph(design)
+
+
+def test_invariants_hold(built):
+    design, graph = built
+    assemblies = check_all(design, graph, CATALOG)
+    assert assemblies == {g.between: g.assemblies for g in design.links}
+
+
+def test_public_api_reexports_fabric_graph():
+    design = fd.one_tier_8_gpu()
+    graph = topoopt.fabric_graph(design)
+    assert isinstance(graph, nx.MultiGraph)
+    assert graph.number_of_edges() == 8
+
+
+def test_one_tier_puts_all_eight_rails_on_one_switch():
+    graph = fabric_graph(fd.one_tier_8_gpu())
+    assert sorted(graph.nodes) == ["leaf-01", "rack01-node01", "storage-01"]
+    ports = sorted(switch_ports(graph)["leaf-01"])
+    assert ports == ["p1/1", "p1/2", "p2/1", "p2/2", "p3/1", "p3/2", "p4/1", "p4/2"]
+    # twin-port kits: a cage's two links share one cable
+    cables = {a["cable"] for _, _, a in graph.edges(data=True)}
+    assert len(cables) == 4
+
+
+def test_node_attributes_are_scalars_with_placement(built):
+    _, graph = built
+    for name, attrs in graph.nodes(data=True):
+        assert all(isinstance(v, (str, int, float, bool)) for v in attrs.values()), name
+        assert attrs["rack"] and attrs["u"] >= 1 and attrs["power_w"] > 0
+
+
+def test_names_follow_the_scheme(built):
+    design, graph = built
+    patterns = {
+        "node": r"^rack\d{2,}-node\d{2,}$",
+        "leaf": r"^leaf-r\d+-\d{2,}$" if design.fabric.rail_optimized else r"^leaf-\d{2,}$",
+        "spine": r"^spine-\d{2,}$",
+        "core": r"^core-p\d+-\d{2,}$",
+        "storage": r"^storage-\d{2,}$",
+    }
+    for name, attrs in graph.nodes(data=True):
+        assert re.match(patterns[attrs["role"]], name), name
+    for name, attrs in graph.nodes(data=True):
+        if attrs["role"] == "node":
+            assert name.startswith(attrs["rack"] + "-")
+
+
+def test_build_is_deterministic():
+    design = fd.three_tier_dgx_a100()
+    first = sorted((u, v, k, tuple(sorted(a.items()))) for u, v, k, a in fabric_graph(design).edges(keys=True, data=True))
+    second = sorted((u, v, k, tuple(sorted(a.items()))) for u, v, k, a in fabric_graph(design).edges(keys=True, data=True))
+    assert first == second
+
+
+def test_three_tier_pods_keep_scalable_units_together():
+    fabric = build_fabric(fd.three_tier_dgx_a100())
+    pods = {}
+    for leaf in fabric.switches.leaves:
+        pods.setdefault(leaf.pod, []).append(leaf.name)
+    # 24 leaves in scalable-unit order, 20 per pod: SUs 1-2 and rails 1-4 of SU 3 in pod 1.
+    assert [len(p) for p in pods.values()] == [20, 4]
+    assert pods[2] == [f"leaf-r{r}-03" for r in range(5, 9)]
+
+
+def test_part_filled_cages_are_reported_not_hidden():
+    design = fd.two_tier_hgx_odd(21)
+    fabric = build_fabric(design)
+    graph = fabric_graph(design)
+    assemblies = check_assemblies(graph, CATALOG)
+    # 21 nodes per rail on one leaf: 10 full twin-port cages + 1 half cage, on each of 8 rails.
+    assert assemblies["node-leaf"] == 8 * 11
+    assert any("node-leaf" in w and "88" in w and "84" in w for w in fabric.warnings)
+
+
+def test_breakout_assembly_reaches_two_nodes():
+    graph = fabric_graph(fd.two_tier_hgx_odd(21))
+    by_cable = {}
+    for _, _, attrs in graph.edges(data=True):
+        if attrs["link_class"] == "node-leaf":
+            by_cable.setdefault(attrs["cable"], []).append(attrs)
+    first = by_cable["NL-01"]
+    assert [a["b_device"] for a in first] == ["rack01-node01", "rack01-node02"]
+    assert {a["a_port"] for a in first} == {"p1/1", "p1/2"}
+    assert {a["b_port"] for a in first} == {"nic1"}
+
+
+def test_nodes_split_evenly_over_the_leaves_of_a_rail():
+    design = fd.two_tier_hgx_odd(33)  # 2 leaves per rail: 17 + 16 would waste a kit, 18 + 15 does not
+    graph = fabric_graph(design)
+    loads = {}
+    for _, _, attrs in graph.edges(data=True):
+        if attrs["link_class"] == "node-leaf" and attrs["rail"] == 1:
+            loads[attrs["a_device"]] = loads.get(attrs["a_device"], 0) + 1
+    assert sorted(loads.values(), reverse=True) == [18, 15]
+    assert check_assemblies(graph, CATALOG)["node-leaf"] == 8 * 17
+
+
+def test_unknown_catalog_id_is_a_fabric_error():
+    design = fd.two_tier_32_dgx().model_copy(update={"server": "no-such-server"})
+    with pytest.raises(FabricError, match="no-such-server"):
+        build_fabric(design)
+
+
+def test_counts_that_cannot_be_wired_are_a_fabric_error():
+    design = fd.two_tier_32_dgx()
+    too_few = design.model_copy(update={"nodes": 40, "gpus": 320})
+    with pytest.raises(FabricError, match="leaves per rail"):
+        build_fabric(too_few)
+    unbalanced = design.model_copy(update={"fabric": design.fabric.model_copy(update={"links_per_leaf_spine": 7})})
+    with pytest.raises(FabricError, match="spines"):
+        build_fabric(unbalanced)
+
+
+def test_single_node_without_fabric():
+    base = fd.one_tier_8_gpu()
+    design = base.model_copy(update={
+        "tiers": 0,
+        "fabric": base.fabric.model_copy(update={"tiers": 0, "switch": "none", "leaves": 0, "leaf_down_ports": 0,
+                                                 "pods": 0, "leaves_per_pod": 0, "leaves_per_rail": 0}),
+        "switches": [],
+        "links": [],
+        "racks": [g for g in base.racks if g.role != "network"],
+    })
+    fabric = build_fabric(design)
+    graph = fabric_graph(design)
+    assert fabric.switch_list == [] and graph.number_of_edges() == 0
+    assert sorted(graph.nodes) == ["rack01-node01", "storage-01"]
+    assert fabric.warnings == []
+
+
+def test_invariant_checks_catch_a_reused_port_and_a_missing_uplink():
+    """The checks above can fail: corrupt a correct graph and they do."""
+    from fabric_invariants import check_ports, check_uplinks
+
+    design = fd.two_tier_32_dgx()
+    graph = fabric_graph(design)
+    edges = [(u, v, k) for u, v, k, a in graph.edges(keys=True, data=True) if a["link_class"] == "leaf-spine"]
+    first, second = graph.edges[edges[0]], graph.edges[edges[1]]
+    second["a_port"] = first["a_port"]
+    with pytest.raises(AssertionError):
+        check_ports(design, graph, CATALOG)
+    graph = fabric_graph(design)
+    graph.remove_edge(*edges[0])
+    with pytest.raises(AssertionError):
+        check_uplinks(design, graph)

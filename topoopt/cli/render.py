@@ -1,0 +1,54 @@
+"""``topoopt render DESIGN_JSON INSTANCE --out DIR``: the installation files of a solved design."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from topoopt.cli.app import app
+from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INPUT, err
+
+
+@app.command(help="Write the bill of materials, cable schedule, rack plan, GraphML, Slurm topology.conf, "
+                  "NetBox CSVs and the fabric drawing (DOT, SVG; PNG with --png) of DESIGN_JSON (a design.json "
+                  "from 'topoopt solve', or a bare design) into DIR. The SVG needs Graphviz 'dot' (or "
+                  "$TOPOOPT_DOT); without it the DOT file is written and a warning printed. " + EXIT_CODES_HELP)
+def render(
+    design_file: Path = typer.Argument(..., metavar="DESIGN_JSON", help="design.json written by 'topoopt solve'."),
+    file: str = typer.Argument(..., metavar="INSTANCE", help="The instance the design was solved for ('-' = stdin)."),
+    out: Path = typer.Option(..., "--out", help="Directory to write the files into (created if missing)."),
+    png: bool = typer.Option(False, "--png", help="Also draw fabric.png."),
+) -> None:
+    from topoopt.catalog import CatalogError
+    from topoopt.cli.check import read_design
+    from topoopt.fabric import FabricError, render as render_files
+    from topoopt.loader import InputError, load_instance
+    from topoopt.models.design import ObjectiveValue, SolveResult
+
+    try:
+        loaded = load_instance(file)
+    except InputError as exc:
+        for message in exc.messages:
+            err(message)
+        raise typer.Exit(EXIT_INPUT) from None
+    design, cost, performance = read_design(design_file)
+    result = SolveResult(
+        status="feasible",
+        objective=ObjectiveValue(kind=loaded.instance.goal.objective, value=None, bound=None, gap=None),
+        design=design,
+        cost=cost,
+        performance=performance,
+    )
+    try:
+        outputs = render_files(result, loaded.instance, out, png=png)
+    except (CatalogError, FabricError) as exc:
+        err(f"{design_file}: {exc}")
+        raise typer.Exit(EXIT_INPUT) from None
+    except OSError as exc:
+        err(f"{out}: cannot write: {exc}")
+        raise typer.Exit(EXIT_INPUT) from None
+    for warning in outputs.warnings:
+        err(f"warning: {warning}")
+    for path in outputs.files:
+        typer.echo(str(path))
