@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from checker_fixtures import (
@@ -267,3 +268,40 @@ def test_checker_never_imports_the_solver_or_ortools():
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", probe], check=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# soundness: whatever the solver returns passes the checker, at the cost the solver reports
+
+INSTANCES = sorted((Path(__file__).resolve().parent.parent / "instances").glob("*.yaml"))
+PINNED_BASE = {"constraints.pins": {"server": "dgx-h100", "nodes": 4, "tiers": 2, "leaf_switch": "qm9700",
+                                    "rack_class": "air-30kw", "storage": "nvme-of-array",
+                                    "interconnect": "ib-ndr"}}
+
+
+def assert_solution_passes(inst) -> None:
+    from topoopt.solver import solve
+
+    result = solve(inst, explain=False)
+    if result.design is None:
+        pytest.skip(f"{inst.name}: {result.status}, no design to check")
+    assert check_design(inst, result.design, result.cost, result.performance) == []
+    mine = recompute_cost(inst, result.design)
+    assert mine.total == result.cost.total == result.objective.value if inst.goal.objective == "min_cost" else True
+    assert lines_by_item(mine) == lines_by_item(result.cost)
+
+
+def lines_by_item(cost) -> dict:
+    return {(line.category, line.item): (line.quantity, line.unit_price, line.total) for line in cost.breakdown}
+
+
+def test_solver_design_for_the_base_instance_passes_the_checker():
+    assert_solution_passes(instance(**PINNED_BASE))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", INSTANCES, ids=[p.stem for p in INSTANCES])
+def test_solver_designs_for_example_instances_pass_the_checker(path):
+    from topoopt.loader import load_instance
+
+    assert_solution_passes(load_instance(path).instance)

@@ -13,8 +13,8 @@ from typing import Callable
 from topoopt import perf
 from topoopt.catalog import ResolvedCatalog, resolve_catalog
 from topoopt.checking import derive
-from topoopt.models.catalog import Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
-from topoopt.models.design import Cost, Design, LinkGroup, RackGroup, SwitchGroup, Violation
+from topoopt.models.catalog import Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
+from topoopt.models.design import Cost, Design, LinkGroup, RackGroup, Violation
 from topoopt.models.instance import Instance
 from topoopt.models.performance import Performance, StorageNeeds
 
@@ -38,10 +38,6 @@ class CheckContext:
     @cached_property
     def server(self) -> Server | None:
         return self._item("servers", self.design.server)
-
-    @cached_property
-    def gpu(self) -> Gpu | None:
-        return self._item("gpus", self.design.gpu)
 
     @cached_property
     def nic(self) -> Nic | None:
@@ -75,11 +71,6 @@ class CheckContext:
         return list(self.catalog.catalog.cables)
 
     # ---- design record look-ups
-
-    def switch_group(self, tier: str) -> SwitchGroup | None:
-        """The switch group of a tier; a duplicated tier is reported by the tier's family."""
-        groups = [g for g in self.design.switches if g.tier == tier]
-        return groups[0] if groups else None
 
     def link_group(self, link_class: str) -> LinkGroup | None:
         groups = [g for g in self.design.links if g.between == link_class]
