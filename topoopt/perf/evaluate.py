@@ -75,9 +75,7 @@ def min_nodes_for_time(job: Job, hw: Hardware, max_time_s: float, max_nodes: int
     node count does.
     """
     scale = job.training.tokens / tokens_per_step(job) * checkpoint_overhead(job)
-    return min_nodes_for_step(
-        job, hw, max_time_s / scale, max_nodes, accept=lambda step_s: train_time_s(job, step_s) <= max_time_s
-    )
+    return min_nodes_for_step(job, hw, max_time_s / scale, max_nodes, max_time_s=max_time_s)
 
 
 def bottleneck(times: StepTimes) -> Bottleneck:

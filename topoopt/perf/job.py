@@ -130,6 +130,12 @@ def island_gpus(gpu: Gpu, gpus_per_node: int) -> int:
     return max(gpus_per_node, (domain // gpus_per_node) * gpus_per_node)
 
 
+def scale_up_link(scale_up_gb_per_s: float) -> tuple[float, float]:
+    """(bus GB/s, α seconds) of the scale-up link: rate × :data:`SCALE_UP_BUS_EFFICIENCY`, and
+    :data:`SCALE_UP_LATENCY_US`. It depends on the GPU alone, not on the cluster's fabric."""
+    return scale_up_gb_per_s * SCALE_UP_BUS_EFFICIENCY, SCALE_UP_LATENCY_US * 1e-6
+
+
 @dataclass(frozen=True)
 class Fabric:
     """Bandwidth and latency of the two levels a collective can cross, per GPU.
@@ -154,10 +160,11 @@ class Fabric:
         if hw.tiers >= 2:
             node_gb_per_s /= max(1.0, hw.oversubscription)
         hops = 2 * hw.tiers - 1
+        up_gb_per_s, up_alpha_s = scale_up_link(hw.gpu.scale_up_gb_per_s)
         return cls(
             island_gpus=island,
-            scale_up_gb_per_s=hw.gpu.scale_up_gb_per_s * SCALE_UP_BUS_EFFICIENCY,
-            scale_up_alpha_s=SCALE_UP_LATENCY_US * 1e-6,
+            scale_up_gb_per_s=up_gb_per_s,
+            scale_up_alpha_s=up_alpha_s,
             scale_out_gb_per_s=node_gb_per_s / hw.gpus_per_node,
             scale_out_alpha_s=hw.interconnect.latency_us * hops * 1e-6,
         )
@@ -195,4 +202,4 @@ class ModelShape:
         )
 
 
-__all__ = ["Fabric", "GpuSpec", "Hardware", "Job", "ModelShape", "island_gpus"]
+__all__ = ["Fabric", "GpuSpec", "Hardware", "Job", "ModelShape", "island_gpus", "scale_up_link"]

@@ -8,7 +8,8 @@ it uses tp·pp·dp GPUs and may leave the rest of the cluster idle. ``auto`` enu
 * pp ∈ {⌈l/L⌉ : L = 1..l}: for each stage depth L the fewest stages that give it. Any other pp
   has the same most-loaded stage (same compute, same memory per GPU) with a longer bubble, more
   activations in flight and more GPUs, so it is never better;
-* b ∈ {1, 2, 4, 8} (b ≤ B); ZeRO ∈ {0, 1, 2, 3} when pp = 1 and {0, 1} when pp > 1 (ZeRO-2/3
+* b ∈ {1, 2, 4, 8} (b ≤ B); ZeRO ∈ {0, 2, 3} when pp = 1 (ZeRO-1 has the same step time as
+  ZeRO-2 in this model and needs more memory, so it never wins) and {0, 1} when pp > 1 (ZeRO-2/3
   with pipelining is not supported by Megatron-LM or DeepSpeed); v = 1 (no interleaving);
 * dp ∈ C = {dp_fit} ∪ {⌈B/(m·b)⌉ > dp_fit : m ≥ 1}: the fewest replicas that give each
   micro-batch count m, plus the fewest replicas that fit in memory. Another dp gives the same
@@ -25,16 +26,17 @@ are cached; only communication is recomputed per fabric.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+import heapq
 from functools import lru_cache
 
 from topoopt.models.performance import Parallelism
 from topoopt.perf.job import Fabric, GpuSpec, Hardware, Job, ModelShape
 from topoopt.perf.memory import memory_model, microbatch_count, min_fitting_dp
-from topoopt.perf.step import Layout, StepTimes, make_layout, step_lower_bound_s, step_time
+from topoopt.perf.step import Layout, StepBound, StepTimes, make_layout, step_bounds, step_time
 
 MICROBATCH_CHOICES = (1, 2, 4, 8)
-ZERO_CHOICES_NO_PP = (0, 1, 2, 3)
+ZERO_CHOICES_NO_PP = (0, 2, 3)
 ZERO_CHOICES_PP = (0, 1)
 
 
@@ -133,15 +135,21 @@ def dp_candidates_descending(layout: Layout, batch: int, dp_max: int) -> Iterato
         m += 1
 
 
-def dp_candidates_ascending(layout: Layout, batch: int) -> Iterator[int]:
-    """Members of C, smallest first (dp_fit, then the efficient counts above it)."""
+def dp_candidates_ascending(layout: Layout, batch: int, dp_start: int = 1) -> Iterator[int]:
+    """Members of C (module docstring) that are ≥ ``dp_start``, smallest first."""
     dp_fit = layout.dp_fit
     if dp_fit is None:
         return
-    yield dp_fit
     b = layout.microbatch
-    m = microbatch_count(batch, dp_fit, b)
-    previous = dp_fit
+    if dp_start <= dp_fit:
+        yield dp_fit
+        dp_start = dp_fit + 1
+    # Every member above dp_fit is ⌈B/(m·b)⌉ for some m; the smallest one ≥ dp_start has
+    # m = ⌈B/(dp_start·b)⌉ when that value equals dp_start, else m − 1.
+    m = microbatch_count(batch, dp_start, b)
+    if m >= 1 and _efficient_dp(batch, m, b) == dp_start and dp_start > dp_fit:
+        yield dp_start
+    previous = dp_start
     while m > 1:
         m -= 1
         dp = _efficient_dp(batch, m, b)
@@ -177,7 +185,6 @@ def best_step(job: Job, hw: Hardware, parallelism: Parallelism | None = None) ->
     spec = gpu_spec(job, hw)
     fabric = Fabric.of(hw, spec.island_gpus)
     batch = job.training.global_batch_sequences
-    gpus = hw.gpus
     pinned = _pinned(job, parallelism)
     if pinned is not None:
         if pinned.pp > job.model.layers:
@@ -185,18 +192,44 @@ def best_step(job: Job, hw: Hardware, parallelism: Parallelism | None = None) ->
         layout = _layout_of(job, spec, pinned)
         if pinned.dp is not None:
             dp = pinned.dp
-            if layout.model_gpus * dp > gpus or not layout.memory.fits(dp, microbatch_count(batch, dp, layout.microbatch)):
+            if layout.model_gpus * dp > hw.gpus or not layout.memory.fits(dp, microbatch_count(batch, dp, layout.microbatch)):
                 return None
             return layout, step_time(layout, dp, batch, fabric)
-        layouts: tuple[Layout, ...] = (layout,)
-    else:
-        layouts = auto_layouts(job, spec)
-    return _search(layouts, batch, gpus, fabric)
+        return _search((layout,), step_bounds((layout,), fabric), batch, hw.gpus, fabric)
+    return _search(auto_layouts(job, spec), _auto_bounds(job, spec, fabric), batch, hw.gpus, fabric)
 
 
-def _search(layouts: tuple[Layout, ...], batch: int, gpus: int, fabric: Fabric) -> tuple[Layout, StepTimes] | None:
+@lru_cache(maxsize=1024)
+def _auto_bounds(job: Job, spec: GpuSpec, fabric: Fabric) -> tuple[StepBound, ...]:
+    """Step bounds of the job's auto layouts on one fabric, cached."""
+    return step_bounds(auto_layouts(job, spec), fabric)
+
+
+def _order_bound(layout: Layout, bound: StepBound, batch: int, dp_max: int) -> float:
+    """A lower bound of the step of every candidate dp ≤ ``dp_max`` of ``layout``.
+
+    Candidates whose DP group crosses islands pay at least the crossing floor at the fewest
+    micro-batches; those whose group fits in an island have at most island/tp replicas; dp = 1
+    has no DP traffic.
+    """
+    b = layout.microbatch
+    m_min = microbatch_count(batch, dp_max, b)
+    if dp_max == 1 or bound.in_island(dp_max):
+        return bound.at(m_min)
+    lowest = bound.at(m_min) + bound.cross_floor(m_min)
+    island_cap = min(dp_max, bound.island_gpus // layout.tp)
+    if island_cap >= 1:
+        lowest = min(lowest, bound.at(microbatch_count(batch, island_cap, b)))
+    elif layout.dp_fit == 1:
+        lowest = min(lowest, bound.at(microbatch_count(batch, 1, b)))
+    return lowest
+
+
+def _search(
+    layouts: tuple[Layout, ...], bounds: tuple[StepBound, ...], batch: int, gpus: int, fabric: Fabric
+) -> tuple[Layout, StepTimes] | None:
     """Branch and bound over layouts and dp (module docstring)."""
-    bounds = []
+    order = []
     for index, layout in enumerate(layouts):
         model_gpus = layout.model_gpus
         if model_gpus > gpus:
@@ -204,18 +237,20 @@ def _search(layouts: tuple[Layout, ...], batch: int, gpus: int, fabric: Fabric) 
         dp_max = gpus // model_gpus
         if dp_max < layout.dp_fit:
             continue
-        m_min = microbatch_count(batch, dp_max, layout.microbatch)
-        bounds.append((step_lower_bound_s(layout, m_min), index, dp_max))
-    bounds.sort()
+        order.append((_order_bound(layout, bounds[index], batch, dp_max), index, dp_max))
+    order.sort()
     best: tuple[Layout, StepTimes] | None = None
     best_s = float("inf")
-    for bound, index, dp_max in bounds:
-        if bound >= best_s:
+    for lower, index, dp_max in order:
+        if lower >= best_s:
             break
-        layout = layouts[index]
+        layout, bound = layouts[index], bounds[index]
         for dp in dp_candidates_descending(layout, batch, dp_max):
-            if step_lower_bound_s(layout, microbatch_count(batch, dp, layout.microbatch)) >= best_s:
-                break
+            m = microbatch_count(batch, dp, layout.microbatch)
+            if bound.at(m) >= best_s:
+                break  # smaller dp only add micro-batches
+            if bound.for_dp(m, dp) >= best_s:
+                continue
             times = step_time(layout, dp, batch, fabric)
             if times.step_s < best_s:
                 best, best_s = (layout, times), times.step_s
@@ -250,26 +285,35 @@ def search_min_nodes_to_fit(job: Job, hw: Hardware, max_nodes: int) -> int | Non
 
 
 def min_nodes_for_step(
-    job: Job,
-    hw: Hardware,
-    max_step_s: float,
-    max_nodes: int,
-    accept: Callable[[float], bool] | None = None,
+    job: Job, hw: Hardware, max_step_s: float, max_nodes: int, max_time_s: float | None = None
 ) -> int | None:
     """Fewest nodes (≤ ``max_nodes``) whose best step takes at most ``max_step_s``.
 
-    ``accept(step_s)`` is the exact test of a step time (default ``step_s <= max_step_s``);
-    ``max_step_s`` then only bounds the search. Exact over the space: for each layout the members
-    of C are tried from the fewest GPUs up, starting where compute + bubble alone reach the bound,
-    and layouts whose fewest possible nodes cannot beat the best found are skipped.
+    With ``max_time_s`` the exact test is ``train_time_s(step) <= max_time_s`` and
+    ``max_step_s`` (its equivalent step time) only bounds the search. Results are cached per
+    (job, GPU, fabric, budget): the solver asks again for hardware that differs only in ways the
+    model does not see.
     """
-    if accept is None:
-        def accept(step_s: float) -> bool:
-            return step_s <= max_step_s
     spec = gpu_spec(job, hw)
     fabric = Fabric.of(hw, spec.island_gpus)
+    return _min_nodes_for_step(job, spec, fabric, hw.gpus_per_node, max_step_s, max_nodes, max_time_s)
+
+
+@lru_cache(maxsize=4096)
+def _min_nodes_for_step(
+    job: Job, spec: GpuSpec, fabric: Fabric, gpn: int, max_step_s: float, max_nodes: int, max_time_s: float | None
+) -> int | None:
+    """Exact over the space. Candidates (layout, dp ∈ C) are visited in order of GPU count, one
+    stream per layout, so the first that meets the budget uses the fewest GPUs and hence the
+    fewest nodes. A stream starts where the layout's :class:`StepBound` first fits in the budget
+    and is dropped when the bound shows no larger dp can meet it; a layout whose bound over all
+    dp up to ``max_nodes`` nodes misses the budget is never streamed."""
+    from topoopt.perf.evaluate import train_time_s  # the one definition of time to train
+
+    def accept(step_s: float) -> bool:
+        return step_s <= max_step_s if max_time_s is None else train_time_s(job, step_s) <= max_time_s
+
     batch = job.training.global_batch_sequences
-    gpn = hw.gpus_per_node
     max_gpus = max_nodes * gpn
     pinned = _pinned(job, None)
     if pinned is not None:
@@ -277,44 +321,56 @@ def min_nodes_for_step(
             return None
         layout = _layout_of(job, spec, pinned)
         if pinned.dp is not None:
-            found = best_step(job, _with_nodes(hw, max_nodes))
-            if found is None or not accept(found[1].step_s):
+            dp = pinned.dp
+            m = microbatch_count(batch, dp, layout.microbatch)
+            if layout.model_gpus * dp > max_gpus or not layout.memory.fits(dp, m):
                 return None
-            return -(-(layout.model_gpus * pinned.dp) // gpn)
+            if not accept(step_time(layout, dp, batch, fabric).step_s):
+                return None
+            return -(-(layout.model_gpus * dp) // gpn)
         layouts: tuple[Layout, ...] = (layout,)
+        bounds = step_bounds(layouts, fabric)
     else:
         layouts = auto_layouts(job, spec)
+        bounds = _auto_bounds(job, spec, fabric)
 
-    starts = []
+    heap = []
     for index, layout in enumerate(layouts):
-        t_mb = layout.microbatch_compute_s
-        # Largest micro-batch count whose compute + bubble alone stays within the budget.
-        # (+1 absorbs floating-point rounding; step_time is the real test.)
-        m_cap = int(max_step_s / t_mb - (layout.pp - 1) / layout.virtual_stages) + 1 if t_mb > 0 else batch
+        m_cap = bounds[index].max_microbatches(max_step_s)
         if m_cap < 1:
             continue
+        # Members of C below this one give more micro-batches than the bound allows.
         dp_first = max(layout.dp_fit, _efficient_dp(batch, m_cap, layout.microbatch))
         gpus_first = layout.model_gpus * dp_first
-        if gpus_first > max_gpus:
-            continue
-        starts.append((-(-gpus_first // gpn), index, dp_first))
-    starts.sort()
-    best_nodes: int | None = None
-    for nodes_lb, index, dp_first in starts:
-        if best_nodes is not None and nodes_lb >= best_nodes:
-            break
-        layout = layouts[index]
-        for dp in dp_candidates_ascending(layout, batch):
-            if dp < dp_first:
+        if gpus_first <= max_gpus:
+            heap.append((gpus_first, index, dp_first, None))
+    heapq.heapify(heap)
+    while heap:
+        gpus, index, dp, stream = heapq.heappop(heap)
+        layout, bound = layouts[index], bounds[index]
+        dp_max = max_gpus // layout.model_gpus
+        if stream is None:
+            # First visit: drop a layout that cannot meet the budget with all the GPUs allowed.
+            if _order_bound(layout, bound, batch, dp_max) > max_step_s:
                 continue
-            gpus = layout.model_gpus * dp
-            nodes = -(-gpus // gpn)
-            if gpus > max_gpus or (best_nodes is not None and nodes >= best_nodes):
-                break
-            if accept(step_time(layout, dp, batch, fabric).step_s):
-                best_nodes = nodes
-                break
-    return best_nodes
+            stream = dp_candidates_ascending(layout, batch, dp)
+            dp = next(stream)
+        m = microbatch_count(batch, dp, layout.microbatch)
+        floor = bound.dp_floor(dp, m)
+        if bound.at(m) + floor <= max_step_s and accept(step_time(layout, dp, batch, fabric).step_s):
+            return -(-gpus // gpn)
+        if (
+            layout.zero_stage != 3
+            and dp * layout.tp > bound.island_gpus
+            and bound.at(microbatch_count(batch, dp_max, layout.microbatch)) + floor > max_step_s
+        ):
+            # Crossing islands, the ZeRO-0/1/2 floor only grows with dp while compute can
+            # shrink at most to its value at dp_max: no larger dp of this layout can succeed.
+            continue
+        following = next(stream, None)
+        if following is not None and layout.model_gpus * following <= max_gpus:
+            heapq.heappush(heap, (layout.model_gpus * following, index, following, stream))
+    return None
 
 
 def _with_nodes(hw: Hardware, nodes: int) -> Hardware:

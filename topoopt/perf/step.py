@@ -55,7 +55,7 @@ from topoopt.perf.flops import (
     layer_linear_flops_per_token,
     recompute_factors,
 )
-from topoopt.perf.job import Fabric, GpuSpec, ModelShape
+from topoopt.perf.job import Fabric, GpuSpec, ModelShape, scale_up_link
 from topoopt.perf.memory import MemoryModel, layers_per_stage, microbatch_count, params_per_gpu
 
 BACKWARD_SHARE = 2.0 / 3.0
@@ -80,6 +80,7 @@ class Layout:
     gradient_bytes: float
     memory: MemoryModel
     dp_fit: int | None
+    tp_in_island_microbatch_s: float | None = None
 
     @property
     def model_gpus(self) -> int:
@@ -156,7 +157,24 @@ def make_layout(
         gradient_bytes=params * GRADIENT_BYTES_PER_PARAM,
         memory=memory,
         dp_fit=dp_fit,
+        tp_in_island_microbatch_s=_tp_in_island_s(
+            spec, tp, activation_bytes, stage_layers * collectives
+        ),
     )
+
+
+def _tp_in_island_s(spec: GpuSpec, tp: int, message_bytes: float, collectives: int) -> float | None:
+    """TP time of one micro-batch when the TP group sits on the scale-up link, else None.
+
+    Computed once per layout: the scale-up link depends on the GPU alone (:func:`scale_up_link`).
+    """
+    if tp <= 1:
+        return 0.0
+    island = spec.island_gpus
+    if tp > island or island % tp != 0:
+        return None
+    gb_per_s, alpha_s = scale_up_link(spec.scale_up_gb_per_s)
+    return collectives * all_reduce_s(message_bytes, tp, gb_per_s, alpha_s)
 
 
 @dataclass(frozen=True)
@@ -184,19 +202,46 @@ def _exposed(comm_s: float, overlap: float, window_s: float) -> float:
     return comm_s - min(overlap * comm_s, window_s)
 
 
+def tp_microbatch_s(layout: Layout, fabric: Fabric) -> tuple[float, str]:
+    """TP communication of one micro-batch (raw, before overlap) and the level it runs on."""
+    if layout.tp_in_island_microbatch_s is not None:
+        return layout.tp_in_island_microbatch_s, "scale_up"
+    link = group_link(fabric, layout.tp, 1)
+    per_collective = all_reduce_s(layout.tp_message_bytes, layout.tp, link.gb_per_s, link.alpha_s)
+    return layout.tp_collectives_per_microbatch * per_collective, link.level
+
+
+def dp_comm_s(layout: Layout, dp: int, microbatches: int, gb_per_s: float, alpha_s: float) -> tuple[float, float]:
+    """(raw, exposed) DP communication of one step at ``dp`` replicas on one link.
+
+    ZeRO-0 all-reduces the gradients; ZeRO-1/2 reduce-scatter them and all-gather the updated
+    weights (exposed: nothing is left to hide behind); ZeRO-3 all-gathers the weights twice and
+    reduce-scatters the gradients in every micro-batch.
+    """
+    t_mb = layout.microbatch_compute_s
+    if layout.zero_stage == 3:
+        per_mb = 2 * all_gather_s(layout.weight_bytes, dp, gb_per_s, alpha_s) + reduce_scatter_s(
+            layout.gradient_bytes, dp, gb_per_s, alpha_s
+        )
+        return microbatches * per_mb, microbatches * _exposed(per_mb, ZERO3_OVERLAP, t_mb)
+    window = BACKWARD_SHARE * t_mb
+    if layout.zero_stage == 0:
+        reduce = all_reduce_s(layout.gradient_bytes, dp, gb_per_s, alpha_s)
+        gather = 0.0
+    else:
+        reduce = reduce_scatter_s(layout.gradient_bytes, dp, gb_per_s, alpha_s)
+        gather = all_gather_s(layout.weight_bytes, dp, gb_per_s, alpha_s)
+    return reduce + gather, _exposed(reduce, GRAD_REDUCE_OVERLAP, window) + gather
+
+
 def step_time(layout: Layout, dp: int, global_batch: int, fabric: Fabric) -> StepTimes:
     """Time of one optimizer step of ``layout`` at data-parallel degree ``dp`` (module docstring)."""
     m = microbatch_count(global_batch, dp, layout.microbatch)
     t_mb = layout.microbatch_compute_s
     exposed = {"scale_up": 0.0, "scale_out": 0.0}
 
-    tp_mb = 0.0
-    if layout.tp > 1:
-        link = group_link(fabric, layout.tp, 1)
-        tp_mb = layout.tp_collectives_per_microbatch * all_reduce_s(
-            layout.tp_message_bytes, layout.tp, link.gb_per_s, link.alpha_s
-        )
-        exposed[link.level] += m * tp_mb * (1.0 - TP_COMM_OVERLAP)
+    tp_mb, tp_level = tp_microbatch_s(layout, fabric)
+    exposed[tp_level] += m * tp_mb * (1.0 - TP_COMM_OVERLAP)
     t_stage = t_mb + tp_mb * (1.0 - TP_COMM_OVERLAP)
 
     v = layout.virtual_stages
@@ -211,23 +256,8 @@ def step_time(layout: Layout, dp: int, global_batch: int, fabric: Fabric) -> Ste
     optimizer_s = layout.optimizer_step_s / (dp if layout.zero_stage >= 1 else 1)
     if dp > 1:
         link = group_link(fabric, dp, layout.tp)
-        bw, alpha = link.gb_per_s, link.alpha_s
-        if layout.zero_stage == 3:
-            per_mb = 2 * all_gather_s(layout.weight_bytes, dp, bw, alpha) + reduce_scatter_s(
-                layout.gradient_bytes, dp, bw, alpha
-            )
-            dp_comm = m * per_mb
-            exposed[link.level] += m * _exposed(per_mb, ZERO3_OVERLAP, t_mb)
-        else:
-            window = BACKWARD_SHARE * t_mb
-            if layout.zero_stage == 0:
-                reduce = all_reduce_s(layout.gradient_bytes, dp, bw, alpha)
-                gather = 0.0
-            else:
-                reduce = reduce_scatter_s(layout.gradient_bytes, dp, bw, alpha)
-                gather = all_gather_s(layout.weight_bytes, dp, bw, alpha)
-            dp_comm = reduce + gather
-            exposed[link.level] += _exposed(reduce, GRAD_REDUCE_OVERLAP, window) + gather
+        dp_comm, dp_exposed = dp_comm_s(layout, dp, m, link.gb_per_s, link.alpha_s)
+        exposed[link.level] += dp_exposed
 
     compute = m * t_mb + optimizer_s + STEP_OVERHEAD_S
     step = compute + bubble + exposed["scale_up"] + exposed["scale_out"]
@@ -245,10 +275,135 @@ def step_time(layout: Layout, dp: int, global_batch: int, fabric: Fabric) -> Ste
     )
 
 
-def step_lower_bound_s(layout: Layout, microbatches: int) -> float:
-    """A lower bound of :func:`step_time` for any dp giving ``microbatches``: compute + bubble
-    without communication. Non-decreasing in the micro-batch count."""
-    return (microbatches + (layout.pp - 1) / layout.virtual_stages) * layout.microbatch_compute_s
+class StepBound:
+    """Lower bounds of :func:`step_time` for one layout on one fabric.
+
+    ``at(m)`` holds for every dp giving m micro-batches:
+
+        (m + (pp−1)/v)·t_stage + 2v·(m + pp − 1)·p2p_min + fixed overhead
+
+    with t_stage the micro-batch time including its exposed TP communication (independent of dp)
+    and p2p_min the point-to-point time on the fastest link the pipeline can use (the scale-up
+    link only if a replica can fit in an island); it is increasing in m. ``for_dp(m, dp)`` adds
+    the exact DP communication of that dp on the fastest link its group can use (the scale-up
+    link while the group fits in an island, else the best crossing bandwidth); ``cross_floor(m)``
+    is that term at two ranks, below every crossing dp (ring and tree times grow with the ranks).
+    (A plain slotted class: thousands are built per search.)
+    """
+
+    __slots__ = (
+        "layout",
+        "per_microbatch_s",
+        "constant_s",
+        "in_island_gb_per_s",
+        "in_island_alpha_s",
+        "cross_gb_per_s",
+        "cross_alpha_s",
+        "island_gpus",
+        "cross_floor_s",
+        "cross_floor_per_microbatch",
+    )
+
+    def __init__(self, layout, per_microbatch_s, constant_s, in_island_link, cross_link, island_gpus):
+        self.layout = layout
+        self.per_microbatch_s = per_microbatch_s
+        self.constant_s = constant_s
+        self.in_island_gb_per_s, self.in_island_alpha_s = in_island_link
+        self.cross_gb_per_s, self.cross_alpha_s = cross_link
+        self.island_gpus = island_gpus
+        self.cross_floor_per_microbatch = layout.zero_stage == 3
+        self.cross_floor_s = None  # computed on first use: most bounds never need it
+
+    def at(self, microbatches: int) -> float:
+        return microbatches * self.per_microbatch_s + self.constant_s
+
+    def in_island(self, dp: int) -> bool:
+        span = dp * self.layout.tp
+        return span <= self.island_gpus and self.island_gpus % span == 0
+
+    def dp_floor(self, dp: int, microbatches: int) -> float:
+        if dp <= 1:
+            return 0.0
+        if self.in_island(dp):
+            return dp_comm_s(self.layout, dp, microbatches, self.in_island_gb_per_s, self.in_island_alpha_s)[1]
+        return dp_comm_s(self.layout, dp, microbatches, self.cross_gb_per_s, self.cross_alpha_s)[1]
+
+    def cross_floor(self, microbatches: int) -> float:
+        floor = self.cross_floor_s
+        if floor is None:
+            # Linear in m for ZeRO-3 (per micro-batch), constant otherwise.
+            floor = self.cross_floor_s = dp_comm_s(self.layout, 2, 1, self.cross_gb_per_s, self.cross_alpha_s)[1]
+        return floor * microbatches if self.cross_floor_per_microbatch else floor
+
+    def for_dp(self, microbatches: int, dp: int) -> float:
+        return self.at(microbatches) + self.dp_floor(dp, microbatches)
+
+    def max_microbatches(self, budget_s: float) -> int:
+        """Largest m with ``at(m)`` within ``budget_s`` (+1 against rounding; may be < 1)."""
+        return int((budget_s - self.constant_s) / self.per_microbatch_s) + 1
 
 
-__all__ = ["Layout", "StepTimes", "make_layout", "microbatch_compute_s", "step_lower_bound_s", "step_time"]
+def step_bounds(layouts: tuple[Layout, ...], fabric: Fabric) -> tuple[StepBound, ...]:
+    """The :class:`StepBound` of every layout on ``fabric``."""
+    island = fabric.island_gpus
+    up_gb, up_alpha = fabric.scale_up_gb_per_s, fabric.scale_up_alpha_s
+    out_gb, out_alpha = fabric.scale_out_gb_per_s, fabric.scale_out_alpha_s
+    up_bytes_per_s, out_bytes_per_s = up_gb * 1e9, out_gb * 1e9
+    in_island_link = (up_gb if up_gb > 0 else out_gb, up_alpha)
+    cross_links: dict[int, tuple[float, float]] = {}
+    tp_times: dict[tuple[int, int, float], float] = {}
+    keep = 1.0 - TP_COMM_OVERLAP
+    p2p_keep = 1.0 - PP_COMM_OVERLAP
+    bounds = []
+    for layout in layouts:
+        tp, pp, v = layout.tp, layout.pp, layout.virtual_stages
+        tp_mb = layout.tp_in_island_microbatch_s
+        if tp_mb is None:
+            key = (tp, layout.tp_collectives_per_microbatch, layout.tp_message_bytes)
+            tp_mb = tp_times.get(key)
+            if tp_mb is None:
+                tp_mb = tp_times[key] = tp_microbatch_s(layout, fabric)[0]
+        t_stage = layout.microbatch_compute_s + tp_mb * keep
+        p2p_min = 0.0
+        if pp > 1:
+            size = layout.p2p_bytes
+            p2p_min = out_alpha + size / out_bytes_per_s
+            replica = tp * pp
+            if up_gb > 0 and replica <= island and island % replica == 0:
+                p2p_min = min(p2p_min, up_alpha + size / up_bytes_per_s)
+            p2p_min *= p2p_keep
+        cross = cross_links.get(tp)
+        if cross is None:
+            members = island // tp if island % tp == 0 else 1
+            cross_gb = max(out_gb, min(up_gb, members * out_gb)) if members > 1 else out_gb
+            cross = cross_links[tp] = (cross_gb, out_alpha)
+        bounds.append(
+            StepBound(
+                layout,
+                t_stage + 2 * v * p2p_min,
+                (pp - 1) / v * t_stage + 2 * v * (pp - 1) * p2p_min + STEP_OVERHEAD_S,
+                in_island_link,
+                cross,
+                island,
+            )
+        )
+    return tuple(bounds)
+
+
+def step_bound(layout: Layout, fabric: Fabric) -> StepBound:
+    """The :class:`StepBound` of one layout on ``fabric``."""
+    return step_bounds((layout,), fabric)[0]
+
+
+__all__ = [
+    "Layout",
+    "StepBound",
+    "StepTimes",
+    "dp_comm_s",
+    "make_layout",
+    "microbatch_compute_s",
+    "step_bound",
+    "step_bounds",
+    "step_time",
+    "tp_microbatch_s",
+]
