@@ -59,7 +59,9 @@ class LinkGroup(Record):
 
 class RackGroup(Record):
     rack_class: str = Field(alias="class")
-    role: Literal["compute", "network", "storage"]
+    role: Literal["compute", "network", "storage", "mixed"] = Field(
+        description="mixed = everything in one rack (small designs)."
+    )
     count: int = Field(ge=0)
     nodes_per_rack: int = Field(ge=0)
     power_kw: float = Field(description="Power of the fullest rack of the group, kW.")

@@ -32,6 +32,13 @@ class UnsupportedObjective(ValueError):
     """The instance asks for an objective this version cannot optimise."""
 
 
+def model_for(problem: Problem, relaxed: frozenset[str] = frozenset()) -> DesignModel:
+    """The model with every family enforced except ``relaxed`` (whose options it keeps)."""
+    if relaxed & problem.prefilter:
+        problem = problem.relaxing(relaxed)
+    return enforce_all(DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target), relaxed)
+
+
 def enforce_all(dm: DesignModel, relaxed: frozenset[str] = frozenset()) -> DesignModel:
     """Fix every family's assumption literal to true, except the relaxed ones (left free)."""
     for family, literal in dm.assumption.items():
@@ -47,8 +54,8 @@ def catalog_order(dm: DesignModel):
         [(c.index, v.use_nc[c.index]) for c in o.node_configs],
         [(f.index, v.use_fo[f.index]) for f in o.fabrics],
         *[[(p.index, v.use_part[cls, p.index]) for p in ps] for cls, ps in o.parts.items()],
-        [(i, lit) for i, lit in enumerate(v.use_rack)],
-        [(i, lit) for i, lit in enumerate(v.use_storage)],
+        list(enumerate(v.use_rack)),
+        list(enumerate(v.use_storage)),
     ]
     expression, weight = 0, 1
     for group in reversed(groups):
@@ -59,7 +66,7 @@ def catalog_order(dm: DesignModel):
 
 def tie_break(dm: DesignModel):
     """Fewer GPUs first, then lower provisioned power."""
-    return dm.v.gpus * (POWER_MAX_W + 1) + dm.v.power_w
+    return dm.v.gpus * (POWER_MAX_W + 1) + dm.v.power_w["total"]
 
 
 def hint_vars(dm: DesignModel) -> list:
@@ -69,7 +76,7 @@ def hint_vars(dm: DesignModel) -> list:
 
 def min_cost(problem: Problem, settings: Settings, stats: Stats, relaxed=frozenset()):
     """Cheapest design (cost, GPUs, power, catalog order). Returns (status, dm, solver, value, bound)."""
-    dm = enforce_all(DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target), relaxed)
+    dm = model_for(problem, relaxed)
     objectives = [dm.v.total_cost, tie_break(dm), catalog_order(dm)]
     status, solver, value, bound = lexicographic(dm.m, objectives, settings, stats, hint_vars(dm))
     return status, dm, solver, value, bound
@@ -77,10 +84,10 @@ def min_cost(problem: Problem, settings: Settings, stats: Stats, relaxed=frozens
 
 def fastest_time_s(problem: Problem, settings: Settings, stats: Stats, relaxed=frozenset()) -> float | None:
     """The smallest time to train any design allows (None when no design exists)."""
-    dm = enforce_all(DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target), relaxed)
+    dm = model_for(problem, relaxed)
     budget = problem.instance.budget.max
     pairs = []
-    for config in problem.options.node_configs:
+    for config in dm.options.node_configs:
         price = config.unit_price or 0
         optimistic_nodes = min(MAX_NODES, int(budget // price) if price and "budget_cap" not in relaxed else MAX_NODES)
         pinned = problem.instance.constraints.pins.nodes

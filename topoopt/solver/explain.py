@@ -58,6 +58,7 @@ def _infeasible_with(dm: DesignModel, families: list[str], settings: Settings, s
 
 def minimal_conflict(problem: Problem, settings: Settings, stats: Stats) -> list[str]:
     """A minimal set of families that cannot all hold (deletion filter over the solver's core)."""
+    problem = problem.relaxing(frozenset(FAMILIES))
     dm = DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target)
     infeasible, core = _infeasible_with(dm, list(FAMILIES), settings, stats)
     if not infeasible:
@@ -106,7 +107,7 @@ def _detail(problem: Problem, family: str) -> str:
 
 def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats) -> Relaxation:
     """The smallest change to ``family``'s limit that makes the instance feasible, all else kept."""
-    from topoopt.solver import enforce_all, fastest_time_s, min_cost  # circular at import time
+    from topoopt.solver import fastest_time_s, min_cost, model_for  # circular at import time
 
     inst = problem.instance
     relaxed = frozenset({family})
@@ -122,8 +123,8 @@ def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats) 
         days = math.ceil(seconds / SECONDS_PER_DAY * 10) / 10
         return Relaxation(family=family, message=f"feasible with deadline ≥ {days:g} days", value=days)
     if family in ("racks_available", "site_power_within_limit"):
-        dm = enforce_all(DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target), relaxed)
-        target = dm.v.racks if family == "racks_available" else dm.v.power_w
+        dm = model_for(problem, relaxed)
+        target = dm.v.racks if family == "racks_available" else dm.v.power_w["total"]
         dm.m.minimize(target)
         status, solver = run(dm.m, settings, stats)
         if status not in OK:
@@ -159,7 +160,7 @@ def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Ex
 
 def binding_families(problem: Problem, settings: Settings, stats: Stats, optimum: float | None) -> list[str]:
     """Families whose removal would lower the optimal cost."""
-    from topoopt.solver import enforce_all
+    from topoopt.solver import model_for
 
     if optimum is None:
         return []
@@ -167,8 +168,7 @@ def binding_families(problem: Problem, settings: Settings, stats: Stats, optimum
     for family in BINDING_CANDIDATES:
         if family == "deadline_met" and problem.time_limit_s is None:
             continue
-        dm = enforce_all(DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target),
-                         frozenset({family}))
+        dm = model_for(problem, frozenset({family}))
         dm.m.add(dm.v.total_cost <= int(optimum) - 1)
         status, _ = run(dm.m, settings, stats)
         if status in OK:

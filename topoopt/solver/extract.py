@@ -27,8 +27,8 @@ def chosen(dm: DesignModel, value) -> Choice:
     config = next(c for c in o.node_configs if value(v.use_nc[c.index]))
     fabric = next(f for f in o.fabrics if value(v.use_fo[f.index]))
     parts = {cls: p for cls, ps in o.parts.items() for p in ps if value(v.use_part[cls, p.index])}
-    rack = next(i for i, _ in enumerate(o.racks) if value(v.use_rack[i]))
-    storage = next(i for i, _ in enumerate(o.storage) if value(v.use_storage[i]))
+    rack = next(r.index for r in o.racks if value(v.use_rack[r.index]))
+    storage = next(s.index for s in o.storage if value(v.use_storage[s.index]))
     return Choice(config, fabric, parts, rack, storage)
 
 
@@ -73,18 +73,21 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
         for cls, p in pick.parts.items()
         if links[cls] > 0
     ]
-    rack = o.racks[pick.rack_index]
-    storage = o.storage[pick.storage_index]
+    rack = o.racks[pick.rack_index].rack
+    storage = o.storage[pick.storage_index].tier
     units = value(v.storage_units)
-    all_parts = [p.part for p in o.parts["node-leaf"]]
-    node_w = c.server.power_w + node_end_power_w(c, all_parts)
-    switch_w = switch_power_w(f.switch, all_parts)
+    node_w = c.server.power_w + node_end_power_w(c, o.all_parts)
+    switch_w = switch_power_w(f.switch, o.all_parts)
     n_switches = leaves + spines + cores
-    racks = [
-        _rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, c.server.rack_units),
-        _rack_group(rack, "network", value(v.switch_racks), n_switches, switch_w, f.switch.rack_units),
-        _rack_group(rack, "storage", value(v.storage_racks), units, storage.power_w, storage.rack_units),
-    ]
+    if value(v.single_rack):
+        racks = [RackGroup(rack_class=rack.id, role="mixed", count=1, nodes_per_rack=nodes,
+                           power_kw=round(value(v.power_w["total"]) / 1000, 3))]
+    else:
+        racks = [
+            _rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, c.server.rack_units),
+            _rack_group(rack, "network", value(v.switch_racks), n_switches, switch_w, f.switch.rack_units),
+            _rack_group(rack, "storage", value(v.storage_racks), units, storage.power_w, storage.rack_units),
+        ]
     performance = evaluate(problem.job, problem.hardware(c, f.perf_class, nodes))
     parallelism = performance.parallelism if performance else Parallelism(tp=1, pp=1, dp=1, zero_stage=0, microbatch=1)
     design = Design(
@@ -149,6 +152,6 @@ def _cost(dm: DesignModel, pick: Choice, nodes: int, n_switches: int, units: int
         if count:
             per_part[p.part.id] = per_part.get(p.part.id, 0) + count
     lines += [line("cable", part_id, count) for part_id, count in per_part.items()]
-    lines.append(line("rack", o.racks[pick.rack_index].id, racks))
-    lines.append(line("storage", o.storage[pick.storage_index].id, units))
+    lines.append(line("rack", o.racks[pick.rack_index].rack.id, racks))
+    lines.append(line("storage", o.storage[pick.storage_index].tier.id, units))
     return Cost(basis=catalog.basis, currency=catalog.currency, total=sum(x.total for x in lines), breakdown=lines)

@@ -8,11 +8,18 @@ model, so that an explanation can name them. See docs/model.md for the rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from topoopt.catalog import ResolvedCatalog
 from topoopt.models.catalog import Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.instance import Instance
+from topoopt.solver.rules import (
+    fabric_violations,
+    node_config_violations,
+    part_violations,
+    rack_violations,
+    storage_violations,
+)
 
 RAIL_CHOICES = (1, 2, 4, 8)
 OVERSUBSCRIPTION_RATIOS = (1, 2, 3)
@@ -44,6 +51,7 @@ class NodeConfig:
     port_form_factor: str
     ports_per_cage: int
     unit_price: int | None
+    violations: frozenset[str] = frozenset()
 
     @property
     def speed_key(self) -> tuple[str, int]:
@@ -75,6 +83,7 @@ class FabricOption:
     links_per_spine_core: int
     max_pods: int
     unit_price: int | None
+    violations: frozenset[str] = frozenset()
 
     @property
     def speed_key(self) -> tuple[str, int]:
@@ -107,6 +116,23 @@ class PartOption:
     link_class: str
     part: LinkPart
     unit_price: int | None
+    violations: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class RackOption:
+    index: int
+    rack: RackClass
+    unit_price: int | None
+    violations: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class StorageOption:
+    index: int
+    tier: StorageTier
+    unit_price: int | None
+    violations: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -114,12 +140,10 @@ class Options:
     node_configs: list[NodeConfig]
     fabrics: list[FabricOption]
     parts: dict[str, list[PartOption]]
-    racks: list[RackClass]
-    rack_prices: dict[str, int | None]
-    storage: list[StorageTier]
-    storage_prices: dict[str, int | None]
+    racks: list[RackOption]
+    storage: list[StorageOption]
     lengths_m: dict[str, float]
-    notes: list[str] = field(default_factory=list)
+    all_parts: list[LinkPart] = field(default_factory=list)
 
 
 def divisors(value: int) -> list[int]:
@@ -184,8 +208,20 @@ def node_configs(catalog: ResolvedCatalog) -> list[NodeConfig]:
     return configs
 
 
+def switch_speeds(switch: Switch, speeds: set[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The (protocol, Gb/s) a switch is offered at: each speed some node configuration needs, in
+    the node's protocol when the switch speaks it, else in the switch's own protocol.
+
+    The second kind keeps a protocol mismatch in the model as options no node configuration can
+    use, so that ``nic_supports_interconnect`` rules them out and an explanation can name it.
+    """
+    own = sorted(switch.protocols)[0]
+    return sorted({(protocol if protocol in switch.protocols else own, gbps) for protocol, gbps in speeds})
+
+
 def fabric_options(catalog: ResolvedCatalog, speeds: set[tuple[str, int]]) -> list[FabricOption]:
-    """Every fabric shape of every compute switch at every speed some node configuration needs."""
+    """Every fabric shape of every compute switch at every speed some node configuration needs,
+    plus one option without a fabric (a single node)."""
     options: list[FabricOption] = []
 
     def add(**kwargs) -> None:
@@ -195,15 +231,17 @@ def fabric_options(catalog: ResolvedCatalog, speeds: set[tuple[str, int]]) -> li
         if switch.role != "compute":
             continue
         price = whole_units(catalog.price(switch.id))
-        for protocol, gbps in sorted(speeds):
+        for protocol, gbps in switch_speeds(switch, speeds):
             radix = switch.radix(gbps)
-            if protocol not in switch.protocols or radix < 2:
-                continue
             common = dict(switch=switch, gbps=gbps, protocol=protocol, radix=radix, unit_price=price)
-            if not any(f.tiers == 0 for f in options):
-                # A single node needs no compute fabric: its GPUs talk over the scale-up link.
+            if not options:
+                # A single node needs no compute fabric: its GPUs talk over the scale-up link. The
+                # option carries a switch only as a placeholder; it buys none (tiers 0 is exempt
+                # from the switch's lists and price), so it does not depend on which switch it is.
                 add(tiers=0, down=0, up=0, ratio=1, spines=0, links_per_leaf_spine=0, leaves_per_pod=0,
                     spine_up=0, cores_per_plane=0, links_per_spine_core=0, max_pods=0, **common)
+            if radix < 2:
+                continue
             add(tiers=1, down=radix, up=0, ratio=1, spines=0, links_per_leaf_spine=0, leaves_per_pod=1,
                 spine_up=0, cores_per_plane=0, links_per_spine_core=0, max_pods=1, **common)
             for down, up, ratio in leaf_splits(radix):
@@ -286,16 +324,37 @@ def per_rack(rack: RackClass, power_w: float, rack_units: int) -> int:
     return min(int(rack.power_kw * 1000 // power_w), rack.rack_units // rack_units)
 
 
-def build_options(instance: Instance, catalog: ResolvedCatalog) -> Options:
-    configs = node_configs(catalog)
+def _kept(options: list, prefilter: frozenset[str]) -> list:
+    """Drop options that a prefiltered family rules out; renumber the rest in catalog order."""
+    kept = [o for o in options if not (o.violations & prefilter)]
+    return [replace(o, index=i) for i, o in enumerate(kept)]
+
+
+def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: frozenset[str] = frozenset()) -> Options:
+    """All option tables, each option tagged with the families it violates on its own."""
+    configs = [replace(c, violations=node_config_violations(c, instance)) for c in node_configs(catalog)]
+    configs = _kept(configs, prefilter)
     fabrics = fabric_options(catalog, {c.speed_key for c in configs})
+    fabrics = _kept([replace(f, violations=fabric_violations(f, instance)) for f in fabrics], prefilter)
+    lengths = link_lengths_m(instance)
+    parts = {
+        cls: _kept([replace(p, violations=part_violations(p, lengths[cls], instance)) for p in ps], prefilter)
+        for cls, ps in part_options(catalog).items()
+    }
+    racks = []
+    for rack in catalog.catalog.racks:
+        price = whole_units(catalog.price(rack.id))
+        racks.append(RackOption(len(racks), rack, price, rack_violations(rack, price, instance)))
+    storage = []
+    for tier in catalog.catalog.storage:
+        price = whole_units(catalog.price(tier.id))
+        storage.append(StorageOption(len(storage), tier, price, storage_violations(tier, price, instance)))
     return Options(
         node_configs=configs,
         fabrics=fabrics,
-        parts=part_options(catalog),
-        racks=list(catalog.catalog.racks),
-        rack_prices={r.id: whole_units(catalog.price(r.id)) for r in catalog.catalog.racks},
-        storage=list(catalog.catalog.storage),
-        storage_prices={s.id: whole_units(catalog.price(s.id)) for s in catalog.catalog.storage},
-        lengths_m=link_lengths_m(instance),
+        parts=parts,
+        racks=_kept(racks, prefilter),
+        storage=_kept(storage, prefilter),
+        lengths_m=lengths,
+        all_parts=list(catalog.catalog.cables),
     )

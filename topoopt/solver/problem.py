@@ -8,6 +8,7 @@ from topoopt.models.instance import Instance
 from topoopt.models.performance import StorageNeeds
 from topoopt.perf import Hardware, Job, min_nodes_for_time, min_nodes_to_fit, storage_needs, time_to_train_s
 from topoopt.solver.options import MAX_NODES, NodeConfig, Options, build_options
+from topoopt.solver.rules import PREFILTERABLE
 
 SECONDS_PER_DAY = 86_400.0
 
@@ -15,16 +16,30 @@ SECONDS_PER_DAY = 86_400.0
 class Problem:
     """Everything the model builder needs, computed once per instance."""
 
-    def __init__(self, instance: Instance, catalog: ResolvedCatalog | None = None) -> None:
+    def __init__(
+        self,
+        instance: Instance,
+        catalog: ResolvedCatalog | None = None,
+        *,
+        prefilter: frozenset[str] = PREFILTERABLE,
+        like: "Problem | None" = None,
+    ) -> None:
+        """``prefilter``: families whose per-option rules drop options before the model is built
+        (they must then be enforced). ``like``: share that problem's catalog, job and caches."""
         self.instance = instance
-        self.catalog = catalog or resolve_catalog(instance)
-        self.job = Job.from_instance(instance, self.catalog.catalog)
-        self.options: Options = build_options(instance, self.catalog)
+        self.catalog = catalog or (like.catalog if like else resolve_catalog(instance))
+        self.job = like.job if like else Job.from_instance(instance, self.catalog.catalog)
+        self.prefilter = prefilter
+        self.options: Options = build_options(instance, self.catalog, prefilter)
         deadline = instance.goal.deadline_days
         self.deadline_s: float | None = None if deadline is None else deadline * SECONDS_PER_DAY
-        self.time_limit_s: float | None = self.deadline_s
-        self._fit_cache: dict[tuple, int | None] = {}
-        self._time_cache: dict[tuple, int | None] = {}
+        self.time_limit_s: float | None = like.time_limit_s if like else self.deadline_s
+        self._fit_cache: dict[tuple, int | None] = like._fit_cache if like else {}
+        self._time_cache: dict[tuple, int | None] = like._time_cache if like else {}
+
+    def relaxing(self, families: frozenset[str]) -> "Problem":
+        """The same problem with these families' options kept in the model (so they can be relaxed)."""
+        return Problem(self.instance, prefilter=self.prefilter - families, like=self)
 
     @property
     def throughput_target(self) -> float | None:

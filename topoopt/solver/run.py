@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -77,7 +78,9 @@ def lexicographic(model: cp_model.CpModel, objectives, settings: Settings, stats
             return status, solver, first_value, first_bound
         value = int(round(solver.objective_value))
         if position == 0:
-            first_value, first_bound = solver.objective_value, solver.best_objective_bound
+            # The objectives are integer expressions; CP-SAT reports them as doubles that can land
+            # a hair off (1171499.9999999998), so report the integer optimum and the integer bound.
+            first_value, first_bound = value, math.ceil(solver.best_objective_bound - 1e-6)
         model.add(expression <= value)
         hint_from(model, solver, hint_vars)
     return status, solver, first_value, first_bound

@@ -1,0 +1,242 @@
+"""One function per constraint family: the rules of a design, as CP-SAT constraints.
+
+Each function takes the :class:`~topoopt.solver.build.DesignModel` and adds its family's
+constraints, every one enforced by the family's assumption literal. docs/model.md states each rule
+in words; topoopt/checker.py verifies it independently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from topoopt.families import FAMILIES
+from topoopt.solver.build import DesignModel
+from topoopt.solver.options import node_end_power_w, part_fits_node_end, part_fits_switch_end, switch_power_w
+
+
+def memory_fits(dm: DesignModel) -> None:
+    """n ≥ the fewest nodes on which the model fits (perf.min_nodes_to_fit)."""
+    for c in dm.options.node_configs:
+        need = dm.problem.min_nodes_to_fit(c)
+        if need is None:
+            dm.forbid("memory_fits", dm.v.use_nc[c.index])
+        else:
+            dm.add("memory_fits", dm.m.add(dm.v.nodes >= need), dm.v.use_nc[c.index])
+
+
+def deadline_met(dm: DesignModel) -> None:
+    """n ≥ the fewest nodes that train in time, per (node configuration, fabric class)."""
+    seconds = dm.problem.time_limit_s
+    if seconds is None:
+        return
+    for c in dm.options.node_configs:
+        for cls, lit in dm.v.use_cls.items():
+            need = dm.problem.min_nodes_for_time(c, cls, seconds)
+            if need is None:
+                dm.forbid("deadline_met", dm.v.use_nc[c.index], lit)
+            else:
+                dm.add("deadline_met", dm.m.add(dm.v.nodes >= need), dm.v.use_nc[c.index], lit)
+
+
+def budget_cap(dm: DesignModel) -> None:
+    dm.add("budget_cap", dm.m.add(dm.v.total_cost <= int(dm.problem.instance.budget.max)))
+
+
+def allowed_by_lists(dm: DesignModel) -> None:
+    dm.forbid_violations("allowed_by_lists")
+
+
+def priced_in_book(dm: DesignModel) -> None:
+    dm.forbid_violations("priced_in_book")
+
+
+def pins_respected(dm: DesignModel) -> None:
+    dm.forbid_violations("pins_respected")
+    nodes = dm.problem.instance.constraints.pins.nodes
+    if nodes is not None:
+        dm.add("pins_respected", dm.m.add(dm.v.nodes == nodes))
+
+
+def nic_fits_server(dm: DesignModel) -> None:
+    """Node configurations are enumerated from each server's NIC options and slots (options.py);
+    a NIC that does not fit never becomes a variable, so there is nothing left to constrain."""
+
+
+def link_speed(dm: DesignModel) -> None:
+    """The link speed is the interconnect's, which NIC, switch and cable all run (options.py and
+    nic_supports_interconnect); the design reports it as ``link_gbps``."""
+
+
+def nic_supports_interconnect(dm: DesignModel) -> None:
+    """The fabric's switches run the node configuration's protocol at its speed."""
+    v = dm.v
+    for f in dm.options.fabrics:
+        if f.tiers == 0:
+            continue
+        if f.speed_key in v.use_speed:
+            dm.m.add_implication(v.use_fo[f.index], v.use_speed[f.speed_key]).only_enforce_if(
+                dm.assumption["nic_supports_interconnect"])
+        else:
+            dm.forbid("nic_supports_interconnect", v.use_fo[f.index])
+
+
+def leaf_ports_cover_endpoints(dm: DesignModel) -> None:
+    """1 tier: E ≤ k. Otherwise leaves per rail = ceil(n / d) exactly and leaves = rails × that.
+    Without a fabric, one node only."""
+    v, m = dm.v, dm.m
+    for f in dm.options.fabrics:
+        lit = v.use_fo[f.index]
+        if f.tiers == 0:
+            dm.add("leaf_ports_cover_endpoints", m.add(v.nodes == 1), lit)
+        elif f.tiers == 1:
+            dm.add("leaf_ports_cover_endpoints", m.add(v.endpoints <= f.radix), lit)
+        else:
+            dm.add("leaf_ports_cover_endpoints", m.add(f.down * v.leaves_per_rail >= v.nodes), lit)
+            dm.add("leaf_ports_cover_endpoints", m.add(f.down * v.leaves_per_rail <= v.nodes + f.down - 1), lit)
+    for c in dm.options.node_configs:
+        dm.add("leaf_ports_cover_endpoints", m.add(v.leaves == c.rails * v.leaves_per_rail),
+               v.use_nc[c.index], v.multi_tier)
+
+
+def spine_ports_cover_uplinks(dm: DesignModel) -> None:
+    """2 tiers: leaves × links per leaf-spine pair ≤ k. 3 tiers: pods = ceil(leaves / P)."""
+    v, m = dm.v, dm.m
+    for f in dm.options.fabrics:
+        lit = v.use_fo[f.index]
+        if f.tiers == 2:
+            dm.add("spine_ports_cover_uplinks", m.add(v.leaves * f.links_per_leaf_spine <= f.radix), lit)
+        elif f.tiers == 3:
+            p = f.leaves_per_pod
+            dm.add("spine_ports_cover_uplinks", m.add(p * v.pods >= v.leaves), lit)
+            dm.add("spine_ports_cover_uplinks", m.add(p * v.pods <= v.leaves + p - 1), lit)
+
+
+def core_ports_cover_uplinks(dm: DesignModel) -> None:
+    """3 tiers: pods × links per spine-core pair ≤ k."""
+    for f in dm.options.fabrics:
+        if f.tiers == 3:
+            dm.add("core_ports_cover_uplinks", dm.m.add(dm.v.pods * f.links_per_spine_core <= f.radix),
+                   dm.v.use_fo[f.index])
+
+
+def oversubscription_within_limit(dm: DesignModel) -> None:
+    dm.forbid_violations("oversubscription_within_limit")
+
+
+def uplinks_balanced(dm: DesignModel) -> None:
+    """Spines divide leaf uplinks (enumerated), so spines = S (2 tiers) or Q per pod, cores = Q × C."""
+    v, m = dm.v, dm.m
+    for f in dm.options.fabrics:
+        lit = v.use_fo[f.index]
+        if f.tiers == 2:
+            dm.add("uplinks_balanced", m.add(v.spines == f.spines), lit)
+        elif f.tiers == 3:
+            dm.add("uplinks_balanced", m.add(v.spines == f.spines * v.pods), lit)
+            dm.add("uplinks_balanced", m.add(v.cores == f.spines * f.cores_per_plane), lit)
+
+
+def port_form_factor_match(dm: DesignModel) -> None:
+    """A part may be used only with a switch (a-end) and a node or switch (b-end) it fits."""
+    o, v = dm.options, dm.v
+    for cls, parts in o.parts.items():
+        for p in parts:
+            lit = v.use_part[cls, p.index]
+            upper = [v.use_fo[f.index] for f in o.fabrics if f.tiers and part_fits_switch_end(p.part, f.switch, f.gbps, "a")]
+            if cls == "node-leaf":
+                lower = [v.use_nc[c.index] for c in o.node_configs if part_fits_node_end(p.part, c)]
+            else:
+                lower = [v.use_fo[f.index] for f in o.fabrics if f.tiers and part_fits_switch_end(p.part, f.switch, f.gbps, "b")]
+            for fits in (upper, lower):
+                if fits:
+                    dm.m.add_bool_or(fits).only_enforce_if([dm.assumption["port_form_factor_match"], lit])
+                else:
+                    dm.forbid("port_form_factor_match", lit)
+
+
+def cable_reach(dm: DesignModel) -> None:
+    dm.forbid_violations("cable_reach")
+
+
+def _rack_capacity(dm: DesignModel, family: str) -> None:
+    """Homogeneous racks: count = ceil(devices / devices per rack), each family owning its bound.
+
+    A design whose devices all fit in one rack may instead use a single mixed rack (exact: the
+    sums of power and units are checked against that one rack).
+    """
+    o, v, m = dm.options, dm.v, dm.m
+    by_power = family == "rack_power_within_limit"
+    several = v.single_rack.Not()
+    groups = [(v.use_nc[c.index], c.server.power_w + node_end_power_w(c, o.all_parts), c.server.rack_units,
+               v.nodes, v.compute_racks) for c in o.node_configs]
+    groups += [(v.use_switch[sid], switch_power_w(f.switch, o.all_parts), f.switch.rack_units,
+                v.switches_of[sid], v.switch_racks) for sid, f in dm.switch_models().items()]
+    groups += [(v.use_storage[s.index], s.tier.power_w, s.tier.rack_units, v.storage_units, v.storage_racks)
+               for s in o.storage]
+    for option, watts, units, count, racks in groups:
+        for r in o.racks:
+            rack_lit = v.use_rack[r.index]
+            power_cap = int(r.rack.power_kw * 1000 // watts)
+            units_cap = r.rack.rack_units // units
+            cap = power_cap if by_power else units_cap
+            if cap < 1:
+                dm.forbid(family, option, rack_lit)
+                continue
+            dm.add(family, m.add(cap * racks >= count), option, rack_lit, several)
+            if cap == min(power_cap, units_cap):  # the binding bound also fixes the ceiling exactly
+                dm.add(family, m.add(cap * racks <= count + cap - 1), option, rack_lit, several)
+    total = v.power_w["total"] if by_power else v.rack_units["total"]
+    for r in o.racks:
+        limit = int(r.rack.power_kw * 1000) if by_power else r.rack.rack_units
+        dm.add(family, m.add(total <= limit), v.use_rack[r.index], v.single_rack)
+
+
+def rack_power_within_limit(dm: DesignModel) -> None:
+    _rack_capacity(dm, "rack_power_within_limit")
+
+
+def rack_units_within_limit(dm: DesignModel) -> None:
+    _rack_capacity(dm, "rack_units_within_limit")
+
+
+def racks_available(dm: DesignModel) -> None:
+    v, m = dm.v, dm.m
+    dm.add("racks_available", m.add(v.racks <= dm.problem.instance.site.max_racks))
+    dm.forbid_violations("racks_available")
+    # A single mixed rack is one rack, whatever it holds.
+    for var, value in ((v.compute_racks, 1), (v.switch_racks, 0), (v.storage_racks, 0)):
+        m.add(var == value).only_enforce_if(v.single_rack)
+
+
+def site_power_within_limit(dm: DesignModel) -> None:
+    cap = dm.problem.instance.site.power_cap_kw
+    if cap is not None:
+        dm.add("site_power_within_limit", dm.m.add(dm.v.power_w["total"] <= int(cap * 1000)))
+
+
+def _thousandths_up(value: float) -> int:
+    """Storage needs in integer thousandths (GB → MB, TB → GB), rounded up."""
+    return -int(-value * 1000 // 1)
+
+
+def storage_bandwidth_met(dm: DesignModel) -> None:
+    """units × read ≥ data-loading need at the throughput target; units × write ≥ checkpoint need."""
+    needs = dm.problem.storage_needs(dm.target or 0.0)
+    for s in dm.options.storage:
+        lit = dm.v.use_storage[s.index]
+        for need, per_unit in ((needs.read_gb_per_s, s.tier.read_gb_per_s), (needs.write_gb_per_s, s.tier.write_gb_per_s)):
+            dm.add("storage_bandwidth_met",
+                   dm.m.add(int(per_unit * 1000) * dm.v.storage_units >= _thousandths_up(need)), lit)
+
+
+def storage_capacity_met(dm: DesignModel) -> None:
+    need_gb = _thousandths_up(dm.problem.storage_needs(dm.target or 0.0).capacity_tb)
+    for s in dm.options.storage:
+        dm.add("storage_capacity_met",
+               dm.m.add(int(s.tier.capacity_tb * 1000) * dm.v.storage_units >= need_gb), dm.v.use_storage[s.index])
+
+
+def storage_latency_ok(dm: DesignModel) -> None:
+    dm.forbid_violations("storage_latency_ok")
+
+
+FAMILY_FUNCTIONS: dict[str, Callable[[DesignModel], None]] = {family: globals()[family] for family in FAMILIES}

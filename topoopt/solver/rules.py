@@ -1,0 +1,88 @@
+"""Which instance rules rule out a single option, by family.
+
+These are the per-option halves of the families (allow/deny lists, pins, prices, reach,
+oversubscription, rack classes, small files). The model builder forbids an option under each
+family it violates, so explanations can name the family; when that family is enforced anyway,
+the option is dropped before the model is built (``Problem(prefilter=…)``), which keeps the model
+small. Either way the rule is stated here, once.
+"""
+
+from __future__ import annotations
+
+from topoopt.models.instance import Instance
+
+PREFILTERABLE = frozenset({
+    "allowed_by_lists", "priced_in_book", "pins_respected", "oversubscription_within_limit",
+    "cable_reach", "racks_available", "storage_latency_ok",
+})
+
+
+def node_config_violations(config, instance: Instance) -> frozenset[str]:
+    rules, pins = instance.constraints, instance.constraints.pins
+    found = set()
+    if not (rules.gpus.admits(config.gpu.id) and rules.servers.admits(config.server.id)
+            and rules.interconnects.admits(config.interconnect.id)):
+        found.add("allowed_by_lists")
+    if config.unit_price is None:
+        found.add("priced_in_book")
+    pinned = ((pins.server, config.server.id), (pins.gpu, config.gpu.id), (pins.interconnect, config.interconnect.id),
+              (pins.nic, config.nic.id), (pins.nics_per_node, config.rails))
+    if any(want is not None and want != have for want, have in pinned):
+        found.add("pins_respected")
+    return frozenset(found)
+
+
+def fabric_violations(fabric, instance: Instance) -> frozenset[str]:
+    rules, pins = instance.constraints, instance.constraints.pins
+    found = set()
+    if fabric.tiers == 0:
+        # No switches are bought: only the tier pin can rule a fabric-less single node out.
+        if pins.tiers is not None:
+            found.add("pins_respected")
+        return frozenset(found)
+    if not rules.switches.admits(fabric.switch.id):
+        found.add("allowed_by_lists")
+    if fabric.unit_price is None:
+        found.add("priced_in_book")
+    if (pins.tiers is not None and fabric.tiers != pins.tiers) or (
+        pins.leaf_switch is not None and fabric.switch.id != pins.leaf_switch
+    ):
+        found.add("pins_respected")
+    if fabric.tiers > 1 and fabric.down > rules.max_oversubscription * fabric.up + 1e-9:
+        found.add("oversubscription_within_limit")
+    return frozenset(found)
+
+
+def part_violations(option, length_m: float, instance: Instance) -> frozenset[str]:
+    found = set()
+    if not instance.constraints.cables.admits(option.part.id):
+        found.add("allowed_by_lists")
+    if option.unit_price is None:
+        found.add("priced_in_book")
+    if option.part.max_reach_m < length_m:
+        found.add("cable_reach")
+    return frozenset(found)
+
+
+def rack_violations(rack, price: int | None, instance: Instance) -> frozenset[str]:
+    found = set()
+    if price is None:
+        found.add("priced_in_book")
+    if instance.site.rack_classes is not None and rack.id not in instance.site.rack_classes:
+        found.add("racks_available")
+    if instance.constraints.pins.rack_class not in (None, rack.id):
+        found.add("pins_respected")
+    return frozenset(found)
+
+
+def storage_violations(tier, price: int | None, instance: Instance) -> frozenset[str]:
+    found = set()
+    if not instance.constraints.storage.admits(tier.id):
+        found.add("allowed_by_lists")
+    if price is None:
+        found.add("priced_in_book")
+    if instance.constraints.pins.storage not in (None, tier.id):
+        found.add("pins_respected")
+    if instance.workload.data.small_files and tier.latency_class == "high":
+        found.add("storage_latency_ok")
+    return frozenset(found)
