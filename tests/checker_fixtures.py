@@ -113,6 +113,23 @@ THREE_TIER_DESIGN = {
         {"class": "air-30kw", "role": "storage", "count": 1, "nodes_per_rack": 0, "power_kw": 1.6},
     ],
 }
+# One DGX H100 without a compute fabric (tiers 0): no switches, no links, no network rack.
+SINGLE_NODE_DESIGN = {
+    **BASE_DESIGN,
+    "nodes": 1, "gpus": 8, "tiers": 0, "rail_optimized": False,
+    "fabric": {
+        "tiers": 0, "switch": "none", "leaves": 0, "spines": 0, "cores": 0, "leaf_down_ports": 0,
+        "leaf_up_ports": 0, "links_per_leaf_spine": 0, "pods": 0, "spines_per_pod": 0, "leaves_per_pod": 0,
+        "cores_per_plane": 0, "spine_up_ports": 0, "links_per_spine_core": 0, "rail_optimized": False,
+        "leaves_per_rail": 0,
+    },
+    "switches": [],
+    "links": [],
+    "racks": [
+        {"class": "air-30kw", "role": "compute", "count": 1, "nodes_per_rack": 2, "power_kw": 10.268},
+        {"class": "air-30kw", "role": "storage", "count": 1, "nodes_per_rack": 0, "power_kw": 1.6},
+    ],
+}
 THREE_TIER_INSTANCE_CHANGES = {"catalog.add.switches": [SMALL_SWITCH], "catalog.prices": {"sw8": 5_000.0}}
 
 
@@ -142,7 +159,7 @@ def _parallelism(inst: Instance, design: dict) -> dict:
     hw = perf.Hardware(
         gpu=catalog.by_id("gpus")[server.gpu], gpus_per_node=server.gpus_per_node, nodes=design["nodes"],
         nics_per_node=design["nics_per_node"], link_gbps=design["link_gbps"],
-        interconnect=catalog.by_id("interconnects")[design["interconnect"]], tiers=design["tiers"],
+        interconnect=catalog.by_id("interconnects")[design["interconnect"]], tiers=max(design["tiers"], 1),
         oversubscription=design["oversubscription"],
     )
     return perf.evaluate(perf.Job.from_instance(inst, catalog), hw).parallelism.model_dump()

@@ -99,3 +99,16 @@ def test_invalid_instance_exits_2(files):
     run = invoke(bad, result_path)
     assert run.exit_code == 2
     assert "bad.yaml:" in run.stderr
+
+
+def test_solve_out_then_check(tmp_path):
+    pinned = {**BASE_INSTANCE, "constraints": {"pins": {
+        "server": "dgx-h100", "nodes": 4, "tiers": 2, "leaf_switch": "qm9700", "rack_class": "air-30kw",
+        "storage": "nvme-of-array", "interconnect": "ib-ndr"}}}
+    instance_path = tmp_path / "pinned.yaml"
+    instance_path.write_text(yaml.safe_dump(pinned, sort_keys=False), encoding="utf-8")
+    solved = runner.invoke(app, ["solve", str(instance_path), "--out", str(tmp_path / "out")])
+    assert solved.exit_code == 0, solved.output
+    run = invoke(instance_path, tmp_path / "out" / "design.json")
+    assert run.exit_code == 0, run.output
+    assert run.stdout.startswith("design OK")

@@ -12,6 +12,7 @@ from checker_fixtures import (
     BASE_COST,
     BASE_DESIGN,
     BASE_TOTAL,
+    SINGLE_NODE_DESIGN,
     THREE_TIER_DESIGN,
     THREE_TIER_INSTANCE_CHANGES,
     apply_changes,
@@ -51,6 +52,26 @@ def test_one_tier_design_is_clean():
         "racks.1.power_kw": 1.55,
     })
     assert check_design(instance(), base_design(one)) == []
+
+
+def test_single_node_design_without_a_fabric_is_clean():
+    design = base_design(SINGLE_NODE_DESIGN)
+    assert check_design(instance(), design) == []
+    assert {line.category for line in recompute_cost(instance(), design).breakdown} == {"server", "rack", "storage"}
+
+
+@pytest.mark.parametrize("changes, fragment", [
+    ({"nodes": 2, "gpus": 16, "racks.0.power_kw": 20.536},
+     "leaf_ports_cover_endpoints: fabric: 2 nodes without a compute fabric; only a single node needs none"),
+    ({"switches": [{"tier": "leaf", "model": "qm9700", "count": 1, "ports_used": 8}]},
+     "leaf_ports_cover_endpoints: leaf switches (qm9700): 1 recorded, 0 needed"),
+    ({"racks": [*SINGLE_NODE_DESIGN["racks"], {"class": "air-30kw", "role": "network", "count": 1, "nodes_per_rack": 0,
+                                                "power_kw": 1.55}]},
+     "racks_available: network racks (air-30kw): 1 recorded for a design without switches"),
+])
+def test_single_node_design_has_no_fabric(changes, fragment):
+    found = check_design(instance(), base_design(SINGLE_NODE_DESIGN, **changes))
+    assert fragment in [str(v) for v in found]
 
 
 def test_recomputed_cost_prices_every_line_from_the_book():

@@ -47,9 +47,14 @@ class CheckContext:
     def interconnect(self) -> Interconnect | None:
         return self._item("interconnects", self.design.interconnect)
 
+    @property
+    def has_fabric(self) -> bool:
+        """Tiers 0 is a single node without a compute fabric: no switch, no links."""
+        return self.design.fabric.tiers > 0
+
     @cached_property
     def switch(self) -> Switch | None:
-        return self._item("switches", self.design.fabric.switch)
+        return self._item("switches", self.design.fabric.switch) if self.has_fabric else None
 
     @cached_property
     def storage_tier(self) -> StorageTier | None:
@@ -116,7 +121,7 @@ class CheckContext:
     def counts(self) -> derive.FabricCounts | None:
         """The fabric the design's free choices imply, or None when the switch cannot run the link speed."""
         fabric = self.design.fabric
-        if self.radix < 1 or fabric.leaf_down_ports < 1:
+        if self.has_fabric and (self.radix < 1 or fabric.leaf_down_ports < 1):
             return None
         return derive.fabric_counts(
             self.nodes, self.rails, self.radix, fabric.tiers, fabric.leaf_down_ports, fabric.leaf_up_ports,
@@ -165,9 +170,10 @@ class CheckContext:
             return None
         f = self.design.fabric
         oversubscription = f.leaf_down_ports / f.leaf_up_ports if f.tiers > 1 and f.leaf_up_ports else 1.0
+        # Without a fabric there is no scale-out traffic: to perf that is the same as one switch.
         return perf.Hardware(
             gpu=gpu, gpus_per_node=server.gpus_per_node, nodes=self.nodes, nics_per_node=self.rails,
-            link_gbps=interconnect.gbps, interconnect=interconnect, tiers=f.tiers,
+            link_gbps=interconnect.gbps, interconnect=interconnect, tiers=max(f.tiers, 1),
             oversubscription=oversubscription,
         )
 

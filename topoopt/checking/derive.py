@@ -67,6 +67,14 @@ def fabric_counts(
     and the per-switch loads are computed with the rounded-up link count.
     """
     endpoints = nodes * rails
+    if tiers == 0:
+        # A single node without a compute fabric: its GPUs talk over the scale-up link only.
+        return FabricCounts(
+            endpoints=endpoints, leaves=0, leaves_per_rail=0, pods=0, leaves_per_pod=0, spines=0,
+            spines_per_pod=0, spine_up_ports=0, cores=0, links_per_leaf_spine=0, links_per_spine_core=0,
+            node_leaf_links=0, leaf_spine_links=0, spine_core_links=0, leaf_ports_used=0, spine_ports_used=0,
+            core_ports_used=0, ports_per_leaf=0, ports_per_spine=0, ports_per_core=0,
+        )
     if tiers == 1:
         return FabricCounts(
             endpoints=endpoints, leaves=1, leaves_per_rail=1, pods=1, leaves_per_pod=1, spines=0,
@@ -106,16 +114,6 @@ def fabric_counts(
         core_ports_used=spine_core_links, ports_per_leaf=down + up,
         ports_per_spine=min(pod_leaves, leaves) + spine_up, ports_per_core=pods * load_sc,
     )
-
-
-def expected_link_counts(counts: FabricCounts, tiers: int) -> dict[str, int]:
-    """Logical links per link class present in a fabric of ``tiers`` tiers."""
-    result = {"node-leaf": counts.node_leaf_links}
-    if tiers >= 2:
-        result["leaf-spine"] = counts.leaf_spine_links
-    if tiers == 3:
-        result["spine-core"] = counts.spine_core_links
-    return result
 
 
 def link_lengths_m(in_row_m: float, across_rows_m: float, slack_m: float) -> dict[str, float]:

@@ -62,7 +62,8 @@ def _groups(ctx: CheckContext, family: str, count: int, ports_used: int, links: 
 
 def leaf_ports_cover_endpoints(ctx: CheckContext) -> list[Violation]:
     """One switch holds every node port (``E ≤ k``), or ``ceil(n/d)`` leaves per rail do, and no
-    leaf uses more than ``k`` ports; rails > 1 make a multi-tier fabric rail-optimized."""
+    leaf uses more than ``k`` ports; rails > 1 make a multi-tier fabric rail-optimized; only a
+    single node goes without a compute fabric (tiers 0)."""
     family = "leaf_ports_cover_endpoints"
     out: list[Violation] = []
     d, f = ctx.design, ctx.design.fabric
@@ -76,7 +77,13 @@ def leaf_ports_cover_endpoints(ctx: CheckContext) -> list[Violation]:
     c, k = ctx.counts, ctx.radix
     if c is None:
         return out  # the switch has no ports at this speed: nic_supports_interconnect
-    if f.tiers == 1 and c.endpoints > k:
+    if f.tiers == 0:
+        if ctx.nodes != 1:
+            out.append(Violation(family=family, item="fabric",
+                                 detail=f"{num(ctx.nodes)} nodes without a compute fabric; only a single node needs none"))
+        for name in ("leaves", "leaves_per_rail", "leaf_down_ports"):
+            _field(out, family, name, getattr(f, name), 0, "no compute fabric")
+    elif f.tiers == 1 and c.endpoints > k:
         out.append(Violation(family=family, item=f"leaf switch ({f.switch})",
                              detail=f"{num(ctx.nodes)} nodes × {ctx.rails} rails = {num(c.endpoints)} ports > {k} ports of one switch"))
     if f.tiers > 1:
@@ -86,7 +93,7 @@ def leaf_ports_cover_endpoints(ctx: CheckContext) -> list[Violation]:
         if c.ports_per_leaf > k:
             out.append(Violation(family=family, item=f"leaf switches ({f.switch})",
                                  detail=f"{f.leaf_down_ports} down + {f.leaf_up_ports} up = {c.ports_per_leaf} ports > {k}"))
-    else:
+    elif f.tiers == 1:
         _field(out, family, "leaves", f.leaves, 1, "one switch")
         _field(out, family, "leaves_per_rail", f.leaves_per_rail, 1, "one switch")
     out += _groups(ctx, family, c.leaves, c.leaf_ports_used, c.node_leaf_links)
@@ -103,7 +110,8 @@ def spine_ports_cover_uplinks(ctx: CheckContext) -> list[Violation]:
         return out
     _field(out, family, "spines", f.spines, c.spines,
            "design choice" if f.tiers == 2 else f"{c.pods} pods × {f.leaf_up_ports} spines")
-    _field(out, family, "pods", f.pods, c.pods, f"ceil({c.leaves} leaves / {k // 2})" if f.tiers == 3 else "one pod")
+    pods_why = {0: "no compute fabric", 3: f"ceil({c.leaves} leaves / {k // 2})"}.get(f.tiers, "one pod")
+    _field(out, family, "pods", f.pods, c.pods, pods_why)
     _field(out, family, "spines_per_pod", f.spines_per_pod, c.spines_per_pod)
     _field(out, family, "leaves_per_pod", f.leaves_per_pod, c.leaves_per_pod)
     if f.tiers == 2 and f.spines < 1:
@@ -143,10 +151,11 @@ def oversubscription_within_limit(ctx: CheckContext) -> list[Violation]:
     out: list[Violation] = []
     d, f, k = ctx.design, ctx.design.fabric, ctx.radix
     limit = ctx.instance.constraints.max_oversubscription
-    if f.tiers == 1:
-        _field(out, family, "leaf_up_ports", f.leaf_up_ports, 0, "one switch has no uplinks")
+    if f.tiers <= 1:
+        _field(out, family, "leaf_up_ports", f.leaf_up_ports, 0, "no spine layer")
         if not close(d.oversubscription, 1.0):
-            out.append(Violation(family=family, item="design", detail=f"oversubscription {num(d.oversubscription)} ≠ 1 for one switch"))
+            out.append(Violation(family=family, item="design",
+                                 detail=f"oversubscription {num(d.oversubscription)} ≠ 1 without a spine layer"))
         return out
     if f.leaf_up_ports < 1:
         out.append(Violation(family=family, item="leaf split", detail=f"{f.tiers} tiers with no leaf uplink"))

@@ -149,6 +149,10 @@ def racks_available(ctx: CheckContext) -> list[Violation]:
         elif role.role != "compute" and recorded.nodes_per_rack != 0:
             out.append(Violation(family=family, item=item,
                                  detail=f"{recorded.nodes_per_rack} nodes per rack recorded in a rack without nodes"))
+    if not ctx.has_fabric:
+        out += [Violation(family=family, item=f"network racks ({g.rack_class})",
+                          detail=f"{num(g.count)} recorded for a design without switches")
+                for g in ctx.rack_groups("network") if g.count]
     total = sum(g.count for g in ctx.design.racks)
     if total > site.max_racks:
         out.append(Violation(family=family, item="racks", detail=f"{num(total)} racks > {num(site.max_racks)} the site has"))

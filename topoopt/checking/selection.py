@@ -10,7 +10,8 @@ from topoopt.models.design import Violation
 def chosen_items(ctx: CheckContext) -> dict[str, list[str]]:
     """Ids the design uses, per catalog kind (the names the allow/deny lists use)."""
     d = ctx.design
-    switches = [d.fabric.switch] + [g.model for g in d.switches if g.model != d.fabric.switch]
+    # Without a fabric (tiers 0) the fabric's switch is a placeholder that nobody buys.
+    switches = ([d.fabric.switch] if d.fabric.tiers > 0 else []) + [g.model for g in d.switches if g.count]
     cables = list(dict.fromkeys(g.part for g in d.links))
     return {
         "gpus": [d.gpu],
