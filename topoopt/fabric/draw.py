@@ -109,24 +109,33 @@ def detail_view(fabric: Fabric) -> View:
     for rack in fabric.racks.racks:
         if rack.role == "network":
             continue
-        tier = "node" if rack.role == "compute" else "storage"
-        view.boxes.append(Box(rack.name, tier, rack.devices, _rack_table(rack)))
-        for device in rack.devices:
+        # Switches in a mixed rack keep their own boxes; the rack's table still lists them.
+        held = [d for d in rack.devices if d.role in ("node", "storage")]
+        tier = "storage" if rack.role == "storage" else "node"
+        view.boxes.append(Box(rack.name, tier, held, _rack_table(rack)))
+        for device in held:
             view.end_of[device.name] = rack.name
     return view
 
 
 def _rack_table(rack) -> str:
     """A rack as an HTML-like table: what it holds and its power, then one row per device (top U first)."""
-    models = sorted({d.model for d in rack.devices})
-    colour = TIER_COLOUR["node" if rack.role == "compute" else "storage"]
+    colour = TIER_COLOUR["storage" if rack.role == "storage" else "node"]
     rows = [f'<tr><td colspan="2" bgcolor="{colour}"><b>{escape(rack.name)}</b> · '
-            f"{len(rack.devices)} × {escape(', '.join(models))}<br/>"
+            f"{escape(_inventory(rack.devices))}<br/>"
             f"{rack.power_w / 1000:.1f} of {rack.power_limit_w / 1000:.1f} kW · "
             f"{rack.units_used} of {rack.units} U</td></tr>"]
     for device in sorted(rack.devices, key=lambda d: -d.u):
         rows.append(f'<tr><td align="right">U{device.u}</td><td align="left">{escape(device.name)}</td></tr>')
     return '<<table border="0" cellborder="1" cellspacing="0" cellpadding="3">' + "".join(rows) + "</table>>"
+
+
+def _inventory(devices: list[Device]) -> str:
+    """``"4 × dgx-h100 (node), 1 × qm9700 (leaf)"``: what a box or rack holds, by model and role."""
+    counts: dict[tuple[str, str], int] = {}
+    for device in devices:
+        counts[(device.model, device.role)] = counts.get((device.model, device.role), 0) + 1
+    return ", ".join(f"{count:,} × {model} ({role})" for (model, role), count in counts.items())
 
 
 def _block_of(fabric: Fabric) -> dict[str, int]:
@@ -316,8 +325,7 @@ def _add_boxes(dot: graphviz.Graph, view: View) -> list[str]:
                     table = box.label.startswith("<")
                     sub.node(box.id, label=box.label, fillcolor=TIER_COLOUR[tier],
                              shape="plaintext" if table else ("box3d" if count > 1 else "box"),
-                             style="" if table else "rounded,filled",
-                             tooltip=f"{count:,} × {box.devices[0].model} ({tier})")
+                             style="" if table else "rounded,filled", tooltip=_inventory(box.devices))
         if tier not in ("node", "storage"):
             _row(dot, f"rank_{tier}", [box.id for box in boxes])
     # Racks (or node blocks) and storage fill rows of at most RACKS_PER_ROW under the switches.

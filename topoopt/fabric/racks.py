@@ -4,7 +4,8 @@ Rules (``docs/model.md``, "Racks and power"): one rack class for the design; com
 nodes only, ``nodes_per_rack`` each (from the design); switch racks hold switches only and storage
 racks storage units only, as many as the class's power and rack units allow
 (``min(floor(rack_w / device_w), floor(rack_u / device_u))``). Devices stack from U1 upwards in
-wiring order (a scalable unit's leaves share racks). Power is provisioned power (see
+wiring order (a scalable unit's leaves share racks). A small design may instead put everything in
+one ``mixed`` rack: nodes from U1 up, then storage, and the switches at the top of the rack. Power is provisioned power (see
 :mod:`topoopt.fabric.hardware`); each rack's total is checked against the class's ``power_kw``
 and rack units, and every excess is reported.
 """
@@ -20,14 +21,14 @@ from topoopt.fabric.wiring import Device
 from topoopt.models.catalog import RackClass
 from topoopt.models.design import Design
 
-RACK_PREFIX = {"compute": "rack", "network": "net", "storage": "stor"}
+RACK_PREFIX = {"compute": "rack", "network": "net", "storage": "stor", "mixed": "rack"}
 
 
 @dataclass
 class Rack:
     name: str
     role: str
-    """``compute``, ``network`` (switches) or ``storage``."""
+    """``compute``, ``network`` (switches), ``storage`` or ``mixed`` (everything, small designs)."""
     rack_class: str
     units: int
     power_limit_w: float
@@ -74,6 +75,8 @@ def per_rack(rack: RackClass, power_w: float, rack_units: int) -> int:
 
 def nodes_per_rack(design: Design, hw: Hardware) -> int:
     """Nodes per compute rack: the design's number, else the rule's."""
+    if single_rack(design):
+        return max(design.nodes, 1)
     groups = [g for g in design.racks if g.role == "compute" and g.nodes_per_rack > 0]
     if groups:
         return groups[0].nodes_per_rack
@@ -81,6 +84,11 @@ def nodes_per_rack(design: Design, hw: Hardware) -> int:
     if count < 1:
         raise FabricError(f"a {hw.server.id} node does not fit one {hw.rack_class.id} rack")
     return count
+
+
+def single_rack(design: Design) -> bool:
+    """Everything in one mixed rack (the design's choice for small installations)."""
+    return any(g.role == "mixed" for g in design.racks)
 
 
 def compute_racks(nodes: int, per: int) -> int:
@@ -109,6 +117,11 @@ def _fill(role: str, devices: list[Device], per: int, first: int, total: int, hw
 def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list[Device],
                storage: list[Device]) -> RackPlan:
     """Place every device (sets ``rack`` and ``u``) and check every rack against its class."""
+    if single_rack(design):
+        plan = RackPlan(racks=[_mixed(nodes, switches, storage, hw)])
+        plan.warnings.extend(plan.racks[0].problems())
+        plan.warnings.extend(_compare_with_design(design, plan))
+        return plan
     per_node = nodes_per_rack(design, hw)
     per_switch = per_rack(hw.rack_class, hw.switch_power_w, hw.switch.rack_units) if hw.switch else 1
     per_storage = per_rack(hw.rack_class, hw.storage_power_w, hw.storage.rack_units)
@@ -124,6 +137,22 @@ def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list
         plan.warnings.extend(rack.problems())
     plan.warnings.extend(_compare_with_design(design, plan))
     return plan
+
+
+def _mixed(nodes: list[Device], switches: list[Device], storage: list[Device], hw: Hardware) -> Rack:
+    """One rack for everything: nodes and storage stacked from U1, switches from the top down."""
+    rack = Rack(name=numbered("rack", 1, 1), role="mixed", rack_class=hw.rack_class.id,
+                units=hw.rack_class.rack_units, power_limit_w=hw.rack_class.power_kw * 1000)
+    u = 1
+    for device in nodes + storage:
+        device.rack, device.u = rack.name, u
+        u += device.rack_units
+    top = rack.units + 1
+    for device in switches:
+        top -= device.rack_units
+        device.rack, device.u = rack.name, top
+    rack.devices = nodes + storage + switches
+    return rack
 
 
 def _compare_with_design(design: Design, plan: RackPlan) -> list[str]:
