@@ -101,6 +101,7 @@ def test_invalid_instance_exits_2(files):
     assert "bad.yaml:" in run.stderr
 
 
+@pytest.mark.slow  # the solve command also finds the binding families: about 10-20 s
 def test_solve_out_then_check(tmp_path):
     pinned = {**BASE_INSTANCE, "constraints": {"pins": {
         "server": "dgx-h100", "nodes": 4, "tiers": 2, "leaf_switch": "qm9700", "rack_class": "air-30kw",

@@ -74,6 +74,32 @@ def test_single_node_design_has_no_fabric(changes, fragment):
     assert fragment in [str(v) for v in found]
 
 
+MIXED_RACK = [{"class": "air-30kw", "role": "mixed", "count": 1, "nodes_per_rack": 1, "power_kw": 11.868}]
+
+
+def test_small_design_in_one_mixed_rack_is_clean():
+    # 1 × 10,268 W + 1 × 1,600 W = 11.868 kW ≤ 30 kW; 8 U + 2 U ≤ 42 U.
+    assert check_design(instance(), base_design(SINGLE_NODE_DESIGN, racks=MIXED_RACK)) == []
+
+
+@pytest.mark.parametrize("changes, fragment", [
+    ({"racks": [{**MIXED_RACK[0], "count": 2}]}, "racks_available: mixed rack (air-30kw): a mixed rack is the design's one rack"),
+    ({"racks": [{**MIXED_RACK[0], "nodes_per_rack": 0}]}, "0 nodes per rack recorded; it holds all 1"),
+    ({"racks": [{**MIXED_RACK[0], "power_kw": 10.0}]},
+     "rack_power_within_limit: mixed rack (air-30kw): 10 kW recorded; 1 × dgx-h100 at 10.268 kW + 1 × nvme-of-array at 1.6 kW = 11.868 kW"),
+    ({"storage.units": 3, "storage.read_gbps": 960.0, "storage.write_gbps": 480.0, "storage.capacity_tb": 900.0,
+      "racks": [{**MIXED_RACK[0], "power_kw": 15.068}], "catalog": None},
+     "rack_units_within_limit: mixed rack (air-30kw): 1 × dgx-h100 at 8 U + 3 × nvme-of-array at 14 U = 50 U > 42 U"),
+])
+def test_mixed_rack_rules(changes, fragment):
+    changes = dict(changes)
+    inst = instance()
+    if changes.pop("catalog", False) is None:
+        inst = instance(**{"catalog.add.storage": [replaced("storage", "nvme-of-array", rack_units=14)]})
+    found = [str(v) for v in check_design(inst, base_design(SINGLE_NODE_DESIGN, inst, **changes))]
+    assert any(fragment in v for v in found), found
+
+
 def test_recomputed_cost_prices_every_line_from_the_book():
     cost = recompute_cost(instance(), base_design())
     assert (cost.basis, cost.currency, cost.total) == ("capex", "USD", BASE_TOTAL)
