@@ -91,31 +91,36 @@ def main() -> int:
     design = frontier_design()
     result = frontier_result(design)
     load_builtin_catalog()  # catalog parsing is not part of the fabric's cost
-    steps = []
-    started = time.perf_counter()
+    steps: list[tuple[str, float, float]] = []
+    clock = (time.perf_counter(), time.process_time())
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = (time.perf_counter(), time.process_time())
+        steps.append((name, now[0] - clock[0], now[1] - clock[1]))
+        clock = now
+
     fabric = build_fabric(design)
-    steps.append(("build installation", time.perf_counter() - started))
-    mark = time.perf_counter()
+    lap("build installation")
     graph = graph_of(fabric)
-    steps.append((f"networkx graph ({graph.number_of_edges():,} edges)", time.perf_counter() - mark))
+    lap(f"networkx graph ({graph.number_of_edges():,} edges)")
     del graph
-    mark = time.perf_counter()
     fabric_dot(fabric, result)
-    steps.append(("drawing (DOT text)", time.perf_counter() - mark))
-    mark = time.perf_counter()
+    lap("drawing (DOT text)")
     outputs = export.write_outputs(result, None, out)
-    steps.append(("write_outputs (all files, SVG included)", time.perf_counter() - mark))
-    total = time.perf_counter() - started
+    lap("write_outputs (builds again; every file, SVG included)")
+    wall, cpu = sum(s[1] for s in steps), sum(s[2] for s in steps)
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
-    for name, seconds in steps:
-        print(f"{seconds:8.2f} s  {name}")
-    print(f"{total:8.2f} s  total (limit {LIMIT_S:g} s)")
+    print(f"{'wall s':>8} {'cpu s':>8}")
+    for name, seconds, cpu_seconds in steps:
+        print(f"{seconds:8.2f} {cpu_seconds:8.2f}  {name}")
+    print(f"{wall:8.2f} {cpu:8.2f}  total (limit {LIMIT_S:g} s wall)")
     print(f"{peak_gb:8.2f} GB peak RSS (limit {LIMIT_RSS_GB:g} GB)")
     sizes = ", ".join(f"{p.name} {p.stat().st_size / 1e6:.1f} MB" for p in outputs.files)
     print(f"wrote {out}: {sizes}")
     for warning in outputs.warnings:
         print(f"warning: {warning}")
-    return 0 if total <= LIMIT_S and peak_gb <= LIMIT_RSS_GB else 1
+    return 0 if wall <= LIMIT_S and peak_gb <= LIMIT_RSS_GB else 1
 
 
 if __name__ == "__main__":

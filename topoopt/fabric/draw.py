@@ -2,10 +2,11 @@
 
 Two views, chosen by size:
 
-* **detail** (at most :data:`DETAIL_MAX_DEVICES` nodes and switches): one box per device. Nodes
-  stand in their racks (highest U on top), the leaves of a rail-optimized scalable unit share a
-  frame, and links are drawn per rack and per frame — "rack01 → SU 1: 32 × 400G" — so 256 node
-  links stay 8 lines;
+* **detail** (at most :data:`DETAIL_MAX_DEVICES` nodes and switches): one box per switch and one
+  table per rack listing its devices by U (highest on top, with the rack's power). The leaves of a
+  rail-optimized scalable unit share a frame, and links are drawn per rack and per frame —
+  "rack01 → SU 1: 32 × 400G" — so 256 node links stay 8 lines; racks wrap after
+  :data:`RACKS_PER_ROW`;
 * **summary** (anything larger): repeated devices collapse into one box per tier and block
   ("256 × dgx-h100", "64 × qm9700 leaf"). A block is a run of scalable units (1–2 tiers) or pods
   (3 tiers), at most :data:`MAX_BLOCKS` per tier, so the drawing has the same size at 1,000 and at

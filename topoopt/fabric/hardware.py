@@ -53,11 +53,6 @@ class Hardware:
     def storage_power_w(self) -> float:
         return self.storage.power_w
 
-    @property
-    def node_cages(self) -> int:
-        """Cages a node's rails occupy (twin-port cages carry two rails each)."""
-        return max(1, math.ceil(self.rails / self.node_ports_per_cage))
-
 
 def catalog_for(instance: Instance | None) -> Catalog:
     """The catalog a design was solved against: the instance's resolved one, or the built-in one."""

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 
 from topoopt.fabric.hardware import FabricError, Hardware
-from topoopt.fabric.names import node_port_names, numbered, port_names
+from topoopt.fabric.names import node_port_names, numbered, port_names, width
 from topoopt.models.catalog import LinkPart
 from topoopt.models.design import Design
 
@@ -242,7 +242,7 @@ def make_switches(design: Design, hw: Hardware) -> Switches:
         per_rail = fs.leaves_per_rail
         for j in range(per_rail):
             for rail in range(1, r + 1):
-                leaves.append(switch(f"leaf-r{rail}-{j + 1:0{_w(per_rail)}d}", "leaf", rail=rail, su=j + 1))
+                leaves.append(switch(f"leaf-r{rail}-{j + 1:0{width(per_rail)}d}", "leaf", rail=rail, su=j + 1))
     else:
         leaves = [switch(numbered("leaf-", j + 1, fs.leaves), "leaf", su=j + 1) for j in range(fs.leaves)]
     pods = fs.pods if fs.tiers == 3 else 1
@@ -262,14 +262,10 @@ def make_switches(design: Design, hw: Hardware) -> Switches:
     if fs.tiers == 3:
         c = fs.cores_per_plane
         cores = [
-            [switch(f"core-p{j + 1}-{i + 1:0{_w(c)}d}", "core", plane=j + 1) for i in range(c)]
+            [switch(f"core-p{j + 1}-{i + 1:0{width(c)}d}", "core", plane=j + 1) for i in range(c)]
             for j in range(fs.spines_per_pod)
         ]
     return Switches(leaves=leaves, spines=spines, cores=cores)
-
-
-def _w(total: int) -> int:
-    return max(2, len(str(total)))
 
 
 def wire(design: Design, hw: Hardware, nodes: list[Device], sw: Switches) -> list[LinkBundle]:
