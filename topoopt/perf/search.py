@@ -232,7 +232,7 @@ def _search(
     order = []
     for index, layout in enumerate(layouts):
         model_gpus = layout.model_gpus
-        if model_gpus > gpus:
+        if model_gpus > gpus or layout.dp_fit is None:
             continue
         dp_max = gpus // model_gpus
         if dp_max < layout.dp_fit:
@@ -337,7 +337,7 @@ def _min_nodes_for_step(
     heap = []
     for index, layout in enumerate(layouts):
         m_cap = bounds[index].max_microbatches(max_step_s)
-        if m_cap < 1:
+        if m_cap < 1 or layout.dp_fit is None:
             continue
         # Members of C below this one give more micro-batches than the bound allows.
         dp_first = max(layout.dp_fit, _efficient_dp(batch, m_cap, layout.microbatch))
