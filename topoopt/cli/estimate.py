@@ -48,11 +48,23 @@ def estimate(
     except EstimateError as exc:
         err(f"{loaded.file}: {exc}")
         raise typer.Exit(EXIT_INPUT) from None
+    deadline_days = instance.goal.deadline_days
+    deadline_met = None if deadline_days is None else result.time_to_train_days <= deadline_days
     if json_out:
-        body = {"instance": instance.name, "hardware": _hardware_json(hw), **result.model_dump(mode="json")}
+        body = {
+            "instance": instance.name,
+            "hardware": _hardware_json(hw),
+            **result.model_dump(mode="json"),
+            "deadline_days": deadline_days,
+            "deadline_met": deadline_met,
+        }
         typer.echo(json.dumps(body, indent=2))
     else:
-        typer.echo(_performance_text(instance.name, hw, result))
+        text = _performance_text(instance.name, hw, result)
+        if deadline_days is not None:
+            verdict = "met" if deadline_met else "MISSED"
+            text += f"\nDeadline     {deadline_days:g} days: {verdict}"
+        typer.echo(text)
 
 
 def _hardware_json(hw) -> dict:

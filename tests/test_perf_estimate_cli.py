@@ -1,0 +1,188 @@
+"""``topoopt estimate`` and :func:`topoopt.perf.estimate`: pinned, not pinned, does not fit."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+import topoopt.cli  # noqa: F401  (registers the commands)
+from topoopt.cli.app import app
+from topoopt.models.instance import Instance
+from topoopt.perf import DoesNotFitError, LayoutError, NotPinnedError, estimate
+
+PINNED = """\
+name: pinned-70b
+workload:
+  model: llama3-70b
+  training:
+    tokens: 1.0e+11
+    sequence_length: 8192
+    global_batch_sequences: 512
+    parallelism: {tp: 8, pp: 4, dp: 4, zero_stage: 1, microbatch: 1}
+    activation_recompute: selective
+goal:
+  deadline_days: 30
+budget: {basis: capex, currency: USD, max: 8.0e+6}
+site: {max_racks: 6}
+catalog: {price_book: usd-capex}
+constraints:
+  pins:
+    server: dgx-h100
+    nodes: 16
+    interconnect: ib-ndr
+    nics_per_node: 8
+"""
+
+JSON_KEYS = {
+    "tokens_per_s",
+    "tokens_per_s_per_gpu",
+    "step_time_s",
+    "tflops_per_gpu",
+    "mfu",
+    "time_to_train_days",
+    "memory_per_gpu_gb",
+    "bottleneck",
+    "parallelism",
+}
+
+
+def variant(text: str = PINNED, **replace: str) -> str:
+    for old, new in replace.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
+def run(tmp_path, text: str, *args: str):
+    path = tmp_path / "instance.yaml"
+    path.write_text(text, encoding="utf-8")
+    return CliRunner().invoke(app, ["estimate", str(path), *args])
+
+
+def instance(text: str) -> Instance:
+    return Instance.model_validate(yaml.safe_load(text))
+
+
+def test_pinned_instance_prints_a_readable_breakdown(tmp_path):
+    result = run(tmp_path, PINNED)
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "16 × 8 h100-sxm = 128 GPUs" in out
+    assert "TP 8 × PP 4 × DP 4, ZeRO-1, micro-batch 1" in out
+    for word in ("tokens/s", "MFU", "days to train", "bottleneck", "weights", "activations", "total", "Deadline"):
+        assert word in out
+
+
+def test_json_has_the_documented_keys(tmp_path):
+    result = run(tmp_path, PINNED, "--json")
+    assert result.exit_code == 0, result.stderr
+    body = json.loads(result.stdout)
+    assert JSON_KEYS <= set(body)
+    assert body["parallelism"] == {"tp": 8, "pp": 4, "dp": 4, "zero_stage": 1, "microbatch": 1, "virtual_stages": 1}
+    assert body["hardware"]["gpus"] == 128 and body["hardware"]["link_gbps"] == 400
+    assert body["tokens_per_s"] == pytest.approx(body["tokens_per_s_per_gpu"] * 128)
+    assert body["tokens_per_s"] == pytest.approx(512 * 8192 / body["step_time_s"])
+    assert 0.1 < body["mfu"] < 0.7
+    assert body["deadline_met"] == (body["time_to_train_days"] <= 30)
+
+
+def test_cli_and_library_agree():
+    performance = estimate(instance(PINNED))
+    assert performance.gpus_used == 128
+    assert performance.parallelism.tp == 8
+
+
+def test_auto_layout_is_estimated(tmp_path):
+    text = variant(**{"{tp: 8, pp: 4, dp: 4, zero_stage: 1, microbatch: 1}": "auto"})
+    result = run(tmp_path, text, "--json")
+    assert result.exit_code == 0, result.stderr
+    body = json.loads(result.stdout)
+    layout = body["parallelism"]
+    assert layout["tp"] * layout["pp"] * layout["dp"] <= 128
+    pinned_tokens = estimate(instance(PINNED)).tokens_per_s
+    assert body["tokens_per_s"] >= pinned_tokens  # auto is the fastest layout, so never slower
+
+
+def test_missing_pins_exit_2_and_are_named(tmp_path):
+    text = variant(**{"    nodes: 16\n": "", "    interconnect: ib-ndr\n": ""})
+    result = run(tmp_path, text)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "nodes" in result.stderr and "interconnect" in result.stderr and "constraints.pins" in result.stderr
+    with pytest.raises(NotPinnedError) as caught:
+        estimate(instance(text))
+    assert caught.value.missing == ["nodes", "interconnect"]
+
+
+def test_nothing_pinned_names_every_pin(tmp_path):
+    text = PINNED[: PINNED.index("constraints:")]
+    with pytest.raises(NotPinnedError) as caught:
+        estimate(instance(text))
+    assert caught.value.missing == ["server (or gpu)", "nodes", "interconnect", "nics_per_node"]
+    assert run(tmp_path, text).exit_code == 2
+
+
+def test_builtin_nics_stand_in_for_a_nics_pin():
+    performance = estimate(instance(variant(**{"    nics_per_node: 8\n": ""})))
+    assert performance.gpus_used == 128  # the DGX H100's 8 built-in ConnectX-7 rails
+
+
+def test_does_not_fit_exits_3_with_the_memory_breakdown(tmp_path):
+    text = variant(
+        **{
+            "model: llama3-70b": "model: llama3-405b",
+            "{tp: 8, pp: 4, dp: 4, zero_stage: 1, microbatch: 1}": "{tp: 8, pp: 1, zero_stage: 0, microbatch: 1}",
+            "nodes: 16": "nodes: 2",
+        }
+    )
+    result = run(tmp_path, text)
+    assert result.exit_code == 3
+    assert "DOES NOT FIT" in result.stdout
+    for word in ("weights", "gradients", "optimizer", "activations", "reserve", "total"):
+        assert word in result.stdout
+    assert "does not fit" in result.stderr
+    as_json = run(tmp_path, text, "--json")
+    assert as_json.exit_code == 3
+    body = json.loads(as_json.stdout)
+    assert body["fits"] is False and body["memory"]["total_gb"] > body["memory"]["capacity_gb"]
+    with pytest.raises(DoesNotFitError) as caught:
+        estimate(instance(text))
+    assert caught.value.memory.weights_gb == pytest.approx(405.9 / 8 * 2, rel=0.02)
+
+
+def test_auto_that_does_not_fit_shows_the_leanest_layout(tmp_path):
+    text = variant(
+        **{
+            "model: llama3-70b": "model: llama3-405b",
+            "{tp: 8, pp: 4, dp: 4, zero_stage: 1, microbatch: 1}": "auto",
+            "nodes: 16": "nodes: 1",
+        }
+    )
+    with pytest.raises(DoesNotFitError) as caught:
+        estimate(instance(text))
+    assert caught.value.memory.total_gb > 80
+    assert run(tmp_path, text).exit_code == 3
+
+
+def test_a_layout_larger_than_the_cluster_is_a_usage_error(tmp_path):
+    text = variant(**{"nodes: 16": "nodes: 8"})
+    with pytest.raises(LayoutError):
+        estimate(instance(text))
+    result = run(tmp_path, text)
+    assert result.exit_code == 2
+    assert "needs 128 GPUs" in result.stderr
+
+
+def test_invalid_instance_exits_2(tmp_path):
+    result = run(tmp_path, variant(**{"nodes: 16": "nodes: many"}))
+    assert result.exit_code == 2
+    assert "constraints.pins.nodes" in result.stderr
+
+
+def test_reads_standard_input():
+    result = CliRunner().invoke(app, ["estimate", "-"], input=PINNED)
+    assert result.exit_code == 0, result.stderr
+    assert "tokens/s" in result.stdout
