@@ -167,3 +167,13 @@ def test_invariant_checks_catch_a_reused_port_and_a_missing_uplink():
     graph.remove_edge(*edges[0])
     with pytest.raises(AssertionError):
         check_uplinks(design, graph)
+
+
+def test_a_part_that_does_not_fill_its_cages_is_reported():
+    design = fd.two_tier_32_dgx()
+    # a single-port-per-end part on twin-port cages at both ends
+    wrong = design.model_copy(update={"links": [design.links[0].model_copy(update={"part": "hdr-aoc-30m"}),
+                                                design.links[1]]})
+    warnings = build_fabric(wrong).warnings
+    assert any("hdr-aoc-30m" in w and "port_form_factor_match" in w for w in warnings)
+    assert not [w for w in build_fabric(design).warnings if "port_form_factor_match" in w]

@@ -66,7 +66,7 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
     fabric = Fabric(design=design, hardware=hw, nodes=nodes, switches=switches, storage=storage, links=links,
                     racks=RackPlan(racks=[]))
     fabric.racks = plan_racks(design, hw, nodes, fabric.switch_list, storage)
-    fabric.warnings = _compare_links(design, links) + fabric.racks.warnings
+    fabric.warnings = _check_parts(hw) + _compare_links(design, links) + fabric.racks.warnings
     return fabric
 
 
@@ -90,6 +90,18 @@ def _make_nodes(design: Design, hw: Hardware) -> list[Device]:
         )
         for i in range(n)
     ]
+
+
+def _check_parts(hw: Hardware) -> list[str]:
+    """Parts whose ends do not carry a whole cage's logical ports (``links / ends`` per cage)."""
+    notes = []
+    for link_class, part in hw.parts.items():
+        lower = hw.node_ports_per_cage if link_class == "node-leaf" else hw.switch_ports_per_cage
+        for end, ends, per_cage in (("a", part.a_ends, hw.switch_ports_per_cage), ("b", part.b_ends, lower)):
+            if part.links != ends * per_cage:
+                notes.append(f"{link_class}: {part.id} carries {part.links} links on {ends} {end}-end cage(s), "
+                             f"the cage there has {per_cage} ports [port_form_factor_match]")
+    return notes
 
 
 def _compare_links(design: Design, links: list[LinkBundle]) -> list[str]:
