@@ -297,3 +297,10 @@ def test_examples_point_editors_at_the_schema():
     for path in EXAMPLES:
         first = path.read_text(encoding="utf-8").splitlines()[0]
         assert first == "# yaml-language-server: $schema=../topoopt.schema.json", path.name
+
+
+def test_the_documented_example_validates():
+    doc = (REPO / "docs" / "instance-format.md").read_text(encoding="utf-8")
+    example = doc.split("```yaml\n", 1)[1].split("```", 1)[0]
+    result = invoke(["validate", "-"], stdin=example)
+    assert result.exit_code == 0, result.stderr
