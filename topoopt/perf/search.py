@@ -33,7 +33,7 @@ from functools import lru_cache
 from topoopt.models.performance import Parallelism
 from topoopt.perf.job import Fabric, GpuSpec, Hardware, Job, ModelShape
 from topoopt.perf.memory import memory_model, microbatch_count, min_fitting_dp
-from topoopt.perf.step import Layout, StepBound, StepTimes, make_layout, step_bounds, step_time
+from topoopt.perf.step import BoundBuilder, Layout, StepBound, StepTimes, make_layout, step_bounds, step_time
 
 MICROBATCH_CHOICES = (1, 2, 4, 8)
 ZERO_CHOICES_NO_PP = (0, 2, 3)
@@ -329,15 +329,19 @@ def _min_nodes_for_step(
                 return None
             return -(-(layout.model_gpus * dp) // gpn)
         layouts: tuple[Layout, ...] = (layout,)
-        bounds = step_bounds(layouts, fabric)
     else:
         layouts = auto_layouts(job, spec)
-        bounds = _auto_bounds(job, spec, fabric)
 
+    builder = BoundBuilder(fabric)
+    terms = {}
     heap = []
     for index, layout in enumerate(layouts):
-        m_cap = bounds[index].max_microbatches(max_step_s)
-        if m_cap < 1 or layout.dp_fit is None:
+        if layout.dp_fit is None:
+            continue
+        per_microbatch_s, constant_s = terms[index] = builder.terms(layout)
+        # Largest micro-batch count whose bound fits the budget (+1 against rounding).
+        m_cap = int((max_step_s - constant_s) / per_microbatch_s) + 1
+        if m_cap < 1:
             continue
         # Members of C below this one give more micro-batches than the bound allows.
         dp_first = max(layout.dp_fit, _efficient_dp(batch, m_cap, layout.microbatch))
@@ -345,16 +349,20 @@ def _min_nodes_for_step(
         if gpus_first <= max_gpus:
             heap.append((gpus_first, index, dp_first, None))
     heapq.heapify(heap)
+    bounds: dict[int, StepBound] = {}
     while heap:
         gpus, index, dp, stream = heapq.heappop(heap)
-        layout, bound = layouts[index], bounds[index]
+        layout = layouts[index]
         dp_max = max_gpus // layout.model_gpus
         if stream is None:
+            bound = bounds[index] = builder.bound(layout, terms[index])
             # First visit: drop a layout that cannot meet the budget with all the GPUs allowed.
             if _order_bound(layout, bound, batch, dp_max) > max_step_s:
                 continue
             stream = dp_candidates_ascending(layout, batch, dp)
             dp = next(stream)
+        else:
+            bound = bounds[index]
         m = microbatch_count(batch, dp, layout.microbatch)
         floor = bound.dp_floor(dp, m)
         if bound.at(m) + floor <= max_step_s and accept(step_time(layout, dp, batch, fabric).step_s):

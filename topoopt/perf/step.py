@@ -343,51 +343,61 @@ class StepBound:
         return int((budget_s - self.constant_s) / self.per_microbatch_s) + 1
 
 
-def step_bounds(layouts: tuple[Layout, ...], fabric: Fabric) -> tuple[StepBound, ...]:
-    """The :class:`StepBound` of every layout on ``fabric``."""
-    island = fabric.island_gpus
-    up_gb, up_alpha = fabric.scale_up_gb_per_s, fabric.scale_up_alpha_s
-    out_gb, out_alpha = fabric.scale_out_gb_per_s, fabric.scale_out_alpha_s
-    up_bytes_per_s, out_bytes_per_s = up_gb * 1e9, out_gb * 1e9
-    in_island_link = (up_gb if up_gb > 0 else out_gb, up_alpha)
-    cross_links: dict[int, tuple[float, float]] = {}
-    tp_times: dict[tuple[int, int, float], float] = {}
-    keep = 1.0 - TP_COMM_OVERLAP
-    p2p_keep = 1.0 - PP_COMM_OVERLAP
-    bounds = []
-    for layout in layouts:
+class BoundBuilder:
+    """Builds :class:`StepBound` objects on one fabric, sharing the per-fabric arithmetic.
+
+    ``terms(layout)`` gives just the (per-micro-batch, constant) coefficients of ``at(m)``, which
+    is all a search needs to order layouts; the full bound is built only for layouts it visits.
+    """
+
+    def __init__(self, fabric: Fabric):
+        self.fabric = fabric
+        self.island = fabric.island_gpus
+        self.up_gb, self.up_alpha = fabric.scale_up_gb_per_s, fabric.scale_up_alpha_s
+        self.out_gb, self.out_alpha = fabric.scale_out_gb_per_s, fabric.scale_out_alpha_s
+        self.in_island_link = (self.up_gb if self.up_gb > 0 else self.out_gb, self.up_alpha)
+        self._cross_links: dict[int, tuple[float, float]] = {}
+        self._tp_times: dict[tuple[int, int, float], float] = {}
+
+    def terms(self, layout: Layout) -> tuple[float, float]:
+        """(per-micro-batch, constant) seconds of ``StepBound.at``."""
         tp, pp, v = layout.tp, layout.pp, layout.virtual_stages
         tp_mb = layout.tp_in_island_microbatch_s
         if tp_mb is None:
             key = (tp, layout.tp_collectives_per_microbatch, layout.tp_message_bytes)
-            tp_mb = tp_times.get(key)
+            tp_mb = self._tp_times.get(key)
             if tp_mb is None:
-                tp_mb = tp_times[key] = tp_microbatch_s(layout, fabric)[0]
-        t_stage = layout.microbatch_compute_s + tp_mb * keep
+                tp_mb = self._tp_times[key] = tp_microbatch_s(layout, self.fabric)[0]
+        t_stage = layout.microbatch_compute_s + tp_mb * (1.0 - TP_COMM_OVERLAP)
         p2p_min = 0.0
         if pp > 1:
             size = layout.p2p_bytes
-            p2p_min = out_alpha + size / out_bytes_per_s
-            replica = tp * pp
-            if up_gb > 0 and replica <= island and island % replica == 0:
-                p2p_min = min(p2p_min, up_alpha + size / up_bytes_per_s)
-            p2p_min *= p2p_keep
-        cross = cross_links.get(tp)
+            p2p_min = self.out_alpha + size / (self.out_gb * 1e9)
+            replica, island = tp * pp, self.island
+            if self.up_gb > 0 and replica <= island and island % replica == 0:
+                p2p_min = min(p2p_min, self.up_alpha + size / (self.up_gb * 1e9))
+            p2p_min *= 1.0 - PP_COMM_OVERLAP
+        return (
+            t_stage + 2 * v * p2p_min,
+            (pp - 1) / v * t_stage + 2 * v * (pp - 1) * p2p_min + STEP_OVERHEAD_S,
+        )
+
+    def bound(self, layout: Layout, terms: tuple[float, float] | None = None) -> StepBound:
+        per_microbatch_s, constant_s = terms or self.terms(layout)
+        tp = layout.tp
+        cross = self._cross_links.get(tp)
         if cross is None:
+            island, up_gb, out_gb = self.island, self.up_gb, self.out_gb
             members = island // tp if island % tp == 0 else 1
             cross_gb = max(out_gb, min(up_gb, members * out_gb)) if members > 1 else out_gb
-            cross = cross_links[tp] = (cross_gb, out_alpha)
-        bounds.append(
-            StepBound(
-                layout,
-                t_stage + 2 * v * p2p_min,
-                (pp - 1) / v * t_stage + 2 * v * (pp - 1) * p2p_min + STEP_OVERHEAD_S,
-                in_island_link,
-                cross,
-                island,
-            )
-        )
-    return tuple(bounds)
+            cross = self._cross_links[tp] = (cross_gb, self.out_alpha)
+        return StepBound(layout, per_microbatch_s, constant_s, self.in_island_link, cross, self.island)
+
+
+def step_bounds(layouts: tuple[Layout, ...], fabric: Fabric) -> tuple[StepBound, ...]:
+    """The :class:`StepBound` of every layout on ``fabric``."""
+    builder = BoundBuilder(fabric)
+    return tuple(builder.bound(layout) for layout in layouts)
 
 
 def step_bound(layout: Layout, fabric: Fabric) -> StepBound:
@@ -396,6 +406,7 @@ def step_bound(layout: Layout, fabric: Fabric) -> StepBound:
 
 
 __all__ = [
+    "BoundBuilder",
     "Layout",
     "StepBound",
     "StepTimes",
