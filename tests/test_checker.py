@@ -267,6 +267,11 @@ def test_one_switch_must_hold_every_node_port():
     assert "leaf_ports_cover_endpoints: leaf switch (qm9700): 9 nodes × 8 rails = 72 ports > 64 ports of one switch" in found
 
 
+def test_a_leaf_needs_down_ports():
+    found = check_design(instance(), base_design(**{"fabric.leaf_down_ports": 0, "oversubscription": 0.0}))
+    assert "leaf_ports_cover_endpoints: fabric.leaf_down_ports: 2 tier(s) with no leaf down-port" in [str(v) for v in found]
+
+
 def test_leaf_split_must_come_from_a_ratio():
     found = check_design(instance(), base_design(**{"fabric.leaf_down_ports": 40, "fabric.leaf_up_ports": 24,
                                                     "oversubscription": round(40 / 24, 4)}))

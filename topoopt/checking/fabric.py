@@ -75,8 +75,10 @@ def leaf_ports_cover_endpoints(ctx: CheckContext) -> list[Violation]:
         if recorded != rail_optimized:
             out.append(Violation(family=family, item=where, detail=f"recorded {recorded}, the rules give {rail_optimized} ({why})"))
     c, k = ctx.counts, ctx.radix
+    if f.tiers > 0 and f.leaf_down_ports < 1:
+        out.append(Violation(family=family, item="fabric.leaf_down_ports", detail=f"{f.tiers} tier(s) with no leaf down-port"))
     if c is None:
-        return out  # the switch has no ports at this speed: nic_supports_interconnect
+        return out  # no leaf down-port, or the switch has no ports at this speed (nic_supports_interconnect)
     if f.tiers == 0:
         if ctx.nodes != 1:
             out.append(Violation(family=family, item="fabric",
