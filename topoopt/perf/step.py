@@ -81,6 +81,8 @@ class Layout:
     memory: MemoryModel
     dp_fit: int | None
     tp_in_island_microbatch_s: float | None = None
+    stage_in_island_s: float | None = None
+    replica_in_island: bool = False
 
     @property
     def model_gpus(self) -> int:
@@ -140,15 +142,16 @@ def make_layout(
     stage_layers = layers_per_stage(shape.layers, pp)
     collectives = TP_ALLREDUCES_PER_LAYER + (TP_ALLREDUCES_FULL_RECOMPUTE if recompute == "full" else 0)
     activation_bytes = microbatch * sequence_length * shape.hidden * ACTIVATION_BYTES
+    compute_s = microbatch_compute_s(shape, spec, sequence_length, recompute, attention, tp, pp, microbatch)
+    tp_in_island = _tp_in_island_s(spec, tp, activation_bytes, stage_layers * collectives)
+    island = spec.island_gpus
     return Layout(
         tp=tp,
         pp=pp,
         microbatch=microbatch,
         zero_stage=zero_stage,
         virtual_stages=virtual_stages,
-        microbatch_compute_s=microbatch_compute_s(
-            shape, spec, sequence_length, recompute, attention, tp, pp, microbatch
-        ),
+        microbatch_compute_s=compute_s,
         optimizer_step_s=params * OPTIMIZER_STEP_BYTES_PER_PARAM / (spec.memory_bandwidth_gb_per_s * 1e9),
         tp_message_bytes=activation_bytes if tp > 1 else 0.0,
         tp_collectives_per_microbatch=stage_layers * collectives if tp > 1 else 0,
@@ -157,9 +160,9 @@ def make_layout(
         gradient_bytes=params * GRADIENT_BYTES_PER_PARAM,
         memory=memory,
         dp_fit=dp_fit,
-        tp_in_island_microbatch_s=_tp_in_island_s(
-            spec, tp, activation_bytes, stage_layers * collectives
-        ),
+        tp_in_island_microbatch_s=tp_in_island,
+        stage_in_island_s=None if tp_in_island is None else compute_s + tp_in_island * (1.0 - TP_COMM_OVERLAP),
+        replica_in_island=tp * pp <= island and island % (tp * pp) == 0,
     )
 
 
@@ -355,28 +358,29 @@ class BoundBuilder:
         self.island = fabric.island_gpus
         self.up_gb, self.up_alpha = fabric.scale_up_gb_per_s, fabric.scale_up_alpha_s
         self.out_gb, self.out_alpha = fabric.scale_out_gb_per_s, fabric.scale_out_alpha_s
+        self.up_bytes_per_s, self.out_bytes_per_s = self.up_gb * 1e9, self.out_gb * 1e9
         self.in_island_link = (self.up_gb if self.up_gb > 0 else self.out_gb, self.up_alpha)
         self._cross_links: dict[int, tuple[float, float]] = {}
         self._tp_times: dict[tuple[int, int, float], float] = {}
 
     def terms(self, layout: Layout) -> tuple[float, float]:
         """(per-micro-batch, constant) seconds of ``StepBound.at``."""
-        tp, pp, v = layout.tp, layout.pp, layout.virtual_stages
-        tp_mb = layout.tp_in_island_microbatch_s
-        if tp_mb is None:
-            key = (tp, layout.tp_collectives_per_microbatch, layout.tp_message_bytes)
+        t_stage = layout.stage_in_island_s
+        if t_stage is None:
+            key = (layout.tp, layout.tp_collectives_per_microbatch, layout.tp_message_bytes)
             tp_mb = self._tp_times.get(key)
             if tp_mb is None:
                 tp_mb = self._tp_times[key] = tp_microbatch_s(layout, self.fabric)[0]
-        t_stage = layout.microbatch_compute_s + tp_mb * (1.0 - TP_COMM_OVERLAP)
-        p2p_min = 0.0
-        if pp > 1:
-            size = layout.p2p_bytes
-            p2p_min = self.out_alpha + size / (self.out_gb * 1e9)
-            replica, island = tp * pp, self.island
-            if self.up_gb > 0 and replica <= island and island % replica == 0:
-                p2p_min = min(p2p_min, self.up_alpha + size / (self.up_gb * 1e9))
-            p2p_min *= 1.0 - PP_COMM_OVERLAP
+            t_stage = layout.microbatch_compute_s + tp_mb * (1.0 - TP_COMM_OVERLAP)
+        pp = layout.pp
+        if pp == 1:
+            return t_stage, STEP_OVERHEAD_S
+        v = layout.virtual_stages
+        size = layout.p2p_bytes
+        p2p_min = self.out_alpha + size / self.out_bytes_per_s
+        if layout.replica_in_island and self.up_gb > 0:
+            p2p_min = min(p2p_min, self.up_alpha + size / self.up_bytes_per_s)
+        p2p_min *= 1.0 - PP_COMM_OVERLAP
         return (
             t_stage + 2 * v * p2p_min,
             (pp - 1) / v * t_stage + 2 * v * (pp - 1) * p2p_min + STEP_OVERHEAD_S,
