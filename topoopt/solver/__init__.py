@@ -21,8 +21,9 @@ from topoopt.families import FAMILIES
 from topoopt.models.design import ObjectiveValue, Provenance, SolveResult
 from topoopt.models.instance import Instance
 from topoopt.solver.build import POWER_MAX_W, DesignModel
-from topoopt.solver.explain import binding_families, explain_infeasible
-from topoopt.solver.extract import extract
+from topoopt.solver.binding import binding_families
+from topoopt.solver.explain import explain_infeasible
+from topoopt.solver.extract import chosen, extract
 from topoopt.solver.options import MAX_NODES
 from topoopt.solver.problem import Problem
 from topoopt.solver.run import OK, Settings, Stats, lexicographic, run
@@ -149,7 +150,7 @@ def solve(
         else:
             gap = 0.0 if proven else abs(value - bound) / max(abs(value), 1.0)
             obj = ObjectiveValue(kind=objective, value=value, bound=bound, gap=gap)
-        binding = binding_families(problem, settings, stats, value) if explain and objective == "min_cost" else []
+        binding = binding_families(problem, chosen(dm, solver.value), design, cost, solver.value(dm.v.power_w["total"]))
         result.update(status="optimal" if proven else "feasible", objective=obj, design=design, cost=cost,
                       performance=performance, binding=binding)
     elif status == cp_model.INFEASIBLE:

@@ -103,6 +103,26 @@ class DesignModel:
                 if family in option.violations:
                     self.forbid(family, literal)
 
+    def any_of(self, literals: list, name: str):
+        """A Boolean equal to the sum of mutually exclusive option literals (one literal is reused)."""
+        if len(literals) == 1:
+            return literals[0]
+        lit = self.m.new_bool_var(name)
+        self.m.add(sum(literals) == lit)
+        return lit
+
+    def node_groups(self, key) -> list[tuple[object, list]]:
+        """Node configurations grouped by ``key(config)``: (group literal, configs), in catalog order.
+
+        Rules that depend only on the key (performance, power) are stated once per group, which
+        keeps the model small when many NIC choices share the same performance or power.
+        """
+        groups: dict = {}
+        for c in self.options.node_configs:
+            groups.setdefault(key(c), []).append(c)
+        return [(self.any_of([self.v.use_nc[c.index] for c in cs], f"group_{i}"), cs)
+                for i, cs in enumerate(groups.values())]
+
     def int_var(self, upper: int, name: str, lower: int = 0):
         return self.m.new_int_var(lower, upper, name)
 

@@ -16,12 +16,12 @@ from topoopt.solver.options import node_end_power_w, part_fits_node_end, part_fi
 
 def memory_fits(dm: DesignModel) -> None:
     """n ≥ the fewest nodes on which the model fits (perf.min_nodes_to_fit)."""
-    for c in dm.options.node_configs:
-        need = dm.problem.min_nodes_to_fit(c)
+    for group, configs in dm.node_groups(dm.problem.perf_key):
+        need = dm.problem.min_nodes_to_fit(configs[0])
         if need is None:
-            dm.forbid("memory_fits", dm.v.use_nc[c.index])
+            dm.forbid("memory_fits", group)
         else:
-            dm.add("memory_fits", dm.m.add(dm.v.nodes >= need), dm.v.use_nc[c.index])
+            dm.add("memory_fits", dm.m.add(dm.v.nodes >= need), group)
 
 
 def deadline_met(dm: DesignModel) -> None:
@@ -29,13 +29,13 @@ def deadline_met(dm: DesignModel) -> None:
     seconds = dm.problem.time_limit_s
     if seconds is None:
         return
-    for c in dm.options.node_configs:
+    for group, configs in dm.node_groups(dm.problem.perf_key):
         for cls, lit in dm.v.use_cls.items():
-            need = dm.problem.min_nodes_for_time(c, cls, seconds)
+            need = dm.problem.min_nodes_for_time(configs[0], cls, seconds)
             if need is None:
-                dm.forbid("deadline_met", dm.v.use_nc[c.index], lit)
+                dm.forbid("deadline_met", group, lit)
             else:
-                dm.add("deadline_met", dm.m.add(dm.v.nodes >= need), dm.v.use_nc[c.index], lit)
+                dm.add("deadline_met", dm.m.add(dm.v.nodes >= need), group, lit)
 
 
 def budget_cap(dm: DesignModel) -> None:
@@ -166,8 +166,11 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
     o, v, m = dm.options, dm.v, dm.m
     by_power = family == "rack_power_within_limit"
     several = v.single_rack.Not()
-    groups = [(v.use_nc[c.index], c.server.power_w + node_end_power_w(c, o.all_parts), c.server.rack_units,
-               v.nodes, v.compute_racks) for c in o.node_configs]
+    def node_w(c) -> float:
+        return c.server.power_w + node_end_power_w(c, o.all_parts)
+
+    groups = [(lit, node_w(cs[0]), cs[0].server.rack_units, v.nodes, v.compute_racks)
+              for lit, cs in dm.node_groups(lambda c: (node_w(c), c.server.rack_units))]
     groups += [(v.use_switch[sid], switch_power_w(f.switch, o.all_parts), f.switch.rack_units,
                 v.switches_of[sid], v.switch_racks) for sid, f in dm.switch_models().items()]
     groups += [(v.use_storage[s.index], s.tier.power_w, s.tier.rack_units, v.storage_units, v.storage_racks)

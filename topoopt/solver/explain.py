@@ -37,13 +37,6 @@ FAMILY_SOURCES: dict[str, str] = {
     "priced_in_book": "catalog.price_book",
 }
 
-# Families whose removal can lower the cost: candidates for "binding".
-BINDING_CANDIDATES = (
-    "deadline_met", "memory_fits", "racks_available", "site_power_within_limit", "rack_power_within_limit",
-    "rack_units_within_limit", "allowed_by_lists", "pins_respected", "oversubscription_within_limit",
-    "cable_reach", "storage_bandwidth_met", "storage_capacity_met", "storage_latency_ok",
-)
-
 
 def _infeasible_with(dm: DesignModel, families: list[str], settings: Settings, stats: Stats):
     """Solve with only ``families`` enforced. Returns (infeasible?, core family names)."""
@@ -156,21 +149,3 @@ def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Ex
     ]
     relaxations = [_relax_one(problem, f, settings, stats) for f in conflict if f != "priced_in_book"]
     return Explanation(conflict=items, relaxations=relaxations)
-
-
-def binding_families(problem: Problem, settings: Settings, stats: Stats, optimum: float | None) -> list[str]:
-    """Families whose removal would lower the optimal cost."""
-    from topoopt.solver import model_for
-
-    if optimum is None:
-        return []
-    binding = []
-    for family in BINDING_CANDIDATES:
-        if family == "deadline_met" and problem.time_limit_s is None:
-            continue
-        dm = model_for(problem, frozenset({family}))
-        dm.m.add(dm.v.total_cost <= int(optimum) - 1)
-        status, _ = run(dm.m, settings, stats)
-        if status in OK:
-            binding.append(family)
-    return binding

@@ -61,18 +61,18 @@ class Problem:
             oversubscription=oversubscription,
         )
 
-    def _key(self, config: NodeConfig) -> tuple:
+    def perf_key(self, config: NodeConfig) -> tuple:
         """Node configurations that look alike to the performance model share cache entries."""
         return (config.gpu.id, config.server.gpus_per_node, config.rails, config.interconnect.id)
 
     def min_nodes_to_fit(self, config: NodeConfig) -> int | None:
-        key = self._key(config)
+        key = self.perf_key(config)
         if key not in self._fit_cache:
             self._fit_cache[key] = min_nodes_to_fit(self.job, self.hardware(config, (2, 1.0), 1), MAX_NODES)
         return self._fit_cache[key]
 
     def min_nodes_for_time(self, config: NodeConfig, perf_class: tuple[int, float], seconds: float) -> int | None:
-        key = (*self._key(config), perf_class, seconds)
+        key = (*self.perf_key(config), perf_class, seconds)
         if key not in self._time_cache:
             hardware = self.hardware(config, perf_class, 1)
             self._time_cache[key] = min_nodes_for_time(self.job, hardware, seconds, MAX_NODES)
