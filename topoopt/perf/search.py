@@ -16,8 +16,10 @@ it uses tp·pp·dp GPUs and may leave the rest of the cluster idle. ``auto`` enu
   m (same compute and bubble) with more GPUs; the model's step time then differs only by the
   second-order change of the DP collective with the ring size.
 
-The search is exact over this space: layouts are visited in order of a lower bound (compute +
-bubble, no communication) and the visit stops when the bound reaches the best step found.
+The search is exact over this space: layouts are visited in order of a lower bound on their step
+(:class:`~topoopt.perf.step.StepBound`: compute, bubble, TP, the cheapest possible PP traffic and
+the DP collective at two ranks on the fastest link the group can use) and the visit stops when
+the bound reaches the best step found.
 Because C does not depend on the cluster, a larger cluster offers a superset of choices, so the
 best time never grows with the node count and a layout that fits at n nodes fits at n + 1.
 Per (job, GPU, GPUs per node) the layouts, their compute times and their smallest fitting dp
@@ -26,8 +28,8 @@ are cached; only communication is recomputed per fabric.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import heapq
+from collections.abc import Iterator
 from functools import lru_cache
 
 from topoopt.models.performance import Parallelism
@@ -55,7 +57,9 @@ def _shape(job: Job) -> ModelShape:
     return ModelShape.of(job.model)
 
 
-def build_layout(job: Job, spec: GpuSpec, tp: int, pp: int, microbatch: int, zero_stage: int, virtual_stages: int) -> Layout:
+def build_layout(
+    job: Job, spec: GpuSpec, tp: int, pp: int, microbatch: int, zero_stage: int, virtual_stages: int
+) -> Layout:
     """The layout's fabric-independent numbers, including its smallest fitting dp."""
     training = job.training
     shape = _shape(job)
@@ -107,7 +111,10 @@ def auto_layouts(job: Job, spec: GpuSpec) -> tuple[Layout, ...]:
 
 
 @lru_cache(maxsize=4096)
-def pinned_layout(job: Job, spec: GpuSpec, tp: int, pp: int, microbatch: int, zero_stage: int, virtual_stages: int) -> Layout:
+def pinned_layout(
+    job: Job, spec: GpuSpec, tp: int, pp: int, microbatch: int, zero_stage: int, virtual_stages: int
+) -> Layout:
+    """:func:`build_layout` for a pinned layout, cached."""
     return build_layout(job, spec, tp, pp, microbatch, zero_stage, virtual_stages)
 
 
@@ -192,7 +199,8 @@ def best_step(job: Job, hw: Hardware, parallelism: Parallelism | None = None) ->
         layout = _layout_of(job, spec, pinned)
         if pinned.dp is not None:
             dp = pinned.dp
-            if layout.model_gpus * dp > hw.gpus or not layout.memory.fits(dp, microbatch_count(batch, dp, layout.microbatch)):
+            microbatches = microbatch_count(batch, dp, layout.microbatch)
+            if layout.model_gpus * dp > hw.gpus or not layout.memory.fits(dp, microbatches):
                 return None
             return layout, step_time(layout, dp, batch, fabric)
         return _search((layout,), step_bounds((layout,), fabric), batch, hw.gpus, fabric)
@@ -379,19 +387,6 @@ def _min_nodes_for_step(
         if following is not None and layout.model_gpus * following <= max_gpus:
             heapq.heappush(heap, (layout.model_gpus * following, index, following, stream))
     return None
-
-
-def _with_nodes(hw: Hardware, nodes: int) -> Hardware:
-    return Hardware(
-        gpu=hw.gpu,
-        gpus_per_node=hw.gpus_per_node,
-        nodes=nodes,
-        nics_per_node=hw.nics_per_node,
-        link_gbps=hw.link_gbps,
-        interconnect=hw.interconnect,
-        tiers=hw.tiers,
-        oversubscription=hw.oversubscription,
-    )
 
 
 __all__ = [
