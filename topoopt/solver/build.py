@@ -211,7 +211,14 @@ class DesignModel:
                 m.add(v.pods == 1).only_enforce_if(lit)
 
     def _cables(self) -> None:
-        """Links per class, one part per class in use, assemblies = ceil(links / part.links)."""
+        """Links per class, one part per class in use, and whole assemblies per device pair.
+
+        An assembly joins one cage to one cage (or fans one cage out to ``b_ends`` ports), so it
+        is counted per pair of devices: node–leaf ``rails × ceil(n / q)`` (each rail's nodes are
+        split over its leaves in whole assemblies), leaf–spine ``leaves × spines_per_pod ×
+        ceil(links per pair / q)``, spine–core ``spines × cores per plane × ceil(links per pair /
+        q)``, where ``q`` is the part's links per assembly.
+        """
         m, o, v = self.m, self.options, self.v
         m.add(v.links["node-leaf"] == v.endpoints).only_enforce_if(v.use_tier[0].Not())
         m.add(v.links["node-leaf"] == 0).only_enforce_if(v.use_tier[0])
@@ -220,13 +227,37 @@ class DesignModel:
             m.add(v.links["leaf-spine"] == (v.leaves * f.up if f.tiers >= 2 else 0)).only_enforce_if(lit)
             m.add(v.links["spine-core"] == (v.spines * f.spine_up if f.tiers == 3 else 0)).only_enforce_if(lit)
         in_use = {"node-leaf": 1 - v.use_tier[0], "leaf-spine": v.multi_tier, "spine-core": v.use_tier[3]}
+        total = {cls: self.int_var(COUNT_MAX, f"assemblies_{cls}") for cls in o.parts}
         for cls, parts in o.parts.items():
             m.add(sum(v.use_part[cls, p.index] for p in parts) == in_use[cls])
             for p in parts:
-                lit, assemblies, per = v.use_part[cls, p.index], v.assemblies[cls, p.index], p.part.links
-                m.add(per * assemblies >= v.links[cls]).only_enforce_if(lit)
-                m.add(per * assemblies <= v.links[cls] + per - 1).only_enforce_if(lit)
+                lit, assemblies = v.use_part[cls, p.index], v.assemblies[cls, p.index]
+                m.add(assemblies == total[cls]).only_enforce_if(lit)
                 m.add(assemblies == 0).only_enforce_if(lit.Not())
+        # node-leaf: kits per rail = ceil(n / q), exactly.
+        per_rail = self.int_var(MAX_NODES, "node_leaf_assemblies_per_rail")
+        for p in o.parts["node-leaf"]:
+            q, lit = p.part.links, v.use_part["node-leaf", p.index]
+            m.add(q * per_rail >= v.nodes).only_enforce_if(lit)
+            m.add(q * per_rail <= v.nodes + q - 1).only_enforce_if(lit)
+        for c in o.node_configs:
+            m.add(total["node-leaf"] == c.rails * per_rail).only_enforce_if(v.use_nc[c.index])
+        # switch-switch classes: per upper/lower device pair, ceil(links per pair / q).
+        for cls, per_pair, count, fanout in (
+            ("leaf-spine", lambda f: f.links_per_leaf_spine, v.leaves, lambda f: f.spines),
+            ("spine-core", lambda f: f.links_per_spine_core, v.spines, lambda f: f.cores_per_plane),
+        ):
+            by_q: dict[int, list] = {}
+            for p in o.parts[cls]:
+                by_q.setdefault(p.part.links, []).append(v.use_part[cls, p.index])
+            q_lits = {q: self.any_of(lits, f"{cls}_q{q}") for q, lits in by_q.items()}
+            tiers = 2 if cls == "leaf-spine" else 3
+            for f in o.fabrics:
+                if f.tiers < tiers:
+                    continue
+                for q, q_lit in q_lits.items():
+                    per_device = fanout(f) * -(-per_pair(f) // q)
+                    m.add(total[cls] == per_device * count).only_enforce_if([v.use_fo[f.index], q_lit])
 
     def _power_and_units(self) -> None:
         """Provisioned power (W) and rack units of nodes, switches and storage (docs/model.md)."""
