@@ -18,7 +18,9 @@ def solved_summary(result: SolveResult, name: str) -> str:
     lines = [f"topoopt · {name} · {result.status.upper()} ({result.objective.kind})", ""]
     rails = f"{d.nics_per_node} × {d.nic} per node" + (", rail-optimized" if d.rail_optimized else "")
     lines.append(f"Design       {d.nodes:,} × {d.server} = {d.gpus:,} × {d.gpu} · {d.interconnect} at {d.link_gbps}G · {rails}")
-    if f.tiers == 1:
+    if f.tiers == 0:
+        fabric = "none: a single node, its GPUs joined by the scale-up link"
+    elif f.tiers == 1:
         fabric = f"1 switch {f.switch} ({f.leaf_down_ports} ports)"
     else:
         fabric = (f"{f.tiers} tiers of {f.switch}: {f.leaves:,} leaves ({f.leaf_down_ports} down / {f.leaf_up_ports} up, "
@@ -34,7 +36,10 @@ def solved_summary(result: SolveResult, name: str) -> str:
     s = d.storage
     lines.append(f"Storage      {s.units} × {s.tier}: {s.read_gbps / 8:,.1f} GB/s read, {s.write_gbps / 8:,.1f} GB/s write, {s.capacity_tb:,.0f} TB")
     if cost:
-        parts = " · ".join(f"{line.category} {money(line.total, cost.currency, 'capex')}" for line in cost.breakdown)
+        by_category: dict[str, float] = {}
+        for line in cost.breakdown:
+            by_category[line.category] = by_category.get(line.category, 0.0) + line.total
+        parts = " · ".join(f"{category} {money(total, cost.currency, 'capex')}" for category, total in by_category.items())
         lines.append(f"Cost         {money(cost.total, cost.currency, cost.basis)}  ({parts})")
     if perf:
         p = perf.parallelism
