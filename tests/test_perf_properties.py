@@ -103,6 +103,7 @@ def _with(hw, **changes):
 @given(jobs(), clusters(), st.integers(1, 64))
 def test_more_nodes_never_slower_and_fit_is_monotone(job_, hw, extra):
     bigger = _with(hw, nodes=hw.nodes + extra)
+    assert fits_in_memory(job_, hw) == (search.best_step(job_, hw) is not None)
     assert _time(job_, bigger) <= _time(job_, hw)
     if fits_in_memory(job_, hw):
         assert fits_in_memory(job_, bigger)

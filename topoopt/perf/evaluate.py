@@ -17,7 +17,7 @@ from __future__ import annotations
 from topoopt.models.performance import Bottleneck, Parallelism, Performance, StepBreakdown
 from topoopt.perf.flops import hardware_flops_per_token, model_flops_per_token
 from topoopt.perf.job import Hardware, Job, ModelShape
-from topoopt.perf.search import best_step, gpu_spec, min_nodes_for_step, search_min_nodes_to_fit
+from topoopt.perf.search import best_step, gpu_spec, min_nodes_for_step, search_fits, search_min_nodes_to_fit
 from topoopt.perf.step import Layout, StepTimes
 from topoopt.perf.storage import storage_needs
 
@@ -53,8 +53,9 @@ def evaluate(job: Job, hw: Hardware, parallelism: Parallelism | None = None) -> 
 
 
 def fits_in_memory(job: Job, hw: Hardware) -> bool:
-    """Whether some layout (or the pinned one) fits in GPU memory on ``hw``."""
-    return best_step(job, hw) is not None
+    """Whether some layout (or the pinned one) fits in GPU memory on ``hw``; exactly when
+    :func:`evaluate` returns a result."""
+    return search_fits(job, hw)
 
 
 def time_to_train_s(job: Job, hw: Hardware) -> float | None:

@@ -265,9 +265,13 @@ def _search(
     return best
 
 
-def search_min_nodes_to_fit(job: Job, hw: Hardware, max_nodes: int) -> int | None:
-    """Fewest nodes (≤ ``max_nodes``) on which the job fits in memory; ``hw.nodes`` is ignored."""
-    spec = gpu_spec(job, hw)
+@lru_cache(maxsize=1024)
+def min_gpus_to_fit(job: Job, spec: GpuSpec) -> int | None:
+    """Fewest GPUs on which the job (its pinned layout, or some auto layout) fits in memory.
+
+    A layout with d_fit replicas of tp·pp GPUs fits on tp·pp·d_fit GPUs and on any more (d_fit is
+    a member of C), so this is also exactly when :func:`best_step` finds something.
+    """
     batch = job.training.global_batch_sequences
     pinned = _pinned(job, None)
     if pinned is not None:
@@ -275,21 +279,25 @@ def search_min_nodes_to_fit(job: Job, hw: Hardware, max_nodes: int) -> int | Non
             return None
         layout = _layout_of(job, spec, pinned)
         if pinned.dp is not None:
-            if not layout.memory.fits(pinned.dp, microbatch_count(batch, pinned.dp, layout.microbatch)):
-                return None
-            gpus = layout.model_gpus * pinned.dp
-        elif layout.dp_fit is None:
-            return None
-        else:
-            gpus = layout.model_gpus * layout.dp_fit
-        nodes = -(-gpus // hw.gpus_per_node)
-        return nodes if nodes <= max_nodes else None
-    best = None
-    for layout in auto_layouts(job, spec):
-        nodes = -(-(layout.model_gpus * layout.dp_fit) // hw.gpus_per_node)
-        if best is None or nodes < best:
-            best = nodes
-    return best if best is not None and best <= max_nodes else None
+            fits = layout.memory.fits(pinned.dp, microbatch_count(batch, pinned.dp, layout.microbatch))
+            return layout.model_gpus * pinned.dp if fits else None
+        return None if layout.dp_fit is None else layout.model_gpus * layout.dp_fit
+    return min((layout.model_gpus * layout.dp_fit for layout in auto_layouts(job, spec)), default=None)
+
+
+def search_min_nodes_to_fit(job: Job, hw: Hardware, max_nodes: int) -> int | None:
+    """Fewest nodes (≤ ``max_nodes``) on which the job fits in memory; ``hw.nodes`` is ignored."""
+    gpus = min_gpus_to_fit(job, gpu_spec(job, hw))
+    if gpus is None:
+        return None
+    nodes = -(-gpus // hw.gpus_per_node)
+    return nodes if nodes <= max_nodes else None
+
+
+def search_fits(job: Job, hw: Hardware) -> bool:
+    """Whether the job fits in memory on ``hw`` (without evaluating any step)."""
+    gpus = min_gpus_to_fit(job, gpu_spec(job, hw))
+    return gpus is not None and gpus <= hw.gpus
 
 
 def min_nodes_for_step(
@@ -395,6 +403,8 @@ __all__ = [
     "dp_candidates_ascending",
     "dp_candidates_descending",
     "min_nodes_for_step",
+    "min_gpus_to_fit",
+    "search_fits",
     "search_min_nodes_to_fit",
     "pp_choices",
     "tp_choices",
