@@ -250,15 +250,19 @@ def fabric_options(catalog: ResolvedCatalog, speeds: set[tuple[str, int]]) -> li
                     add(tiers=2, down=down, up=up, ratio=ratio, spines=spines, links_per_leaf_spine=links,
                         leaves_per_pod=radix // links, spine_up=0, cores_per_plane=0,
                         links_per_spine_core=0, max_pods=1, **common)
-                pod_leaves = radix // 2
-                spine_up = radix - pod_leaves
-                if spine_up < 1:
-                    continue
-                for cores in divisors(spine_up):
-                    links_sc = spine_up // cores
-                    add(tiers=3, down=down, up=up, ratio=ratio, spines=up, links_per_leaf_spine=1,
-                        leaves_per_pod=pod_leaves, spine_up=spine_up, cores_per_plane=cores,
-                        links_per_spine_core=links_sc, max_pods=radix // links_sc, **common)
+                # 3 tiers: spines split half down, half up. Each leaf reaches each spine of its
+                # pod with 1 or 2 links (2 lets twin-port assemblies carry both of their links).
+                spine_up = radix - radix // 2
+                for links_ls in (1, 2):
+                    pod_leaves = (radix // 2) // links_ls
+                    if up % links_ls or pod_leaves < 1 or spine_up < 1:
+                        continue
+                    for cores in divisors(spine_up):
+                        links_sc = spine_up // cores
+                        add(tiers=3, down=down, up=up, ratio=ratio, spines=up // links_ls,
+                            links_per_leaf_spine=links_ls, leaves_per_pod=pod_leaves, spine_up=spine_up,
+                            cores_per_plane=cores, links_per_spine_core=links_sc, max_pods=radix // links_sc,
+                            **common)
     return options
 
 
