@@ -207,7 +207,7 @@ def best_step(job: Job, hw: Hardware, parallelism: Parallelism | None = None) ->
     return _search(auto_layouts(job, spec), _auto_bounds(job, spec, fabric), batch, hw.gpus, fabric)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def _auto_bounds(job: Job, spec: GpuSpec, fabric: Fabric) -> tuple[StepBound, ...]:
     """Step bounds of the job's auto layouts on one fabric, cached."""
     return step_bounds(auto_layouts(job, spec), fabric)
