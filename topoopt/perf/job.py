@@ -119,12 +119,17 @@ def island_gpus(gpu: Gpu, gpus_per_node: int) -> int:
 
     The island is the GPU's scale-up domain: within a node when the domain is at most one node
     (an 8-GPU HGX board: 8; NVLink-bridge pairs: 2), across whole nodes when it spans several
-    (GB200 NVL72 trays: 72, rounded down to whole nodes). A GPU without a scale-up link is an
-    island of one. GPUs of one node in different islands talk through the node's NICs.
+    (GB200 NVL72 trays: 72, rounded down to whole nodes). GPUs without NVLink (a scale-up domain
+    of 1: PCIe cards) still reach the other GPUs of their node over PCIe, whose rate the catalog
+    gives as their ``scale_up_gb_per_s``: the node is their island (estimate: PCIe peer-to-peer
+    through the node's PCIe switches; traffic never leaves through the NICs inside one node).
+    GPUs of one node in different NVLink islands talk through the node's NICs.
     """
     domain = gpu.scale_up_domain_gpus
-    if gpu.scale_up_gb_per_s <= 0 or domain <= 1:
+    if gpu.scale_up_gb_per_s <= 0:
         return 1
+    if domain <= 1:
+        return gpus_per_node
     if domain <= gpus_per_node:
         return domain
     return max(gpus_per_node, (domain // gpus_per_node) * gpus_per_node)
