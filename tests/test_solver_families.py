@@ -1,0 +1,725 @@
+"""A just-feasible and a just-infeasible case per constraint family, on the tiny instance.
+
+Every family of ``topoopt.families.FAMILIES`` has tests named ``test_<family>_…`` here (a test
+below fails otherwise). Feasible cases must be proven ``optimal``; infeasible ones exactly
+``infeasible`` (never "not solved"), with the family in the minimal conflict — and, where only
+one minimal conflict exists, the conflict is exactly that set. Numeric edges are tight: the limit
+at the value the optimal design uses is feasible, one unit (or 1 %) less is not.
+
+Three families are structural: the option tables never offer a design that breaks them
+(``nic_fits_server``, ``link_speed``, ``uplinks_balanced``), so they get no infeasible case;
+their tests check that solved designs honour the rule.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import pytest
+from solver_fixtures import TINY_CATALOG, TINY_PRICES, tiny
+
+from topoopt import perf
+from topoopt.catalog import resolve_catalog
+from topoopt.families import FAMILIES
+from topoopt.models.design import SolveResult
+from topoopt.models.instance import Instance
+from topoopt.solver import solve
+
+SECONDS_PER_DAY = 86_400.0
+SRC = "estimate: test fixture"
+
+# Room for thousands of nodes: the port-count edges below need big clusters.
+ROOMY = {"budget.max": 1e13, "site.max_racks": 100_000}
+# Leaf-spine and spine-core runs of 50 m, which the 50 m optical kits reach.
+REACH_ACROSS_ROWS = {"site.distances.across_rows_m": 48}
+# Half a day forces several nodes; with free racks and 1 m node runs (a DAC reaches) nothing but
+# the deadline makes the optimum more expensive than a single node.
+# Without a compute fabric a design has one node, a rule of leaf_ports_cover_endpoints; so that
+# family is in every conflict that rules out all fabrics for two or more nodes.
+NEEDS_A_FABRIC = "leaf_ports_cover_endpoints"
+MULTI_NODE = {
+    "goal.deadline_days": 0.5,
+    "site.distances.in_row_m": 1,
+    "site.distances.slack_m": 0,
+    "catalog.prices": {**TINY_PRICES, "r40": 0},
+}
+
+
+# -- helpers ----------------------------------------------------------------------------------------
+def inst(*changes: dict) -> Instance:
+    """The tiny instance with the dotted-path changes of each dict applied, later ones winning."""
+    merged: dict = {}
+    for change in changes:
+        merged.update(change)
+    return tiny(**merged)
+
+
+def optimal(instance: Instance) -> SolveResult:
+    # explain=False skips the binding-family solves, which these tests do not read.
+    result = solve(instance, explain=False)
+    assert result.status == "optimal", result.explanation
+    assert result.design is not None and result.cost is not None
+    assert result.cost.total == result.objective.value
+    return result
+
+
+def infeasible(instance: Instance) -> SolveResult:
+    result = solve(instance)
+    assert result.status == "infeasible", (result.status, result.design)
+    assert result.explanation is not None
+    return result
+
+
+def conflict(result: SolveResult) -> set[str]:
+    return {item.family for item in result.explanation.conflict}
+
+
+def relaxation(result: SolveResult, family: str):
+    return next(r for r in result.explanation.relaxations if r.family == family)
+
+
+def catalog_with(**kinds) -> dict:
+    """The tiny catalog with some kinds replaced (``nics=[…]``) as ``catalog.add`` changes."""
+    return {f"catalog.add.{kind}": items for kind, items in kinds.items()}
+
+
+def item(kind: str, item_id: str) -> dict:
+    return copy.deepcopy(next(x for x in TINY_CATALOG[kind] if x["id"] == item_id))
+
+
+def job_and_hardware(instance: Instance, design) -> tuple[perf.Job, perf.Hardware]:
+    """The performance model's view of a solved design (a single node looks like one switch)."""
+    catalog = resolve_catalog(instance).catalog
+    server = catalog.by_id("servers")[design.server]
+    multi_tier = design.tiers >= 2
+    hardware = perf.Hardware(
+        gpu=catalog.by_id("gpus")[design.gpu],
+        gpus_per_node=server.gpus_per_node,
+        nodes=design.nodes,
+        nics_per_node=design.nics_per_node,
+        link_gbps=design.link_gbps,
+        interconnect=catalog.by_id("interconnects")[design.interconnect],
+        tiers=max(design.tiers, 1),
+        oversubscription=design.fabric.leaf_down_ports / design.fabric.leaf_up_ports if multi_tier else 1.0,
+    )
+    return perf.Job.from_instance(instance, catalog), hardware
+
+
+def days_at_least(seconds: float) -> float:
+    """The smallest float of days whose seconds are not below ``seconds``."""
+    days = seconds / SECONDS_PER_DAY
+    while days * SECONDS_PER_DAY < seconds:
+        days = math.nextafter(days, math.inf)
+    return days
+
+
+def provisioned_power_w(instance: Instance, design) -> float:
+    """docs/model.md, racks and power: nodes with their hungriest fitting optics, switches with
+    every cage populated by the hungriest module of their form factor, storage units."""
+    catalog = resolve_catalog(instance).catalog
+    server = catalog.by_id("servers")[design.server]
+    nic = catalog.by_id("nics")[design.nic]
+    node_ff = server.compute_port_form_factor or nic.port_form_factor
+    ports_per_cage = server.compute_ports_per_cage if server.compute_port_form_factor else 1
+    node_end_w = max((p.power_w_per_b_end for p in catalog.cables
+                      if p.b_form_factor == node_ff and p.gbps == design.link_gbps
+                      and p.links == ports_per_cage * p.b_ends), default=0.0)
+    node_w = server.power_w + design.nics_per_node / ports_per_cage * node_end_w
+    switches = sum(group.count for group in design.switches)
+    switch_w = 0.0
+    if switches:
+        switch = catalog.by_id("switches")[design.fabric.switch]
+        cage_w = max([p.power_w_per_a_end for p in catalog.cables if p.a_form_factor == switch.cage_form_factor]
+                     + [p.power_w_per_b_end for p in catalog.cables if p.b_form_factor == switch.cage_form_factor],
+                     default=0.0)
+        switch_w = switch.power_w + switch.cages * cage_w
+    storage = catalog.by_id("storage")[design.storage.tier]
+    return design.nodes * node_w + switches * switch_w + design.storage.units * storage.power_w
+
+
+def racks_used(design) -> int:
+    return sum(group.count for group in design.racks)
+
+
+def apply_relaxation(changes: dict, relaxation) -> dict:
+    """The instance changes a relaxation suggests, for the families that name a number."""
+    field = {
+        "budget_cap": "budget.max",
+        "deadline_met": "goal.deadline_days",
+        "racks_available": "site.max_racks",
+        "site_power_within_limit": "site.power_cap_kw",
+    }[relaxation.family]
+    value = int(relaxation.value) if relaxation.family == "racks_available" else relaxation.value
+    return {**changes, field: value}
+
+
+def test_every_family_has_edge_tests():
+    names = [name for name in globals() if name.startswith("test_")]
+    missing = [f for f in FAMILIES if not any(name.startswith(f"test_{f}_") for name in names)]
+    assert missing == []
+
+
+# -- memory_fits ------------------------------------------------------------------------------------
+BIG_MODEL = {
+    "workload.model": {"params_b": 70, "layers": 80, "hidden_size": 8192, "attention_heads": 64, "kv_heads": 8,
+                       "ffn_hidden_size": 28672, "vocab_size": 128256},
+    "goal.deadline_days": None,
+    "constraints.pins.server": "s80",
+    "constraints.pins.nics_per_node": 1,
+}
+
+
+def _nodes_to_fit_big_model() -> int:
+    instance = inst(BIG_MODEL)
+    catalog = resolve_catalog(instance).catalog
+    hardware = perf.Hardware(gpu=catalog.by_id("gpus")["g80"], gpus_per_node=8, nodes=1, nics_per_node=1,
+                             link_gbps=400, interconnect=catalog.by_id("interconnects")["ib400"], tiers=2,
+                             oversubscription=1.0)
+    need = perf.min_nodes_to_fit(perf.Job.from_instance(instance, catalog), hardware, 1024)
+    assert need is not None and need >= 2, "the 70B model must not fit on one node"
+    return need
+
+
+def test_memory_fits_feasible_at_the_fewest_nodes_that_fit():
+    need = _nodes_to_fit_big_model()
+    result = optimal(inst(BIG_MODEL))
+    assert result.design.nodes == need
+    assert optimal(inst(BIG_MODEL, {"constraints.pins.nodes": need})).design.nodes == need
+
+
+def test_memory_fits_infeasible_one_node_fewer():
+    need = _nodes_to_fit_big_model()
+    result = infeasible(inst(BIG_MODEL, {"constraints.pins.nodes": need - 1}))
+    assert conflict(result) == {"memory_fits", "pins_respected"}
+
+
+# -- deadline_met -----------------------------------------------------------------------------------
+def _deadline_design():
+    """The optimum for half a day, its pins, and its predicted time to train (s)."""
+    instance = inst(MULTI_NODE)
+    design = optimal(instance).design
+    assert design.nodes > 1
+    pins = {
+        "constraints.pins.server": design.server,
+        "constraints.pins.nics_per_node": design.nics_per_node,
+        "constraints.pins.tiers": design.tiers,
+        "constraints.pins.nodes": design.nodes,
+    }
+    seconds = perf.time_to_train_s(*job_and_hardware(instance, design))
+    assert seconds <= 0.5 * SECONDS_PER_DAY
+    return design, pins, seconds
+
+
+def test_deadline_met_feasible_at_the_designs_own_time_to_train():
+    design, pins, seconds = _deadline_design()
+    result = optimal(inst(MULTI_NODE, pins, {"goal.deadline_days": days_at_least(seconds)}))
+    assert result.design.nodes == design.nodes
+    assert result.performance.time_to_train_days * SECONDS_PER_DAY == pytest.approx(seconds, rel=1e-9)
+    # Unpinned, the tighter deadline still admits the same optimum: nothing cheaper met the looser one.
+    unpinned = optimal(inst(MULTI_NODE, {"goal.deadline_days": days_at_least(seconds)}))
+    assert unpinned.cost.total == result.cost.total
+
+
+def test_deadline_met_infeasible_one_percent_sooner_with_nodes_pinned():
+    _, pins, seconds = _deadline_design()
+    result = infeasible(inst(MULTI_NODE, pins, {"goal.deadline_days": 0.99 * seconds / SECONDS_PER_DAY}))
+    assert conflict(result) == {"deadline_met", "pins_respected"}
+    # More nodes meet it: without the node pin the instance is feasible.
+    unpinned = {k: v for k, v in pins.items() if k != "constraints.pins.nodes"}
+    faster = optimal(inst(MULTI_NODE, unpinned, {"goal.deadline_days": 0.99 * seconds / SECONDS_PER_DAY}))
+    assert faster.design.nodes > pins["constraints.pins.nodes"]
+
+
+def test_deadline_met_relaxation_is_enough():
+    """Too tight a deadline for the racks: the suggested deadline is feasible."""
+    changes = {**MULTI_NODE, "site.max_racks": 3}
+    result = infeasible(inst(changes))
+    assert "deadline_met" in conflict(result)
+    suggestion = relaxation(result, "deadline_met")
+    assert suggestion.value > 0.5
+    optimal(inst(apply_relaxation(changes, suggestion)))
+
+
+# -- budget_cap -------------------------------------------------------------------------------------
+def test_budget_cap_feasible_at_the_optimal_cost():
+    cost = optimal(tiny()).cost.total
+    result = optimal(inst({"budget.max": cost}))
+    assert result.cost.total == cost
+
+
+def test_budget_cap_infeasible_one_unit_below_the_optimal_cost():
+    cost = optimal(tiny()).cost.total
+    result = infeasible(inst({"budget.max": cost - 1}))
+    assert conflict(result) == {"budget_cap"}
+    suggestion = relaxation(result, "budget_cap")
+    assert suggestion.value == cost
+    optimal(inst(apply_relaxation({"budget.max": cost - 1}, suggestion)))
+
+
+def test_budget_cap_with_a_deadline_conflicts_with_the_deadline():
+    cost = optimal(inst(MULTI_NODE)).cost.total
+    assert optimal(inst(MULTI_NODE, {"budget.max": cost})).cost.total == cost
+    changes = {**MULTI_NODE, "budget.max": cost - 1}
+    result = infeasible(inst(changes))
+    # Without leaf_ports_cover_endpoints the nodes could share no fabric at all, which is cheaper.
+    assert conflict(result) == {"budget_cap", "deadline_met", NEEDS_A_FABRIC}
+    assert relaxation(result, "budget_cap").value == cost
+    for family in ("budget_cap", "deadline_met"):
+        optimal(inst(apply_relaxation(changes, relaxation(result, family))))
+
+
+# -- allowed_by_lists -------------------------------------------------------------------------------
+def test_allowed_by_lists_feasible_with_an_allow_list():
+    result = optimal(inst({"constraints.gpus": {"allow": ["g80"]}, "constraints.storage": {"deny": ["obj"]}}))
+    assert result.design.gpu == "g80"
+    assert result.design.storage.tier == "nvme"
+
+
+def test_allowed_by_lists_infeasible_when_every_server_is_denied():
+    result = infeasible(inst({"constraints.servers": {"deny": ["s40", "s80"]}}))
+    assert conflict(result) == {"allowed_by_lists"}
+
+
+def test_allowed_by_lists_infeasible_when_the_only_reaching_cable_is_denied():
+    """17 m node runs: the DAC is too short, the twin-port kit fits no NIC, the SR4 kit is denied."""
+    result = infeasible(inst({"constraints.cables": {"deny": ["sr50"]}, "constraints.pins.nodes": 2}))
+    assert conflict(result) == {"allowed_by_lists", "cable_reach", "port_form_factor_match", "pins_respected",
+                                NEEDS_A_FABRIC}
+
+
+def test_allowed_by_lists_denying_the_switch_leaves_a_single_node():
+    """A single node needs no compute fabric, so denying every switch does not rule it out."""
+    result = optimal(inst({"constraints.switches": {"deny": ["sw64"]}}))
+    assert result.design.nodes == 1 and result.design.tiers == 0
+    denied = infeasible(inst({"constraints.switches": {"deny": ["sw64"]}, "constraints.pins.nodes": 2}))
+    assert "allowed_by_lists" in conflict(denied)
+
+
+# -- priced_in_book ---------------------------------------------------------------------------------
+def _prices_without(*item_ids: str) -> dict:
+    return {"catalog.prices": {k: v for k, v in TINY_PRICES.items() if k not in item_ids}}
+
+
+def test_priced_in_book_feasible_with_one_server_unpriced():
+    result = optimal(inst(_prices_without("s40")))
+    assert result.design.server == "s80"
+    assert all(line.item != "s40" for line in result.cost.breakdown)
+
+
+@pytest.mark.parametrize("unpriced", [("s40", "s80"), ("nic400",), ("r40",), ("nvme", "obj")])
+def test_priced_in_book_infeasible_when_a_needed_kind_is_unpriced(unpriced):
+    result = infeasible(inst(_prices_without(*unpriced)))
+    assert conflict(result) == {"priced_in_book"}
+    assert result.explanation.relaxations == []
+
+
+def test_priced_in_book_unpriced_switch_only_rules_out_a_fabric():
+    assert optimal(inst(_prices_without("sw64"))).design.tiers == 0
+    result = infeasible(inst(_prices_without("sw64"), {"constraints.pins.nodes": 2}))
+    assert conflict(result) == {"priced_in_book", "pins_respected", NEEDS_A_FABRIC}
+
+
+# -- pins_respected ---------------------------------------------------------------------------------
+def test_pins_respected_feasible_with_every_pin_set():
+    pins = {"gpu": "g80", "server": "s80", "nodes": 3, "interconnect": "ib400", "nic": "nic400",
+            "nics_per_node": 2, "tiers": 1, "leaf_switch": "sw64", "rack_class": "r40", "storage": "nvme"}
+    result = optimal(inst({f"constraints.pins.{k}": v for k, v in pins.items()}))
+    d = result.design
+    assert (d.gpu, d.server, d.nodes, d.interconnect, d.nic, d.nics_per_node, d.tiers, d.fabric.switch,
+            d.racks[0].rack_class, d.storage.tier) == tuple(pins.values())
+
+
+@pytest.mark.parametrize("pins", [
+    {"server": "s80", "gpu": "g40"},
+    {"nics_per_node": 16},
+    {"interconnect": "ib200"},
+    {"rack_class": "r99"},
+])
+def test_pins_respected_infeasible_for_contradicting_or_unknown_pins(pins):
+    result = infeasible(inst({f"constraints.pins.{k}": v for k, v in pins.items()}))
+    assert conflict(result) == {"pins_respected"}
+
+
+# -- nic_fits_server (structural) -------------------------------------------------------------------
+def test_nic_fits_server_honoured_by_solved_designs():
+    """Node configurations come from each server's NIC options and slots, so no design breaks the
+    rule; check the solved designs: the NIC is one the server takes, rails ≤ its slots, and a server
+    with built-in NICs uses exactly those."""
+    servers = [dict(item("servers", "s80"), max_compute_nics=2), item("servers", "s40")]
+    dgx = {"id": "dgx", "name": "DGX-like", "source": SRC, "gpu": "g80", "gpus_per_node": 8, "power_w": 10200,
+           "rack_units": 8, "builtin_compute_nics": {"nic": "nic400", "count": 8}, "max_compute_nics": 8,
+           "compute_port_form_factor": "osfp-twin-finned", "compute_ports_per_cage": 2}
+    for changes in (
+        {**MULTI_NODE, **catalog_with(servers=servers)},
+        {**MULTI_NODE, **catalog_with(servers=servers), "constraints.pins.server": "s80"},
+    ):
+        d = optimal(inst(changes)).design
+        server = next(s for s in changes["catalog.add.servers"] if s["id"] == d.server)
+        assert d.nic in server["nic_options"] and d.nics_per_node <= server["max_compute_nics"]
+        assert d.nics_per_node in (1, 2, 4, 8)
+    prices = {**TINY_PRICES, "dgx": 320_000}
+    d = optimal(inst(MULTI_NODE, catalog_with(servers=[*servers, dgx]), {"catalog.prices": prices, "constraints.pins.server": "dgx"})).design
+    assert (d.nic, d.nics_per_node) == ("nic400", 8)
+    # Twin-port node cages: the node-leaf part has a twin-port end carrying two links per cage.
+    assert [link.part for link in d.links if link.between == "node-leaf"] == ["sw-sr50"]
+    with_nics = infeasible(inst(catalog_with(servers=[*servers, dgx]), {"catalog.prices": prices, "constraints.pins.server": "dgx",
+                                   "constraints.pins.nics_per_node": 4}))
+    assert conflict(with_nics) == {"pins_respected"}
+
+
+# -- nic_supports_interconnect ----------------------------------------------------------------------
+ROCE = {"id": "roce400", "name": "RoCE 400", "source": SRC, "protocol": "roce", "gbps": 400,
+        "bus_efficiency": 0.8, "latency_us": 3.0}
+ROCE_ONLY_NIC = catalog_with(nics=[dict(item("nics", "nic400"), interconnects=["roce400"])],
+                             interconnects=[*TINY_CATALOG["interconnects"], ROCE])
+ETHERNET_SWITCH = dict(item("switches", "sw64"), id="eth64", protocols=["ethernet"])
+
+
+def test_nic_supports_interconnect_feasible_with_an_ethernet_switch():
+    changes = {**ROCE_ONLY_NIC, **catalog_with(switches=[*TINY_CATALOG["switches"], ETHERNET_SWITCH]),
+               "catalog.prices": {**TINY_PRICES, "eth64": 30_000}, "constraints.pins.nodes": 2}
+    d = optimal(inst(changes)).design
+    assert (d.interconnect, d.fabric.switch) == ("roce400", "eth64")
+
+
+def test_nic_supports_interconnect_single_node_needs_no_switch():
+    d = optimal(inst(ROCE_ONLY_NIC)).design
+    assert (d.nodes, d.tiers, d.interconnect) == (1, 0, "roce400")
+
+
+def test_nic_supports_interconnect_infeasible_when_no_switch_speaks_the_protocol():
+    result = infeasible(inst(ROCE_ONLY_NIC, {"constraints.pins.nodes": 2}))
+    # Two nodes need a switch, and the only switch is InfiniBand.
+    assert conflict(result) == {"nic_supports_interconnect", "pins_respected", NEEDS_A_FABRIC}
+
+
+# -- link_speed (structural) ------------------------------------------------------------------------
+def test_link_speed_honoured_links_run_at_the_slower_end():
+    """A 400G NIC that can also run 200G, on a switch with 200G ports only: the design runs at
+    200 Gb/s everywhere. Node configurations pair a NIC only with interconnects it lists, and
+    fabrics only with switch ports at that speed, so no design can break the rule."""
+    ib200 = {"id": "ib200", "name": "IB 200", "source": SRC, "protocol": "ib", "gbps": 200,
+             "bus_efficiency": 0.92, "latency_us": 1.5}
+    switch = dict(item("switches", "sw64"), id="sw40x200", cages=40, cage_form_factor="qsfp56",
+                  ports_per_cage={200: 1})
+    cable = {"id": "aoc200", "name": "AOC 200G", "source": SRC, "media": "aoc", "gbps": 200, "links": 1,
+             "a_form_factor": "qsfp56", "b_form_factor": "osfp-flat", "max_reach_m": 30,
+             "power_w_per_a_end": 5, "power_w_per_b_end": 5}
+    changes = {
+        **catalog_with(nics=[dict(item("nics", "nic400"), interconnects=["ib400", "ib200"])],
+                       interconnects=[*TINY_CATALOG["interconnects"], ib200], switches=[switch],
+                       cables=[*TINY_CATALOG["cables"], cable]),
+        "catalog.prices": {**TINY_PRICES, "sw40x200": 20_000, "aoc200": 800},
+        "constraints.pins.nodes": 4,
+    }
+    d = optimal(inst(changes)).design
+    nic_gbps = max(ic["gbps"] for ic in [*TINY_CATALOG["interconnects"], ib200])
+    switch_gbps = max(switch["ports_per_cage"])
+    assert d.link_gbps == min(nic_gbps, switch_gbps) == 200
+    assert d.interconnect == "ib200"
+    assert d.links and all(link.gbps == 200 for link in d.links)
+    assert {link.part for link in d.links} == {"aoc200"}
+
+
+# -- leaf_ports_cover_endpoints ---------------------------------------------------------------------
+@pytest.mark.parametrize("rails, nodes", [(1, 64), (8, 8)])
+def test_leaf_ports_cover_endpoints_feasible_one_switch_at_its_radix(rails, nodes):
+    pins = {"constraints.pins.tiers": 1, "constraints.pins.nics_per_node": rails, "constraints.pins.nodes": nodes}
+    d = optimal(inst(ROOMY, pins)).design
+    assert d.nodes * d.nics_per_node == 64
+    assert [(s.tier, s.count, s.ports_used) for s in d.switches] == [("leaf", 1, 64)]
+
+
+@pytest.mark.parametrize("rails, nodes", [(1, 65), (8, 9)])
+def test_leaf_ports_cover_endpoints_infeasible_one_switch_past_its_radix(rails, nodes):
+    pins = {"constraints.pins.tiers": 1, "constraints.pins.nics_per_node": rails, "constraints.pins.nodes": nodes}
+    result = infeasible(inst(ROOMY, pins))
+    assert conflict(result) == {"pins_respected", "leaf_ports_cover_endpoints"}
+
+
+# -- spine_ports_cover_uplinks / oversubscription_within_limit / uplinks_balanced --------------------
+# Radix 64: at 1:1 a leaf has 32 down / 32 up ports, at 2:1 42 / 21, at 3:1 48 / 16. A spine takes
+# at most 64 leaves (one link from each), so a 2-tier fabric of single-rail nodes ends at
+# 64 x 32 = 2,048 nodes (1:1), 2,688 (2:1) or 3,072 (3:1).
+TWO_TIERS = {**ROOMY, **REACH_ACROSS_ROWS, "goal.deadline_days": None,
+             "constraints.pins.tiers": 2, "constraints.pins.nics_per_node": 1}
+AT_MOST_3_TO_1 = {"constraints.max_oversubscription": 3}
+
+
+@pytest.mark.parametrize("nodes, over, leaf_ports, spines", [(2048, 1, (32, 32), 32), (3072, 3, (48, 16), 16)])
+def test_spine_ports_cover_uplinks_feasible_at_the_largest_two_tier_fabric(nodes, over, leaf_ports, spines):
+    d = optimal(inst(TWO_TIERS, {"constraints.pins.nodes": nodes, "constraints.max_oversubscription": over})).design
+    f = d.fabric
+    assert (f.leaves, f.spines, f.links_per_leaf_spine) == (64, spines, 1)
+    assert (f.leaf_down_ports, f.leaf_up_ports) == leaf_ports
+    assert next(g.ports_used for g in d.switches if g.tier == "spine") == spines * 64
+
+
+def test_spine_ports_cover_uplinks_infeasible_one_node_more():
+    result = infeasible(inst(TWO_TIERS, AT_MOST_3_TO_1, {"constraints.pins.nodes": 3073}))
+    # Without leaf_ports_cover_endpoints fewer leaves could serve the nodes.
+    assert conflict(result) == {"pins_respected", "leaf_ports_cover_endpoints", "spine_ports_cover_uplinks"}
+
+
+def test_oversubscription_within_limit_feasible_at_two_to_one():
+    """2,049 nodes need 2:1 leaves (42 down / 21 up, 21 spines): allowed by a 2:1 cap."""
+    d = optimal(inst(TWO_TIERS, {"constraints.pins.nodes": 2049, "constraints.max_oversubscription": 2})).design
+    assert d.oversubscription == 2.0
+    assert (d.fabric.leaf_down_ports, d.fabric.leaf_up_ports) == (42, 21)
+
+
+def test_oversubscription_within_limit_infeasible_just_below_two_to_one():
+    result = infeasible(inst(TWO_TIERS, {"constraints.pins.nodes": 2049,
+                                         "constraints.max_oversubscription": 1.99}))
+    assert conflict(result) == {"pins_respected", "leaf_ports_cover_endpoints", "spine_ports_cover_uplinks",
+                                "oversubscription_within_limit"}
+
+
+@pytest.mark.parametrize("nodes, over", [(7, 1), (100, 1), (2049, 3), (5000, 1)])
+def test_uplinks_balanced_honoured_spines_divide_leaf_uplinks(nodes, over):
+    """Fabric options are built with spine counts that divide the leaf uplinks (and core counts
+    that divide spine uplinks), so no design breaks the rule; check 2- and 3-tier designs."""
+    tiers = 3 if nodes == 5000 else 2
+    changes = {**TWO_TIERS, "constraints.pins.tiers": tiers, "constraints.pins.nodes": nodes,
+               "constraints.max_oversubscription": over}
+    f = optimal(inst(changes)).design.fabric
+    assert f.tiers == tiers
+    if tiers == 2:
+        assert f.spines * f.links_per_leaf_spine == f.leaf_up_ports
+        assert f.leaves * f.links_per_leaf_spine <= 64
+    else:
+        assert f.spines_per_pod * f.links_per_leaf_spine == f.leaf_up_ports
+        assert f.cores_per_plane * f.links_per_spine_core == f.spine_up_ports
+        assert f.cores == f.spines_per_pod * f.cores_per_plane
+        assert f.spines == f.pods * f.spines_per_pod
+        assert f.pods * f.links_per_spine_core <= 64
+
+
+# -- core_ports_cover_uplinks -----------------------------------------------------------------------
+# Three tiers at 1:1: pods of 32 leaves, 32 up-ports per spine; a core takes at most 64 pods, so
+# 64 x 32 = 2,048 leaves; with 8 rails that is 8 x ceil(n / 32) <= 2,048, i.e. n <= 8,192.
+THREE_TIERS = {**TWO_TIERS, "constraints.pins.tiers": 3, "constraints.pins.nics_per_node": 8}
+
+
+def test_core_ports_cover_uplinks_feasible_at_the_largest_three_tier_fabric():
+    d = optimal(inst(THREE_TIERS, {"constraints.pins.nodes": 8192})).design
+    f = d.fabric
+    assert (f.leaves, f.pods, f.cores_per_plane, f.links_per_spine_core) == (2048, 64, 32, 1)
+    assert f.rail_optimized and f.leaves_per_rail == 256
+
+
+def test_core_ports_cover_uplinks_infeasible_one_node_more():
+    result = infeasible(inst(THREE_TIERS, {"constraints.pins.nodes": 8193}))
+    # At 1:1 only: oversubscribed leaves would serve more nodes per leaf.
+    assert conflict(result) == {"pins_respected", "leaf_ports_cover_endpoints", "spine_ports_cover_uplinks",
+                                "core_ports_cover_uplinks", "oversubscription_within_limit"}
+
+
+# -- port_form_factor_match -------------------------------------------------------------------------
+QSFP56_NIC = catalog_with(nics=[dict(item("nics", "nic400"), port_form_factor="qsfp56")])
+
+
+def test_port_form_factor_match_feasible_with_a_fitting_cable():
+    cable = dict(item("cables", "sr50"), id="sr50-q56", b_form_factor="qsfp56")
+    changes = {**QSFP56_NIC, **catalog_with(cables=[*TINY_CATALOG["cables"], cable]),
+               "catalog.prices": {**TINY_PRICES, "sr50-q56": 2_600}, "constraints.pins.nodes": 2}
+    d = optimal(inst(changes)).design
+    assert [(link.between, link.part) for link in d.links] == [("node-leaf", "sr50-q56")]
+
+
+def test_port_form_factor_match_infeasible_when_no_cable_fits_the_nic():
+    result = infeasible(inst(QSFP56_NIC, {"constraints.pins.nodes": 2}))
+    assert conflict(result) == {"port_form_factor_match", "pins_respected", NEEDS_A_FABRIC}
+
+
+# -- cable_reach ------------------------------------------------------------------------------------
+def test_cable_reach_feasible_at_the_cables_reach():
+    d = optimal(inst({"site.distances.in_row_m": 48, "constraints.pins.nodes": 2})).design
+    assert [(link.part, link.length_m) for link in d.links] == [("sr50", 50)]
+
+
+def test_cable_reach_infeasible_one_metre_past_it():
+    result = infeasible(inst({"site.distances.in_row_m": 49, "constraints.pins.nodes": 2}))
+    assert conflict(result) == {"cable_reach", "pins_respected", NEEDS_A_FABRIC}
+
+
+def test_cable_reach_across_rows_limits_two_tiers():
+    """Default runs across rows are 52 m; the only switch-to-switch kit reaches 50 m."""
+    pins = {"constraints.pins.tiers": 2, "constraints.pins.nodes": 4}
+    assert optimal(inst(REACH_ACROSS_ROWS, pins)).design.tiers == 2
+    assert conflict(infeasible(inst(pins))) == {"cable_reach", "pins_respected"}
+
+
+# -- rack_power_within_limit / rack_units_within_limit -----------------------------------------------
+def _one_rack_class(power_kw: float, rack_units: int) -> dict:
+    rack = {"id": "rk", "name": "test rack", "source": SRC, "power_kw": power_kw, "rack_units": rack_units,
+            "cooling": "air"}
+    return {**catalog_with(racks=[rack]), "catalog.prices": {**TINY_PRICES, "rk": 1_000},
+            "constraints.pins.server": "s80"}
+
+
+def _s80_node_w() -> float:
+    d = optimal(inst(_one_rack_class(40, 42))).design
+    assert (d.server, d.nodes, d.nics_per_node) == ("s80", 1, 1)
+    return provisioned_power_w(tiny(), d) - d.storage.units * 800
+
+
+def test_rack_power_within_limit_feasible_when_a_rack_holds_exactly_one_node():
+    node_w = _s80_node_w()
+    d = optimal(inst(_one_rack_class(node_w / 1000, 42))).design
+    compute = next(group for group in d.racks if group.role == "compute")
+    assert (compute.count, compute.nodes_per_rack) == (1, 1)
+
+
+def test_rack_power_within_limit_infeasible_one_watt_short():
+    node_w = _s80_node_w()
+    result = infeasible(inst(_one_rack_class((node_w - 1) / 1000, 42)))
+    assert conflict(result) == {"rack_power_within_limit", "pins_respected"}
+
+
+def test_rack_units_within_limit_feasible_when_a_rack_holds_exactly_one_node():
+    d = optimal(inst(_one_rack_class(40, 8))).design
+    compute = next(group for group in d.racks if group.role == "compute")
+    assert (compute.count, compute.nodes_per_rack) == (1, 1)
+
+
+def test_rack_units_within_limit_infeasible_one_unit_short():
+    result = infeasible(inst(_one_rack_class(40, 7)))
+    assert conflict(result) == {"rack_units_within_limit", "pins_respected"}
+
+
+# -- racks_available --------------------------------------------------------------------------------
+def test_racks_available_feasible_in_one_rack():
+    """One node and its storage share a single mixed rack."""
+    d = optimal(inst({"site.max_racks": 1})).design
+    assert racks_used(d) == 1
+    assert [(group.role, group.count) for group in d.racks] == [("mixed", 1)]
+
+
+def test_racks_available_fewest_racks_feasible_one_fewer_infeasible():
+    """Half a day needs several large nodes: the relaxation's rack count is the fewest any design
+    needs — feasible at that count, infeasible one below."""
+    result = infeasible(inst(MULTI_NODE, {"site.max_racks": 1}))
+    assert "racks_available" in conflict(result)
+    fewest = int(relaxation(result, "racks_available").value)
+    assert fewest > 1
+    assert racks_used(optimal(inst(MULTI_NODE, {"site.max_racks": fewest})).design) == fewest
+    fewer = infeasible(inst(MULTI_NODE, {"site.max_racks": fewest - 1}))
+    assert "racks_available" in conflict(fewer)
+    assert relaxation(fewer, "racks_available").value == fewest
+
+
+def test_racks_available_pinned_cluster_one_rack_fewer():
+    """Six pinned 1-tier nodes: 2 compute racks (3 nodes per 40 kW), a network and a storage rack."""
+    pins = {"constraints.pins.server": "s80", "constraints.pins.nodes": 6, "constraints.pins.tiers": 1,
+            "constraints.pins.nics_per_node": 1}
+    d = optimal(inst(pins)).design
+    assert racks_used(d) == 4
+    assert racks_used(optimal(inst(pins, {"site.max_racks": 4})).design) == 4
+    changes = {**pins, "site.max_racks": 3}
+    result = infeasible(inst(changes))
+    # Either rack family alone holds at most 5 nodes per rack (units) or 3 (power): two minimal
+    # conflicts, each with one of them.
+    found = conflict(result)
+    assert {"racks_available", "pins_respected"} < found
+    assert len(found - {"racks_available", "pins_respected"} & {"rack_power_within_limit", "rack_units_within_limit"}) == 1
+    assert len(found) == 3
+    suggestion = relaxation(result, "racks_available")
+    assert suggestion.value == 4
+    optimal(inst(apply_relaxation(changes, suggestion)))
+
+
+def test_racks_available_rack_classes_limit_the_classes():
+    assert optimal(inst({"site.rack_classes": ["r40"]})).design.racks[0].rack_class == "r40"
+    assert conflict(infeasible(inst({"site.rack_classes": ["r99"]}))) == {"racks_available"}
+
+
+# -- site_power_within_limit ------------------------------------------------------------------------
+@pytest.mark.parametrize("pins", [{}, {"constraints.pins.server": "s80", "constraints.pins.nodes": 6,
+                                       "constraints.pins.tiers": 1}])
+def test_site_power_within_limit_feasible_at_the_provisioned_power(pins):
+    d = optimal(inst(pins)).design
+    power_w = provisioned_power_w(tiny(), d)
+    result = optimal(inst(pins, {"site.power_cap_kw": power_w / 1000}))
+    assert result.cost.total == optimal(inst(pins)).cost.total
+
+
+@pytest.mark.parametrize("pins, expected", [
+    ({}, {"site_power_within_limit"}),
+    ({"constraints.pins.server": "s80", "constraints.pins.nodes": 6, "constraints.pins.tiers": 1},
+     {"site_power_within_limit", "pins_respected"}),
+])
+def test_site_power_within_limit_infeasible_one_watt_less(pins, expected):
+    power_w = provisioned_power_w(tiny(), optimal(inst(pins)).design)
+    changes = {**pins, "site.power_cap_kw": (power_w - 1) / 1000}
+    result = infeasible(inst(changes))
+    assert conflict(result) == expected
+    suggestion = relaxation(result, "site_power_within_limit")
+    assert suggestion.value * 1000 >= power_w
+    optimal(inst(apply_relaxation(changes, suggestion)))
+
+
+# -- storage_bandwidth_met / storage_capacity_met / storage_latency_ok ------------------------------
+def _storage_needs(changes: dict):
+    instance = inst(changes)
+    catalog = resolve_catalog(instance).catalog
+    tokens_per_s = instance.workload.training.tokens / (instance.goal.deadline_days * SECONDS_PER_DAY)
+    return perf.storage_needs(perf.Job.from_instance(instance, catalog), tokens_per_s)
+
+
+# A 98 GB checkpoint saved in 10 s needs 9.8 GB/s of writes: 4 object nodes (3 GB/s each).
+FAST_SAVES = {"workload.checkpoint": {"max_save_time_s": 10}}
+# 4.5 PB of data: 5 object nodes of 1 PB each.
+BIG_DATASET = {"workload.data": {"dataset_tb": 4500}}
+
+
+@pytest.mark.parametrize("changes, per_unit", [(FAST_SAVES, "write"), (BIG_DATASET, "capacity")])
+def test_storage_needs_set_the_unit_count(changes, per_unit):
+    needs = _storage_needs(changes)
+    d = optimal(inst(changes)).design
+    assert d.storage.tier == "obj"
+    need, unit = (needs.write_gb_per_s, 3) if per_unit == "write" else (needs.capacity_tb, 1000)
+    assert d.storage.units == math.ceil(need / unit) > 1
+
+
+def test_storage_bandwidth_met_feasible_at_the_budget_its_units_cost():
+    cost = optimal(inst(FAST_SAVES)).cost.total
+    assert optimal(inst(FAST_SAVES, {"budget.max": cost})).cost.total == cost
+
+
+def test_storage_bandwidth_met_infeasible_one_unit_below():
+    cost = optimal(inst(FAST_SAVES)).cost.total
+    result = infeasible(inst(FAST_SAVES, {"budget.max": cost - 1}))
+    assert conflict(result) == {"budget_cap", "storage_bandwidth_met"}
+    assert relaxation(result, "budget_cap").value == cost
+
+
+def test_storage_bandwidth_met_read_rate_follows_the_deadline():
+    """Reading 1 MB per token at the deadline's token rate needs many object nodes."""
+    changes = {"workload.data": {"bytes_per_token": 1e6}, "goal.deadline_days": 2}
+    needs = _storage_needs(changes)
+    d = optimal(inst(changes)).design
+    per_unit = {"obj": 5, "nvme": 50}[d.storage.tier]
+    assert d.storage.units == math.ceil(needs.read_gb_per_s / per_unit) > 1
+
+
+def test_storage_capacity_met_feasible_at_the_budget_its_units_cost():
+    cost = optimal(inst(BIG_DATASET)).cost.total
+    assert optimal(inst(BIG_DATASET, {"budget.max": cost})).cost.total == cost
+
+
+def test_storage_capacity_met_infeasible_one_unit_below():
+    cost = optimal(inst(BIG_DATASET)).cost.total
+    result = infeasible(inst(BIG_DATASET, {"budget.max": cost - 1}))
+    assert conflict(result) == {"budget_cap", "storage_capacity_met"}
+
+
+def test_storage_latency_ok_feasible_small_files_on_a_low_latency_tier():
+    assert optimal(inst({"workload.data": {"small_files": True}})).design.storage.tier == "nvme"
+    assert optimal(inst({"constraints.pins.storage": "obj"})).design.storage.tier == "obj"
+
+
+def test_storage_latency_ok_infeasible_small_files_on_the_object_tier():
+    result = infeasible(inst({"workload.data": {"small_files": True}, "constraints.pins.storage": "obj"}))
+    assert conflict(result) == {"storage_latency_ok", "pins_respected"}
