@@ -49,6 +49,7 @@ BASE_DESIGN = {
     ],
     "links": [
         # node-leaf: 15 m in row + 2 m slack; leaf-spine: 50 m across rows + 2 m slack.
+        # Whole kits per device pair: 8 rails × ceil(4 nodes / 2) = 16; 8 leaves × 4 spines × ceil(8 / 2) = 128.
         {"between": "node-leaf", "count": 32, "part": "ndr-sr4-twin-to-twin-flat-kit-50m",
          "assemblies": 16, "length_m": 17.0, "gbps": 400},
         {"between": "leaf-spine", "count": 256, "part": "ndr-dr4-twin-kit-500m",
@@ -100,10 +101,13 @@ THREE_TIER_DESIGN = {
         {"tier": "core", "model": "sw8", "count": 8, "ports_used": 64},
     ],
     "links": [
+        # whole kits per device pair: node-leaf 8 rails × ceil(5 nodes / 2) = 24; leaf-spine
+        # 16 leaves × 4 spines × ceil(1 link / 2) = 64 (half-used twin kits); spine-core
+        # 16 spines × 2 cores × ceil(2 links / 2) = 32.
         {"between": "node-leaf", "count": 40, "part": "ndr-sr4-twin-to-twin-flat-kit-50m",
-         "assemblies": 20, "length_m": 17.0, "gbps": 400},
+         "assemblies": 24, "length_m": 17.0, "gbps": 400},
         {"between": "leaf-spine", "count": 64, "part": "ndr-dr4-twin-kit-500m",
-         "assemblies": 32, "length_m": 52.0, "gbps": 400},
+         "assemblies": 64, "length_m": 52.0, "gbps": 400},
         {"between": "spine-core", "count": 64, "part": "ndr-dr4-twin-kit-500m",
          "assemblies": 32, "length_m": 52.0, "gbps": 400},
     ],

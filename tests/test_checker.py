@@ -40,6 +40,37 @@ def test_three_tier_design_is_clean():
     assert check_design(inst, base_design(THREE_TIER_DESIGN, inst)) == []
 
 
+# 3 tiers with 2 links per leaf-spine pair on the 8-port switch: P = floor(8/2)/2 = 2 leaves and
+# Q = 4/2 = 2 spines per pod; 16 leaves -> 8 pods, 16 spines; 4 cores per plane (1 link each), so a
+# core uses 8 pods × 1 = 8 ports; cores = 2 planes × 4 = 8. Twin kits: leaf-spine 16 × 2 × ceil(2/2)
+# = 32, spine-core 16 × 4 × ceil(1/2) = 64.
+TWO_LINKS_PER_PAIR = {
+    "fabric.links_per_leaf_spine": 2, "fabric.pods": 8, "fabric.spines_per_pod": 2, "fabric.leaves_per_pod": 2,
+    "fabric.cores_per_plane": 4, "fabric.links_per_spine_core": 1, "links.1.assemblies": 32, "links.2.assemblies": 64,
+}
+
+
+def test_three_tier_design_with_two_links_per_leaf_spine_pair_is_clean():
+    inst = instance(**THREE_TIER_INSTANCE_CHANGES)
+    assert check_design(inst, base_design(THREE_TIER_DESIGN, inst, **TWO_LINKS_PER_PAIR)) == []
+
+
+def test_three_tier_links_per_pair_are_one_or_two():
+    inst = instance(**THREE_TIER_INSTANCE_CHANGES)
+    found = check_design(inst, base_design(THREE_TIER_DESIGN, inst, **{"fabric.links_per_leaf_spine": 4}))
+    assert ("uplinks_balanced: leaf-spine links: 4 links per leaf-spine pair: 3 tiers take 1 or 2 dividing the "
+            "4 uplinks per leaf") in [str(v) for v in found]
+
+
+def test_assemblies_are_whole_per_device_pair():
+    # 64 single leaf-spine links fill only 32 twin kits, but each leaf-spine pair needs a kit of its own.
+    inst = instance(**THREE_TIER_INSTANCE_CHANGES)
+    found = check_design(inst, base_design(THREE_TIER_DESIGN, inst, **{"links.1.assemblies": 32}))
+    assert [str(v) for v in found] == [
+        "port_form_factor_match: leaf-spine links (ndr-dr4-twin-kit-500m): 32 assemblies recorded; "
+        "16 leaves × 4 spines × ceil(1 links / 2 per assembly) = 64"]
+
+
 def test_one_tier_design_is_clean():
     # 4 nodes × 8 rails = 32 ports ≤ 64 of one qm9700: one switch, no uplinks, not rail-optimized.
     one = apply_changes(BASE_DESIGN, {
@@ -180,7 +211,7 @@ MUTATIONS = [
      "48 down / 16 up = 3:1 > max 1"),
     # 5 spines do not divide 32 uplinks.
     ("uplinks_balanced", {}, {"fabric.spines": 5, "fabric.spines_per_pod": 5, "fabric.links_per_leaf_spine": 6,
-                              "switches.1.count": 5, "racks.1.power_kw": 20.15},
+                              "switches.1.count": 5, "links.1.assemblies": 8 * 5 * 3, "racks.1.power_kw": 20.15},
      "32 uplinks per leaf do not divide evenly over 5 spines"),
     ("port_form_factor_match", {}, {"links.0.part": "ndr-sr4-kit-50m"}, "end b is osfp-flat, node cages are osfp-twin-flat"),
     ("cable_reach", {"site.distances.in_row_m": 60.0}, {}, "reach 50 m < 62 m run"),
@@ -230,7 +261,7 @@ RECORD_MUTATIONS = [
      "core switches (qm9700): 2 recorded, 0 needed"),
     ("uplinks_balanced", {"fabric.links_per_leaf_spine": 7}, "fabric.links_per_leaf_spine: recorded 7, the rules give 8"),
     ("oversubscription_within_limit", {"oversubscription": 2.0}, "oversubscription 2 ≠ 32/32 = 1"),
-    ("port_form_factor_match", {"links.1.assemblies": 127}, "127 assemblies recorded; ceil(256 links / 2 per assembly) = 128"),
+    ("port_form_factor_match", {"links.1.assemblies": 127}, "127 assemblies recorded; 8 leaves × 4 spines × ceil(8 links / 2 per assembly) = 128"),
     ("cable_reach", {"links.1.length_m": 30.0}, "length 30 m recorded, the site gives 52 m"),
     ("link_speed", {"links.1.gbps": 200}, "recorded at 200 Gb/s ≠ link speed 400 Gb/s"),
     ("rack_power_within_limit", {"racks.1.power_kw": 10.0}, "12 × qm9700 at 1.55 kW = 18.6 kW"),
@@ -284,7 +315,7 @@ def test_oversubscription_limit_bounds_the_actual_ratio():
     split = {"oversubscription": 2.0, "fabric.leaf_down_ports": 42, "fabric.leaf_up_ports": 21,
              "fabric.spines": 3, "fabric.spines_per_pod": 3, "fabric.links_per_leaf_spine": 7,
              "switches.0.ports_used": 32 + 8 * 21, "switches.1.count": 3, "switches.1.ports_used": 8 * 21,
-             "links.1.count": 8 * 21, "links.1.assemblies": 84, "racks.1.power_kw": 11 * 1.55, "parallelism": None}
+             "links.1.count": 8 * 21, "links.1.assemblies": 8 * 3 * 4, "racks.1.power_kw": 11 * 1.55, "parallelism": None}
     assert check_design(instance(**{"constraints.max_oversubscription": 2.0}), base_design(**split)) == []
     found = check_design(instance(**{"constraints.max_oversubscription": 1.99}), base_design(**split))
     assert [str(v) for v in found] == ["oversubscription_within_limit: leaf split: 42 down / 21 up = 2:1 > max 1.99"]

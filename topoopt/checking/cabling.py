@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from topoopt.checking.context import CheckContext
-from topoopt.checking.text import ceil_div, close, num
+from topoopt.checking.derive import assemblies_needed
+from topoopt.checking.text import close, num
 from topoopt.models.design import Violation
 
 
 def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
     """End *a* fits the upper switch's cage and carries all of its logical ports (``links / a_ends =
     ports_per_cage[g]``); end *b* likewise fits the node cage (node–leaf) or the lower switch's
-    cage; the part runs at the link speed; ``assemblies = ceil(links / part.links)``."""
+    cage; the part runs at the link speed; assemblies are whole, counted per pair of devices
+    (``derive.assemblies_needed``)."""
     family = "port_form_factor_match"
     out: list[Violation] = []
     switch, g = ctx.switch, ctx.gbps
@@ -21,12 +23,17 @@ def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
         item = f"{group.between} links ({part.id})"
         if part.gbps != g:
             out.append(Violation(family=family, item=item, detail=f"part runs {part.gbps} Gb/s, links run {g} Gb/s"))
-        if part.links >= 1:
-            needed = ceil_div(group.count, part.links)
+        c, f = ctx.counts, ctx.design.fabric
+        if c is not None and part.links >= 1:
+            # Links per pair as the rules give them; the record's own when its uplinks do not
+            # divide evenly (uplinks_balanced reports that).
+            per_leaf_spine = f.links_per_leaf_spine if c.links_per_leaf_spine is None else c.links_per_leaf_spine
+            per_spine_core = f.links_per_spine_core if c.links_per_spine_core is None else c.links_per_spine_core
+            needed, how = assemblies_needed(group.between, part.links, ctx.nodes, ctx.rails, c, per_leaf_spine,
+                                            f.cores_per_plane, per_spine_core)
             if group.assemblies != needed:
                 out.append(Violation(family=family, item=item,
-                                     detail=f"{num(group.assemblies)} assemblies recorded; ceil({num(group.count)} links / "
-                                            f"{part.links} per assembly) = {num(needed)}"))
+                                     detail=f"{num(group.assemblies)} assemblies recorded; {how} = {num(needed)}"))
         if switch is None:
             continue
         switch_ports = switch.ports_per_cage.get(g, 0)

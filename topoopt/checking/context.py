@@ -125,7 +125,7 @@ class CheckContext:
             return None
         return derive.fabric_counts(
             self.nodes, self.rails, self.radix, fabric.tiers, fabric.leaf_down_ports, fabric.leaf_up_ports,
-            fabric.spines, fabric.cores_per_plane,
+            fabric.spines, fabric.cores_per_plane, fabric.links_per_leaf_spine,
         )
 
     @cached_property

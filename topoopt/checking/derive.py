@@ -57,14 +57,19 @@ class FabricCounts:
     ports_per_core: int
 
 
+THREE_TIER_LINKS_PER_PAIR = (1, 2)
+"""Links between a leaf and each spine of its pod in 3 tiers (2 lets a twin-port kit carry both)."""
+
+
 def fabric_counts(
-    nodes: int, rails: int, radix: int, tiers: int, down: int, up: int, spines_2tier: int, cores_per_plane: int
+    nodes: int, rails: int, radix: int, tiers: int, down: int, up: int, spines_2tier: int, cores_per_plane: int,
+    links_per_leaf_spine_3tier: int = 1,
 ) -> FabricCounts:
     """Leaves, spines, cores, links and ports in use for one fabric choice (docs/model.md, Fabric).
 
-    ``spines_2tier`` (2 tiers) and ``cores_per_plane`` (3 tiers) are free choices of the design;
-    when they do not divide the uplinks, the per-pair link count is None (rule ``uplinks_balanced``)
-    and the per-switch loads are computed with the rounded-up link count.
+    ``spines_2tier`` (2 tiers), ``links_per_leaf_spine_3tier`` and ``cores_per_plane`` (3 tiers)
+    are free choices of the design; when they do not divide the uplinks, the per-pair link count is
+    None (rule ``uplinks_balanced``) and the per-switch loads are computed with rounded-up counts.
     """
     endpoints = nodes * rails
     if tiers == 0:
@@ -97,23 +102,50 @@ def fabric_counts(
             spine_core_links=0, leaf_ports_used=endpoints + leaf_spine_links, spine_ports_used=leaf_spine_links,
             core_ports_used=0, ports_per_leaf=down + up, ports_per_spine=leaves * load, ports_per_core=0,
         )
-    # 3 tiers: pods of P = floor(k/2) leaves and Q = u spines; spine j of every pod joins plane j.
-    pod_leaves = radix // 2
-    spine_up = radix - pod_leaves
+    # 3 tiers: a spine has floor(k/2) down-ports and u2 = k − floor(k/2) up-ports. With m links per
+    # leaf-spine pair, pods hold P = floor(k/2)/m leaves and Q = u/m spines; spine j of every pod
+    # joins plane j of C cores.
+    m = max(links_per_leaf_spine_3tier, 1)
+    per_pair = m if m in THREE_TIER_LINKS_PER_PAIR and up % m == 0 else None
+    pod_leaves = max((radix // 2) // m, 1)
+    pod_spines = ceil_div(up, m)
+    spine_up = radix - radix // 2
     pods = ceil_div(leaves, pod_leaves)
-    spines = pods * up
+    spines = pods * pod_spines
     per_pair_sc = spine_up // cores_per_plane if cores_per_plane >= 1 and spine_up % cores_per_plane == 0 else None
     load_sc = ceil_div(spine_up, cores_per_plane) if cores_per_plane >= 1 else spine_up
     spine_core_links = spines * spine_up
     return FabricCounts(
         endpoints=endpoints, leaves=leaves, leaves_per_rail=leaves_per_rail, pods=pods, leaves_per_pod=pod_leaves,
-        spines=spines, spines_per_pod=up, spine_up_ports=spine_up, cores=up * cores_per_plane,
-        links_per_leaf_spine=1, links_per_spine_core=per_pair_sc, node_leaf_links=endpoints,
+        spines=spines, spines_per_pod=pod_spines, spine_up_ports=spine_up, cores=pod_spines * cores_per_plane,
+        links_per_leaf_spine=per_pair, links_per_spine_core=per_pair_sc, node_leaf_links=endpoints,
         leaf_spine_links=leaf_spine_links, spine_core_links=spine_core_links,
         leaf_ports_used=endpoints + leaf_spine_links, spine_ports_used=leaf_spine_links + spine_core_links,
         core_ports_used=spine_core_links, ports_per_leaf=down + up,
-        ports_per_spine=min(pod_leaves, leaves) + spine_up, ports_per_core=pods * load_sc,
+        ports_per_spine=min(pod_leaves, leaves) * m + spine_up, ports_per_core=pods * load_sc,
     )
+
+
+def assemblies_needed(
+    link_class: str, links_per_assembly: int, nodes: int, rails: int, counts: FabricCounts,
+    links_per_leaf_spine: int, cores_per_plane: int, links_per_spine_core: int,
+) -> tuple[int, str]:
+    """Whole assemblies for a link class, counted per pair of devices, and how they were counted.
+
+    An assembly joins one cage to one cage (or fans one cage out to its ``b_ends`` ports), so with
+    ``q`` links per assembly: node–leaf ``rails · ceil(n / q)`` (each rail's nodes are split over
+    its leaves in whole assemblies); leaf–spine ``leaves · spines per pod · ceil(m / q)``;
+    spine–core ``spines · cores per plane · ceil(m2 / q)``, ``m``/``m2`` the links per pair.
+    """
+    q = links_per_assembly
+    if link_class == "node-leaf":
+        return rails * ceil_div(nodes, q), f"{rails} rails × ceil({nodes:,} nodes / {q} per assembly)"
+    if link_class == "leaf-spine":
+        return (counts.leaves * counts.spines_per_pod * ceil_div(links_per_leaf_spine, q),
+                f"{counts.leaves:,} leaves × {counts.spines_per_pod} spines × "
+                f"ceil({links_per_leaf_spine} links / {q} per assembly)")
+    return (counts.spines * cores_per_plane * ceil_div(links_per_spine_core, q),
+            f"{counts.spines:,} spines × {cores_per_plane} cores × ceil({links_per_spine_core} links / {q} per assembly)")
 
 
 def link_lengths_m(in_row_m: float, across_rows_m: float, slack_m: float) -> dict[str, float]:

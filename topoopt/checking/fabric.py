@@ -8,7 +8,7 @@ with the record, and every switch's ports in use are compared with its radix ``k
 from __future__ import annotations
 
 from topoopt.checking.context import CheckContext
-from topoopt.checking.derive import split_ratio
+from topoopt.checking.derive import THREE_TIER_LINKS_PER_PAIR, split_ratio
 from topoopt.checking.text import close, num
 from topoopt.models.design import Violation
 
@@ -104,15 +104,16 @@ def leaf_ports_cover_endpoints(ctx: CheckContext) -> list[Violation]:
 
 def spine_ports_cover_uplinks(ctx: CheckContext) -> list[Violation]:
     """Spines take every leaf uplink within their ``k`` ports: 2 tiers ``leaves · u/S ≤ k``; 3 tiers
-    pods of ``P = floor(k/2)`` leaves and ``Q = u`` spines, ``pods = ceil(leaves/P)``."""
+    pods of ``P = floor(k/2)/m`` leaves and ``Q = u/m`` spines, ``pods = ceil(leaves/P)``, a spine
+    using ``P·m`` down-ports and ``u2 = k − floor(k/2)`` up-ports."""
     family = "spine_ports_cover_uplinks"
     out: list[Violation] = []
     f, c, k = ctx.design.fabric, ctx.counts, ctx.radix
     if c is None:
         return out
     _field(out, family, "spines", f.spines, c.spines,
-           "design choice" if f.tiers == 2 else f"{c.pods} pods × {f.leaf_up_ports} spines")
-    pods_why = {0: "no compute fabric", 3: f"ceil({c.leaves} leaves / {k // 2})"}.get(f.tiers, "one pod")
+           "design choice" if f.tiers == 2 else f"{c.pods} pods × {c.spines_per_pod} spines")
+    pods_why = {0: "no compute fabric", 3: f"ceil({c.leaves} leaves / {c.leaves_per_pod} per pod)"}.get(f.tiers, "one pod")
     _field(out, family, "pods", f.pods, c.pods, pods_why)
     _field(out, family, "spines_per_pod", f.spines_per_pod, c.spines_per_pod)
     _field(out, family, "leaves_per_pod", f.leaves_per_pod, c.leaves_per_pod)
@@ -178,23 +179,29 @@ def oversubscription_within_limit(ctx: CheckContext) -> list[Violation]:
 
 
 def uplinks_balanced(ctx: CheckContext) -> list[Violation]:
-    """Every leaf reaches every spine of its pod with ``m = u/S`` links (``S`` divides ``u``; one link
-    in 3 tiers), and every spine reaches every core of its plane with ``m2 = u2/C`` links."""
+    """Every leaf reaches every spine of its pod with the same ``m`` links: 2 tiers ``m = u/S`` (``S``
+    divides ``u``); 3 tiers ``m ∈ {1, 2}`` dividing ``u``; every spine reaches every core of its
+    plane with ``m2 = u2/C`` links (``C`` divides ``u2 = k − floor(k/2)``)."""
     family = "uplinks_balanced"
     out: list[Violation] = []
     f, c, k = ctx.design.fabric, ctx.counts, ctx.radix
     if f.tiers == 2 and f.spines >= 1 and f.leaf_up_ports % f.spines:
         out.append(Violation(family=family, item="leaf-spine links",
                              detail=f"{f.leaf_up_ports} uplinks per leaf do not divide evenly over {f.spines} spines"))
+    m = f.links_per_leaf_spine
+    if f.tiers == 3 and (m not in THREE_TIER_LINKS_PER_PAIR or f.leaf_up_ports % m):
+        out.append(Violation(family=family, item="leaf-spine links",
+                             detail=f"{m} links per leaf-spine pair: 3 tiers take 1 or 2 dividing the "
+                                    f"{f.leaf_up_ports} uplinks per leaf"))
     if f.tiers == 3 and k and f.cores_per_plane >= 1 and (k - k // 2) % f.cores_per_plane:
         out.append(Violation(family=family, item="spine-core links",
                              detail=f"{k - k // 2} spine uplinks do not divide evenly over {f.cores_per_plane} cores per plane"))
     if c is None:
         return out
-    if c.links_per_leaf_spine is not None:
+    if f.tiers != 3 and c.links_per_leaf_spine is not None:
         _field(out, family, "links_per_leaf_spine", f.links_per_leaf_spine, c.links_per_leaf_spine)
     _field(out, family, "spine_up_ports", f.spine_up_ports, c.spine_up_ports,
-           f"{k} − {k // 2} leaves per pod" if f.tiers == 3 else "no core tier")
+           f"{k} − {k // 2} spine down-ports" if f.tiers == 3 else "no core tier")
     if c.links_per_spine_core is not None:
         _field(out, family, "links_per_spine_core", f.links_per_spine_core, c.links_per_spine_core)
     return out
