@@ -370,7 +370,9 @@ def assert_solution_passes(inst) -> None:
         pytest.skip(f"{inst.name}: {result.status}, no design to check")
     assert check_design(inst, result.design, result.cost, result.performance) == []
     mine = recompute_cost(inst, result.design)
-    assert mine.total == result.cost.total == result.objective.value if inst.goal.objective == "min_cost" else True
+    assert mine.total == result.cost.total
+    if inst.goal.objective == "min_cost":
+        assert result.objective.value == result.cost.total
     assert lines_by_item(mine) == lines_by_item(result.cost)
 
 
@@ -388,3 +390,36 @@ def test_solver_designs_for_example_instances_pass_the_checker(path):
     from topoopt.loader import load_instance
 
     assert_solution_passes(load_instance(path).instance)
+
+
+BIG_SITE = {"site.max_racks": 2000, "site.power_cap_kw": 1e6, "budget.max": 5e9}
+SOLVER_VARIANTS = {
+    "dgx-h100-100-nodes-2-tiers": {**BIG_SITE, "constraints.pins": {"server": "dgx-h100", "interconnect": "ib-ndr", "nodes": 100}},
+    "dgx-h100-300-nodes-3-tiers": {**BIG_SITE, "constraints.pins": {"server": "dgx-h100", "interconnect": "ib-ndr", "nodes": 300}},
+    "dgx-h100-300-nodes-oversubscribed": {**BIG_SITE, "constraints.max_oversubscription": 3.0,
+                                          "constraints.pins": {"server": "dgx-h100", "interconnect": "ib-ndr", "nodes": 300}},
+    "hgx-h100-64-nodes-8-rails": {**BIG_SITE, "constraints.pins": {"server": "hgx-h100", "interconnect": "ib-ndr", "nodes": 64,
+                                                                   "nics_per_node": 8}},
+    "dgx-b200-min-time": {**BIG_SITE, "goal.objective": "min_time", "constraints.pins": {"server": "dgx-b200", "nodes": 40}},
+    "roce-400-2-rails": {**BIG_SITE, "constraints.pins": {"interconnect": "roce-400", "nodes": 70, "nics_per_node": 2}},
+    "pinned-3-tiers": {"constraints.pins": {"tiers": 3, "nodes": 16}},
+    "ib-hdr": {"constraints.pins": {"interconnect": "ib-hdr", "nodes": 8}},
+    "ib-hdr100-mixed-rack": {"constraints.pins": {"interconnect": "ib-hdr100", "nodes": 20}},
+    "long-runs": {"site.distances.in_row_m": 40.0, "site.distances.across_rows_m": 120.0, "constraints.pins": {"nodes": 12}},
+    "air-15kw-only": {"site.rack_classes": ["air-15kw"], "constraints.pins": {"nodes": 6}},
+    "single-node": {"constraints.pins": {"nodes": 1}},
+    "hgx-4-rails": {"constraints.pins": {"server": "hgx-h100", "nodes": 9, "nics_per_node": 4}},
+}
+KNOWN_DISAGREEMENTS = {
+    # The solver rounds each device's provisioned watts to whole W (1,003.5 W -> 1,004 W per node)
+    # and records the mixed rack's power from that sum: 21.52 kW where the exact figure is 21.51 kW.
+    "ib-hdr100-mixed-rack": "solver records a mixed rack's power from per-device watts rounded to whole W",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SOLVER_VARIANTS))
+def test_solver_designs_for_instance_variants_pass_the_checker(name, request):
+    if name in KNOWN_DISAGREEMENTS:
+        request.applymarker(pytest.mark.xfail(reason=KNOWN_DISAGREEMENTS[name], strict=True))
+    assert_solution_passes(instance(**SOLVER_VARIANTS[name]))
