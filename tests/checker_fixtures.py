@@ -58,7 +58,7 @@ BASE_DESIGN = {
     "racks": [
         # 30 kW / 10.268 kW = 2 nodes per rack -> 2 racks; 12 switches and 1 array fit one rack each.
         {"class": "air-30kw", "role": "compute", "count": 2, "nodes_per_rack": 2, "power_kw": 20.536},
-        {"class": "air-30kw", "role": "network", "count": 1, "nodes_per_rack": 0, "power_kw": 18.6},
+        {"class": "air-30kw", "role": "network", "count": 1, "nodes_per_rack": 0, "power_kw": 15.528},
         {"class": "air-30kw", "role": "storage", "count": 1, "nodes_per_rack": 0, "power_kw": 1.6},
     ],
     # 40 GB/s × 8 = 320 Gb/s read, 20 × 8 = 160 Gb/s write, 300 TB.

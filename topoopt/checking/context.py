@@ -137,9 +137,10 @@ class CheckContext:
     def node_power_w(self) -> float | None:
         if self.server is None or self.node_form_factor is None:
             return None
+        bought_nic_w = self.nic.power_w if self.nic is not None and self.server.builtin_compute_nics is None else 0.0
         return derive.node_power_w(
             self.server.power_w, self.rails, self.node_form_factor, self.node_ports_per_cage, self.gbps,
-            self.all_parts,
+            self.all_parts, nic_power_w=bought_nic_w, fabric=self.design.tiers > 0,
         )
 
     @cached_property

@@ -17,12 +17,13 @@ def whole_units(price: float) -> int:
 def bill(ctx: CheckContext) -> list[tuple[str, str, int]]:
     """``(category, item, quantity)`` of everything the design buys, from its own counts.
 
-    A node is its server plus ``rails`` NICs unless the NICs are built in; switches, cable
-    assemblies and racks are summed over their groups.
+    A node is its server plus ``rails`` NICs unless the NICs are built in or the design has no
+    compute fabric (a single node); switches, cable assemblies and racks are summed over their
+    groups.
     """
     d = ctx.design
     lines: list[tuple[str, str, int]] = [("server", d.server, d.nodes)]
-    if ctx.server is None or ctx.server.builtin_compute_nics is None:
+    if (ctx.server is None or ctx.server.builtin_compute_nics is None) and d.tiers > 0:
         lines.append(("nic", d.nic, d.nodes * d.nics_per_node))
     for category, pairs in (
         ("switch", [(g.model, g.count) for g in d.switches]),

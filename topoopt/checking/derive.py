@@ -157,27 +157,40 @@ def link_lengths_m(in_row_m: float, across_rows_m: float, slack_m: float) -> dic
     }
 
 
+def part_fits_cage(part: LinkPart, end: str, form_factor: str, ports_per_cage: int, gbps: int) -> bool:
+    """End ``end`` ("a" or "b") of ``part`` plugs into a cage of ``form_factor`` carrying all its
+    ``ports_per_cage`` logical ports at ``gbps``."""
+    ff, ends = (part.a_form_factor, part.a_ends) if end == "a" else (part.b_form_factor, part.b_ends)
+    return part.gbps == gbps and ff == form_factor and part.links == ends * ports_per_cage
+
+
 def part_fits_node(part: LinkPart, form_factor: str, ports_per_cage: int, gbps: int) -> bool:
     """End *b* of ``part`` plugs into a node cage of ``form_factor`` carrying all its ports at ``gbps``."""
-    return (
-        part.gbps == gbps
-        and part.b_form_factor == form_factor
-        and part.links == part.b_ends * ports_per_cage
-    )
+    return part_fits_cage(part, "b", form_factor, ports_per_cage, gbps)
 
 
 def node_power_w(
-    server_power_w: float, rails: int, form_factor: str, ports_per_cage: int, gbps: int, parts: list[LinkPart]
+    server_power_w: float, rails: int, form_factor: str, ports_per_cage: int, gbps: int, parts: list[LinkPart],
+    nic_power_w: float = 0.0, fabric: bool = True,
 ) -> float:
-    """Provisioned node power: the server at its maximum plus the hungriest fitting module in every cage."""
+    """Provisioned node power: the server at its maximum; with a fabric, plus its bought NICs
+    (``nic_power_w`` each) and the hungriest fitting module in every node cage."""
+    if not fabric:
+        return server_power_w
     end_w = max((p.power_w_per_b_end for p in parts if part_fits_node(p, form_factor, ports_per_cage, gbps)), default=0.0)
-    return server_power_w + ceil_div(rails, ports_per_cage) * end_w
+    return server_power_w + rails * nic_power_w + ceil_div(rails, ports_per_cage) * end_w
 
 
 def switch_power_w(switch: Switch, parts: list[LinkPart]) -> float:
-    """Provisioned switch power: the switch plus, in every cage, the hungriest end of any part of its form factor."""
-    ends_w = [p.power_w_per_a_end for p in parts if p.a_form_factor == switch.cage_form_factor]
-    ends_w += [p.power_w_per_b_end for p in parts if p.b_form_factor == switch.cage_form_factor]
+    """Provisioned switch power: the switch plus, in every cage, the hungriest module end that fits
+    the cage (form factor and ports per cage) at a speed the switch runs."""
+    ends_w = [
+        p.power_w_per_a_end if end == "a" else p.power_w_per_b_end
+        for p in parts
+        for end in ("a", "b")
+        for gbps, per_cage in switch.ports_per_cage.items()
+        if part_fits_cage(p, end, switch.cage_form_factor, per_cage, gbps)
+    ]
     return switch.power_w + switch.cages * max(ends_w, default=0.0)
 
 

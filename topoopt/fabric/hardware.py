@@ -2,21 +2,16 @@
 
 A :class:`~topoopt.models.design.Design` holds ids and counts. Building the installation needs the
 items behind the ids (rack units, cages, ports per cage, end power) and the provisioned power of
-each device, computed by the rules of ``docs/model.md`` ("Racks and power"):
-
-* node power = ``server.power_w + node_cages · w_node_end``, with ``w_node_end`` the largest
-  ``power_w_per_b_end`` of any part whose b end fits the node cage at the link speed;
-* switch power = ``switch.power_w + cages · w_cage``, with ``w_cage`` the largest end power of any
-  part with an end of the switch's cage form factor (at any speed: the cage may hold any module);
-* storage power = the storage unit's ``power_w``.
+each device, by the rules of ``docs/model.md`` ("Racks and power") as ``topoopt.catalog.power``
+computes them; a storage unit draws its ``power_w``.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from topoopt.catalog import load_builtin_catalog, resolve_catalog
+from topoopt.catalog.power import node_power_w, switch_power_w
 from topoopt.models.catalog import Catalog, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.design import Design
 from topoopt.models.instance import Instance
@@ -68,23 +63,6 @@ def _lookup(items: dict, item_id: str, kind: str):
     return item
 
 
-def node_end_power_w(parts: list[LinkPart], form_factor: str, ports_per_cage: int, gbps: int) -> float:
-    """Largest b-end power of a part that fits a node cage (form factor, ports per cage, speed)."""
-    watts = [
-        p.power_w_per_b_end
-        for p in parts
-        if p.gbps == gbps and p.b_form_factor == form_factor and p.links == ports_per_cage * p.b_ends
-    ]
-    return max(watts, default=0.0)
-
-
-def cage_end_power_w(parts: list[LinkPart], form_factor: str) -> float:
-    """Largest end power of a part with an end of ``form_factor`` (a switch cage holds any of them)."""
-    watts = [p.power_w_per_a_end for p in parts if p.a_form_factor == form_factor]
-    watts += [p.power_w_per_b_end for p in parts if p.b_form_factor == form_factor]
-    return max(watts, default=0.0)
-
-
 def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
     """Look up every id of ``design`` and compute the provisioned power per device.
 
@@ -110,10 +88,10 @@ def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
     else:
         node_ff, node_ppc = nic.port_form_factor, 1
     rails = design.nics_per_node
-    node_cages = max(1, math.ceil(rails / node_ppc))
     all_parts = list(catalog.cables)
-    node_w = server.power_w + node_cages * node_end_power_w(all_parts, node_ff, node_ppc, design.link_gbps)
-    switch_w = switch.power_w + switch.cages * cage_end_power_w(all_parts, switch.cage_form_factor) if switch else 0.0
+    bought_nic = None if server.builtin_compute_nics else nic
+    node_w = node_power_w(server, bought_nic, rails, node_ff, node_ppc, design.link_gbps, all_parts, fabric=not no_fabric)
+    switch_w = switch_power_w(switch, all_parts) if switch else 0.0
     return Hardware(
         server=server,
         nic=nic,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from topoopt.models.design import Cost, Design
 from topoopt.solver.extract import Choice
-from topoopt.solver.options import node_end_power_w
+from topoopt.solver.options import devices_per_rack_by_power
 from topoopt.solver.problem import Problem
 
 
@@ -19,7 +19,7 @@ def binding_families(problem: Problem, pick: Choice, design: Design, cost: Cost,
     inst, c, o = problem.instance, pick.config, problem.options
     perf_class = pick.fabric.perf_class
     n = design.nodes
-    node_w = c.server.power_w + node_end_power_w(c, o.all_parts)
+    node_w = c.power_w(o.all_parts, fabric=design.tiers > 0)
     rack = o.racks[pick.rack_index].rack
     tier = o.storage[pick.storage_index].tier
     binding = []
@@ -29,7 +29,7 @@ def binding_families(problem: Problem, pick: Choice, design: Design, cost: Cost,
         binding.append("memory_fits")
     if cost.total + (c.unit_price or 0) > inst.budget.max:
         binding.append("budget_cap")
-    by_power = int(rack.power_kw * 1000 // node_w)
+    by_power = devices_per_rack_by_power(rack, node_w)
     by_units = rack.rack_units // c.server.rack_units
     if n > min(by_power, by_units):
         binding.append("rack_power_within_limit" if by_power < by_units else "rack_units_within_limit")

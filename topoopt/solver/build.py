@@ -8,12 +8,13 @@ how infeasibility is explained (explain.py). docs/model.md states the rules in w
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
 from topoopt.families import FAMILIES
-from topoopt.solver.options import MAX_NODES, Options, node_end_power_w, switch_power_w
+from topoopt.solver.options import MAX_NODES, Options, switch_power_w
 from topoopt.solver.problem import Problem
 
 COUNT_MAX = 50_000_000
@@ -260,29 +261,40 @@ class DesignModel:
                     m.add(total[cls] == per_device * count).only_enforce_if([v.use_fo[f.index], q_lit])
 
     def _power_and_units(self) -> None:
-        """Provisioned power (W) and rack units of nodes, switches and storage (docs/model.md)."""
+        """Provisioned power (W, rounded up) and rack units of nodes, switches and storage.
+
+        A node without a fabric draws only its server's power (no compute NICs, no optics).
+        """
         m, o, v = self.m, self.options, self.v
+        fabric, single = v.use_tier[0].Not(), v.use_tier[0]
         for c in o.node_configs:
-            watts = int(round(c.server.power_w + node_end_power_w(c, o.all_parts)))
-            m.add(v.power_w["node"] == watts * v.nodes).only_enforce_if(v.use_nc[c.index])
-            m.add(v.rack_units["node"] == c.server.rack_units * v.nodes).only_enforce_if(v.use_nc[c.index])
+            lit = v.use_nc[c.index]
+            for attached, when in ((True, fabric), (False, single)):
+                watts = math.ceil(c.power_w(o.all_parts, fabric=attached))
+                m.add(v.power_w["node"] == watts * v.nodes).only_enforce_if([lit, when])
+            m.add(v.rack_units["node"] == c.server.rack_units * v.nodes).only_enforce_if(lit)
         models = self.switch_models()
-        m.add(v.power_w["switch"] == sum(int(round(switch_power_w(f.switch, o.all_parts))) * v.switches_of[sid]
+        m.add(v.power_w["switch"] == sum(math.ceil(switch_power_w(f.switch, o.all_parts)) * v.switches_of[sid]
                                          for sid, f in models.items()))
         m.add(v.rack_units["switch"] == sum(f.switch.rack_units * v.switches_of[sid] for sid, f in models.items()))
         for s in o.storage:
             lit = v.use_storage[s.index]
-            m.add(v.power_w["storage"] == int(round(s.tier.power_w)) * v.storage_units).only_enforce_if(lit)
+            m.add(v.power_w["storage"] == math.ceil(s.tier.power_w) * v.storage_units).only_enforce_if(lit)
             m.add(v.rack_units["storage"] == s.tier.rack_units * v.storage_units).only_enforce_if(lit)
         for quantity in (v.power_w, v.rack_units):
             m.add(quantity["total"] == quantity["node"] + quantity["switch"] + quantity["storage"])
         m.add(v.racks == v.compute_racks + v.switch_racks + v.storage_racks)
 
     def _costs(self) -> None:
-        """Cost per kind at whole-unit prices (unpriced options are ruled out by priced_in_book)."""
+        """Cost per kind at whole-unit prices (unpriced options are ruled out by priced_in_book).
+
+        Compute NICs are bought only for nodes attached to a fabric.
+        """
         m, o, v = self.m, self.options, self.v
         for c in o.node_configs:
-            m.add(v.cost["server"] == (c.unit_price or 0) * v.nodes).only_enforce_if(v.use_nc[c.index])
+            lit = v.use_nc[c.index]
+            m.add(v.cost["server"] == (c.unit_price or 0) * v.nodes).only_enforce_if([lit, v.use_tier[0].Not()])
+            m.add(v.cost["server"] == (c.server_price or 0) * v.nodes).only_enforce_if([lit, v.use_tier[0]])
         m.add(v.cost["switch"] == sum((f.unit_price or 0) * v.switches_of[sid] for sid, f in self.switch_models().items()))
         m.add(v.cost["cable"] == sum((p.unit_price or 0) * v.assemblies[cls, p.index]
                                      for cls, ps in o.parts.items() for p in ps))

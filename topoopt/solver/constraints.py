@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from topoopt.families import FAMILIES
 from topoopt.solver.build import DesignModel
-from topoopt.solver.options import node_end_power_w, part_fits_node_end, part_fits_switch_end, switch_power_w
+from topoopt.solver.options import devices_per_rack_by_power, part_fits_node_end, part_fits_switch_end, switch_power_w
 
 
 def memory_fits(dm: DesignModel) -> None:
@@ -70,14 +70,11 @@ def link_speed(dm: DesignModel) -> None:
 def nic_supports_interconnect(dm: DesignModel) -> None:
     """The fabric's switches run the node configuration's protocol at its speed."""
     v = dm.v
+    dm.forbid_violations("nic_supports_interconnect")
     for f in dm.options.fabrics:
-        if f.tiers == 0:
-            continue
-        if f.speed_key in v.use_speed:
+        if f.tiers and f.speed_key in v.use_speed:
             dm.m.add_implication(v.use_fo[f.index], v.use_speed[f.speed_key]).only_enforce_if(
                 dm.assumption["nic_supports_interconnect"])
-        else:
-            dm.forbid("nic_supports_interconnect", v.use_fo[f.index])
 
 
 def leaf_ports_cover_endpoints(dm: DesignModel) -> None:
@@ -136,7 +133,11 @@ def uplinks_balanced(dm: DesignModel) -> None:
 
 
 def port_form_factor_match(dm: DesignModel) -> None:
-    """A part may be used only with a switch (a-end) and a node or switch (b-end) it fits."""
+    """A part may be used only with a switch (a-end) and a node or switch (b-end) it fits.
+
+    A cable (DAC, ACC, AOC) whose node end carries several links cannot split them over the
+    different leaves of a rail-optimized fabric, so it is only usable with one switch.
+    """
     o, v = dm.options, dm.v
     for cls, parts in o.parts.items():
         for p in parts:
@@ -144,6 +145,8 @@ def port_form_factor_match(dm: DesignModel) -> None:
             upper = [v.use_fo[f.index] for f in o.fabrics if f.tiers and part_fits_switch_end(p.part, f.switch, f.gbps, "a")]
             if cls == "node-leaf":
                 lower = [v.use_nc[c.index] for c in o.node_configs if part_fits_node_end(p.part, c)]
+                if p.part.media in ("dac", "acc", "aoc") and p.part.links > p.part.b_ends:
+                    dm.forbid("port_form_factor_match", lit, v.multi_tier)
             else:
                 lower = [v.use_fo[f.index] for f in o.fabrics if f.tiers and part_fits_switch_end(p.part, f.switch, f.gbps, "b")]
             for fits in (upper, lower):
@@ -166,30 +169,33 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
     o, v, m = dm.options, dm.v, dm.m
     by_power = family == "rack_power_within_limit"
     several = v.single_rack.Not()
-    def node_w(c) -> float:
-        return c.server.power_w + node_end_power_w(c, o.all_parts)
+    groups = []
+    for fabric, when in ((True, v.use_tier[0].Not()), (False, v.use_tier[0])):
+        def node_key(c, fabric=fabric):
+            return c.power_w(o.all_parts, fabric=fabric), c.server.rack_units
 
-    groups = [(lit, node_w(cs[0]), cs[0].server.rack_units, v.nodes, v.compute_racks)
-              for lit, cs in dm.node_groups(lambda c: (node_w(c), c.server.rack_units))]
-    groups += [(v.use_switch[sid], switch_power_w(f.switch, o.all_parts), f.switch.rack_units,
+        groups += [(lit, when, *node_key(cs[0]), v.nodes, v.compute_racks) for lit, cs in dm.node_groups(node_key)]
+    groups += [(v.use_switch[sid], True, switch_power_w(f.switch, o.all_parts), f.switch.rack_units,
                 v.switches_of[sid], v.switch_racks) for sid, f in dm.switch_models().items()]
-    groups += [(v.use_storage[s.index], s.tier.power_w, s.tier.rack_units, v.storage_units, v.storage_racks)
+    groups += [(v.use_storage[s.index], True, s.tier.power_w, s.tier.rack_units, v.storage_units, v.storage_racks)
                for s in o.storage]
-    for option, watts, units, count, racks in groups:
+    for option, when, watts, units, count, racks in groups:
+        extra = [] if when is True else [when]
         for r in o.racks:
             rack_lit = v.use_rack[r.index]
-            power_cap = int(r.rack.power_kw * 1000 // watts)
+            power_cap = devices_per_rack_by_power(r.rack, watts)
             units_cap = r.rack.rack_units // units
             cap = power_cap if by_power else units_cap
             if cap < 1:
-                dm.forbid(family, option, rack_lit)
+                dm.forbid(family, option, rack_lit, *extra)
                 continue
-            dm.add(family, m.add(cap * racks >= count), option, rack_lit, several)
+            conditions = [option, rack_lit, several, *extra]
+            dm.add(family, m.add(cap * racks >= count), *conditions)
             if cap == min(power_cap, units_cap):  # the binding bound also fixes the ceiling exactly
-                dm.add(family, m.add(cap * racks <= count + cap - 1), option, rack_lit, several)
+                dm.add(family, m.add(cap * racks <= count + cap - 1), *conditions)
     total = v.power_w["total"] if by_power else v.rack_units["total"]
     for r in o.racks:
-        limit = int(r.rack.power_kw * 1000) if by_power else r.rack.rack_units
+        limit = int(r.rack.power_kw * 1000) if by_power else r.rack.rack_units  # W totals are rounded up
         dm.add(family, m.add(total <= limit), v.use_rack[r.index], v.single_rack)
 
 

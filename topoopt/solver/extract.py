@@ -8,7 +8,7 @@ from topoopt.models.design import Cost, CostLine, Design, FabricShape, LinkGroup
 from topoopt.models.performance import Parallelism, Performance
 from topoopt.perf import evaluate
 from topoopt.solver.build import DesignModel
-from topoopt.solver.options import FabricOption, NodeConfig, PartOption, node_end_power_w, switch_power_w
+from topoopt.solver.options import FabricOption, NodeConfig, PartOption, per_rack, switch_power_w
 
 
 @dataclass
@@ -76,12 +76,13 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
     rack = o.racks[pick.rack_index].rack
     storage = o.storage[pick.storage_index].tier
     units = value(v.storage_units)
-    node_w = c.server.power_w + node_end_power_w(c, o.all_parts)
+    node_w = c.power_w(o.all_parts, fabric=f.tiers > 0)
     switch_w = switch_power_w(f.switch, o.all_parts)
     n_switches = leaves + spines + cores
     if value(v.single_rack):
+        total_w = nodes * node_w + n_switches * switch_w + units * storage.power_w
         racks = [RackGroup(rack_class=rack.id, role="mixed", count=1, nodes_per_rack=nodes,
-                           power_kw=round(value(v.power_w["total"]) / 1000, 3))]
+                           power_kw=round(total_w / 1000, 3))]
     else:
         racks = [
             _rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, c.server.rack_units),
@@ -120,7 +121,7 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
 
 
 def _rack_group(rack, role: str, count: int, devices: int, device_w: float, device_u: int) -> RackGroup:
-    per = min(int(rack.power_kw * 1000 // device_w), rack.rack_units // device_u)
+    per = per_rack(rack, device_w, device_u)
     fullest = min(per, devices)
     return RackGroup(
         rack_class=rack.id,
@@ -142,7 +143,7 @@ def _cost(dm: DesignModel, pick: Choice, nodes: int, n_switches: int, units: int
                         total=unit * quantity, source=catalog.prices[item].source)
 
     lines = [line("server", c.server.id, nodes)]
-    if not c.builtin_nics:
+    if not c.builtin_nics and f.tiers > 0:
         lines.append(line("nic", c.nic.id, nodes * c.rails))
     if n_switches:
         lines.append(line("switch", f.switch.id, n_switches))

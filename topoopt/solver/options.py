@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from topoopt.catalog import ResolvedCatalog
+from topoopt.catalog.power import node_power_w, part_fits_cage, switch_power_w
 from topoopt.models.catalog import Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.instance import Instance
 from topoopt.solver.rules import (
@@ -50,8 +51,21 @@ class NodeConfig:
     builtin_nics: bool
     port_form_factor: str
     ports_per_cage: int
-    unit_price: int | None
+    server_price: int | None
+    nic_price: int | None
     violations: frozenset[str] = frozenset()
+
+    @property
+    def unit_price(self) -> int | None:
+        """Price of a fabric-attached node: the server and its bought NICs."""
+        if self.server_price is None or self.nic_price is None:
+            return None
+        return self.server_price + self.rails * self.nic_price
+
+    def power_w(self, parts: list[LinkPart], *, fabric: bool = True) -> float:
+        """Provisioned node power (catalog/power.py)."""
+        return node_power_w(self.server, None if self.builtin_nics else self.nic, self.rails,
+                            self.port_form_factor, self.ports_per_cage, self.interconnect.gbps, parts, fabric=fabric)
 
     @property
     def speed_key(self) -> tuple[str, int]:
@@ -183,10 +197,8 @@ def node_configs(catalog: ResolvedCatalog) -> list[NodeConfig]:
             nic = nics.get(nic_id)
             if nic is None:
                 continue
-            price = whole_units(catalog.price(server.id))
-            if not builtin and price is not None:
-                nic_price = whole_units(catalog.price(nic.id))
-                price = None if nic_price is None else price + rails * nic_price
+            server_price = whole_units(catalog.price(server.id))
+            nic_price = 0 if builtin else whole_units(catalog.price(nic.id))
             for interconnect_id in nic.interconnects:
                 interconnect = interconnects.get(interconnect_id)
                 if interconnect is None:
@@ -202,7 +214,8 @@ def node_configs(catalog: ResolvedCatalog) -> list[NodeConfig]:
                         builtin_nics=builtin,
                         port_form_factor=server.compute_port_form_factor or nic.port_form_factor,
                         ports_per_cage=server.compute_ports_per_cage if server.compute_port_form_factor else 1,
-                        unit_price=price,
+                        server_price=server_price,
+                        nic_price=nic_price,
                     )
                 )
     return configs
@@ -278,23 +291,11 @@ def link_lengths_m(instance: Instance) -> dict[str, float]:
 
 def part_fits_switch_end(part: LinkPart, switch: Switch, gbps: int, end: str) -> bool:
     """The part's ``end`` ("a" or "b") plugs into ``switch``'s cage carrying all its logical ports."""
-    form_factor = part.a_form_factor if end == "a" else part.b_form_factor
-    ends = part.a_ends if end == "a" else part.b_ends
-    return (
-        part.gbps == gbps
-        and form_factor == switch.cage_form_factor
-        and part.links % ends == 0
-        and part.links // ends == switch.ports_per_cage.get(gbps, 0)
-    )
+    return part_fits_cage(part, end, switch.cage_form_factor, switch.ports_per_cage.get(gbps, 0), gbps)
 
 
 def part_fits_node_end(part: LinkPart, config: NodeConfig) -> bool:
-    return (
-        part.gbps == config.interconnect.gbps
-        and part.b_form_factor == config.port_form_factor
-        and part.links % part.b_ends == 0
-        and part.links // part.b_ends == config.ports_per_cage
-    )
+    return part_fits_cage(part, "b", config.port_form_factor, config.ports_per_cage, config.interconnect.gbps)
 
 
 def part_options(catalog: ResolvedCatalog) -> dict[str, list[PartOption]]:
@@ -309,23 +310,14 @@ def part_options(catalog: ResolvedCatalog) -> dict[str, list[PartOption]]:
     return result
 
 
-def node_end_power_w(config: NodeConfig, parts: list[LinkPart]) -> float:
-    """Provisioned optics power per node: the hungriest compatible module in every node cage."""
-    watts = [p.power_w_per_b_end for p in parts if part_fits_node_end(p, config)]
-    cages = config.rails // config.ports_per_cage if config.rails >= config.ports_per_cage else 1
-    return cages * max(watts, default=0.0)
-
-
-def switch_power_w(switch: Switch, parts: list[LinkPart]) -> float:
-    """Provisioned switch power: the switch plus the hungriest compatible module in every cage."""
-    watts = [p.power_w_per_a_end for p in parts if p.a_form_factor == switch.cage_form_factor]
-    watts += [p.power_w_per_b_end for p in parts if p.b_form_factor == switch.cage_form_factor]
-    return switch.power_w + switch.cages * max(watts, default=0.0)
+def devices_per_rack_by_power(rack: RackClass, power_w: float) -> int:
+    """Identical devices one rack of this class can power (exact for decimal kW and W)."""
+    return int((rack.power_kw * 1000 + 1e-6) // power_w)
 
 
 def per_rack(rack: RackClass, power_w: float, rack_units: int) -> int:
     """Identical devices one rack of this class holds under its power and rack units."""
-    return min(int(rack.power_kw * 1000 // power_w), rack.rack_units // rack_units)
+    return min(devices_per_rack_by_power(rack, power_w), rack.rack_units // rack_units)
 
 
 def _kept(options: list, prefilter: frozenset[str]) -> list:
@@ -338,8 +330,13 @@ def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: froze
     """All option tables, each option tagged with the families it violates on its own."""
     configs = [replace(c, violations=node_config_violations(c, instance)) for c in node_configs(catalog)]
     configs = _kept(configs, prefilter)
-    fabrics = fabric_options(catalog, {c.speed_key for c in configs})
-    fabrics = _kept([replace(f, violations=fabric_violations(f, instance)) for f in fabrics], prefilter)
+    speeds = {c.speed_key for c in configs}
+    fabrics = [
+        replace(f, violations=fabric_violations(f, instance)
+                | (frozenset() if f.tiers == 0 or f.speed_key in speeds else {"nic_supports_interconnect"}))
+        for f in fabric_options(catalog, speeds)
+    ]
+    fabrics = _kept(fabrics, prefilter)
     lengths = link_lengths_m(instance)
     parts = {
         cls: _kept([replace(p, violations=part_violations(p, lengths[cls], instance)) for p in ps], prefilter)

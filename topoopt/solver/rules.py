@@ -13,7 +13,7 @@ from topoopt.models.instance import Instance
 
 PREFILTERABLE = frozenset({
     "allowed_by_lists", "priced_in_book", "pins_respected", "oversubscription_within_limit",
-    "cable_reach", "racks_available", "storage_latency_ok",
+    "cable_reach", "racks_available", "storage_latency_ok", "nic_supports_interconnect",
 })
 
 
@@ -36,8 +36,8 @@ def fabric_violations(fabric, instance: Instance) -> frozenset[str]:
     rules, pins = instance.constraints, instance.constraints.pins
     found = set()
     if fabric.tiers == 0:
-        # No switches are bought: only the tier pin can rule a fabric-less single node out.
-        if pins.tiers is not None:
+        # No switches are bought: a pinned tier count or leaf switch asks for a fabric.
+        if pins.tiers is not None or pins.leaf_switch is not None:
             found.add("pins_respected")
         return frozenset(found)
     if not rules.switches.admits(fabric.switch.id):

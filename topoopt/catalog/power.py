@@ -1,0 +1,57 @@
+"""Provisioned power of devices (docs/model.md, "Racks and power").
+
+Racks are planned for devices at their maximum power with every cage holding the most
+power-hungry module that fits it, so the plan holds whatever optics are fitted. The solver and
+the fabric builder use these functions; the checker recomputes the same rules independently.
+"""
+
+from __future__ import annotations
+
+from topoopt.models.catalog import LinkPart, Nic, Server, Switch
+
+
+def part_fits_cage(part: LinkPart, end: str, form_factor: str, ports_per_cage: int, gbps: int) -> bool:
+    """The part's ``end`` ("a" or "b") plugs into a cage of ``form_factor`` carrying all its
+    ``ports_per_cage`` logical ports at ``gbps``."""
+    part_form_factor, ends = (part.a_form_factor, part.a_ends) if end == "a" else (part.b_form_factor, part.b_ends)
+    return (
+        part.gbps == gbps
+        and part_form_factor == form_factor
+        and part.links % ends == 0
+        and part.links // ends == ports_per_cage
+    )
+
+
+def node_power_w(
+    server: Server,
+    nic: Nic | None,
+    rails: int,
+    form_factor: str,
+    ports_per_cage: int,
+    gbps: int,
+    parts: list[LinkPart],
+    *,
+    fabric: bool = True,
+) -> float:
+    """Server maximum, plus — when the node is attached to a fabric — its bought compute NICs
+    (``nic``; None when built in) and the hungriest fitting module in every node cage."""
+    if not fabric:
+        return server.power_w
+    end_w = max((p.power_w_per_b_end for p in parts if part_fits_cage(p, "b", form_factor, ports_per_cage, gbps)),
+                default=0.0)
+    cages = -(-rails // ports_per_cage)
+    nic_w = rails * nic.power_w if nic is not None else 0.0
+    return server.power_w + nic_w + cages * end_w
+
+
+def switch_power_w(switch: Switch, parts: list[LinkPart]) -> float:
+    """Switch maximum plus, in every cage, the hungriest module end that fits the cage at a speed
+    the switch runs."""
+    watts = [
+        (p.power_w_per_a_end if end == "a" else p.power_w_per_b_end)
+        for p in parts
+        for end in ("a", "b")
+        for gbps, per_cage in switch.ports_per_cage.items()
+        if part_fits_cage(p, end, switch.cage_form_factor, per_cage, gbps)
+    ]
+    return switch.power_w + switch.cages * max(watts, default=0.0)
