@@ -7,6 +7,8 @@ in words; topoopt/checker.py verifies it independently.
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable
 
 from topoopt.families import FAMILIES
@@ -195,7 +197,7 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
                 dm.add(family, m.add(cap * racks <= count + cap - 1), *conditions)
     total = v.power_w["total"] if by_power else v.rack_units["total"]
     for r in o.racks:
-        limit = int(r.rack.power_kw * 1000) if by_power else r.rack.rack_units  # W totals are rounded up
+        limit = _thousandths(r.rack.power_kw) if by_power else r.rack.rack_units  # W totals are rounded up
         dm.add(family, m.add(total <= limit), v.use_rack[r.index], v.single_rack)
 
 
@@ -219,12 +221,18 @@ def racks_available(dm: DesignModel) -> None:
 def site_power_within_limit(dm: DesignModel) -> None:
     cap = dm.problem.instance.site.power_cap_kw
     if cap is not None:
-        dm.add("site_power_within_limit", dm.m.add(dm.v.power_w["total"] <= int(cap * 1000)))
+        dm.add("site_power_within_limit", dm.m.add(dm.v.power_w["total"] <= _thousandths(cap)))
+
+
+def _thousandths(value: float) -> int:
+    """A limit or a per-unit supply in integer thousandths (kW → W, GB/s → MB/s, TB → GB), rounded
+    down. The 1e-6 keeps decimal inputs exact: 64.448 kW is 64447.99999999999 W in binary."""
+    return math.floor(value * 1000 + 1e-6)
 
 
 def _thousandths_up(value: float) -> int:
-    """Storage needs in integer thousandths (GB → MB, TB → GB), rounded up."""
-    return -int(-value * 1000 // 1)
+    """A need in integer thousandths, rounded up (0.3 GB/s is 300 MB/s, not 301)."""
+    return math.ceil(value * 1000 - 1e-6)
 
 
 def storage_bandwidth_met(dm: DesignModel) -> None:
@@ -234,14 +242,14 @@ def storage_bandwidth_met(dm: DesignModel) -> None:
         lit = dm.v.use_storage[s.index]
         for need, per_unit in ((needs.read_gb_per_s, s.tier.read_gb_per_s), (needs.write_gb_per_s, s.tier.write_gb_per_s)):
             dm.add("storage_bandwidth_met",
-                   dm.m.add(int(per_unit * 1000) * dm.v.storage_units >= _thousandths_up(need)), lit)
+                   dm.m.add(_thousandths(per_unit) * dm.v.storage_units >= _thousandths_up(need)), lit)
 
 
 def storage_capacity_met(dm: DesignModel) -> None:
     need_gb = _thousandths_up(dm.problem.storage_needs(dm.target or 0.0).capacity_tb)
     for s in dm.options.storage:
         dm.add("storage_capacity_met",
-               dm.m.add(int(s.tier.capacity_tb * 1000) * dm.v.storage_units >= need_gb), dm.v.use_storage[s.index])
+               dm.m.add(_thousandths(s.tier.capacity_tb) * dm.v.storage_units >= need_gb), dm.v.use_storage[s.index])
 
 
 def storage_latency_ok(dm: DesignModel) -> None:
