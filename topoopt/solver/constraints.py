@@ -8,7 +8,6 @@ in words; topoopt/checker.py verifies it independently.
 from __future__ import annotations
 
 import math
-
 from collections.abc import Callable
 
 from topoopt.families import FAMILIES
