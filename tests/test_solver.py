@@ -477,10 +477,14 @@ def test_model_size_of_the_builtin_catalog_does_not_depend_on_the_node_count():
 
 
 # == Reproducibility ===============================================================================
-def test_same_instance_same_design_whatever_the_run_or_worker_count():
+@pytest.mark.parametrize("instance", [
+    pytest.param(lambda: diff_instance(DIFF_CASES["deadline, 8-port switch, 6 racks"]), id="tiny"),
+    pytest.param(lambda: load_instance(REPO / "instances" / "frontier-131k.yaml").instance, id="frontier-131k"),
+])
+def test_same_instance_same_design_whatever_the_run_or_worker_count(instance):
     from topoopt.solver import solve
 
-    instance = diff_instance(DIFF_CASES["deadline, 8-port switch, 6 racks"])
+    instance = instance()
     runs = [solve(instance, explain=False), solve(instance, explain=False), solve(instance, workers=2, explain=False)]
     designs = {r.design.model_dump_json() for r in runs}
     costs = {r.cost.model_dump_json() for r in runs}
