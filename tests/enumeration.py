@@ -392,8 +392,14 @@ class Enumerator:
             parallelism=layout.parallelism,
         )
 
-    def run(self, keep: int = 256) -> Enumerated:
-        """Screen every combination, keep the ``keep`` cheapest, check them cheapest first."""
+    def run(self, keep: int = 256, judge_all: bool = False) -> Enumerated:
+        """Screen every combination, keep the ``keep`` cheapest, check them cheapest first.
+
+        ``judge_all`` writes out and checks every screened combination instead, pricing each
+        accepted one with ``recompute_cost`` (the literal brute force: slower, same optimum).
+        """
+        if judge_all:
+            return self._judge_all()
         cheapest: list[tuple] = []  # max-heap on cost through negated keys
         screened = 0
         for sequence, candidate in enumerate(self.candidates()):
@@ -405,23 +411,36 @@ class Enumerator:
                 heapq.heapreplace(cheapest, entry)
         result = Enumerated(cost=None, design=None, candidates=screened)
         for _, _, candidate in sorted(cheapest, key=lambda e: (-e[0], -e[1])):
-            design = self.design(candidate)
-            result.checked += 1
-            violations = check_design(self.instance, design)
-            if violations:
-                for family in {v.family for v in violations}:
-                    result.rejected[family] = result.rejected.get(family, 0) + 1
-                continue
-            cost = int(round(recompute_cost(self.instance, design).total))
-            result.cost_mismatches += cost != candidate[0]
+            if self._judge(candidate, result):
+                return result
+        return result
+
+    def _judge(self, candidate, result: Enumerated) -> bool:
+        """Check one candidate; record it in ``result`` when accepted and cheaper than the best so far."""
+        design = self.design(candidate)
+        result.checked += 1
+        violations = check_design(self.instance, design)
+        if violations:
+            for family in {v.family for v in violations}:
+                result.rejected[family] = result.rejected.get(family, 0) + 1
+            return False
+        cost = int(round(recompute_cost(self.instance, design).total))
+        result.cost_mismatches += cost != candidate[0]
+        if result.cost is None or cost < result.cost:
             result.cost, result.design = cost, design
-            return result
+        return True
+
+    def _judge_all(self) -> Enumerated:
+        result = Enumerated(cost=None, design=None)
+        for candidate in self.candidates():
+            result.candidates += 1
+            self._judge(candidate, result)
         return result
 
 
-def enumerate_designs(instance: Instance, keep: int = 256) -> Enumerated:
+def enumerate_designs(instance: Instance, keep: int = 256, judge_all: bool = False) -> Enumerated:
     """The cheapest design the checker accepts, by exhaustive enumeration (see the module docstring)."""
-    return Enumerator(instance).run(keep)
+    return Enumerator(instance).run(keep, judge_all)
 
 
 def enumerate_min_cost(instance: Instance) -> int | None:
