@@ -15,8 +15,10 @@ peak into ``ru_maxrss`` at ``exec`` and Python starts children with ``vfork``. S
 
 from __future__ import annotations
 
+import cProfile
 import multiprocessing
 import os
+import pstats
 import queue
 import shutil
 import statistics
@@ -39,16 +41,57 @@ def timed(call: Callable[[], object]) -> tuple[float, object]:
     return time.perf_counter() - started, result
 
 
-def repeat(call: Callable[[], object], repeats: int, once_above_s: float | None = None) -> tuple[list[float], object]:
-    """Seconds of ``repeats`` calls (the last result too); a call slower than ``once_above_s``
-    ends the series, so slow cases are measured once rather than not at all."""
-    samples, result = [], None
+@dataclass
+class Series:
+    wall_s: list[float]
+    cpu_s: list[float]
+    """Process CPU time (all threads): steadier than wall time on a shared machine."""
+    result: object
+
+
+def repeat(call: Callable[[], object], repeats: int, once_above_s: float | None = None) -> Series:
+    """Wall and CPU seconds of ``repeats`` calls (and the last result); a call slower than
+    ``once_above_s`` ends the series, so slow cases are measured once rather than not at all."""
+    series = Series(wall_s=[], cpu_s=[], result=None)
     for _ in range(repeats):
-        seconds, result = timed(call)
-        samples.append(seconds)
+        cpu_started = time.process_time()
+        seconds, series.result = timed(call)
+        series.cpu_s.append(time.process_time() - cpu_started)
+        series.wall_s.append(seconds)
         if once_above_s is not None and seconds > once_above_s:
             break
-    return samples, result
+    return series
+
+
+# Where a solve spends its time, by the cumulative time of a few functions under cProfile.
+PROFILE_PARTS = {
+    "cp_sat_s": lambda file, func: "cp_model_helper.solve" in func,
+    "model_build_s": lambda file, func: file.endswith("solver/build.py") and func == "__init__",
+    "perf_s": lambda file, func: file.endswith("perf/evaluate.py") and func in {
+        "min_nodes_for_time", "min_nodes_to_fit", "time_to_train_s", "evaluate", "fits_in_memory"},
+    "options_s": lambda file, func: file.endswith("solver/problem.py") and func == "__init__",
+}
+
+
+def profile_split(call: Callable[[], object]) -> dict[str, float]:
+    """Seconds of one call under cProfile: total, in CP-SAT's ``solve``, building the model, in the
+    performance model (anywhere) and building the option tables. Profiling slows the Python
+    parts, so the split overstates them a little."""
+    profiler = cProfile.Profile()
+    started = time.perf_counter()
+    profiler.enable()
+    call()
+    profiler.disable()
+    split = {"total_s": time.perf_counter() - started}
+    stats = pstats.Stats(profiler).stats  # {(file, line, function): (calls, primitive, own, cumulative, callers)}
+    for part, matches in PROFILE_PARTS.items():
+        split[part] = sum(entry[3] for (file, _, func), entry in stats.items() if matches(file, func))
+    return {part: round(seconds, 2) for part, seconds in split.items()}
+
+
+def describe_split(split: dict[str, float]) -> str:
+    return (f"{split['total_s']:g} s profiled: CP-SAT {split['cp_sat_s']:g} s, model build {split['model_build_s']:g} s, "
+            f"option tables {split['options_s']:g} s; performance model {split['perf_s']:g} s (inside the others)")
 
 
 # == A Python function in a child process, with a time cap ===========================================
@@ -75,6 +118,7 @@ def own_peak_rss_mb() -> float | None:
 
 
 def _child_main(generator: Callable[..., Iterator[dict]], args: tuple, out: multiprocessing.Queue) -> None:
+    out.put(("ready", None))
     try:
         for sample in generator(*args):
             out.put(("sample", sample))
@@ -86,17 +130,16 @@ def _child_main(generator: Callable[..., Iterator[dict]], args: tuple, out: mult
 def in_child(generator: Callable[..., Iterator[dict]], args: tuple, cap_s: float) -> ChildRun:
     """Run ``generator(*args)`` in a fresh (spawned) Python process and collect what it yields.
 
-    The child is stopped when it yields nothing for ``cap_s`` seconds (the import of the child
-    is not counted: the generator times its own work). A fresh process also means cold caches,
-    as a user's first solve has.
+    The child is stopped when it yields nothing for ``cap_s`` seconds, counted from the moment it
+    is ready to work (the interpreter's start-up is not counted). A fresh process also means
+    cold caches, as a user's first solve has.
     """
     context = multiprocessing.get_context("spawn")
     out = context.Queue()
     child = context.Process(target=_child_main, args=(generator, args, out), daemon=True)
     child.start()
     run = ChildRun(samples=[], timed_out=False, peak_rss_mb=None)
-    startup_s = 30.0  # interpreter, topoopt and ortools imports before the first sample's clock starts
-    wait_s = cap_s + startup_s
+    wait_s = 60.0  # for the interpreter to start and unpickle the work
     while True:
         try:
             kind, value = out.get(timeout=wait_s)
@@ -109,7 +152,7 @@ def in_child(generator: Callable[..., Iterator[dict]], args: tuple, cap_s: float
             run.samples.append(value)
         elif kind == "error":
             run.error = value
-        else:
+        elif kind == "done":
             run.peak_rss_mb = value
             break
     child.join(timeout=10)

@@ -12,11 +12,12 @@ Writes ``benchmarks/results/latest.md`` and ``benchmarks/results/latest.json`` w
 5. **startup** — ``topoopt --help`` and ``import topoopt`` wall time; ``import topoopt`` must not
    import ortools.
 
-Measurement: wall time by ``time.perf_counter``; memory as the peak resident set size (RSS) of a
-child process, from ``os.wait4`` (commands) or ``resource.getrusage`` inside a spawned child
-(``measure.in_child``). Peak RSS of a child rather than ``tracemalloc``, because CP-SAT (C++) and
-Graphviz (a ``dot`` subprocess) allocate where ``tracemalloc`` cannot see, and tracing would slow
-the Python parts down and spoil the timings (see ``measure.py``).
+Measurement (``measure.py``): wall time by ``time.perf_counter`` (and process CPU time where the
+solver runs in this process); memory as the peak resident set size (RSS) of a child process —
+``/usr/bin/time -f %M`` around a command, ``VmHWM`` inside a spawned Python child. Peak RSS of a
+child rather than ``tracemalloc``, because CP-SAT (C++) and Graphviz (a ``dot`` subprocess)
+allocate where ``tracemalloc`` cannot see, and tracing would slow the Python parts down and spoil
+the timings.
 
 Timings depend on the machine and on what else runs on it; the report records the load average
 before and after every section.

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 import workloads
-from measure import in_child, median, repeat, run_command, timed
+from measure import describe_split, in_child, median, profile_split, repeat, run_command, timed
 
 REPO = Path(__file__).resolve().parents[1]
 TOPOOPT = str(Path(sys.executable).parent / "topoopt")
@@ -53,14 +53,17 @@ def scale(quick: bool) -> dict:
         instance = workloads.scale_instance(gpus)
         variables, constraints = model_size(instance)
         sizes.add((variables, constraints))
-        fast, _ = repeat(lambda: solve(instance, explain=False), repeats)
-        full, result = repeat(lambda: solve(instance), repeats)
+        fast = repeat(lambda: solve(instance, explain=False), repeats)
+        full = repeat(lambda: solve(instance), repeats)
+        result = full.result
         rows.append({
             "gpus": gpus, "variables": variables, "constraints": constraints,
-            "median_s_no_explain": round(median(fast), 3), "median_s_default": round(median(full), 3),
-            "max_s_default": round(max(full), 3), "status": result.status, "cp_sat_solves": result.provenance.solves,
-            "design": _design_summary(result),
+            "median_s_no_explain": round(median(fast.wall_s), 3), "median_s_default": round(median(full.wall_s), 3),
+            "max_s_default": round(max(full.wall_s), 3), "median_cpu_s_default": round(median(full.cpu_s), 3),
+            "status": result.status, "cp_sat_solves": result.provenance.solves, "design": _design_summary(result),
         })
+    profiled = {gpus: describe_split(profile_split(lambda: solve(workloads.scale_instance(gpus))))
+                for gpus in (workloads.SCALE_GPUS[0], workloads.SCALE_GPUS[-1])}
     worst = max(max(r["median_s_no_explain"], r["median_s_default"]) for r in rows)
     proven = all(r["status"] == "optimal" for r in rows)
     constant = len(sizes) == 1
@@ -75,14 +78,16 @@ def scale(quick: bool) -> dict:
                         if constant else f"model size varies: {sorted(sizes)}")
                      + ("" if proven else "; optimality NOT proven everywhere")),
         "columns": ["gpus", "variables", "constraints", "median_s_no_explain", "median_s_default", "max_s_default",
-                    "status", "cp_sat_solves", "design"],
+                    "median_cpu_s_default", "status", "cp_sat_solves", "design"],
         "rows": rows,
         "notes": [
             f"Workload: llama3-70b, {workloads.JOB['training']['tokens']:.0e} tokens, deadline "
             f"{workloads.DEADLINE_DAYS} days, nodes = GPUs / 8 pinned, server {workloads.SCALE_SERVER} pinned, "
             "full built-in catalog, usd-capex.",
             f"{repeats} solves per size and mode, in one process after one warm-up solve; "
-            "median_s_no_explain = solve(explain=False), median_s_default = solve().",
+            "median_s_no_explain = solve(explain=False), median_s_default = solve(); median_cpu_s_default = "
+            "process CPU time of solve() (steadier than wall time on a shared machine).",
+            *(f"Profile of one solve() at {gpus:,} GPUs: {text}." for gpus, text in profiled.items()),
         ],
     }
 
@@ -93,18 +98,21 @@ CATALOG_GPUS = 512
 CATALOG_ONCE_ABOVE_S = 10.0
 
 
-def catalog_solves(multiple: int, server: str | None, repeats: int):
-    """(In a child process.) Solve the 512-GPU job with the catalog grown ``multiple`` times."""
+def catalog_solves(multiple: int, server: str | None, repeats: int, profile: bool):
+    """(In a child process.) Solve the 512-GPU job with the catalog grown ``multiple`` times;
+    with ``profile``, one more solve under cProfile yields where the time goes."""
     from topoopt.solver import solve
 
     instance = workloads.scale_instance(CATALOG_GPUS, server=server, catalog=workloads.vendor_variants(multiple))
     variables, constraints = model_size(instance)
-    for index in range(repeats):
+    for _ in range(repeats):
         seconds, result = timed(lambda: solve(instance, explain=False))
         yield {"seconds": seconds, "status": result.status, "variables": variables, "constraints": constraints,
                "cost": result.cost.total if result.cost else None, "design": _design_summary(result)}
         if seconds > CATALOG_ONCE_ABOVE_S:
-            return
+            break
+    if profile:
+        yield {"profile": profile_split(lambda: solve(instance, explain=False))}
 
 
 def catalog(quick: bool) -> dict:
@@ -113,12 +121,16 @@ def catalog(quick: bool) -> dict:
     cap_s = 20.0 if quick else 60.0
     multiples = (1, 2, 10) if quick else (1, 2, 4, 6, 8, 10)
     workloads_run = (("server free", None), (f"server pinned ({workloads.SCALE_SERVER})", workloads.SCALE_SERVER))
-    rows, at_ten = [], {}
+    profiled_multiples = (1,) if quick else (1, 2)
+    rows, at_ten, profiles = [], {}, []
     for label, server in workloads_run:
         for multiple in multiples:
-            run = in_child(catalog_solves, (multiple, server, repeats), cap_s)
-            seconds = [s["seconds"] for s in run.samples]
-            last = run.samples[-1] if run.samples else {}
+            run = in_child(catalog_solves, (multiple, server, repeats, multiple in profiled_multiples), cap_s)
+            profiles += [f"Profile of one solve, {label}, ×{multiple}: {describe_split(s['profile'])}."
+                         for s in run.samples if "profile" in s]
+            solved = [s for s in run.samples if "seconds" in s]
+            seconds = [s["seconds"] for s in solved]
+            last = solved[-1] if solved else {}
             finished = bool(seconds) and not run.timed_out and run.error is None
             row = {
                 "workload": label, "multiple": multiple, "catalog_items": workloads.catalog_size(multiple),
@@ -162,6 +174,7 @@ def catalog(quick: bool) -> dict:
             f"Each multiple runs in a fresh process (cold caches): {repeats} solve(explain=False) per multiple, "
             f"one when a solve takes over {CATALOG_ONCE_ABOVE_S:g} s; stopped after {cap_s:g} s without a result, "
             "and larger multiples of that workload are then skipped.",
+            *profiles,
         ],
     }
 
@@ -176,7 +189,8 @@ def literal_enumeration(instance):
     from enumeration import enumerate_designs
 
     seconds, found = timed(lambda: enumerate_designs(instance, judge_all=True))
-    yield {"seconds": seconds, "cost": found.cost, "candidates": found.candidates, "checked": found.checked}
+    yield {"seconds": seconds, "cost": found.cost, "candidates": found.candidates, "checked": found.checked,
+           "rejected": sum(found.rejected.values()), "cost_mismatches": found.cost_mismatches}
 
 
 def enumeration(quick: bool) -> dict:
@@ -189,7 +203,8 @@ def enumeration(quick: bool) -> dict:
     rows, largest = [], None
     for budget, max_nics, max_over in workloads.ENUMERATION_LADDER:
         instance = workloads.enumeration_instance(budget, max_nics, max_over)
-        cp_times, result = repeat(lambda: solve(instance, explain=False), repeats)
+        cp = repeat(lambda: solve(instance, explain=False), repeats)
+        cp_times, result = cp.wall_s, cp.result
         cp_cost = result.cost.total if result.cost else None
         sorted_s, fast = timed(lambda: enumerate_designs(instance))
         run = in_child(literal_enumeration, (instance,), cap_s)
@@ -203,6 +218,7 @@ def enumeration(quick: bool) -> dict:
             "cheapest_first_s": round(sorted_s, 2), "cheapest_first_speedup": round(sorted_s / cp_median, 1),
             "cp_sat_cost": cp_cost, "enumeration_cost": done["cost"] if done else fast.cost,
             "same_optimum": (done["cost"] if done else fast.cost) == cp_cost,
+            "checker_rejections": done["rejected"] if done else None,
             "status": "finished" if done else (run.error or f"stopped after {cap_s:g} s"),
         }
         rows.append(row)
@@ -233,6 +249,8 @@ def enumeration(quick: bool) -> dict:
             "enumeration_s: tests/enumeration.py with judge_all — every combination of the free decisions "
             "that passes the rule screening is written out as a Design and judged by check_design, each accepted "
             "one priced by recompute_cost; run in a fresh process, stopped after the cap (larger rungs skipped).",
+            "checker_rejections: screened candidates the checker rejected (0 means the screening "
+            "states exactly the checker's rules).",
             "cheapest_first_s: the same enumeration checking only the cheapest screened candidates, cheapest "
             "first (a much smarter brute force; same optimum).",
             f"cp_sat_s: median of {repeats} solve(explain=False) in this process.",

@@ -14,12 +14,15 @@ racks). Counts, power and rack arithmetic come from the checker's own rules
 
 Method. Every combination is screened by rules that can only reject what the checker would
 reject too (ports, reach, form factors, pins, lists, prices, deadline, racks, site power, budget)
-and priced as the checker's bill prices it. The ``keep`` cheapest survivors are written out as
-:class:`~topoopt.models.design.Design` records and handed to :func:`topoopt.checker.check_design`
-in order of cost; the first one it accepts is the optimum, at the cost
-:func:`topoopt.checker.recompute_cost` gives. A rule the screening does not know only costs a
-rejected candidate, never the optimum (as long as fewer than ``keep`` cheaper candidates are
-rejected, which the result reports).
+and priced as the checker's bill prices it. Two ways to find the optimum among the survivors:
+
+* ``judge_all=True`` — the literal brute force: every survivor is written out as a
+  :class:`~topoopt.models.design.Design`, judged by :func:`topoopt.checker.check_design` and, when
+  accepted, priced by :func:`topoopt.checker.recompute_cost`; the cheapest accepted one wins.
+* default — cheapest first: the ``keep`` cheapest survivors are written out and checked in order
+  of cost; the first one the checker accepts is the optimum. A rule the screening does not know
+  only costs a rejected candidate, never the optimum (as long as fewer than ``keep`` cheaper
+  candidates are rejected, which the result reports). Same answer, far fewer checker calls.
 
 Only ``min_cost`` (with or without a deadline) is enumerated.
 """
