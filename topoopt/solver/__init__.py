@@ -24,7 +24,7 @@ from topoopt.solver.build import POWER_MAX_W, DesignModel
 from topoopt.solver.binding import binding_families
 from topoopt.solver.explain import explain_infeasible
 from topoopt.solver.extract import chosen, extract
-from topoopt.solver.options import MAX_NODES
+from topoopt.solver.options import MAX_NODES, part_fits_node_end, part_fits_switch_end, per_rack
 from topoopt.solver.problem import Problem
 from topoopt.solver.run import OK, Settings, Stats, lexicographic, run
 
@@ -83,35 +83,84 @@ def min_cost(problem: Problem, settings: Settings, stats: Stats, relaxed=frozens
     return status, dm, solver, value, bound
 
 
-def fastest_time_s(problem: Problem, settings: Settings, stats: Stats, relaxed=frozenset()) -> float | None:
-    """The smallest time to train any design allows (None when no design exists)."""
-    dm = model_for(problem, relaxed)
-    budget = problem.instance.budget.max
-    pairs = []
-    for config in dm.options.node_configs:
-        price = config.unit_price or 0
-        optimistic_nodes = min(MAX_NODES, int(budget // price) if price and "budget_cap" not in relaxed else MAX_NODES)
-        pinned = problem.instance.constraints.pins.nodes
-        if pinned is not None and "pins_respected" not in relaxed:
-            optimistic_nodes = min(optimistic_nodes, pinned)
-        for perf_class in dm.v.use_cls:
-            bound = problem.time_to_train_s(config, perf_class, max(optimistic_nodes, 1))
-            if bound is not None:
-                pairs.append((bound, config.index, perf_class, config))
-    pairs.sort(key=lambda item: (item[0], item[1], item[2]))
+def fabric_cost_per_node(problem: Problem, config, fabrics) -> float:
+    """A lower bound on the fabric cost one node adds with these fabric options: its share of
+    leaf ports (or the single switch's), of node cables, and of leaf uplink cables."""
+    parts = problem.options.parts
     best = math.inf
-    dm.m.maximize(dm.v.nodes)
-    for bound, _, perf_class, config in pairs:
+    for f in fabrics:
+        if f.speed_key != config.speed_key:
+            continue
+        if f.tiers == 0:
+            return 0.0
+        node_links = [p.unit_price / p.part.links for p in parts["node-leaf"] if p.unit_price is not None
+                      and part_fits_switch_end(p.part, f.switch, f.gbps, "a") and part_fits_node_end(p.part, config)]
+        if not node_links or f.unit_price is None:
+            continue
+        per_port = f.unit_price / f.down + min(node_links)
+        if f.tiers >= 2:
+            uplinks = [p.unit_price / p.part.links for p in parts["leaf-spine"] if p.unit_price is not None
+                       and part_fits_switch_end(p.part, f.switch, f.gbps, "a")]
+            per_port += f.up / f.down * min(uplinks, default=0.0)
+        best = min(best, config.rails * per_port)
+    return best
+
+
+def optimistic_nodes(problem: Problem, config, fabrics, relaxed: frozenset[str]) -> int:
+    """An upper bound on the nodes of any design with this configuration and these fabric
+    options: pins, budget (nodes, racks and fabric at their cheapest), racks and site power, each
+    unless relaxed. None of them can be exceeded, so the bound is safe for pruning."""
+    inst, o = problem.instance, problem.options
+    node_w = config.power_w(o.all_parts)
+    bounds = [MAX_NODES]
+    if inst.constraints.pins.nodes is not None and "pins_respected" not in relaxed:
+        bounds.append(inst.constraints.pins.nodes)
+    per = max((per_rack(r.rack, node_w, config.server.rack_units) for r in o.racks), default=0)
+    if config.unit_price and "budget_cap" not in relaxed:
+        # Beyond one node a fabric is needed: each node costs at least its server, its NICs, its
+        # share of the cheapest rack and of the cheapest fabric.
+        rack_share = min((r.unit_price or 0 for r in o.racks), default=0) / max(per, 1)
+        per_node = config.unit_price + rack_share + fabric_cost_per_node(problem, config, fabrics)
+        bounds.append(int(inst.budget.max // per_node) if per_node < math.inf else 1)
+    if "racks_available" not in relaxed:
+        bounds.append(inst.site.max_racks * per)
+    if inst.site.power_cap_kw is not None and "site_power_within_limit" not in relaxed:
+        bounds.append(int(inst.site.power_cap_kw * 1000 // node_w))
+    return max(1, min(bounds))
+
+
+def fastest_time_s(problem: Problem, settings: Settings, stats: Stats, relaxed=frozenset()) -> float | None:
+    """The smallest time to train any design allows (None when no design exists).
+
+    Time is non-increasing in the node count, so each (configuration group, fabric class) pair is
+    best at the most nodes the rules allow, which one CP-SAT solve finds. Pairs are visited in
+    order of the time at an optimistic node count and the search stops when no pair can beat the
+    best found: the result is exact.
+    """
+    dm = model_for(problem, relaxed)
+    p = dm.problem
+    pairs = []
+    for _, configs in dm.node_groups(p.perf_key):
+        for cls in dm.v.use_cls:
+            fabrics = [f for f in p.options.fabrics if f.perf_class == cls]
+            most = max(optimistic_nodes(p, c, fabrics, relaxed) for c in configs)
+            bound = p.time_to_train_s(configs[0], cls, most)
+            if bound is not None:
+                pairs.append((bound, len(pairs), configs, fabrics, cls))
+    pairs.sort(key=lambda pair: pair[:2])
+    best = math.inf
+    for bound, _, configs, fabrics, cls in pairs:
         if bound >= best:
             break
-        dm.m.clear_assumptions()
-        dm.m.add_assumptions([dm.v.use_nc[config.index], dm.v.use_cls[perf_class]])
-        status, solver = run(dm.m, settings, stats)
-        if status not in OK:
-            continue
-        seconds = problem.time_to_train_s(config, perf_class, solver.value(dm.v.nodes))
-        if seconds is not None and seconds < best:
-            best = seconds
+        # A model of this pair alone: the same rules over its configurations and fabric options.
+        sub = enforce_all(DesignModel(p.restricted(configs, fabrics), throughput_target_tokens_per_s=p.throughput_target),
+                          relaxed)
+        sub.m.maximize(sub.v.nodes)
+        status, solver = run(sub.m, settings, stats)
+        if status in OK:
+            seconds = p.time_to_train_s(configs[0], cls, solver.value(sub.v.nodes))
+            if seconds is not None and seconds < best:
+                best = seconds
     return None if best == math.inf else best
 
 

@@ -15,28 +15,44 @@ from topoopt.solver.build import DesignModel
 from topoopt.solver.options import devices_per_rack_by_power, part_fits_node_end, part_fits_switch_end, switch_power_w
 
 
+def _nodes_at_least(dm: DesignModel, family: str, need_of) -> None:
+    """n ≥ need per node-configuration group (and fabric class); None rules the pair out.
+
+    Besides the enforced bounds, two implied linear cuts keep the search (and proofs of
+    infeasibility) short: n ≥ Σ need·use and server cost ≥ Σ price·need·use over the groups, with
+    each group's smallest need over the fabric classes. They follow from the bounds, so they
+    belong to the same family.
+    """
+    v, m = dm.v, dm.m
+    node_terms, cost_terms = [], []
+    for group, configs in dm.node_groups(dm.problem.perf_key):
+        needs = []
+        for cls, cls_lit in v.use_cls.items():
+            need = need_of(configs[0], cls)
+            if need is None:
+                dm.forbid(family, group, cls_lit)
+            else:
+                needs.append(need)
+                dm.add(family, m.add(v.nodes >= need), group, cls_lit)
+        if not needs:
+            continue
+        least = min(needs)
+        node_terms.append(least * group)
+        cost_terms += [least * (c.server_price or 0) * v.use_nc[c.index] for c in configs]
+    dm.add(family, m.add(v.nodes >= sum(node_terms)))
+    dm.add(family, m.add(v.cost["server"] >= sum(cost_terms)))
+
+
 def memory_fits(dm: DesignModel) -> None:
     """n ≥ the fewest nodes on which the model fits (perf.min_nodes_to_fit)."""
-    for group, configs in dm.node_groups(dm.problem.perf_key):
-        need = dm.problem.min_nodes_to_fit(configs[0])
-        if need is None:
-            dm.forbid("memory_fits", group)
-        else:
-            dm.add("memory_fits", dm.m.add(dm.v.nodes >= need), group)
+    _nodes_at_least(dm, "memory_fits", lambda config, _cls: dm.problem.min_nodes_to_fit(config))
 
 
 def deadline_met(dm: DesignModel) -> None:
     """n ≥ the fewest nodes that train in time, per (node configuration, fabric class)."""
     seconds = dm.problem.time_limit_s
-    if seconds is None:
-        return
-    for group, configs in dm.node_groups(dm.problem.perf_key):
-        for cls, lit in dm.v.use_cls.items():
-            need = dm.problem.min_nodes_for_time(configs[0], cls, seconds)
-            if need is None:
-                dm.forbid("deadline_met", group, lit)
-            else:
-                dm.add("deadline_met", dm.m.add(dm.v.nodes >= need), group, lit)
+    if seconds is not None:
+        _nodes_at_least(dm, "deadline_met", lambda config, cls: dm.problem.min_nodes_for_time(config, cls, seconds))
 
 
 def budget_cap(dm: DesignModel) -> None:

@@ -3,6 +3,9 @@ performance lookups that turn the nonlinear performance model into per-option co
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+
 from topoopt.catalog import ResolvedCatalog, resolve_catalog
 from topoopt.models.instance import Instance
 from topoopt.models.performance import StorageNeeds
@@ -36,6 +39,16 @@ class Problem:
         self.time_limit_s: float | None = like.time_limit_s if like else self.deadline_s
         self._fit_cache: dict[tuple, int | None] = like._fit_cache if like else {}
         self._time_cache: dict[tuple, int | None] = like._time_cache if like else {}
+
+    def restricted(self, configs: list, fabrics: list) -> "Problem":
+        """The same problem limited to these node configurations and fabric options."""
+        sub = copy.copy(self)
+        sub.options = dataclasses.replace(
+            self.options,
+            node_configs=[dataclasses.replace(c, index=i) for i, c in enumerate(configs)],
+            fabrics=[dataclasses.replace(f, index=i) for i, f in enumerate(fabrics)],
+        )
+        return sub
 
     def relaxing(self, families: frozenset[str]) -> "Problem":
         """The same problem with these families' options kept in the model (so they can be relaxed)."""
