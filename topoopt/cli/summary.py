@@ -16,8 +16,12 @@ def solved_summary(result: SolveResult, name: str) -> str:
     d, cost, perf = result.design, result.cost, result.performance
     f = d.fabric
     lines = [f"topoopt · {name} · {result.status.upper()} ({result.objective.kind})", ""]
-    rails = f"{d.nics_per_node} × {d.nic} per node" + (", rail-optimized" if d.rail_optimized else "")
-    lines.append(f"Design       {d.nodes:,} × {d.server} = {d.gpus:,} × {d.gpu} · {d.interconnect} at {d.link_gbps}G · {rails}")
+    if f.tiers == 0:
+        network = "no compute NICs (one node)"
+    else:
+        rails = f"{d.nics_per_node} × {d.nic} per node" + (", rail-optimized" if d.rail_optimized else "")
+        network = f"{d.interconnect} at {d.link_gbps}G · {rails}"
+    lines.append(f"Design       {d.nodes:,} × {d.server} = {d.gpus:,} × {d.gpu} · {network}")
     if f.tiers == 0:
         fabric = "none: a single node, its GPUs joined by the scale-up link"
     elif f.tiers == 1:
