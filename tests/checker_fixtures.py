@@ -26,8 +26,13 @@ BASE_INSTANCE = {
 }
 
 # Provisioned power, from the catalog:
-#   node   = dgx-h100 10,200 W + 4 twin-port cages × 17 W (hungriest twin-flat 400G module) = 10,268 W
-#   switch = qm9700 750 W + 32 cages × 25 W (hungriest module with a twin-finned end)       =  1,550 W
+#   node   = dgx-h100 10,200 W (its 8 CX-7 are built in, no NIC term)
+#            + ceil(8 rails / 2 per cage) = 4 twin-port cages × 17 W
+#              (hungriest b-end of a 400G part carrying 2 links into osfp-twin-flat)     = 10,268 W
+#   the same node without a fabric (tiers 0): the server alone                         = 10,200 W
+#   switch = qm9700 750 W + 32 cages × 17 W (hungriest end that fits an osfp-twin-finned
+#            cage at 2 ports × 400G, 4 × 200G or 4 × 100G; the 25 W XDR ends run 800G,
+#            which the qm9700 does not)                                                 =  1,294 W
 #   storage unit = nvme-of-array 1,600 W
 
 BASE_DESIGN = {
@@ -56,7 +61,8 @@ BASE_DESIGN = {
          "assemblies": 128, "length_m": 52.0, "gbps": 400},
     ],
     "racks": [
-        # 30 kW / 10.268 kW = 2 nodes per rack -> 2 racks; 12 switches and 1 array fit one rack each.
+        # 30 kW / 10.268 kW = 2 nodes per rack -> 2 racks of 2 × 10,268 W = 20,536 W;
+        # 12 switches × 1,294 W = 15,528 W and 1 array fit one rack each.
         {"class": "air-30kw", "role": "compute", "count": 2, "nodes_per_rack": 2, "power_kw": 20.536},
         {"class": "air-30kw", "role": "network", "count": 1, "nodes_per_rack": 0, "power_kw": 15.528},
         {"class": "air-30kw", "role": "storage", "count": 1, "nodes_per_rack": 0, "power_kw": 1.6},
@@ -81,7 +87,8 @@ BASE_TOTAL = 2_334_720
 # k = 4 cages × 2 = 8; ratio 1: d = 4, u = 4; 5 nodes × 8 rails: leaves = 8 × ceil(5/4) = 16;
 # pods of P = 4 leaves: ceil(16/4) = 4 pods of Q = 4 spines = 16 spines; spine uplinks u2 = 8 − 4 = 4;
 # 2 cores per plane (2 divides 4): 2 links per spine-core pair, a core uses 4 pods × 2 = 8 ports;
-# cores = 4 planes × 2 = 8. Switch power 300 W + 4 cages × 25 W = 400 W.
+# cores = 4 planes × 2 = 8. Switch power 300 W + 4 cages × 17 W (hungriest end that fits a
+# twin-finned cage at 2 × 400G) = 368 W.
 SMALL_SWITCH = {"id": "sw8", "name": "8-port NDR test switch", "source": SRC, "protocols": ["ib"], "cages": 4,
                 "cage_form_factor": "osfp-twin-finned", "ports_per_cage": {400: 2}, "power_w": 300.0,
                 "rack_units": 1}
@@ -112,8 +119,10 @@ THREE_TIER_DESIGN = {
          "assemblies": 32, "length_m": 52.0, "gbps": 400},
     ],
     "racks": [
+        # 2 nodes per rack (as above): ceil(5 / 2) = 3 racks, the fullest at 2 × 10,268 W = 20,536 W.
         {"class": "air-30kw", "role": "compute", "count": 3, "nodes_per_rack": 2, "power_kw": 20.536},
-        {"class": "air-30kw", "role": "network", "count": 1, "nodes_per_rack": 0, "power_kw": 16.0},  # 40 × 0.4
+        # 40 switches × 368 W = 14,720 W ≤ 30 kW and 40 U ≤ 42 U: one rack.
+        {"class": "air-30kw", "role": "network", "count": 1, "nodes_per_rack": 0, "power_kw": 14.72},
         {"class": "air-30kw", "role": "storage", "count": 1, "nodes_per_rack": 0, "power_kw": 1.6},
     ],
 }
@@ -130,7 +139,9 @@ SINGLE_NODE_DESIGN = {
     "switches": [],
     "links": [],
     "racks": [
-        {"class": "air-30kw", "role": "compute", "count": 1, "nodes_per_rack": 2, "power_kw": 10.268},
+        # Without a fabric the node draws its server's 10,200 W only (no optics, no bought NICs);
+        # 30 kW / 10.2 kW = 2 nodes per rack, the one node fills 10.2 kW of it.
+        {"class": "air-30kw", "role": "compute", "count": 1, "nodes_per_rack": 2, "power_kw": 10.2},
         {"class": "air-30kw", "role": "storage", "count": 1, "nodes_per_rack": 0, "power_kw": 1.6},
     ],
 }

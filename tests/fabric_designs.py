@@ -25,6 +25,15 @@ from topoopt.models.performance import Parallelism
 
 PRICE_BOOK = "usd-capex"
 
+# Provisioned power (docs/model.md, "Racks and power") and what one air-45kw rack (45 kW, 48 U) holds:
+#   dgx-h100 node  10,200 W + 4 twin-flat cages × 17 W                        = 10,268 W -> 4 per rack
+#   dgx-a100 node   6,500 W + 8 qsfp56 cages × 6 W (HDR AOC end)              =  6,548 W -> 6 per rack
+#   hgx-h100 node  10,000 W + 8 bought cx7-osfp × 25 W + 8 osfp-flat cages × 9 W = 10,272 W -> 4 per rack
+#   qm9700            750 W + 32 cages × 17 W (no 800G part fits: it runs ≤ 400G) = 1,294 W -> 34 per rack
+#   qm8700            300 W + 40 cages × 6 W (HDR / 2 × HDR100 AOC ends)           =   540 W -> 48 per rack (by U)
+#   pfs-building-block 2,500 W, 4 U                                                          -> 12 per rack (by U)
+# e.g. 45,000 / 10,268 = 4.38 and 48 / 8 U = 6, so 4 nodes; 45,000 / 1,294 = 34.8 and 48 / 1 U = 48, so 34.
+
 
 def _links(between: str, count: int, part: str, per_assembly: int, length_m: float, gbps: int,
            assemblies: int | None = None) -> LinkGroup:
@@ -55,6 +64,7 @@ def one_tier_8_gpu() -> Design:
                            leaves_per_rail=1),
         switches=[SwitchGroup(tier="leaf", model="qm9700", count=1, ports_used=8)],
         links=[_links("node-leaf", 8, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400)],
+        # 1 × 10,268 W; 1 × 1,294 W; 1 × 2,500 W.
         racks=[RackGroup(rack_class="air-45kw", role="compute", count=1, nodes_per_rack=4, power_kw=10.268),
                RackGroup(rack_class="air-45kw", role="network", count=1, nodes_per_rack=0, power_kw=1.294),
                RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=2.5)],
@@ -76,6 +86,7 @@ def two_tier_32_dgx() -> Design:
                   SwitchGroup(tier="spine", model="qm9700", count=4, ports_used=256)],
         links=[_links("node-leaf", 256, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400),
                _links("leaf-spine", 256, "ndr-dr4-twin-kit-500m", 2, 52, 400)],
+        # 32 / 4 = 8 racks of 4 × 10,268 = 41,072 W; 12 switches × 1,294 = 15,528 W; 2 × 2,500 = 5,000 W.
         racks=[RackGroup(rack_class="air-45kw", role="compute", count=8, nodes_per_rack=4, power_kw=41.072),
                RackGroup(rack_class="air-45kw", role="network", count=1, nodes_per_rack=0, power_kw=15.528),
                RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=5.0)],
@@ -101,8 +112,10 @@ def three_tier_dgx_a100() -> Design:
         links=[_links("node-leaf", 384, "hdr-aoc-30m", 1, 17, 200),
                _links("leaf-spine", 480, "hdr-aoc-100m", 1, 52, 200),
                _links("spine-core", 800, "hdr-aoc-100m", 1, 52, 200)],
-        racks=[RackGroup(rack_class="air-45kw", role="compute", count=8, nodes_per_rack=6, power_kw=39.3),
-               RackGroup(rack_class="air-45kw", role="network", count=2, nodes_per_rack=0, power_kw=21.6),
+        # 48 / 6 = 8 racks of 6 × 6,548 = 39,288 W; 84 switches: ceil(84 / 48) = 2 racks, the fullest
+        # 48 × 540 = 25,920 W; 1 × 2,500 W.
+        racks=[RackGroup(rack_class="air-45kw", role="compute", count=8, nodes_per_rack=6, power_kw=39.288),
+               RackGroup(rack_class="air-45kw", role="network", count=2, nodes_per_rack=0, power_kw=25.92),
                RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=2.5)],
         storage=_storage("pfs-building-block", 1),
     )
@@ -115,6 +128,9 @@ def two_tier_hgx_odd(nodes: int = 21) -> Design:
     leaves_per_rail = math.ceil(nodes / 32)
     leaves = 8 * leaves_per_rail
     spines = 4 * leaves_per_rail  # a spine takes 64 ports: leaves × 32 / spines links
+    switches = leaves + spines
+    # 4 nodes of 10,272 W and 34 switches of 1,294 W per rack (see the table at the top).
+    node_rack_w, switch_rack_w = min(nodes, 4) * 10_272, min(switches, 34) * 1_294
     return _design(
         server="hgx-h100", gpu="h100-sxm", nodes=nodes, gpus=8 * nodes, interconnect="ib-ndr", nic="cx7-osfp",
         nics_per_node=8, link_gbps=400, tiers=2, oversubscription=1.0, rail_optimized=True,
@@ -128,8 +144,9 @@ def two_tier_hgx_odd(nodes: int = 21) -> Design:
         links=[_links("node-leaf", 8 * nodes, "ndr-sr4-kit-50m", 2, 17, 400),
                _links("leaf-spine", 32 * leaves, "ndr-dr4-twin-kit-500m", 2, 52, 400)],
         racks=[RackGroup(rack_class="air-45kw", role="compute", count=math.ceil(nodes / 4), nodes_per_rack=4,
-                         power_kw=41.0),
-               RackGroup(rack_class="air-45kw", role="network", count=1, nodes_per_rack=0, power_kw=15.5),
+                         power_kw=node_rack_w / 1000),
+               RackGroup(rack_class="air-45kw", role="network", count=math.ceil(switches / 34), nodes_per_rack=0,
+                         power_kw=switch_rack_w / 1000),
                RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=2.5)],
         storage=_storage("pfs-building-block", 1),
     )
@@ -144,7 +161,8 @@ def result_for(design: Design) -> SolveResult:
         per_part[group.part] = per_part.get(group.part, 0) + group.assemblies
     rack_class = design.racks[0].rack_class
     quantities = [("server", design.server, design.nodes)]
-    if design.server.startswith("hgx"):
+    # NICs are bought for servers without built-in ones, and only when there is a fabric to attach.
+    if catalog.by_id("servers")[design.server].builtin_compute_nics is None and design.tiers > 0:
         quantities.append(("nic", design.nic, design.nodes * design.nics_per_node))
     quantities += [("switch", design.fabric.switch, sum(g.count for g in design.switches))]
     quantities += [("cable", part, count) for part, count in per_part.items()]
@@ -180,8 +198,10 @@ def three_tier_16k() -> Design:
         links=[_links("node-leaf", 16384, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400),
                _links("leaf-spine", 16384, "ndr-dr4-twin-kit-500m", 2, 52, 400),
                _links("spine-core", 16384, "ndr-dr4-twin-kit-500m", 2, 52, 400)],
+        # 2,048 / 4 = 512 racks of 4 × 10,268 = 41,072 W; 1,280 switches / 34 per rack -> 38 racks,
+        # the fullest 34 × 1,294 = 43,996 W; 8 × 2,500 = 20,000 W in one rack (12 fit by U).
         racks=[RackGroup(rack_class="air-45kw", role="compute", count=512, nodes_per_rack=4, power_kw=41.072),
-               RackGroup(rack_class="air-45kw", role="network", count=45, nodes_per_rack=0, power_kw=44.95),
+               RackGroup(rack_class="air-45kw", role="network", count=38, nodes_per_rack=0, power_kw=43.996),
                RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=20.0)],
         storage=_storage("pfs-building-block", 8),
     )

@@ -71,18 +71,20 @@ def test_assemblies_are_whole_per_device_pair():
         "16 leaves × 4 spines × ceil(1 links / 2 per assembly) = 64"]
 
 
+# 4 nodes × 8 rails = 32 ports ≤ 64 of one qm9700: one switch, no uplinks, not rail-optimized.
+ONE_TIER = {
+    "tiers": 1, "rail_optimized": False,
+    "fabric": {**BASE_DESIGN["fabric"], "tiers": 1, "leaves": 1, "spines": 0, "leaf_down_ports": 64,
+               "leaf_up_ports": 0, "links_per_leaf_spine": 0, "spines_per_pod": 0, "leaves_per_pod": 1,
+               "rail_optimized": False},
+    "switches": [{"tier": "leaf", "model": "qm9700", "count": 1, "ports_used": 32}],
+    "links": [BASE_DESIGN["links"][0]],
+    "racks.1.power_kw": 1.294,  # one qm9700: 750 W + 32 cages × 17 W = 1,294 W
+}
+
+
 def test_one_tier_design_is_clean():
-    # 4 nodes × 8 rails = 32 ports ≤ 64 of one qm9700: one switch, no uplinks, not rail-optimized.
-    one = apply_changes(BASE_DESIGN, {
-        "tiers": 1, "rail_optimized": False,
-        "fabric": {**BASE_DESIGN["fabric"], "tiers": 1, "leaves": 1, "spines": 0, "leaf_down_ports": 64,
-                   "leaf_up_ports": 0, "links_per_leaf_spine": 0, "spines_per_pod": 0, "leaves_per_pod": 1,
-                   "rail_optimized": False},
-        "switches": [{"tier": "leaf", "model": "qm9700", "count": 1, "ports_used": 32}],
-        "links": [BASE_DESIGN["links"][0]],
-        "racks.1.power_kw": 1.55,
-    })
-    assert check_design(instance(), base_design(one)) == []
+    assert check_design(instance(), base_design(apply_changes(BASE_DESIGN, ONE_TIER))) == []
 
 
 def test_single_node_design_without_a_fabric_is_clean():
@@ -91,13 +93,58 @@ def test_single_node_design_without_a_fabric_is_clean():
     assert {line.category for line in recompute_cost(instance(), design).breakdown} == {"server", "rack", "storage"}
 
 
+# hgx-h100 with 8 bought cx7-osfp (single-port osfp-flat cages): 10,000 W + 8 NICs × 25 W
+# + 8 cages × 9 W (hungriest b-end of a 400G part with one link per osfp-flat end) = 10,272 W;
+# 30 kW / 10,272 W = 2 nodes per rack, the fullest rack 2 × 10,272 W = 20,544 W. The node-leaf
+# kits break one twin-port switch cage out to two NIC cages: 8 rails × ceil(4 nodes / 2) = 16.
+HGX = {"server": "hgx-h100", "links.0.part": "ndr-sr4-kit-50m", "racks.0.power_kw": 20.544}
+
+
+def test_bought_nics_count_in_node_power():
+    assert check_design(instance(), base_design(**HGX)) == []
+    # Without the NICs' 8 × 25 W the rack would be recorded at 2 × 10,072 W = 20.144 kW.
+    found = check_design(instance(), base_design(**{**HGX, "racks.0.power_kw": 20.144}))
+    assert [str(v) for v in found] == [
+        "rack_power_within_limit: compute racks (air-30kw): 20.144 kW recorded for the fullest rack; "
+        "2 × hgx-h100 at 10.272 kW = 20.544 kW"]
+
+
+def test_single_node_without_a_fabric_buys_no_nics_and_powers_only_its_server():
+    # hgx-h100 alone: 10,000 W, no NICs (8 × 25 W) and no optics (8 × 9 W) fitted;
+    # 30 kW / 10 kW = 3 nodes per rack.
+    alone = {"racks.0.nodes_per_rack": 3, "racks.0.power_kw": 10.0}
+    design = base_design(SINGLE_NODE_DESIGN, server="hgx-h100", **alone)
+    assert check_design(instance(), design) == []
+    assert {line.category for line in recompute_cost(instance(), design).breakdown} == {"server", "rack", "storage"}
+    found = check_design(instance(), base_design(SINGLE_NODE_DESIGN, server="hgx-h100",
+                                                 **{**alone, "racks.0.power_kw": 10.272}))
+    assert [str(v) for v in found] == [
+        "rack_power_within_limit: compute racks (air-30kw): 10.272 kW recorded for the fullest rack; "
+        "1 × hgx-h100 at 10.0 kW = 10.0 kW"]
+
+
+# Node cables 2 m long (1 m in the row + 1 m slack), leaf-spine 50 + 1 = 51 m: short enough for
+# the twin-port DAC, whose one node end carries both links of a DGX cage.
+SHORT_ROWS = {"site.distances.in_row_m": 1.0, "site.distances.slack_m": 1.0}
+TWIN_DAC = {"links.0.part": "ndr-dac-twin-to-twin-flat-2m", "links.0.length_m": 2.0, "links.1.length_m": 51.0}
+
+
+def test_copper_node_cable_with_several_links_per_node_end_serves_one_switch():
+    # 1 tier: both links of a node cage land on the one switch, so the DAC is fine (the 2-tier
+    # case is a mutation below).
+    one = apply_changes(BASE_DESIGN, {
+        **ONE_TIER, "links": [{**BASE_DESIGN["links"][0], "part": TWIN_DAC["links.0.part"], "length_m": 2.0}]})
+    assert check_design(instance(**SHORT_ROWS), base_design(one)) == []
+
+
 @pytest.mark.parametrize("changes, fragment", [
-    ({"nodes": 2, "gpus": 16, "racks.0.power_kw": 20.536},
+    # 2 fabric-less nodes at 10,200 W each = 20.4 kW (2 per rack), so only the missing fabric is wrong.
+    ({"nodes": 2, "gpus": 16, "racks.0.power_kw": 20.4},
      "leaf_ports_cover_endpoints: fabric: 2 nodes without a compute fabric; only a single node needs none"),
     ({"switches": [{"tier": "leaf", "model": "qm9700", "count": 1, "ports_used": 8}]},
      "leaf_ports_cover_endpoints: leaf switches (qm9700): 1 recorded, 0 needed"),
     ({"racks": [*SINGLE_NODE_DESIGN["racks"], {"class": "air-30kw", "role": "network", "count": 1, "nodes_per_rack": 0,
-                                                "power_kw": 1.55}]},
+                                                "power_kw": 1.294}]},
      "racks_available: network racks (air-30kw): 1 recorded for a design without switches"),
 ])
 def test_single_node_design_has_no_fabric(changes, fragment):
@@ -105,11 +152,12 @@ def test_single_node_design_has_no_fabric(changes, fragment):
     assert fragment in [str(v) for v in found]
 
 
-MIXED_RACK = [{"class": "air-30kw", "role": "mixed", "count": 1, "nodes_per_rack": 1, "power_kw": 11.868}]
+# The fabric-less node draws its server's 10,200 W: 1 × 10,200 W + 1 × 1,600 W = 11.8 kW.
+MIXED_RACK = [{"class": "air-30kw", "role": "mixed", "count": 1, "nodes_per_rack": 1, "power_kw": 11.8}]
 
 
 def test_small_design_in_one_mixed_rack_is_clean():
-    # 1 × 10,268 W + 1 × 1,600 W = 11.868 kW ≤ 30 kW; 8 U + 2 U ≤ 42 U.
+    # 1 × 10,200 W + 1 × 1,600 W = 11.8 kW ≤ 30 kW; 8 U + 2 U ≤ 42 U.
     assert check_design(instance(), base_design(SINGLE_NODE_DESIGN, racks=MIXED_RACK)) == []
 
 
@@ -117,9 +165,10 @@ def test_small_design_in_one_mixed_rack_is_clean():
     ({"racks": [{**MIXED_RACK[0], "count": 2}]}, "racks_available: mixed rack (air-30kw): a mixed rack is the design's one rack"),
     ({"racks": [{**MIXED_RACK[0], "nodes_per_rack": 0}]}, "0 nodes per rack recorded; it holds all 1"),
     ({"racks": [{**MIXED_RACK[0], "power_kw": 10.0}]},
-     "rack_power_within_limit: mixed rack (air-30kw): 10 kW recorded; 1 × dgx-h100 at 10.268 kW + 1 × nvme-of-array at 1.6 kW = 11.868 kW"),
+     "rack_power_within_limit: mixed rack (air-30kw): 10 kW recorded; 1 × dgx-h100 at 10.2 kW + 1 × nvme-of-array at 1.6 kW = 11.8 kW"),
     ({"storage.units": 3, "storage.read_gbps": 960.0, "storage.write_gbps": 480.0, "storage.capacity_tb": 900.0,
-      "racks": [{**MIXED_RACK[0], "power_kw": 15.068}], "catalog": None},
+      # 10,200 W + 3 × 1,600 W = 15,000 W: within 30 kW, so only the height is wrong.
+      "racks": [{**MIXED_RACK[0], "power_kw": 15.0}], "catalog": None},
      "rack_units_within_limit: mixed rack (air-30kw): 1 × dgx-h100 at 8 U + 3 × nvme-of-array at 14 U = 50 U > 42 U"),
 ])
 def test_mixed_rack_rules(changes, fragment):
@@ -195,13 +244,15 @@ MUTATIONS = [
     ("leaf_ports_cover_endpoints", {}, {"fabric.leaves": 7, "switches.0.count": 7, "switches.0.ports_used": 256},
      "fabric.leaves: recorded 7, the rules give 8"),
     # 2 spines: 16 links per leaf-spine pair, a spine would need 8 × 16 = 128 > 64 ports.
+    # Network rack: (8 + 2) × 1,294 W = 12,940 W.
     ("spine_ports_cover_uplinks", {}, {"fabric.spines": 2, "fabric.spines_per_pod": 2, "fabric.links_per_leaf_spine": 16,
-                                       "switches.1.count": 2, "racks.1.power_kw": 15.5},
+                                       "switches.1.count": 2, "racks.1.power_kw": 12.94},
      "128 ports in use per spine > 64"),
     # 1 core per plane: 4 links per spine-core pair, a core would need 4 pods × 4 = 16 > 8 ports.
+    # Network rack: (16 + 16 + 4) × 368 W = 13,248 W.
     ("core_ports_cover_uplinks", THREE_TIER_INSTANCE_CHANGES,
      {"base": THREE_TIER_DESIGN, "fabric.cores": 4, "fabric.cores_per_plane": 1, "fabric.links_per_spine_core": 4,
-      "switches.2.count": 4, "racks.1.power_kw": 14.4},
+      "switches.2.count": 4, "racks.1.power_kw": 13.248},
      "4 pods × 4 links = 16 ports > 8"),
     # the ratio-3 split of 64 ports (48 down / 16 up) under the default limit of 1.
     ("oversubscription_within_limit", {}, {
@@ -209,9 +260,9 @@ MUTATIONS = [
         "fabric.links_per_leaf_spine": 4, "switches.0.ports_used": 160, "switches.1.ports_used": 128,
         "links.1.count": 128, "links.1.assemblies": 64, "parallelism": None},
      "48 down / 16 up = 3:1 > max 1"),
-    # 5 spines do not divide 32 uplinks.
+    # 5 spines do not divide 32 uplinks. Network rack: (8 + 5) × 1,294 W = 16,822 W.
     ("uplinks_balanced", {}, {"fabric.spines": 5, "fabric.spines_per_pod": 5, "fabric.links_per_leaf_spine": 6,
-                              "switches.1.count": 5, "links.1.assemblies": 8 * 5 * 3, "racks.1.power_kw": 20.15},
+                              "switches.1.count": 5, "links.1.assemblies": 8 * 5 * 3, "racks.1.power_kw": 16.822},
      "32 uplinks per leaf do not divide evenly over 5 spines"),
     ("port_form_factor_match", {}, {"links.0.part": "ndr-sr4-kit-50m"}, "end b is osfp-flat, node cages are osfp-twin-flat"),
     ("cable_reach", {"site.distances.in_row_m": 60.0}, {}, "reach 50 m < 62 m run"),
@@ -221,8 +272,9 @@ MUTATIONS = [
     ("rack_units_within_limit", {"catalog.add.racks": [replaced("racks", "air-30kw", power_kw=60.0, rack_units=20)]},
      {"racks.0.nodes_per_rack": 3, "racks.0.power_kw": 30.804}, "3 × dgx-h100 at 8 U = 24 U > 20 U"),
     ("racks_available", {"site.max_racks": 3}, {}, "4 racks > 3 the site has"),
-    ("site_power_within_limit", {"site.power_cap_kw": 61.0}, {},
-     "4 × dgx-h100 at 10.268 kW + 12 × qm9700 at 1.55 kW + 1 × nvme-of-array at 1.6 kW = 61.272 kW > cap 61.0 kW"),
+    # 4 × 10,268 W + 12 × 1,294 W + 1 × 1,600 W = 41,072 + 15,528 + 1,600 = 58,200 W, just over 58.1 kW.
+    ("site_power_within_limit", {"site.power_cap_kw": 58.1}, {},
+     "4 × dgx-h100 at 10.268 kW + 12 × qm9700 at 1.294 kW + 1 × nvme-of-array at 1.6 kW = 58.2 kW > cap 58.1 kW"),
     ("storage_bandwidth_met", {"workload.data.bytes_per_token": 1.0e7}, {}, "reads 40 GB/s < 154.321 GB/s needed"),
     ("storage_capacity_met", {"workload.data.dataset_tb": 1000.0}, {}, "holds 300 TB < 1,000.337 TB"),
     ("storage_latency_ok", {"workload.data.small_files": True,
@@ -231,7 +283,26 @@ MUTATIONS = [
 ]
 
 
-@pytest.mark.parametrize("family, instance_changes, design_changes, fragment", MUTATIONS, ids=[m[0] for m in MUTATIONS])
+# More mutations for families with several rules (id: mutation).
+MORE_MUTATIONS = {
+    # 2 tiers: rails 1 and 2 of a DGX cage go to different leaves, a DAC cannot split them.
+    "port_form_factor_match-copper-node-cable-2-tiers": (
+        "port_form_factor_match", SHORT_ROWS, TWIN_DAC,
+        "a dac node end carries 2 links, which cannot be split over the leaves of a 2-tier fabric"),
+    # a pinned tier count or leaf switch asks for a fabric; the single node records the pinned
+    # switch as its placeholder, so only the rule, not a comparison of ids, can catch it.
+    "pins_respected-leaf-switch-pinned-single-node": (
+        "pins_respected", {"constraints.pins.leaf_switch": "qm9700"},
+        {"base": SINGLE_NODE_DESIGN, "fabric.switch": "qm9700"},
+        "pinned qm9700; the design is a single node without a compute fabric"),
+    "pins_respected-tiers-pinned-single-node": (
+        "pins_respected", {"constraints.pins.tiers": 1}, {"base": SINGLE_NODE_DESIGN},
+        "pinned 1; the design is a single node without a compute fabric"),
+}
+
+
+@pytest.mark.parametrize("family, instance_changes, design_changes, fragment", MUTATIONS + list(MORE_MUTATIONS.values()),
+                         ids=[m[0] for m in MUTATIONS] + list(MORE_MUTATIONS))
 def test_mutation_is_reported_under_its_family(family, instance_changes, design_changes, fragment):
     inst = instance(**instance_changes)
     changes = dict(design_changes)
@@ -264,7 +335,7 @@ RECORD_MUTATIONS = [
     ("port_form_factor_match", {"links.1.assemblies": 127}, "127 assemblies recorded; 8 leaves × 4 spines × ceil(8 links / 2 per assembly) = 128"),
     ("cable_reach", {"links.1.length_m": 30.0}, "length 30 m recorded, the site gives 52 m"),
     ("link_speed", {"links.1.gbps": 200}, "recorded at 200 Gb/s ≠ link speed 400 Gb/s"),
-    ("rack_power_within_limit", {"racks.1.power_kw": 10.0}, "12 × qm9700 at 1.55 kW = 18.6 kW"),
+    ("rack_power_within_limit", {"racks.1.power_kw": 10.0}, "12 × qm9700 at 1.294 kW = 15.528 kW"),
     ("racks_available", {"racks.0.count": 3}, "3 recorded; ceil(4 × dgx-h100 / 2 per rack) = 2"),
     ("racks_available", {"racks.0.nodes_per_rack": 1, "racks.0.power_kw": 10.268},
      "1 nodes per rack recorded; a rack holds 2 × dgx-h100"),
@@ -315,7 +386,8 @@ def test_oversubscription_limit_bounds_the_actual_ratio():
     split = {"oversubscription": 2.0, "fabric.leaf_down_ports": 42, "fabric.leaf_up_ports": 21,
              "fabric.spines": 3, "fabric.spines_per_pod": 3, "fabric.links_per_leaf_spine": 7,
              "switches.0.ports_used": 32 + 8 * 21, "switches.1.count": 3, "switches.1.ports_used": 8 * 21,
-             "links.1.count": 8 * 21, "links.1.assemblies": 8 * 3 * 4, "racks.1.power_kw": 11 * 1.55, "parallelism": None}
+             # network rack: (8 leaves + 3 spines) × 1,294 W = 14,234 W
+             "links.1.count": 8 * 21, "links.1.assemblies": 8 * 3 * 4, "racks.1.power_kw": 14.234, "parallelism": None}
     assert check_design(instance(**{"constraints.max_oversubscription": 2.0}), base_design(**split)) == []
     found = check_design(instance(**{"constraints.max_oversubscription": 1.99}), base_design(**split))
     assert [str(v) for v in found] == ["oversubscription_within_limit: leaf split: 42 down / 21 up = 2:1 > max 1.99"]
@@ -404,22 +476,18 @@ SOLVER_VARIANTS = {
     "roce-400-2-rails": {**BIG_SITE, "constraints.pins": {"interconnect": "roce-400", "nodes": 70, "nics_per_node": 2}},
     "pinned-3-tiers": {"constraints.pins": {"tiers": 3, "nodes": 16}},
     "ib-hdr": {"constraints.pins": {"interconnect": "ib-hdr", "nodes": 8}},
+    # Solves to 20 × pcie-4x-t4 with one bought cx6-hdr, 1 tier, one mixed rack: exactly
+    # 20 × (1,000 + 20 NIC + 3.5 W optics) + qm8700 (300 + 40 × 6 W) + object store 900 W = 21,910 W,
+    # which the record must give (the model itself rounds each node up to 1,024 W: 21,920 W).
     "ib-hdr100-mixed-rack": {"constraints.pins": {"interconnect": "ib-hdr100", "nodes": 20}},
     "long-runs": {"site.distances.in_row_m": 40.0, "site.distances.across_rows_m": 120.0, "constraints.pins": {"nodes": 12}},
     "air-15kw-only": {"site.rack_classes": ["air-15kw"], "constraints.pins": {"nodes": 6}},
     "single-node": {"constraints.pins": {"nodes": 1}},
     "hgx-4-rails": {"constraints.pins": {"server": "hgx-h100", "nodes": 9, "nics_per_node": 4}},
 }
-KNOWN_DISAGREEMENTS = {
-    # The solver rounds each device's provisioned watts to whole W (1,003.5 W -> 1,004 W per node)
-    # and records the mixed rack's power from that sum: 21.52 kW where the exact figure is 21.51 kW.
-    "ib-hdr100-mixed-rack": "solver records a mixed rack's power from per-device watts rounded to whole W",
-}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(SOLVER_VARIANTS))
-def test_solver_designs_for_instance_variants_pass_the_checker(name, request):
-    if name in KNOWN_DISAGREEMENTS:
-        request.applymarker(pytest.mark.xfail(reason=KNOWN_DISAGREEMENTS[name], strict=True))
+def test_solver_designs_for_instance_variants_pass_the_checker(name):
     assert_solution_passes(instance(**SOLVER_VARIANTS[name]))

@@ -143,12 +143,15 @@ def test_single_node_without_fabric():
                                                  "pods": 0, "leaves_per_pod": 0, "leaves_per_rail": 0}),
         "switches": [],
         "links": [],
-        "racks": [g for g in base.racks if g.role != "network"],
+        # without a fabric the node draws its server's 10,200 W only: no optics in its cages
+        "racks": [g.model_copy(update={"power_kw": 10.2}) if g.role == "compute" else g
+                  for g in base.racks if g.role != "network"],
     })
     fabric = build_fabric(design)
     graph = fabric_graph(design)
     assert fabric.switch_list == [] and graph.number_of_edges() == 0
     assert sorted(graph.nodes) == ["rack01-node01", "storage-01"]
+    assert fabric.nodes[0].power_w == pytest.approx(10_200)
     assert fabric.warnings == []
 
 

@@ -61,16 +61,30 @@ def test_compute_racks_take_the_designs_nodes_per_rack(fabric):
 
 def test_power_is_provisioned_with_the_hungriest_module_in_every_cage():
     """DGX H100: 10,200 W + 4 twin-port cages × the largest node-end power of a 400G part for
-    osfp-twin-flat cages; QM9700: 750 W + 32 cages × the largest end power of any osfp-twin-finned part."""
+    osfp-twin-flat cages; QM9700: 750 W + 32 cages × the largest end power of a part whose end fits
+    its osfp-twin-finned cage at a speed it runs (2 × 400G, 4 × 200G or 4 × 100G per cage)."""
     fabric = build_fabric(fd.two_tier_32_dgx())
     node_end = max(p.power_w_per_b_end for p in CATALOG.cables
                    if p.b_form_factor == "osfp-twin-flat" and p.gbps == 400 and p.links == 2 * p.b_ends)
-    cage = max([p.power_w_per_a_end for p in CATALOG.cables if p.a_form_factor == "osfp-twin-finned"]
-               + [p.power_w_per_b_end for p in CATALOG.cables if p.b_form_factor == "osfp-twin-finned"])
-    assert fabric.nodes[0].power_w == pytest.approx(10_200 + 4 * node_end)
-    assert fabric.switch_list[0].power_w == pytest.approx(750 + 32 * cage)
+    qm9700 = CATALOG.by_id("switches")["qm9700"]
+    cage = max(watts for p in CATALOG.cables
+               for form_factor, ends, watts in ((p.a_form_factor, p.a_ends, p.power_w_per_a_end),
+                                                (p.b_form_factor, p.b_ends, p.power_w_per_b_end))
+               if form_factor == qm9700.cage_form_factor and p.links == ends * qm9700.ports_per_cage.get(p.gbps, 0))
+    # 17 W twin-port 2xSR4 / 2xDR4 modules at both; the 25 W XDR modules run 800G, which the QM9700 does not.
+    assert (node_end, cage) == (17, 17)
+    assert fabric.nodes[0].power_w == pytest.approx(10_268)  # 10,200 + 4 × 17
+    assert fabric.switch_list[0].power_w == pytest.approx(1_294)  # 750 + 32 × 17
     rack = fabric.racks.by_role("compute")[0]
-    assert rack.power_w == pytest.approx(4 * (10_200 + 4 * node_end))
+    assert rack.power_w == pytest.approx(4 * 10_268)
+
+
+def test_bought_nics_are_provisioned_with_the_node():
+    # hgx-h100 with 8 bought cx7-osfp: 10,000 W + 8 × 25 W NICs + 8 single-port osfp-flat cages
+    # × 9 W (the hungriest 400G module end for one): 10,272 W; 4 of them in a 45 kW rack.
+    fabric = build_fabric(fd.two_tier_hgx_odd())
+    assert [node.power_w for node in fabric.nodes] == pytest.approx([10_272] * 21)
+    assert fabric.racks.by_role("compute")[0].power_w == pytest.approx(4 * 10_272)
 
 
 def test_too_many_nodes_per_rack_is_reported():

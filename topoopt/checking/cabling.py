@@ -7,15 +7,20 @@ from topoopt.checking.derive import assemblies_needed
 from topoopt.checking.text import close, num
 from topoopt.models.design import Violation
 
+COPPER_OR_AOC = ("dac", "acc", "aoc")
+"""Media whose assembly is one piece end to end: its node end cannot be split over several leaves."""
+
 
 def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
     """End *a* fits the upper switch's cage and carries all of its logical ports (``links / a_ends =
     ports_per_cage[g]``); end *b* likewise fits the node cage (node–leaf) or the lower switch's
     cage; the part runs at the link speed; assemblies are whole, counted per pair of devices
-    (``derive.assemblies_needed``)."""
+    (``derive.assemblies_needed``). A DAC, ACC or AOC whose node end carries several links serves
+    only 0 or 1 tier: with leaves per rail the links of one node cage go to different leaves."""
     family = "port_form_factor_match"
     out: list[Violation] = []
     switch, g = ctx.switch, ctx.gbps
+    tiers = ctx.design.fabric.tiers
     for group in ctx.design.links:
         part = ctx.part(group.between)
         if part is None:
@@ -23,6 +28,10 @@ def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
         item = f"{group.between} links ({part.id})"
         if part.gbps != g:
             out.append(Violation(family=family, item=item, detail=f"part runs {part.gbps} Gb/s, links run {g} Gb/s"))
+        if group.between == "node-leaf" and part.media in COPPER_OR_AOC and part.links > part.b_ends and tiers >= 2:
+            out.append(Violation(family=family, item=item, detail=(
+                f"a {part.media} node end carries {num(part.links / part.b_ends)} links, which cannot be split over "
+                f"the leaves of a {tiers}-tier fabric; it serves 0 or 1 tier only")))
         c, f = ctx.counts, ctx.design.fabric
         if c is not None and part.links >= 1:
             # Links per pair as the rules give them; the record's own when its uplinks do not

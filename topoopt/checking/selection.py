@@ -46,7 +46,9 @@ def allowed_by_lists(ctx: CheckContext) -> list[Violation]:
 
 def pins_respected(ctx: CheckContext) -> list[Violation]:
     """Every pinned decision (server, GPU, nodes, interconnect, NIC, NICs per node, tiers, leaf
-    switch, rack class, storage tier) and a pinned parallel layout take their pinned values."""
+    switch, rack class, storage tier) and a pinned parallel layout take their pinned values. A
+    pinned tier count or leaf switch asks for a compute fabric, so it rules out the fabric-less
+    single node whatever switch id that design records."""
     family = "pins_respected"
     out: list[Violation] = []
     d, pins = ctx.design, ctx.instance.constraints.pins
@@ -56,6 +58,14 @@ def pins_respected(ctx: CheckContext) -> list[Violation]:
         "nics_per_node": d.nics_per_node, "tiers": d.tiers, "leaf_switch": d.fabric.switch,
         "rack_class": racks[0] if len(racks) == 1 else ", ".join(racks), "storage": d.storage.tier,
     }
+    if not ctx.has_fabric:
+        # The recorded switch of a fabric-less design is a placeholder: compare with the rule instead.
+        for name in ("tiers", "leaf_switch"):
+            del recorded[name]
+            want = getattr(pins, name)
+            if want is not None:
+                out.append(Violation(family=family, item=f"constraints.pins.{name}",
+                                     detail=f"pinned {want}; the design is a single node without a compute fabric"))
     for name, value in recorded.items():
         want = getattr(pins, name)
         if want is not None and value != want:
@@ -71,10 +81,11 @@ def pins_respected(ctx: CheckContext) -> list[Violation]:
 
 
 def bought_items(ctx: CheckContext) -> list[str]:
-    """Ids that cost money: server, NIC (unless built in), switch, cables, rack class, storage tier."""
+    """Ids that cost money: server, NIC (unless built in, or the design is a single node without a
+    compute fabric, which buys none), switch, cables, rack class, storage tier."""
     d = ctx.design
     items = [d.server]
-    if ctx.server is None or ctx.server.builtin_compute_nics is None:
+    if (ctx.server is None or ctx.server.builtin_compute_nics is None) and ctx.has_fabric:
         items.append(d.nic)
     items += chosen_items(ctx)["switches"] + chosen_items(ctx)["cables"]
     items += sorted({g.rack_class for g in d.racks}) + [d.storage.tier]
