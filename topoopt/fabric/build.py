@@ -66,7 +66,7 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
     fabric = Fabric(design=design, hardware=hw, nodes=nodes, switches=switches, storage=storage, links=links,
                     racks=RackPlan(racks=[]))
     fabric.racks = plan_racks(design, hw, nodes, fabric.switch_list, storage)
-    fabric.warnings = _check_parts(hw) + _compare_links(design, links) + fabric.racks.warnings
+    fabric.warnings = _check_parts(hw, design.fabric.tiers) + _compare_links(design, links) + fabric.racks.warnings
     return fabric
 
 
@@ -92,8 +92,9 @@ def _make_nodes(design: Design, hw: Hardware) -> list[Device]:
     ]
 
 
-def _check_parts(hw: Hardware) -> list[str]:
-    """Parts whose ends do not carry a whole cage's logical ports (``links / ends`` per cage)."""
+def _check_parts(hw: Hardware, tiers: int) -> list[str]:
+    """Parts whose ends do not carry a whole cage's logical ports (``links / ends`` per cage), and
+    multi-link node cables in a rail-optimized fabric."""
     notes = []
     for link_class, part in hw.parts.items():
         lower = hw.node_ports_per_cage if link_class == "node-leaf" else hw.switch_ports_per_cage
@@ -101,6 +102,9 @@ def _check_parts(hw: Hardware) -> list[str]:
             if part.links != ends * per_cage:
                 notes.append(f"{link_class}: {part.id} carries {part.links} links on {ends} {end}-end cage(s), "
                              f"the cage there has {per_cage} ports [port_form_factor_match]")
+        if link_class == "node-leaf" and tiers > 1 and part.media in ("dac", "acc", "aoc") and part.links > part.b_ends:
+            notes.append(f"node-leaf: {part.id} is a cable whose node end carries {part.links // part.b_ends} links; "
+                         "it cannot split them over the leaves of a rail-optimized fabric [port_form_factor_match]")
     return notes
 
 
