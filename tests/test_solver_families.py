@@ -323,7 +323,14 @@ def test_priced_in_book_feasible_with_one_server_unpriced():
     assert all(line.item != "s40" for line in result.cost.breakdown)
 
 
-@pytest.mark.parametrize("unpriced", [("s40", "s80"), ("nic400",), ("r40",), ("nvme", "obj")])
+def test_priced_in_book_unpriced_nic_only_rules_out_a_fabric():
+    """A single node buys no compute NIC, so an unpriced NIC only rules out fabric-attached nodes."""
+    assert optimal(inst(_prices_without("nic400"))).design.tiers == 0
+    result = infeasible(inst(_prices_without("nic400"), {"constraints.pins.nodes": 2}))
+    assert conflict(result) == {"priced_in_book", "pins_respected", NEEDS_A_FABRIC}
+
+
+@pytest.mark.parametrize("unpriced", [("s40", "s80"), ("r40",), ("nvme", "obj")])
 def test_priced_in_book_infeasible_when_a_needed_kind_is_unpriced(unpriced):
     result = infeasible(inst(_prices_without(*unpriced)))
     assert conflict(result) == {"priced_in_book"}

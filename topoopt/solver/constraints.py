@@ -64,7 +64,11 @@ def allowed_by_lists(dm: DesignModel) -> None:
 
 
 def priced_in_book(dm: DesignModel) -> None:
+    """Unpriced options are ruled out; a node whose bought NIC is unpriced may only stand alone."""
     dm.forbid_violations("priced_in_book")
+    for c in dm.options.node_configs:
+        if c.nic_price is None:
+            dm.forbid("priced_in_book", dm.v.use_nc[c.index], dm.v.use_tier[0].Not())
 
 
 def pins_respected(dm: DesignModel) -> None:

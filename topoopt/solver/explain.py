@@ -59,21 +59,22 @@ def minimal_conflict(problem: Problem, settings: Settings, stats: Stats) -> list
     """A minimal set of families that cannot all hold, verified: the set is infeasible and
     dropping any one member makes it feasible.
 
-    First a deletion filter over the families the prefiltered model states (the prefiltered ones
-    held); then over the prefiltered families, each tried by rebuilding the model with its options
-    kept. Every member of the result is necessary given the others.
+    First a deletion filter over every family in the prefiltered model (where the prefiltered
+    families' option exclusions hold throughout); then, for prefiltered families that excluded
+    options, a deletion filter over those exclusions, each tried by rebuilding the model with the
+    options kept. Every member of the result is necessary given the others.
     """
     dm = _model(problem)
-    kept = [f for f in FAMILIES if f not in problem.prefilter]
+    kept = list(FAMILIES)
     if not _infeasible(dm, kept, settings, stats):
         return []
     for family in list(kept):
         trial = [f for f in kept if f != family]
         if _infeasible(dm, trial, settings, stats):
             kept = trial
-    # Prefiltered families matter only if they removed an option; often none is needed at all.
+    # Prefiltered families matter beyond ``kept`` only if they removed an option.
     everything = problem.relaxing(frozenset(FAMILIES))
-    held = [f for f in FAMILIES if f in problem.prefilter and _removes_options(everything, f)]
+    held = [f for f in FAMILIES if f in problem.prefilter and f not in kept and _removes_options(everything, f)]
     if held and not _infeasible(_model(everything), kept, settings, stats):
         for family in list(held):
             trial = [f for f in held if f != family]

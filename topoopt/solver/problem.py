@@ -85,6 +85,12 @@ class Problem:
         return self._fit_cache[key]
 
     def min_nodes_for_time(self, config: NodeConfig, perf_class: tuple[int, float], seconds: float) -> int | None:
+        """Fewest nodes that train within ``seconds``. With the node count pinned (and the pin
+        enforced), only the pinned count matters: it is returned when it is fast enough."""
+        pinned = self.instance.constraints.pins.nodes
+        if pinned is not None and "pins_respected" in self.prefilter:
+            time_s = self.time_to_train_s(config, perf_class, pinned)
+            return pinned if time_s is not None and time_s <= seconds else None
         key = (*self.perf_key(config), perf_class, seconds)
         if key not in self._time_cache:
             hardware = self.hardware(config, perf_class, 1)

@@ -23,8 +23,8 @@ def node_config_violations(config, instance: Instance) -> frozenset[str]:
     if not (rules.gpus.admits(config.gpu.id) and rules.servers.admits(config.server.id)
             and rules.interconnects.admits(config.interconnect.id)):
         found.add("allowed_by_lists")
-    if config.unit_price is None:
-        found.add("priced_in_book")
+    if config.server_price is None:
+        found.add("priced_in_book")  # an unpriced NIC rules out only fabric-attached nodes (constraints.py)
     pinned = ((pins.server, config.server.id), (pins.gpu, config.gpu.id), (pins.interconnect, config.interconnect.id),
               (pins.nic, config.nic.id), (pins.nics_per_node, config.rails))
     if any(want is not None and want != have for want, have in pinned):
