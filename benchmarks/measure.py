@@ -90,7 +90,8 @@ def profile_split(call: Callable[[], object]) -> dict[str, float]:
 
 
 def describe_split(split: dict[str, float]) -> str:
-    return (f"{split['total_s']:g} s profiled: CP-SAT {split['cp_sat_s']:g} s, model build {split['model_build_s']:g} s, "
+    return (f"{split['total_s']:g} s profiled: CP-SAT {split['cp_sat_s']:g} s, "
+            f"model build {split['model_build_s']:g} s, "
             f"option tables {split['options_s']:g} s; performance model {split['perf_s']:g} s (inside the others)")
 
 

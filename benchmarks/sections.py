@@ -105,10 +105,11 @@ def catalog_solves(multiple: int, server: str | None, repeats: int, profile: boo
 
     instance = workloads.scale_instance(CATALOG_GPUS, server=server, catalog=workloads.vendor_variants(multiple))
     variables, constraints = model_size(instance)
+    yield {"variables": variables, "constraints": constraints}  # the time cap starts again for each solve
     for _ in range(repeats):
         seconds, result = timed(lambda: solve(instance, explain=False))
-        yield {"seconds": seconds, "status": result.status, "variables": variables, "constraints": constraints,
-               "cost": result.cost.total if result.cost else None, "design": _design_summary(result)}
+        yield {"seconds": seconds, "status": result.status, "cost": result.cost.total if result.cost else None,
+               "design": _design_summary(result)}
         if seconds > CATALOG_ONCE_ABOVE_S:
             break
     if profile:
@@ -121,7 +122,7 @@ def catalog(quick: bool) -> dict:
     cap_s = 20.0 if quick else 60.0
     multiples = (1, 2, 10) if quick else (1, 2, 4, 6, 8, 10)
     workloads_run = (("server free", None), (f"server pinned ({workloads.SCALE_SERVER})", workloads.SCALE_SERVER))
-    profiled_multiples = (1,) if quick else (1, 2)
+    profiled_multiples = (1,) if quick else (1, 2, 10)
     rows, at_ten, profiles = [], {}, []
     for label, server in workloads_run:
         for multiple in multiples:
@@ -131,12 +132,13 @@ def catalog(quick: bool) -> dict:
             solved = [s for s in run.samples if "seconds" in s]
             seconds = [s["seconds"] for s in solved]
             last = solved[-1] if solved else {}
+            size = next((s for s in run.samples if "variables" in s), {})
             finished = bool(seconds) and not run.timed_out and run.error is None
             row = {
                 "workload": label, "multiple": multiple, "catalog_items": workloads.catalog_size(multiple),
-                "variables": last.get("variables"), "constraints": last.get("constraints"),
+                "variables": size.get("variables"), "constraints": size.get("constraints"),
                 "solves": len(seconds), "median_s": round(median(seconds), 2) if finished else None,
-                "status": last.get("status") if finished else (run.error or f"stopped after {cap_s:g} s"),
+                "status": last.get("status") if finished else (run.error or f"no result within {cap_s:g} s"),
                 "peak_rss_mb": round(run.peak_rss_mb) if run.peak_rss_mb else None,
                 "design": last.get("design"),
             }
@@ -172,7 +174,8 @@ def catalog(quick: bool) -> dict:
             "Catalog ×m: vendors 2 … m each sell a copy of every GPU, server, switch, cable and storage tier "
             "(new ids), price ±5–15 %, power ±0–8 % (workloads.vendor_variants).",
             f"Each multiple runs in a fresh process (cold caches): {repeats} solve(explain=False) per multiple, "
-            f"one when a solve takes over {CATALOG_ONCE_ABOVE_S:g} s; stopped after {cap_s:g} s without a result, "
+            f"one when a solve takes over {CATALOG_ONCE_ABOVE_S:g} s; a solve without a result after {cap_s:g} s "
+            "is stopped, "
             "and larger multiples of that workload are then skipped.",
             *profiles,
         ],
@@ -209,17 +212,18 @@ def enumeration(quick: bool) -> dict:
         sorted_s, fast = timed(lambda: enumerate_designs(instance))
         run = in_child(literal_enumeration, (instance,), cap_s)
         done = run.samples[0] if run.samples and not run.timed_out else None
-        cp_median = median(cp_times)
+        # Speed-ups against CP-SAT's slowest solve: the enumeration runs once, in a fresh process.
+        cp_slowest = max(cp_times)
         row = {
             "budget_usd": f"{budget:,.0f}", "max_nics": max_nics, "max_oversubscription": max_over,
-            "candidates": fast.candidates, "cp_sat_s": round(cp_median, 3),
-            "enumeration_s": round(done["seconds"], 2) if done else None,
-            "speedup": round(done["seconds"] / cp_median) if done else None,
-            "cheapest_first_s": round(sorted_s, 2), "cheapest_first_speedup": round(sorted_s / cp_median, 1),
+            "candidates": fast.candidates, "cp_sat_median_s": round(median(cp_times), 3),
+            "cp_sat_max_s": round(cp_slowest, 3), "enumeration_s": round(done["seconds"], 2) if done else None,
+            "speedup": round(done["seconds"] / cp_slowest, 1) if done else None,
+            "cheapest_first_s": round(sorted_s, 2), "cheapest_first_speedup": round(sorted_s / cp_slowest, 1),
             "cp_sat_cost": cp_cost, "enumeration_cost": done["cost"] if done else fast.cost,
             "same_optimum": (done["cost"] if done else fast.cost) == cp_cost,
             "checker_rejections": done["rejected"] if done else None,
-            "status": "finished" if done else (run.error or f"stopped after {cap_s:g} s"),
+            "status": "finished" if done else (run.error or f"not finished within {cap_s:g} s"),
         }
         rows.append(row)
         if not done:
@@ -236,10 +240,10 @@ def enumeration(quick: bool) -> dict:
         "target": (f"CP-SAT ≥ {SPEEDUP_TARGET:g}× faster than enumeration on the largest instance it finishes "
                    f"in {cap_s:g} s, same optimum"),
         "verdict": verdict(speedup >= SPEEDUP_TARGET and agree),
-        "ratio": round(SPEEDUP_TARGET / speedup, 2),
+        "ratio": round(SPEEDUP_TARGET / max(speedup, 0.1), 2),
         "ratio_note": "target ÷ measured speed-up",
-        "headline": (f"{speedup:,}× on the largest finished instance ({largest['candidates']:,} candidates, "
-                     f"enumeration {largest['enumeration_s']} s vs CP-SAT {largest['cp_sat_s']} s); optima "
+        "headline": (f"{speedup:,.0f}× on the largest finished instance ({largest['candidates']:,} candidates, "
+                     f"enumeration {largest['enumeration_s']} s vs CP-SAT {largest['cp_sat_max_s']} s); optima "
                      + ("agree on every instance" if agree else "DISAGREE")),
         "columns": list(rows[0]),
         "rows": rows,
@@ -253,7 +257,8 @@ def enumeration(quick: bool) -> dict:
             "states exactly the checker's rules).",
             "cheapest_first_s: the same enumeration checking only the cheapest screened candidates, cheapest "
             "first (a much smarter brute force; same optimum).",
-            f"cp_sat_s: median of {repeats} solve(explain=False) in this process.",
+            f"cp_sat_median_s / cp_sat_max_s: {repeats} solve(explain=False) in this process; speed-ups are "
+            "taken against the slowest of them (the enumeration runs once, with cold caches).",
         ],
     }
 
@@ -316,7 +321,8 @@ def startup(quick: bool) -> dict:
     for label, argv in commands.items():
         runs = [run_command(argv) for _ in range(repeats)]
         rows.append({"command": label, "runs": repeats, "median_s": round(median([r.wall_s for r in runs]), 3),
-                     "max_s": round(max(r.wall_s for r in runs), 3), "peak_rss_mb": round(max(r.peak_rss_mb for r in runs)),
+                     "max_s": round(max(r.wall_s for r in runs), 3),
+                     "peak_rss_mb": round(max(r.peak_rss_mb for r in runs)),
                      "imports_ortools": ""})
     example = str(REPO / "instances" / "frontier-131k.yaml")
     for label, code in IMPORT_PROBES.items():
