@@ -1,0 +1,34 @@
+"""Hypothesis profiles, chosen by the ``HYPOTHESIS_PROFILE`` environment variable.
+
+* ``default`` — quick and reproducible: a fixed number of examples per property, derandomized
+  (the same examples on every run, so CI failures reproduce), no per-example deadline (a solve
+  takes a varying fraction of a second).
+* ``deep`` — thousands of random examples per property (``make test-deep``); failures are saved
+  in the local example database and replayed first on the next run.
+
+Property tests scale their example counts from the active profile's ``max_examples``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "default",
+    max_examples=20,
+    deadline=None,
+    derandomize=True,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "deep",
+    max_examples=2000,
+    deadline=None,
+    derandomize=False,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))

@@ -1,0 +1,446 @@
+"""Property-based tests: the designer against the independent checker, exhaustive enumeration and
+itself, on small generated instances (tests/strategies.py).
+
+* soundness — every solved design passes the checker and its recomputed cost is the objective;
+* completeness — a design the checker accepts, pinned back into the instance, is feasible and
+  costs no less than the optimum (the model never excludes a valid design);
+* differential — on the smallest catalogs the optimum is exhaustive enumeration's
+  (tests/enumeration.py), and "infeasible" agrees;
+* metamorphic — budget, deadline, extra and denied options, catalog order and ids move the
+  optimum only the way they logically can;
+* explanations — every minimal conflict is infeasible and minimal, every relaxation works;
+* bad input — mutated instance files never crash ``topoopt validate``.
+
+Each property records with ``hypothesis.event`` whether its draw was feasible;
+``test_draws_are_feasible_and_infeasible`` checks that both kinds occur, so that no property holds
+only vacuously. Example counts scale with the active profile (tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from enumeration import Enumerator, enumerate_designs
+from hypothesis import Phase, event, example, given, settings
+from hypothesis import strategies as st
+from solver_fixtures import TINY
+from strategies import (
+    SMALLEST,
+    build,
+    edited,
+    extra_options,
+    id_mapping,
+    instance_data,
+    renamed,
+    reordered,
+    with_option,
+)
+from typer.testing import CliRunner
+
+import topoopt.cli  # noqa: F401  (registers the commands)
+from topoopt.checker import check_design, recompute_cost
+from topoopt.checking.context import build_context
+from topoopt.cli.app import app
+from topoopt.families import FAMILIES
+from topoopt.models.design import Design, SolveResult
+from topoopt.models.instance import Instance
+from topoopt.solver import solve
+from topoopt.solver.build import DesignModel
+from topoopt.solver.explain import _infeasible
+from topoopt.solver.problem import Problem
+from topoopt.solver.run import Settings, Stats
+
+REPO = Path(__file__).resolve().parents[1]
+SOLVED = ("optimal", "feasible")
+
+
+def examples(weight: float) -> settings:
+    """The active profile with ``weight`` × its example count (the slow properties run fewer)."""
+    return settings(max_examples=max(3, round(settings.default.max_examples * weight)))
+
+
+def solved(instance: Instance, explain: bool = False, record: bool = True) -> SolveResult:
+    """Solve; ``record`` the answer as a hypothesis event (for the drawn instance, not its edits)."""
+    result = solve(instance, explain=explain)
+    if record:
+        event("feasible" if result.status in SOLVED else result.status)
+    # Without a time limit the solver either proves an optimum or proves there is none.
+    assert result.status in ("optimal", "infeasible"), result.status
+    return result
+
+
+def cost_of(result: SolveResult) -> int:
+    return int(round(result.cost.total))
+
+
+def days_of(result: SolveResult) -> float:
+    return result.performance.time_to_train_days
+
+
+# == Soundness ======================================================================================
+@examples(2)
+@given(instance_data())
+def test_soundness_every_design_passes_the_checker_at_its_objective(data):
+    instance = build(data)
+    result = solved(instance)
+    if result.status not in SOLVED:
+        return
+    event(f"tiers {result.design.tiers}")
+    violations = check_design(instance, result.design, result.cost, result.performance)
+    assert violations == [], [str(v) for v in violations]
+    assert recompute_cost(instance, result.design).total == result.cost.total
+    if instance.goal.objective == "min_cost":
+        assert result.cost.total == result.objective.value
+    else:
+        assert result.objective.value == pytest.approx(result.performance.time_to_train_days, rel=1e-12)
+
+
+# == Completeness ===================================================================================
+MAX_CANDIDATES = 3000
+
+
+def pinned_to(data: dict, design: Design, budget: float) -> dict:
+    """The instance with every decision of ``design`` pinned and the budget at its cost."""
+    pins = {"server": design.server, "nodes": design.nodes, "interconnect": design.interconnect, "nic": design.nic,
+            "nics_per_node": design.nics_per_node, "rack_class": design.racks[0].rack_class,
+            "storage": design.storage.tier}
+    if design.tiers:
+        pins.update(tiers=design.tiers, leaf_switch=design.fabric.switch)
+    out = edited(data, "constraints.pins", pins)
+    return edited(out, "budget.max", budget)
+
+
+@examples(1)
+@given(instance_data(objective="min_cost", loose=True), st.integers(0, MAX_CANDIDATES - 1))
+def test_completeness_a_checked_design_pinned_back_is_feasible_and_no_cheaper(data, pick):
+    instance = build(data)
+    enumerator = Enumerator(instance)
+    candidates = list(itertools.islice(enumerator.candidates(), MAX_CANDIDATES))
+    if not candidates:
+        event("no candidate design")
+        return
+    design = enumerator.design(candidates[pick % len(candidates)])
+    if check_design(instance, design):
+        event("candidate rejected by the checker")
+        return
+    event(f"candidate tiers {design.tiers}")
+    cost = recompute_cost(instance, design).total
+    result = solved(build(pinned_to(data, design, cost)))
+    assert result.status == "optimal", f"the checker accepts {design.model_dump_json()} at cost {cost}"
+    assert result.cost.total <= cost
+
+
+# == Differential ===================================================================================
+@examples(1.5)
+@given(instance_data(SMALLEST, objective="min_cost"))
+def test_differential_optimum_equals_exhaustive_enumeration(data):
+    instance = build(data)
+    expected = enumerate_designs(instance)
+    if expected.cost is None and expected.candidates > expected.checked:
+        expected = enumerate_designs(instance, judge_all=True)  # every cheaper candidate was rejected
+    result = solved(instance)
+    if expected.cost is None:
+        assert result.status == "infeasible", f"enumeration finds nothing, solver: {result.cost.total}"
+        return
+    assert result.status == "optimal", f"enumeration finds {expected.cost}: {expected.design.model_dump_json()}"
+    assert result.objective.value == expected.cost
+
+
+# == Metamorphic ====================================================================================
+def faster_or_equal(fast_days: float, slow_days: float) -> bool:
+    return fast_days <= slow_days * (1 + 1e-9)
+
+
+@examples(1)
+@given(instance_data(), st.sampled_from([1.5, 2, 5, 1000]))
+def test_more_budget_keeps_the_optimum_and_feasibility(data, factor):
+    instance = build(data)
+    before = solved(instance)
+    after = solved(build(edited(data, "budget.max", data["budget"]["max"] * factor)), record=False)
+    if before.status in SOLVED:
+        assert after.status in SOLVED
+        if instance.goal.objective == "min_cost":
+            # The cheapest design is the same whatever budget admits it (ties broken alike).
+            assert after.design == before.design and after.cost.total == before.cost.total
+        else:
+            assert faster_or_equal(days_of(after), days_of(before))
+    elif after.status in SOLVED and instance.goal.objective == "min_cost":
+        assert after.cost.total > instance.budget.max
+
+
+@examples(1)
+@given(instance_data(objective="min_cost"), st.sampled_from([0.05, 0.1, 0.25, 0.5, 1, 2]),
+       st.sampled_from([1.5, 2, 4, None]))
+def test_later_deadline_never_costs_more(data, deadline_days, factor):
+    early = edited(data, "goal.deadline_days", deadline_days)
+    late = edited(data, "goal.deadline_days", None if factor is None else deadline_days * factor)
+    before, after = solved(build(early)), solved(build(late), record=False)
+    if before.status in SOLVED:
+        assert after.status in SOLVED
+        assert after.cost.total <= before.cost.total
+
+
+@examples(1)
+@given(st.data())
+def test_adding_a_catalog_option_never_worsens_the_optimum(draw):
+    data = draw.draw(instance_data())
+    kind, item, price = draw.draw(extra_options(data))
+    event(f"added a {kind[:-1] if kind != 'storage' else 'storage tier'}")
+    before = solved(build(data))
+    after = solved(build(with_option(data, kind, item, price)), record=False)
+    if before.status in SOLVED:
+        assert after.status in SOLVED
+        if data["goal"]["objective"] == "min_cost":
+            assert after.cost.total <= before.cost.total
+        else:
+            assert faster_or_equal(days_of(after), days_of(before))
+
+
+@examples(1)
+@given(instance_data(), st.sampled_from(["servers", "switches", "cables", "storage"]))
+def test_denying_the_chosen_option_never_improves_the_optimum(data, kind):
+    before = solved(build(data))
+    if before.status not in SOLVED:
+        return
+    d = before.design
+    chosen = {"servers": [d.server], "switches": [d.fabric.switch] if d.tiers else [],
+              "cables": [link.part for link in d.links], "storage": [d.storage.tier]}[kind]
+    if not chosen:
+        return
+    rule = dict(data.get("constraints", {}).get(kind, {}))
+    rule["deny"] = sorted({*rule.get("deny", []), *chosen})
+    after = solved(build(edited(data, f"constraints.{kind}", rule)), record=False)
+    if after.status in SOLVED:
+        if data["goal"]["objective"] == "min_cost":
+            assert after.cost.total >= before.cost.total
+        else:
+            assert faster_or_equal(days_of(before), days_of(after))
+
+
+def design_renamed(design: Design, mapping: dict[str, str]) -> Design:
+    """``design`` with every catalog id it names renamed through ``mapping``."""
+    r = lambda item_id: mapping.get(item_id, item_id)  # noqa: E731
+    data = design.model_dump(by_alias=True)
+    for key in ("server", "gpu", "interconnect", "nic"):
+        data[key] = r(data[key])
+    data["fabric"]["switch"] = r(data["fabric"]["switch"])
+    for group in data["switches"]:
+        group["model"] = r(group["model"])
+    for link in data["links"]:
+        link["part"] = r(link["part"])
+    for rack in data["racks"]:
+        rack["class"] = r(rack["class"])
+    data["storage"]["tier"] = r(data["storage"]["tier"])
+    return Design.model_validate(data)
+
+
+@examples(1)
+@given(instance_data())
+def test_renaming_ids_renames_the_design(data):
+    mapping = id_mapping(data)
+    before = solved(build(data))
+    after = solved(build(renamed(data, mapping)), record=False)
+    assert after.status == before.status
+    if before.status in SOLVED:
+        assert after.design == design_renamed(before.design, mapping)
+        assert after.cost.total == before.cost.total
+
+
+def provisioned_power_w(instance: Instance, design: Design) -> int:
+    """Total provisioned power in whole W as the tie-break counts it (checker's derived amounts)."""
+    ctx = build_context(instance, design)
+    storage_w = ctx.storage_tier.power_w
+    switch_w = math.ceil(ctx.switch_power_w) if ctx.switch_power_w else 0
+    return (design.nodes * math.ceil(ctx.node_power_w) + ctx.n_switches * switch_w
+            + design.storage.units * math.ceil(storage_w))
+
+
+@examples(1)
+@given(instance_data())
+def test_catalog_order_does_not_change_the_optimum(data):
+    """Ties beyond cost, GPUs and power are broken by catalog order, so reversing every catalog list
+    may pick a different design, but never a different cost, GPU count or power."""
+    before = solved(build(data))
+    shuffled = build(reordered(data))
+    after = solved(shuffled, record=False)
+    assert after.status == before.status
+    if before.status in SOLVED:
+        if data["goal"]["objective"] == "min_time":
+            assert days_of(after) == pytest.approx(days_of(before), rel=1e-9)
+        assert after.cost.total == before.cost.total
+        assert after.design.gpus == before.design.gpus
+        assert provisioned_power_w(shuffled, after.design) == provisioned_power_w(build(data), before.design)
+
+
+# == Explanations ===================================================================================
+RELAXED_FIELDS = {
+    "budget_cap": "budget.max",
+    "deadline_met": "goal.deadline_days",
+    "racks_available": "site.max_racks",
+    "site_power_within_limit": "site.power_cap_kw",
+}
+
+
+def infeasible_with_only(instance: Instance, families) -> bool:
+    """Is the instance infeasible when exactly ``families`` are enforced? Built without prefiltering,
+    so every family is enforced by its assumption literal alone."""
+    problem = Problem(instance, prefilter=frozenset())
+    model = DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target)
+    return _infeasible(model, list(families), Settings(), Stats())
+
+
+@examples(0.75)
+@given(instance_data())
+def test_explanations_are_minimal_conflicts_and_relaxations_work(data):
+    instance = build(data)
+    result = solved(instance, explain=True)
+    if result.status in SOLVED:
+        return
+    conflict = [item.family for item in result.explanation.conflict]
+    event(f"conflict of {len(conflict)}")
+    assert conflict, "an infeasible instance has a non-empty conflict"
+    assert infeasible_with_only(instance, conflict), f"{conflict} alone is feasible"
+    for family in conflict:
+        rest = [f for f in conflict if f != family]
+        assert not infeasible_with_only(instance, rest), f"{conflict} is not minimal: {rest} is infeasible"
+    for relaxation in result.explanation.relaxations:
+        field = RELAXED_FIELDS.get(relaxation.family)
+        without = [f for f in FAMILIES if f != relaxation.family]
+        if relaxation.value is None and relaxation.family == "deadline_met":
+            # "no deadline makes it feasible": not even without a deadline.
+            unbounded = solved(build(edited(data, "goal.deadline_days", None)), record=False)
+            assert unbounded.status == "infeasible", relaxation.message
+        elif relaxation.value is None:
+            # "relaxing X alone is not enough": dropping the family must indeed leave it infeasible.
+            assert infeasible_with_only(instance, without), relaxation.message
+        elif field is None:
+            assert not infeasible_with_only(instance, without), relaxation.message
+        else:
+            value = int(relaxation.value) if relaxation.family == "racks_available" else relaxation.value
+            relaxed = solved(build(edited(data, field, value)), record=False)
+            assert relaxed.status in SOLVED, f"{relaxation.message}, yet still infeasible"
+
+
+# == Bad input ======================================================================================
+def tiny_yaml() -> str:
+    """The tiny instance of tests/solver_fixtures.py as an instance file (speed keys quoted)."""
+    data = yaml.safe_load(yaml.safe_dump(TINY))
+    for switch in data["catalog"]["add"]["switches"]:
+        switch["ports_per_cage"] = {str(k): v for k, v in switch["ports_per_cage"].items()}
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+BASES = [tiny_yaml(), *(path.read_text(encoding="utf-8") for path in sorted((REPO / "instances").glob("*.yaml")))]
+SCALAR_LINE = re.compile(r"^(?P<indent>\s*(?:- )?)(?P<key>[A-Za-z_$][\w$]*): (?P<value>\S.*)$")
+NUMBER = re.compile(r"^[0-9][0-9_.e+]*$")
+# Mappings whose keys are ids or speeds: an unknown key there is not necessarily an error.
+FREE_MAPPINGS = {"prices", "ports_per_cage", "dense_tflops"}
+
+
+def parent_key(lines: list[str], index: int) -> str | None:
+    """The key of the mapping that holds line ``index`` (the nearest less-indented ``key:`` line)."""
+    indent = len(lines[index]) - len(lines[index].lstrip(" -"))
+    for line in reversed(lines[:index]):
+        stripped = line.lstrip(" -")
+        if stripped and not stripped.startswith("#") and len(line) - len(stripped) < indent:
+            return stripped.split(":")[0]
+    return None
+
+
+@st.composite
+def malformed_texts(draw) -> tuple[str, bool]:
+    """A valid instance file with one mutation; ``(text, surely_invalid)``."""
+    base = draw(st.sampled_from(BASES))
+    lines = base.splitlines()
+    scalars = [i for i, line in enumerate(lines) if SCALAR_LINE.match(line) and not line.lstrip().startswith("#")]
+    numbers = [i for i in scalars if NUMBER.match(SCALAR_LINE.match(lines[i])["value"].split(" #")[0].strip())]
+    kind = draw(st.sampled_from(["wrong type", "negative", "unknown key", "syntax", "truncate", "noise"]))
+    event(f"mutation: {kind}")
+    if kind in ("wrong type", "negative") and numbers:
+        i = draw(st.sampled_from(numbers))
+        match = SCALAR_LINE.match(lines[i])
+        value = match["value"].split(" #")[0].strip()
+        new = draw(st.sampled_from(["abc", "[1, 2]", "{a: 1}", "true", "''", "1 2"])) if kind == "wrong type" \
+            else f"-{float(value) + 1:g}"
+        lines[i] = f"{match['indent']}{match['key']}: {new}"
+        return "\n".join(lines) + "\n", True
+    if kind == "unknown key" and scalars:
+        i = draw(st.sampled_from(scalars))
+        indent = SCALAR_LINE.match(lines[i])["indent"]
+        key = draw(st.sampled_from(["colour", "max_rack", "deadline", "zz_unknown"]))
+        # A list item's first key keeps its dash; the new key goes after it at the item's indent.
+        sibling = " " * len(indent)
+        lines.insert(i + 1, f"{sibling}{key}: 1")
+        return "\n".join(lines) + "\n", parent_key(lines, i + 1) not in FREE_MAPPINGS
+    if kind == "syntax" and scalars:
+        i = draw(st.sampled_from(scalars))
+        match = SCALAR_LINE.match(lines[i])
+        breakage = draw(st.sampled_from(["[", "{", '"', "\t", ": :", "&"]))
+        if breakage == "\t":
+            lines[i] = "\t" + lines[i]
+        elif breakage == "&":
+            lines[i] = f"{match['indent']}{match['key']}: &a {match['value']}"
+        else:
+            lines[i] = f"{match['indent']}{match['key']}: {breakage}{match['value']}"
+        return "\n".join(lines) + "\n", True
+    if kind == "truncate":
+        cut = draw(st.integers(1, len(base) - 1))
+        return base[:cut], False
+    # noise: a few characters inserted somewhere
+    at = draw(st.integers(0, len(base)))
+    noise = draw(st.text(alphabet=":-[]{}#&*!|>'\"\t %@`,?0123456789abc\n", min_size=1, max_size=4))
+    return base[:at] + noise + base[at:], False
+
+
+LOCATED = re.compile(r"^<stdin>:\d+:\d+: ")
+
+
+@examples(5)
+@given(malformed_texts())
+@example(("name: x\nworkload: [\n", True))
+def test_malformed_instances_exit_2_with_a_located_message(case):
+    text, surely_invalid = case
+    run = CliRunner().invoke(app, ["validate", "-"], input=text)
+    assert run.exit_code in (0, 2), (run.exit_code, run.stderr, run.exception)
+    if surely_invalid:
+        assert run.exit_code == 2, f"accepted:\n{text}"
+    event("rejected" if run.exit_code == 2 else "accepted")
+    if run.exit_code == 2:
+        problems = [line for line in run.stderr.splitlines() if not line.endswith("the instance is not valid")]
+        assert problems and all(LOCATED.match(line) for line in problems), run.stderr
+
+
+def test_the_bases_of_the_malformed_texts_are_valid():
+    for text in BASES:
+        run = CliRunner().invoke(app, ["validate", "-"], input=text)
+        assert run.exit_code == 0, run.stderr
+
+
+# == Both kinds of draws occur =======================================================================
+DRAWS = 60
+
+
+@pytest.mark.parametrize("strategy", [instance_data(), instance_data(SMALLEST, objective="min_cost")],
+                         ids=["default", "smallest"])
+def test_draws_are_feasible_and_infeasible(strategy):
+    """A fixed sample of the instance strategies has plenty of both answers, and every fabric depth."""
+    statuses, tiers = [], set()
+
+    @settings(max_examples=DRAWS, derandomize=True, database=None, phases=[Phase.generate])
+    @given(strategy)
+    def sample(data):
+        result = solve(build(data), explain=False)
+        statuses.append(result.status)
+        if result.design is not None:
+            tiers.add(result.design.tiers)
+
+    sample()
+    assert len(statuses) >= DRAWS * 0.9
+    feasible = sum(status == "optimal" for status in statuses)
+    assert 0.25 * len(statuses) <= feasible <= 0.75 * len(statuses), statuses
+    assert tiers >= {0, 1, 2}
