@@ -84,11 +84,11 @@ def run_sections(names: list[str], quick: bool) -> dict:
     results = {}
     for name in names:
         print(f"== {name}", file=sys.stderr, flush=True)
-        load_before = os.getloadavg()[0]
+        load_before, commit = os.getloadavg()[0], git_commit()
         started = time.perf_counter()
         section = SECTIONS[name](quick)
         section.update(
-            name=name, quick=quick, seconds=round(time.perf_counter() - started, 1),
+            name=name, quick=quick, commit=commit, seconds=round(time.perf_counter() - started, 1),
             measured_at=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             load_average_before=round(load_before, 2), load_average_after=round(os.getloadavg()[0], 2),
         )
@@ -129,7 +129,8 @@ def markdown(report: dict) -> str:
     out = [
         "# topoopt benchmarks",
         "",
-        f"`python benchmarks/run.py` (`make bench`). topoopt {meta['topoopt']}, commit {meta['commit']}; "
+        f"`python benchmarks/run.py` (`make bench`). topoopt {meta['topoopt']}, commit {meta['commit']} at the "
+        "start of the last run (each section states its own); "
         f"Python {meta['python']}, OR-Tools {meta['ortools']}; {meta['cpus']} CPUs ({meta['platform']}).",
         "Ratio = measured ÷ limit (below 1 meets the target) unless noted.",
         "",
@@ -145,8 +146,8 @@ def markdown(report: dict) -> str:
             f"## {name}: {s['title']}",
             "",
             f"Target: {s['target']}. **{s['verdict']}** (ratio {s['ratio']}). Measured {s['measured_at']} "
-            f"({mode} run, {s['seconds']} s; load average {s['load_average_before']} before, "
-            f"{s['load_average_after']} after).",
+            f"at commit {s.get('commit', 'unknown')} ({mode} run, {s['seconds']} s; load average "
+            f"{s['load_average_before']} before, {s['load_average_after']} after).",
             "",
             "| " + " | ".join(s["columns"]) + " |",
             "|" + "---|" * len(s["columns"]),
@@ -169,8 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     json_path = args.out / "latest.json"
     previous = json.loads(json_path.read_text(encoding="utf-8")) if args.only and json_path.exists() else {}
+    measured_on = machine()
     sections = {**previous.get("sections", {}), **run_sections(names, args.quick)}
-    report = {"machine": machine(), "sections": {name: sections[name] for name in SECTIONS if name in sections}}
+    report = {"machine": measured_on, "sections": {name: sections[name] for name in SECTIONS if name in sections}}
     json_path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     text = markdown(report)
     (args.out / "latest.md").write_text(text, encoding="utf-8")
