@@ -117,9 +117,9 @@ def leaf_ports_cover_endpoints(dm: DesignModel) -> None:
         else:
             dm.add("leaf_ports_cover_endpoints", m.add(f.down * v.leaves_per_rail >= v.nodes), lit)
             dm.add("leaf_ports_cover_endpoints", m.add(f.down * v.leaves_per_rail <= v.nodes + f.down - 1), lit)
-    for c in dm.options.node_configs:
-        dm.add("leaf_ports_cover_endpoints", m.add(v.leaves == c.rails * v.leaves_per_rail),
-               v.use_nc[c.index], v.multi_tier)
+    for rails_lit, configs in dm.node_groups(lambda c: c.rails):
+        dm.add("leaf_ports_cover_endpoints", m.add(v.leaves == configs[0].rails * v.leaves_per_rail),
+               rails_lit, v.multi_tier)
 
 
 def spine_ports_cover_uplinks(dm: DesignModel) -> None:
@@ -196,22 +196,25 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
     o, v, m = dm.options, dm.v, dm.m
     by_power = family == "rack_power_within_limit"
     several = v.single_rack.Not()
+
+    def caps(watts: float, units: int) -> tuple:
+        """(by power, by units) devices per rack, for every rack class."""
+        return tuple((devices_per_rack_by_power(r.rack, watts), r.rack.rack_units // units) for r in o.racks)
+
     groups = []
     for fabric, when in ((True, v.use_tier[0].Not()), (False, v.use_tier[0])):
-        def node_key(c, fabric=fabric):
-            return c.power_w(o.all_parts, fabric=fabric), c.server.rack_units
+        # Node configurations with the same per-rack capacities share their constraints.
+        def node_caps(c, fabric=fabric):
+            return caps(c.power_w(o.all_parts, fabric=fabric), c.server.rack_units)
 
-        groups += [(lit, when, *node_key(cs[0]), v.nodes, v.compute_racks) for lit, cs in dm.node_groups(node_key)]
-    groups += [(v.use_switch[sid], True, switch_power_w(f.switch, o.all_parts), f.switch.rack_units,
+        groups += [(lit, [when], node_caps(cs[0]), v.nodes, v.compute_racks) for lit, cs in dm.node_groups(node_caps)]
+    groups += [(v.use_switch[sid], [], caps(switch_power_w(f.switch, o.all_parts), f.switch.rack_units),
                 v.switches_of[sid], v.switch_racks) for sid, f in dm.switch_models().items()]
-    groups += [(v.use_storage[s.index], True, s.tier.power_w, s.tier.rack_units, v.storage_units, v.storage_racks)
+    groups += [(v.use_storage[s.index], [], caps(s.tier.power_w, s.tier.rack_units), v.storage_units, v.storage_racks)
                for s in o.storage]
-    for option, when, watts, units, count, racks in groups:
-        extra = [] if when is True else [when]
-        for r in o.racks:
+    for option, extra, per_class, count, racks in groups:
+        for r, (power_cap, units_cap) in zip(o.racks, per_class):
             rack_lit = v.use_rack[r.index]
-            power_cap = devices_per_rack_by_power(r.rack, watts)
-            units_cap = r.rack.rack_units // units
             cap = power_cap if by_power else units_cap
             if cap < 1:
                 dm.forbid(family, option, rack_lit, *extra)
