@@ -136,7 +136,7 @@ def core_ports_cover_uplinks(ctx: CheckContext) -> list[Violation]:
     if f.tiers < 3:
         _field(out, family, "cores_per_plane", f.cores_per_plane, 0, "no core tier")
     _field(out, family, "cores", f.cores, c.cores,
-           f"{f.leaf_up_ports} planes × {f.cores_per_plane} cores" if f.tiers == 3 else "no core tier")
+           f"{c.spines_per_pod} planes × {f.cores_per_plane} cores" if f.tiers == 3 else "no core tier")
     if f.tiers == 3:
         if f.cores_per_plane < 1:
             out.append(Violation(family=family, item=f"core switches ({f.switch})", detail="3 tiers with no core"))
@@ -188,6 +188,9 @@ def uplinks_balanced(ctx: CheckContext) -> list[Violation]:
     if f.tiers == 2 and f.spines >= 1 and f.leaf_up_ports % f.spines:
         out.append(Violation(family=family, item="leaf-spine links",
                              detail=f"{f.leaf_up_ports} uplinks per leaf do not divide evenly over {f.spines} spines"))
+    if f.tiers == 2 and f.spines < 1 and f.leaf_up_ports:
+        out.append(Violation(family=family, item="leaf-spine links",
+                             detail=f"{f.leaf_up_ports} uplinks per leaf and no spine to spread them over"))
     m = f.links_per_leaf_spine
     if f.tiers == 3 and (m not in THREE_TIER_LINKS_PER_PAIR or f.leaf_up_ports % m):
         out.append(Violation(family=family, item="leaf-spine links",

@@ -65,6 +65,12 @@ def _listing(roles: list[RackRole], value: str) -> str:
     return " + ".join(f"{num(r.count)} × {r.device} at {r.rack_units} U" for r in roles if r.count)
 
 
+def crowded_rack(role: RackRole, group: RackGroup) -> int:
+    """Devices the fullest of the recorded racks holds at least: ``ceil(devices / racks)``. Too few
+    racks for the devices overfill one of them, whatever nodes per rack the record states."""
+    return ceil_div(role.count, group.count) if group.count >= 1 else role.count
+
+
 def fullest_rack(ctx: CheckContext, role: RackRole, group: RackGroup) -> int:
     """Devices in the fullest rack: compute racks record their nodes per rack; network and
     storage racks record none, so their fullest rack holds as many as fit."""
@@ -75,8 +81,9 @@ def fullest_rack(ctx: CheckContext, role: RackRole, group: RackGroup) -> int:
 
 def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
     """A rack's devices at provisioned power stay within the rack class's ``power_kw``: at least
-    one device fits and so do the recorded nodes per rack, or a mixed rack holds everything
-    within it; the record states the fullest rack's power."""
+    one device fits and so do the recorded nodes per rack and the ``ceil(devices / racks)`` the
+    recorded racks must hold, or a mixed rack holds everything within it; the record states the
+    fullest rack's power."""
     family = "rack_power_within_limit"
     out: list[Violation] = []
     rack = ctx.rack_class
@@ -107,6 +114,11 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
         if held_w > rack_w * (1 + 1e-9):
             out.append(Violation(family=family, item=item,
                                  detail=f"{group.nodes_per_rack} × {role.device} at {kw(role.power_w)} = {kw(held_w)} > {kw(rack_w)}"))
+        crowded = crowded_rack(role, group)
+        if crowded * role.power_w > rack_w * (1 + 1e-9):
+            out.append(Violation(family=family, item=item,
+                                 detail=f"{num(role.count)} × {role.device} in {num(group.count)} racks: one holds {crowded} "
+                                        f"at {kw(role.power_w)} = {kw(crowded * role.power_w)} > {kw(rack_w)}"))
         fullest = fullest_rack(ctx, role, group)
         fullest_w = fullest * role.power_w
         if not close(group.power_kw, fullest_w / 1000, rel=1e-4, abs_=1e-3):
@@ -118,7 +130,8 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
 
 def rack_units_within_limit(ctx: CheckContext) -> list[Violation]:
     """A rack's devices fit in the rack class's rack units: at least one device, the recorded nodes
-    per rack, or everything in a mixed rack."""
+    per rack and the ``ceil(devices / racks)`` the recorded racks must hold, or everything in a
+    mixed rack."""
     family = "rack_units_within_limit"
     out: list[Violation] = []
     rack = ctx.rack_class
@@ -137,10 +150,17 @@ def rack_units_within_limit(ctx: CheckContext) -> list[Violation]:
             out.append(Violation(family=family, item=item,
                                  detail=f"one {role.device} takes {role.rack_units} U > {rack.rack_units} U"))
         group = _recorded(ctx, role.role)
-        if group is not None and group.nodes_per_rack * role.rack_units > rack.rack_units:
+        if group is None:
+            continue
+        if group.nodes_per_rack * role.rack_units > rack.rack_units:
             out.append(Violation(family=family, item=item,
                                  detail=f"{group.nodes_per_rack} × {role.device} at {role.rack_units} U = "
                                         f"{group.nodes_per_rack * role.rack_units} U > {rack.rack_units} U"))
+        crowded = crowded_rack(role, group)
+        if crowded * role.rack_units > rack.rack_units:
+            out.append(Violation(family=family, item=item,
+                                 detail=f"{num(role.count)} × {role.device} in {num(group.count)} racks: one holds {crowded} "
+                                        f"at {role.rack_units} U = {crowded * role.rack_units} U > {rack.rack_units} U"))
     return out
 
 
