@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_NO_SOLUTION, err
+from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_INTERNAL, EXIT_NO_SOLUTION, err
 
 
 @app.command(help="Design the cluster for INSTANCE ('-' = stdin). " + EXIT_CODES_HELP)
@@ -38,8 +38,14 @@ def solve(
         err(f"{loaded.file}: {exc}")
         raise typer.Exit(EXIT_INPUT) from None
     result = locate_sources(result, loaded)
+    violations = independent_check(result, loaded.instance)
     if out is not None:
         write_result(result, loaded.instance, out)
+    if violations:
+        for violation in violations:
+            err(f"checker: {violation}")
+        err("internal error: the independent checker rejects the solver's design (a bug; please report it)")
+        raise typer.Exit(EXIT_INTERNAL)
     name = loaded.instance.name
     if json_out:
         typer.echo(result.model_dump_json(indent=2, by_alias=True))
@@ -53,6 +59,18 @@ def solve(
         raise typer.Exit(EXIT_INFEASIBLE)
     if result.status == "unknown":
         raise typer.Exit(EXIT_NO_SOLUTION)
+
+
+def independent_check(result, instance) -> list:
+    """Every design is re-verified by the checker, which shares no code with the solver."""
+    if result.design is None:
+        return []
+    from topoopt.checker import check_design
+
+    violations = check_design(instance, result.design, result.cost, result.performance)
+    if not violations:
+        err("checked: the independent checker accepts the design")
+    return violations
 
 
 def locate_sources(result, loaded):
