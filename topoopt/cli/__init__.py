@@ -15,11 +15,7 @@ from topoopt.cli.common import EXIT_INTERNAL, err
 COMMAND_MODULES = ("validate", "catalog_cmd", "estimate", "solve", "check", "render")
 
 for _name in COMMAND_MODULES:
-    try:
-        import_module(f"topoopt.cli.{_name}")
-    except ModuleNotFoundError as exc:  # a command module not written yet
-        if exc.name != f"topoopt.cli.{_name}":
-            raise
+    import_module(f"topoopt.cli.{_name}")
 
 
 def main() -> None:
