@@ -38,7 +38,7 @@ from topoopt import perf
 from topoopt.catalog import resolve_catalog
 from topoopt.checker import check_design, recompute_cost
 from topoopt.checking import derive
-from topoopt.models.catalog import Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
+from topoopt.models.catalog import Interconnect, LinkPart, Nic, RackClass, Server, Switch
 from topoopt.models.design import (
     Design,
     FabricShape,

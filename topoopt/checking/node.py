@@ -42,7 +42,7 @@ def nic_supports_interconnect(ctx: CheckContext) -> list[Violation]:
     """The NIC runs the interconnect; the switch speaks its protocol (ib → InfiniBand switch,
     roce/tcp → Ethernet switch) and has logical ports at its speed."""
     out: list[Violation] = []
-    d, family = ctx.design, "nic_supports_interconnect"
+    family = "nic_supports_interconnect"
     ic = ctx.interconnect
     if ic is None:
         return out  # reported by allowed_by_lists as not in the catalog

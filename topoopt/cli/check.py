@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, err
+from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, err, load_or_exit
 
 
 @app.command(help="Re-verify DESIGN_JSON (a design.json from 'topoopt solve --out', or a bare design) "
@@ -21,14 +21,7 @@ def check(
 ) -> None:
     from topoopt.catalog import CatalogError
     from topoopt.checker import CHECKER_RULES, check_design
-    from topoopt.loader import InputError, load_instance
-
-    try:
-        loaded = load_instance(file)
-    except InputError as exc:
-        for message in exc.messages:
-            err(message)
-        raise typer.Exit(EXIT_INPUT) from None
+    loaded = load_or_exit(file)
     design, cost, performance = read_design(design_file)
     try:
         violations = check_design(loaded.instance, design, cost, performance)

@@ -19,3 +19,22 @@ EXIT_CODES_HELP = (
 def err(message: str) -> None:
     """Print to stderr (progress, warnings, errors); stdout is for results only."""
     print(message, file=sys.stderr)
+
+
+def load_or_exit(file: str, *, summary: bool = False):
+    """Load and validate an instance file; on bad input print every located message and exit 2.
+
+    ``summary`` adds a closing line with the number of problems (``topoopt validate``).
+    """
+    import typer
+
+    from topoopt.loader import InputError, load_instance
+
+    try:
+        return load_instance(file)
+    except InputError as exc:
+        for message in exc.messages:
+            err(message)
+        if summary:
+            err(f"{len(exc.messages)} problem(s) found; the instance is not valid")
+        raise typer.Exit(EXIT_INPUT) from None

@@ -13,7 +13,7 @@ import json
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, err
+from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, err, load_or_exit
 
 GB = "GB"
 
@@ -24,16 +24,10 @@ def estimate(
     file: str = typer.Argument(..., metavar="INSTANCE", help="Instance YAML file, or '-' for standard input."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
 ) -> None:
-    from topoopt.loader import InputError, load_instance
     from topoopt.perf import DoesNotFitError, EstimateError, pinned_hardware
     from topoopt.perf import estimate as estimate_instance
 
-    try:
-        loaded = load_instance(file)
-    except InputError as exc:
-        for message in exc.messages:
-            err(message)
-        raise typer.Exit(EXIT_INPUT) from None
+    loaded = load_or_exit(file)
     instance = loaded.instance
     try:
         _, hw = pinned_hardware(instance)

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INPUT, err
+from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INPUT, err, load_or_exit
 
 
 @app.command(help="Write the bill of materials, cable schedule, rack plan, GraphML, Slurm topology.conf, "
@@ -23,15 +23,9 @@ def render(
     from topoopt.catalog import CatalogError
     from topoopt.cli.check import read_design
     from topoopt.fabric import FabricError, render as render_files
-    from topoopt.loader import InputError, load_instance
     from topoopt.models.design import ObjectiveValue, SolveResult
 
-    try:
-        loaded = load_instance(file)
-    except InputError as exc:
-        for message in exc.messages:
-            err(message)
-        raise typer.Exit(EXIT_INPUT) from None
+    loaded = load_or_exit(file)
     design, cost, performance = read_design(design_file)
     result = SolveResult(
         status="feasible",

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_INTERNAL, EXIT_NO_SOLUTION, err
+from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_INTERNAL, EXIT_NO_SOLUTION, err, load_or_exit
 
 
 @app.command(help="Design the cluster for INSTANCE ('-' = stdin). " + EXIT_CODES_HELP)
@@ -21,14 +21,7 @@ def solve(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Solver log on stderr."),
 ) -> None:
     from topoopt.catalog import CatalogError
-    from topoopt.loader import InputError, load_instance
-
-    try:
-        loaded = load_instance(file)
-    except InputError as exc:
-        for message in exc.messages:
-            err(message)
-        raise typer.Exit(EXIT_INPUT) from None
+    loaded = load_or_exit(file)
     from topoopt.solver import UnsupportedObjective
     from topoopt.solver import solve as solve_instance
 

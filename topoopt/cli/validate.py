@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_INPUT, err
+from topoopt.cli.common import load_or_exit
 
 SCHEMA_ID = "urn:topoopt:schema:instance:1"
 """The ``$id`` of the published schema; bump the last number when the instance format breaks."""
@@ -25,15 +25,7 @@ def validate(
     Prints a one-line summary and exits 0 when the instance is valid; otherwise prints every
     problem as file:line:column: field: message on stderr and exits 2.
     """
-    from topoopt.loader import InputError, load_instance
-
-    try:
-        loaded = load_instance(file)
-    except InputError as exc:
-        for message in exc.messages:
-            err(message)
-        err(f"{len(exc.messages)} problem(s) found; the instance is not valid")
-        raise typer.Exit(EXIT_INPUT) from None
+    loaded = load_or_exit(file, summary=True)
     typer.echo(summary_line(loaded))
 
 

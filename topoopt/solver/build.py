@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from topoopt.families import FAMILIES
-from topoopt.solver.options import MAX_NODES, Options, switch_power_w
+from topoopt.catalog.power import switch_power_w
+from topoopt.solver.options import MAX_NODES, Options
 from topoopt.solver.problem import Problem
 
 COUNT_MAX = 50_000_000

@@ -12,7 +12,8 @@ from collections.abc import Callable
 
 from topoopt.families import FAMILIES
 from topoopt.solver.build import DesignModel
-from topoopt.solver.options import devices_per_rack_by_power, part_fits_node_end, part_fits_switch_end, switch_power_w
+from topoopt.catalog.power import switch_power_w
+from topoopt.solver.options import devices_per_rack_by_power, part_fits_node_end, part_fits_switch_end
 
 
 def _nodes_at_least(dm: DesignModel, family: str, need_of) -> None:

@@ -8,7 +8,8 @@ from topoopt.models.design import Cost, CostLine, Design, FabricShape, LinkGroup
 from topoopt.models.performance import Parallelism, Performance
 from topoopt.perf import evaluate
 from topoopt.solver.build import DesignModel
-from topoopt.solver.options import FabricOption, NodeConfig, PartOption, per_rack, switch_power_w
+from topoopt.catalog.power import switch_power_w
+from topoopt.solver.options import FabricOption, NodeConfig, PartOption, per_rack
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from topoopt.catalog import ResolvedCatalog
-from topoopt.catalog.power import node_power_w, part_fits_cage, switch_power_w
+from topoopt.catalog.power import node_power_w, part_fits_cage
 from topoopt.models.catalog import Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.instance import Instance
 from topoopt.solver.rules import (
