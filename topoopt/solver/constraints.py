@@ -245,6 +245,9 @@ def racks_available(dm: DesignModel) -> None:
     # A single mixed rack is one rack, whatever it holds.
     for var, value in ((v.compute_racks, 1), (v.switch_racks, 0), (v.storage_racks, 0)):
         m.add(var == value).only_enforce_if(v.single_rack)
+    # A single node without a fabric has no switches, so no network racks (free racks would
+    # otherwise be left at any count: no switch model's rack rule bounds them).
+    m.add(v.switch_racks == 0).only_enforce_if(v.use_tier[0])
 
 
 def site_power_within_limit(dm: DesignModel) -> None:
