@@ -167,16 +167,27 @@ def port_form_factor_match(dm: DesignModel) -> None:
     different leaves of a rail-optimized fabric, so it is only usable with one switch.
     """
     o, v = dm.options, dm.v
+    # Fabric options share their switch and speed: test each part once per (switch, speed).
+    by_switch_speed: dict[tuple, tuple] = {}
+    for f in o.fabrics:
+        if f.tiers:
+            switch, literals = by_switch_speed.setdefault((f.switch.id, f.gbps), (f.switch, []))
+            literals.append(v.use_fo[f.index])
+
+    def switches_fitting(part, end: str) -> list:
+        return [lit for (_, gbps), (switch, lits) in by_switch_speed.items()
+                if part_fits_switch_end(part, switch, gbps, end) for lit in lits]
+
     for cls, parts in o.parts.items():
         for p in parts:
             lit = v.use_part[cls, p.index]
-            upper = [v.use_fo[f.index] for f in o.fabrics if f.tiers and part_fits_switch_end(p.part, f.switch, f.gbps, "a")]
+            upper = switches_fitting(p.part, "a")
             if cls == "node-leaf":
                 lower = [v.use_nc[c.index] for c in o.node_configs if part_fits_node_end(p.part, c)]
                 if p.part.media in ("dac", "acc", "aoc") and p.part.links > p.part.b_ends:
                     dm.forbid("port_form_factor_match", lit, v.multi_tier)
             else:
-                lower = [v.use_fo[f.index] for f in o.fabrics if f.tiers and part_fits_switch_end(p.part, f.switch, f.gbps, "b")]
+                lower = switches_fitting(p.part, "b")
             for fits in (upper, lower):
                 if fits:
                     dm.m.add_bool_or(fits).only_enforce_if([dm.assumption["port_form_factor_match"], lit])
