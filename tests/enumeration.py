@@ -258,7 +258,8 @@ class Enumerator:
         for node in node_choices(self.catalog):
             pinned = {pins.server: node.server.id, pins.gpu: node.server.gpu, pins.interconnect: node.interconnect.id,
                       pins.nic: node.nic.id, pins.nics_per_node: node.rails}
-            if (price(node.server.id) is None or (not node.builtin and price(node.nic.id) is None)
+            # An unpriced NIC rules out only fabric-attached nodes: a single node buys none.
+            if (price(node.server.id) is None
                     or any(want is not None and want != have for want, have in pinned.items())
                     or not (rules.gpus.admits(node.server.gpu) and rules.servers.admits(node.server.id)
                             and rules.interconnects.admits(node.interconnect.id))):
@@ -294,7 +295,7 @@ class Enumerator:
             n_max = int(budget // server_price) if server_price else 1_000_000
             counts_range = [pins.nodes] if pins.nodes is not None else range(1, n_max + 1)
             for fabric in fabric_choices(node, switches, instance.constraints.max_oversubscription):
-                if pins.tiers not in (None, fabric.tiers):
+                if pins.tiers not in (None, fabric.tiers) or (fabric.tiers and nic_price is None):
                     continue
                 switch = fabric.switch
                 used = derive.LINK_CLASSES[:max(fabric.tiers, 1)] if fabric.tiers else ()

@@ -164,6 +164,14 @@ def free_network_rack() -> dict:
                       constraints={"pins": {"nodes": 1, "interconnect": "ib400", "gpu": "ga"}})
 
 
+def unpriced_nic() -> dict:
+    """The tiny instance without a NIC price: a single node buys no compute NIC, so it is still
+    a design (the enumeration used to drop every node configuration with an unpriced NIC)."""
+    data = copy.deepcopy(TINY)
+    data["catalog"]["prices"].pop("nic400")
+    return data
+
+
 def no_compute_switch() -> dict:
     """The tiny instance whose only switch is a management switch. A single node needs no compute
     fabric, so the optimum is one node (enumeration: 185,000); the solver builds its no-fabric
@@ -232,6 +240,7 @@ def test_completeness_a_checked_design_pinned_back_is_feasible_and_no_cheaper(da
 # == Differential ===================================================================================
 @examples(1.5)
 @given(instance_data(SMALLEST, objective="min_cost"))
+@example(unpriced_nic())
 @example(no_compute_switch()).xfail(raises=AssertionError, reason="no single-node option without a compute switch")
 def test_differential_optimum_equals_exhaustive_enumeration(data):
     instance = build(data)
