@@ -23,7 +23,6 @@ from topoopt.models.instance import Instance
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((REPO / "instances").glob("*.yaml"))
-SECONDS_PER_DAY = 86_400.0
 SRC = "estimate: test fixture"
 
 
