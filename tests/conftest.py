@@ -3,8 +3,9 @@
 * ``default`` — quick and reproducible: a fixed number of examples per property, derandomized
   (the same examples on every run, so CI failures reproduce), no per-example deadline (a solve
   takes a varying fraction of a second).
-* ``deep`` — thousands of random examples per property (``make test-deep``); failures are saved
-  in the local example database and replayed first on the next run.
+* ``deep`` — thousands of random examples per property (``make test-deep``; the
+  ``HYPOTHESIS_DEEP_EXAMPLES`` environment variable changes the base count, default 2000);
+  failures are saved in the local example database and replayed first on the next run.
 
 Property tests scale their example counts from the active profile's ``max_examples``.
 """
@@ -25,7 +26,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "deep",
-    max_examples=2000,
+    max_examples=int(os.environ.get("HYPOTHESIS_DEEP_EXAMPLES", "2000")),
     deadline=None,
     derandomize=False,
     print_blob=True,

@@ -74,6 +74,11 @@ SMALLEST = Size(max_servers=2, max_nics=1, max_interconnects=1, max_switches=2, 
 """Catalogs small enough for exhaustive enumeration in well under a second."""
 
 
+def one_in(draw, n: int) -> bool:
+    """True with probability 1/n; False is the simplest draw, so shrinking drops the option."""
+    return draw(st.integers(0, n - 1)) == n - 1
+
+
 def _subset(draw, pool: list, low: int, high: int) -> list:
     """A non-empty, order-preserving subset of ``pool`` with ``low``–``high`` members."""
     high = min(high, len(pool))
@@ -81,12 +86,7 @@ def _subset(draw, pool: list, low: int, high: int) -> list:
     return [x for i, x in enumerate(pool) if i in chosen]
 
 
-@st.composite
-def catalogs(draw, size: Size = DEFAULT, all_priced: bool = False) -> tuple[dict, dict]:
-    """``(catalog.add, prices)``: a tiny consistent catalog and a price for (almost) every item."""
-    interconnects = _subset(draw, list(INTERCONNECT_POOL), 1, size.max_interconnects)
-    speeds = sorted({INTERCONNECT_POOL[i]["gbps"] for i in interconnects})
-
+def _nics(draw, size: Size, interconnects: list[str]) -> list[dict]:
     nics = []
     for i in range(draw(st.integers(1, size.max_nics))):
         # The first NIC runs the first interconnect (so most catalogs have a working node).
@@ -96,55 +96,67 @@ def catalogs(draw, size: Size = DEFAULT, all_priced: bool = False) -> tuple[dict
         nics.append({"id": f"nic{i}", "name": f"NIC {i}", "source": SRC,
                      "port_form_factor": draw(st.sampled_from(NIC_CAGES)),
                      "interconnects": runs, "power_w": draw(st.sampled_from([15, 25]))})
+    return nics
 
-    gpu_ids = _subset(draw, list(GPU_POOL), 1, 2)
-    gpus = [{"id": g, "name": g.upper(), "source": SRC, "vendor": "nvidia", "matmul_efficiency_source": SRC, **GPU_POOL[g]} for g in gpu_ids]
 
+def _servers(draw, size: Size, gpu_ids: list[str], nics: list[dict]) -> list[dict]:
     servers = []
     for i in range(draw(st.integers(1, size.max_servers))):
         gpus_per_node = draw(st.sampled_from([4, 8]))
+        nic_options = _subset(draw, [n["id"] for n in nics], 1, 2)
+        if i == 0:  # the first server takes the first NIC (so most catalogs have a working node)
+            nic_options = sorted({*nic_options, "nic0"})
         servers.append({
             "id": f"srv{i}", "name": f"Server {i}", "source": SRC, "gpu": draw(st.sampled_from(gpu_ids)),
             "gpus_per_node": gpus_per_node,
             "power_w": draw(st.integers(3, 11)) * 1000 * gpus_per_node // 8,
             "rack_units": draw(st.sampled_from([4, 6, 8])),
-            # The first server takes the first NIC (so most catalogs have a working node).
-            "nic_options": sorted({*_subset(draw, [n["id"] for n in nics], 1, 2), *(["nic0"] if i == 0 else [])}),
+            "nic_options": nic_options,
             "max_compute_nics": draw(st.sampled_from([1, 2, 4, 8])),
         })
+    return servers
 
+
+def _switches(draw, size: Size, interconnects: list[str]) -> list[dict]:
+    """Switches of 8 or 16 logical ports, so that a few dozen nodes need 2 or 3 tiers."""
+    speeds = sorted({INTERCONNECT_POOL[i]["gbps"] for i in interconnects})
     switches = []
     for i in range(draw(st.integers(1, size.max_switches))):
         cage = draw(st.sampled_from(list(SWITCH_CAGES)))
         radix = draw(st.sampled_from([8, 16]))
         switch_speeds = _subset(draw, speeds, 1, 2)
         protocols = draw(st.sampled_from([["ib"], ["ethernet"], ["ethernet", "ib"]]))
-        if i == 0 and draw(st.integers(0, 4)):
+        if i == 0 and not one_in(draw, 5):
             # Usually the first switch serves the first interconnect.
             first = INTERCONNECT_POOL[interconnects[0]]
             protocols = sorted({*protocols, "ib" if first["protocol"] == "ib" else "ethernet"})
             switch_speeds = sorted({*switch_speeds, first["gbps"]})
         switches.append({
-            "id": f"sw{i}", "name": f"Switch {i}", "source": SRC,
-            "protocols": protocols,
+            "id": f"sw{i}", "name": f"Switch {i}", "source": SRC, "protocols": protocols,
             "cages": radix // SWITCH_CAGES[cage], "cage_form_factor": cage,
             "ports_per_cage": {str(g): SWITCH_CAGES[cage] for g in switch_speeds},
             "power_w": draw(st.sampled_from([300, 600, 1200])), "rack_units": 1,
         })
+    return switches
 
+
+def _cables(draw, size: Size, interconnects: list[str], nics: list[dict], switches: list[dict]) -> list[dict]:
+    """Parts whose a-end fits a switch cage and whose b-end fits a NIC (node–leaf) or a switch
+    (switch–switch); speed, reach and media vary. Usually cable 0 joins switch 0 to NIC 0 and
+    cable 1 joins switch 0 to itself at the first interconnect's speed."""
+    speeds = sorted({INTERCONNECT_POOL[i]["gbps"] for i in interconnects})
+    nic_cages = sorted({n["port_form_factor"] for n in nics})
+    switch_cages = sorted({s["cage_form_factor"] for s in switches})
     cables = []
     for i in range(draw(st.integers(2, size.max_cables))):
-        # Usually cable 0 joins switch 0 to NIC 0 and cable 1 joins switch 0 to itself, at the first
-        # interconnect's speed; the others (and sometimes these) are drawn freely.
-        planned = i < 2 and draw(st.integers(0, 4)) > 0
-        upper = switches[0] if planned else draw(st.sampled_from(switches))
-        a_ff = upper["cage_form_factor"]
+        planned = i < 2 and not one_in(draw, 5)
+        a_ff = switches[0]["cage_form_factor"] if planned else draw(st.sampled_from(switch_cages))
         node_end = (i == 0) if planned else draw(st.booleans())
-        if node_end:  # node–leaf: b-end in a NIC cage
-            b_ff = nics[0]["port_form_factor"] if planned else draw(st.sampled_from(sorted({n["port_form_factor"] for n in nics})))
+        if node_end:
+            b_ff = nics[0]["port_form_factor"] if planned else draw(st.sampled_from(nic_cages))
             b_ports = 1
-        else:  # switch–switch
-            b_ff = a_ff if planned else draw(st.sampled_from(sorted({s["cage_form_factor"] for s in switches})))
+        else:
+            b_ff = a_ff if planned else draw(st.sampled_from(switch_cages))
             b_ports = SWITCH_CAGES[b_ff]
         links = SWITCH_CAGES[a_ff]
         media = draw(st.sampled_from(["mmf", "smf"] if planned else list(MEDIA_REACH_M)))
@@ -156,34 +168,48 @@ def catalogs(draw, size: Size = DEFAULT, all_priced: bool = False) -> tuple[dict
             "max_reach_m": draw(st.sampled_from(MEDIA_REACH_M[media])),
             "power_w_per_a_end": MEDIA_END_W[media], "power_w_per_b_end": MEDIA_END_W[media],
         })
+    return cables
 
-    racks = [{"id": f"rk{i}", "name": f"Rack {i}", "source": SRC,
-              "power_kw": draw(st.sampled_from([12, 20, 30, 40, 60])),
-              "rack_units": draw(st.sampled_from([42, 48])), "cooling": "air"}
-             for i in range(draw(st.integers(1, size.max_racks)))]
 
-    storage_pool = [
-        {"id": "nvme", "name": "NVMe array", "source": SRC, "kind": "nvme_of", "capacity_tb": 500,
-         "read_gb_per_s": 50, "write_gb_per_s": 30, "latency_class": "low", "power_w": 2000, "rack_units": 2},
-        {"id": "obj", "name": "Object node", "source": SRC, "kind": "object", "capacity_tb": 1000,
-         "read_gb_per_s": 5, "write_gb_per_s": 3, "latency_class": "high", "power_w": 800, "rack_units": 2},
-    ]
-    storage = _subset(draw, storage_pool, 1, size.max_storage)
+STORAGE_POOL = [
+    {"id": "nvme", "name": "NVMe array", "source": SRC, "kind": "nvme_of", "capacity_tb": 500,
+     "read_gb_per_s": 50, "write_gb_per_s": 30, "latency_class": "low", "power_w": 2000, "rack_units": 2},
+    {"id": "obj", "name": "Object node", "source": SRC, "kind": "object", "capacity_tb": 1000,
+     "read_gb_per_s": 5, "write_gb_per_s": 3, "latency_class": "high", "power_w": 800, "rack_units": 2},
+]
+# Price ranges per kind: (low, high, unit) -> a price of low..high units.
+PRICE_RANGES = {"servers": (60, 400, 1000), "nics": (1, 3, 500), "switches": (2, 40, 1000), "cables": (1, 30, 100),
+                "racks": (0, 8, 1000), "storage": (2, 20, 10_000)}
 
+
+@st.composite
+def catalogs(draw, size: Size = DEFAULT, all_priced: bool = False) -> tuple[dict, dict]:
+    """``(catalog.add, prices)``: a tiny consistent catalog and a price for (almost) every item."""
+    interconnects = _subset(draw, list(INTERCONNECT_POOL), 1, size.max_interconnects)
+    nics = _nics(draw, size, interconnects)
+    gpu_ids = _subset(draw, list(GPU_POOL), 1, 2)
+    switches = _switches(draw, size, interconnects)
+    add = {
+        "gpus": [{"id": g, "name": g.upper(), "source": SRC, "vendor": "nvidia", "matmul_efficiency_source": SRC,
+                  **GPU_POOL[g]} for g in gpu_ids],
+        "servers": _servers(draw, size, gpu_ids, nics),
+        "nics": nics,
+        "interconnects": interconnects_of(interconnects),
+        "switches": switches,
+        "cables": _cables(draw, size, interconnects, nics, switches),
+        "racks": [{"id": f"rk{i}", "name": f"Rack {i}", "source": SRC,
+                   "power_kw": draw(st.sampled_from([12, 20, 30, 40, 60])),
+                   "rack_units": draw(st.sampled_from([42, 48])), "cooling": "air"}
+                  for i in range(draw(st.integers(1, size.max_racks)))],
+        "storage": copy.deepcopy(_subset(draw, STORAGE_POOL, 1, size.max_storage)),
+    }
     prices = {}
-    ranges = {"servers": (60, 400, 1000), "nics": (1, 3, 500), "switches": (2, 40, 1000), "cables": (1, 30, 100),
-              "racks": (0, 8, 1000), "storage": (2, 20, 10_000)}
-    for kind, items in (("servers", servers), ("nics", nics), ("switches", switches), ("cables", cables),
-                        ("racks", racks), ("storage", storage)):
-        low, high, unit = ranges[kind]
-        for entry in items:
+    for kind, (low, high, unit) in PRICE_RANGES.items():
+        for entry in add[kind]:
             prices[entry["id"]] = draw(st.integers(low, high)) * unit
     # Now and then an item has no price (priced_in_book).
-    if not all_priced and draw(st.integers(0, 14)) == 0:
+    if not all_priced and one_in(draw, 15):
         prices.pop(draw(st.sampled_from(sorted(prices))))
-
-    add = {"gpus": gpus, "servers": servers, "nics": nics, "interconnects": interconnects_of(interconnects),
-           "switches": switches, "cables": cables, "racks": racks, "storage": storage}
     return add, prices
 
 
@@ -211,13 +237,13 @@ def pins_and_lists(draw, add: dict) -> dict:
         "gpu": st.sampled_from(ids_of(add, "gpus")),
     }
     for key, values in optional.items():
-        if draw(st.integers(0, 29)) == 0:
+        if one_in(draw, 20):
             pins[key] = draw(values)
     constraints: dict = {"max_oversubscription": draw(st.sampled_from([1, 1, 2, 3]))}
     if pins:
         constraints["pins"] = pins
     for kind in ("servers", "switches", "cables", "storage"):
-        if len(add[kind]) > 1 and draw(st.integers(0, 7)) == 0:
+        if len(add[kind]) > 1 and one_in(draw, 8):
             constraints[kind] = {"deny": [draw(st.sampled_from(ids_of(add, kind)))]}
     return constraints
 
@@ -231,29 +257,30 @@ def instance_data(draw, size: Size = DEFAULT, objective: str | None = None, loos
     """
     add, prices = draw(catalogs(size, all_priced=loose))
     objective = objective or draw(st.sampled_from(["min_cost", "min_cost", "min_cost", "min_time"]))
-    deadline = draw(st.sampled_from([None, None, None, 0.1, 0.25, 0.5, 1, 2, 5, 30]))
+    deadline = draw(st.sampled_from([None, 0.1, 0.25, 0.5, 1, 2, 5, 30]))
     goal = {"objective": objective}
     if deadline is not None and objective == "min_cost":
         goal["deadline_days"] = deadline
-    budget_steps = [b for b in (300_000, 500_000, 1_000_000, 2_000_000, 3_000_000, 6_000_000, 10_000_000, 20_000_000)
+    # The first step is the simplest draw (and where shrinking goes): a budget most designs fit in.
+    budget_steps = [b for b in (2_000_000, 300_000, 500_000, 1_000_000, 3_000_000, 6_000_000, 10_000_000, 20_000_000)
                     if b <= size.max_budget]
     site = {"max_racks": draw(st.integers(10 if loose else 1, 30)),
             "distances": {"in_row_m": draw(st.sampled_from([1, 3, 15, 28, 48])),
                           "across_rows_m": draw(st.sampled_from([20, 48, 48, 98])),
                           "slack_m": draw(st.sampled_from([0, 2]))}}
-    if not loose and draw(st.integers(0, 4)) == 0:
+    if not loose and one_in(draw, 5):
         site["power_cap_kw"] = draw(st.sampled_from([40, 100, 300, 1000]))
-    if not loose and len(add["racks"]) > 1 and draw(st.integers(0, 4)) == 0:
+    if not loose and len(add["racks"]) > 1 and one_in(draw, 5):
         site["rack_classes"] = [draw(st.sampled_from(ids_of(add, "racks")))]
     constraints = {"max_oversubscription": draw(st.sampled_from([1, 3]))} if loose else draw(pins_and_lists(add))
     budget = size.max_budget if loose else draw(st.sampled_from(budget_steps))
-    if draw(st.integers(0, 3)) == 0:
+    if one_in(draw, 4):
         # A cluster pinned past one switch's ports, so that 2- and 3-tier fabrics are common.
         constraints.setdefault("pins", {})["nodes"] = draw(st.sampled_from([9, 12, 17, 24, 33, 40, 48, 64]))
         budget = size.max_budget
         goal.pop("deadline_days", None)
     data = {"dataset_tb": draw(st.sampled_from([0, 0, 100, 2000]))}
-    if not loose and draw(st.integers(0, 11)) == 0:
+    if not loose and one_in(draw, 12):
         data["small_files"] = True
     return {
         "name": "property",

@@ -164,6 +164,35 @@ def free_network_rack() -> dict:
                       constraints={"pins": {"nodes": 1, "interconnect": "ib400", "gpu": "ga"}})
 
 
+def ethernet_leaf_for_infiniband() -> dict:
+    """An InfiniBand interconnect and an Ethernet leaf switch pinned together, no cable that fits
+    the NIC. The explanation named {pins_respected, oversubscription_within_limit, cable_reach},
+    which alone is feasible (an InfiniBand node on the Ethernet switch): whether a fabric's speed
+    had a node configuration depended on the pins prefiltering configurations away, so the
+    protocol rule was invisible to the conflict search. Expected: a conflict that is infeasible
+    alone (now {pins_respected, port_form_factor_match})."""
+    add = {
+        "gpus": [gpu("ga")],
+        "servers": [item("srv2", gpu="ga", gpus_per_node=4, power_w=1500, rack_units=4, nic_options=["nic1"],
+                         max_compute_nics=1)],
+        "nics": [item("nic1", port_form_factor="osfp-flat", interconnects=["ib400", "roce400"], power_w=15)],
+        "interconnects": interconnects_of(["ib400", "roce400"]),
+        "switches": [item("sw0", protocols=["ethernet"], cages=4, cage_form_factor="osfp-twin",
+                          ports_per_cage={"400": 2}, power_w=300, rack_units=1)],
+        "cables": [item("cab1", media="dac", gbps=400, links=2, a_form_factor="osfp-twin", b_form_factor="osfp-twin",
+                        max_reach_m=1, power_w_per_a_end=0.1, power_w_per_b_end=0.1)],
+        "racks": [item("rk0", power_kw=12, rack_units=42, cooling="air")],
+        "storage": [item("nvme", kind="nvme_of", capacity_tb=500, read_gb_per_s=50, write_gb_per_s=30,
+                         latency_class="low", power_w=2000, rack_units=2)],
+    }
+    prices = {"srv2": 60_000, "nic1": 500, "sw0": 2_000, "cab1": 100, "rk0": 0, "nvme": 20_000}
+    data = regression(add, prices, goal={"objective": "min_cost"}, budget=20_000_000, tokens=5e9,
+                      site={"max_racks": 1, "distances": {"in_row_m": 1, "across_rows_m": 20, "slack_m": 0}},
+                      constraints={"pins": {"leaf_switch": "sw0", "interconnect": "ib400"}})
+    data["workload"]["model"] = MODELS["m1"]
+    return data
+
+
 def unpriced_nic() -> dict:
     """The tiny instance without a NIC price: a single node buys no compute NIC, so it is still
     a design (the enumeration used to drop every node configuration with an unpriced NIC)."""
@@ -400,6 +429,7 @@ def infeasible_with_only(instance: Instance, families) -> bool:
 
 @examples(0.75)
 @given(instance_data())
+@example(ethernet_leaf_for_infiniband())
 def test_explanations_are_minimal_conflicts_and_relaxations_work(data):
     instance = build(data)
     result = solved(instance, explain=True)
@@ -504,9 +534,17 @@ def malformed_texts(draw) -> tuple[str, bool]:
 LOCATED = re.compile(r"^<stdin>:\d+:\d+: ")
 
 
+def tiny_yaml_with(path: str, value) -> str:
+    """The tiny instance file with one dotted path set (for pinned malformed inputs)."""
+    return yaml.safe_dump(edited(yaml.safe_load(tiny_yaml()), path, value), sort_keys=False)
+
+
 @examples(5)
 @given(malformed_texts())
 @example(("name: x\nworkload: [\n", True))
+# Integer literals took YAML's true as 1 (Python's True == 1), strict mode or not.
+@example((tiny_yaml_with("constraints.pins.tiers", True), True))
+@example((tiny_yaml_with("workload.training.parallelism", {"tp": 1, "pp": 1, "zero_stage": True}), True))
 def test_malformed_instances_exit_2_with_a_located_message(case):
     text, surely_invalid = case
     run = CliRunner().invoke(app, ["validate", "-"], input=text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
 from topoopt.models.base import Record
 from topoopt.models.catalog import (
@@ -24,6 +24,17 @@ from topoopt.models.catalog import (
 Objective = Literal["min_cost", "min_time", "min_job_cost"]
 
 
+def _not_a_boolean(value):
+    """Integer literals (``Literal[1, 2, 3]``) accept True and False, which equal 1 and 0, even in
+    strict mode; YAML's ``true`` is not a tier count or a ZeRO stage."""
+    if isinstance(value, bool):
+        raise ValueError("expected an integer, not a boolean")
+    return value
+
+
+NoBoolean = BeforeValidator(_not_a_boolean)
+
+
 class PinnedParallelism(Record):
     """A fixed parallel layout; tp x pp x dp GPUs are used."""
 
@@ -32,7 +43,7 @@ class PinnedParallelism(Record):
     dp: int | None = Field(
         None, ge=1, description="Data-parallel degree; None = the best degree up to all remaining GPUs."
     )
-    zero_stage: Literal[0, 1, 2, 3] = Field(1, description="ZeRO / FSDP sharding stage.")
+    zero_stage: Annotated[Literal[0, 1, 2, 3], NoBoolean] = Field(1, description="ZeRO / FSDP sharding stage.")
     microbatch: int = Field(1, ge=1, le=1024, description="Micro-batch size in sequences.")
     virtual_stages: int = Field(
         1, ge=1, le=64, description="Interleaved pipeline chunks per stage (Megatron virtual pipeline); 1 = plain 1F1B."
@@ -160,7 +171,9 @@ class Pins(Record):
     interconnect: str | None = Field(None, description="Compute interconnect id, e.g. ib-ndr or roce-400.")
     nic: str | None = Field(None, description="Compute NIC id.")
     nics_per_node: int | None = Field(None, ge=1, le=16, description="Compute NICs (rails) per node.")
-    tiers: Literal[1, 2, 3] | None = Field(None, description="Fabric tiers: 1 switch, 2 leaf/spine, 3 leaf/spine/core.")
+    tiers: Annotated[Literal[1, 2, 3], NoBoolean] | None = Field(
+        None, description="Fabric tiers: 1 switch, 2 leaf/spine, 3 leaf/spine/core."
+    )
     leaf_switch: str | None = Field(None, description="Leaf switch id.")
     rack_class: str | None = Field(None, description="Rack class id.")
     storage: str | None = Field(None, description="Storage tier id.")

@@ -329,8 +329,12 @@ def _kept(options: list, prefilter: frozenset[str]) -> list:
 def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: frozenset[str] = frozenset()) -> Options:
     """All option tables, each option tagged with the families it violates on its own."""
     configs = [replace(c, violations=node_config_violations(c, instance)) for c in node_configs(catalog)]
-    configs = _kept(configs, prefilter)
+    # Fabrics are offered at the speeds of every node configuration the hardware allows, before
+    # prefiltering: whether a fabric's speed is usable then does not depend on which other families
+    # were prefiltered (the model rules out a fabric no remaining configuration runs, under
+    # nic_supports_interconnect), so explanations see the rule whatever is prefiltered.
     speeds = {c.speed_key for c in configs}
+    configs = _kept(configs, prefilter)
     fabrics = [
         replace(f, violations=fabric_violations(f, instance)
                 | (frozenset() if f.tiers == 0 or f.speed_key in speeds else {"nic_supports_interconnect"}))
