@@ -187,7 +187,7 @@ class DesignModel:
         for cls, lit in v.use_cls.items():
             m.add(sum(v.use_fo[f.index] for f in o.fabrics if f.perf_class == cls) == lit)
         for sid, lit in v.use_switch.items():
-            m.add(sum(v.use_fo[f.index] for f in o.fabrics if f.switch.id == sid and f.tiers > 0) == lit)
+            m.add(sum(v.use_fo[f.index] for f in o.fabrics if f.tiers > 0 and f.switch.id == sid) == lit)
             m.add(v.switches_of[sid] == 0).only_enforce_if(lit.Not())
         for c in o.node_configs:
             lit = v.use_nc[c.index]

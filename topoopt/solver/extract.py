@@ -78,18 +78,17 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
     storage = o.storage[pick.storage_index].tier
     units = value(v.storage_units)
     node_w = c.power_w(o.all_parts, fabric=f.tiers > 0)
-    switch_w = switch_power_w(f.switch, o.all_parts)
+    switch_w = switch_power_w(f.switch, o.all_parts) if f.switch else 0.0
     n_switches = leaves + spines + cores
     if value(v.single_rack):
         total_w = nodes * node_w + n_switches * switch_w + units * storage.power_w
         racks = [RackGroup(rack_class=rack.id, role="mixed", count=1, nodes_per_rack=nodes,
                            power_kw=round(total_w / 1000, 3))]
     else:
-        racks = [
-            _rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, c.server.rack_units),
-            _rack_group(rack, "network", value(v.switch_racks), n_switches, switch_w, f.switch.rack_units),
-            _rack_group(rack, "storage", value(v.storage_racks), units, storage.power_w, storage.rack_units),
-        ]
+        racks = [_rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, c.server.rack_units)]
+        if n_switches:
+            racks.append(_rack_group(rack, "network", value(v.switch_racks), n_switches, switch_w, f.switch.rack_units))
+        racks.append(_rack_group(rack, "storage", value(v.storage_racks), units, storage.power_w, storage.rack_units))
     performance = evaluate(problem.job, problem.hardware(c, f.perf_class, nodes))
     parallelism = performance.parallelism if performance else Parallelism(tp=1, pp=1, dp=1, zero_stage=0, microbatch=1)
     design = Design(

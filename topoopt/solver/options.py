@@ -82,7 +82,7 @@ class FabricOption:
 
     index: int
     tiers: int
-    switch: Switch
+    switch: Switch | None  # None without a fabric (tiers 0)
     gbps: int
     protocol: str
     radix: int
@@ -240,6 +240,11 @@ def fabric_options(catalog: ResolvedCatalog, speeds: set[tuple[str, int]]) -> li
     def add(**kwargs) -> None:
         options.append(FabricOption(index=len(options), **kwargs))
 
+    # A single node needs no compute fabric: its GPUs talk over the scale-up link. This option
+    # buys no switch, so it exists whatever switches the catalog has (or lacks).
+    add(tiers=0, down=0, up=0, ratio=1, spines=0, links_per_leaf_spine=0, leaves_per_pod=0, spine_up=0,
+        cores_per_plane=0, links_per_spine_core=0, max_pods=0, switch=None, gbps=0, protocol="none", radix=0,
+        unit_price=0)
     for switch in catalog.catalog.switches:
         if switch.role != "compute":
             continue
@@ -247,12 +252,6 @@ def fabric_options(catalog: ResolvedCatalog, speeds: set[tuple[str, int]]) -> li
         for protocol, gbps in switch_speeds(switch, speeds):
             radix = switch.radix(gbps)
             common = dict(switch=switch, gbps=gbps, protocol=protocol, radix=radix, unit_price=price)
-            if not options:
-                # A single node needs no compute fabric: its GPUs talk over the scale-up link. The
-                # option carries a switch only as a placeholder; it buys none (tiers 0 is exempt
-                # from the switch's lists and price), so it does not depend on which switch it is.
-                add(tiers=0, down=0, up=0, ratio=1, spines=0, links_per_leaf_spine=0, leaves_per_pod=0,
-                    spine_up=0, cores_per_plane=0, links_per_spine_core=0, max_pods=0, **common)
             if radix < 2:
                 continue
             add(tiers=1, down=radix, up=0, ratio=1, spines=0, links_per_leaf_spine=0, leaves_per_pod=1,
