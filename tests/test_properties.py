@@ -189,6 +189,16 @@ def ethernet_leaf_for_infiniband() -> dict:
     return data
 
 
+def pinned_nodes_miss_the_deadline() -> dict:
+    """Three nodes pinned, half a day needs seven. Expected conflict {deadline_met,
+    pins_respected}; got {deadline_met, oversubscription_within_limit, cable_reach}, which alone is
+    feasible (seven nodes). With the node count pinned and prefiltered, deadline_met's bound is
+    computed at the pinned count only (solver/problem.py, min_nodes_for_time), so in the model the
+    deletion filter runs on, deadline_met alone already forbids every design and pins_respected is
+    dropped. Not fixed yet."""
+    return edited(edited(copy.deepcopy(TINY), "constraints.pins.nodes", 3), "goal.deadline_days", 0.5)
+
+
 def unpriced_nic() -> dict:
     """The tiny instance without a NIC price: a single node buys no compute NIC, so it is still
     a design (the enumeration used to drop every node configuration with an unpriced NIC)."""
@@ -426,6 +436,7 @@ def infeasible_with_only(instance: Instance, families) -> bool:
 @examples(0.75)
 @given(instance_data())
 @example(ethernet_leaf_for_infiniband())
+@example(pinned_nodes_miss_the_deadline()).xfail(raises=AssertionError, reason="pinned count inside deadline_met")
 def test_explanations_are_minimal_conflicts_and_relaxations_work(data):
     instance = build(data)
     result = solved(instance, explain=True)
@@ -538,7 +549,10 @@ def tiny_yaml_with(path: str, value) -> str:
 @examples(5)
 @given(malformed_texts())
 @example(("name: x\nworkload: [\n", True))
-# Integer literals took YAML's true as 1 (Python's True == 1), strict mode or not.
+# Integer literals took YAML's true as 1 (Python's True == 1), strict mode or not; negative TFLOPS and
+# ports per cage were accepted.
+@example((tiny_yaml().replace("bf16: 989", "bf16: -990", 1), True))
+@example((tiny_yaml().replace("'400': 2", "'400': -2", 1), True))
 @example((tiny_yaml_with("constraints.pins.tiers", True), True))
 @example((tiny_yaml_with("workload.training.parallelism", {"tp": 1, "pp": 1, "zero_stage": True}), True))
 def test_malformed_instances_exit_2_with_a_located_message(case):

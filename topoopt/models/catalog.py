@@ -6,7 +6,7 @@ Bandwidths of memory and scale-up links are in GB/s (bytes); network speeds are 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
@@ -41,7 +41,7 @@ class Gpu(Sourced):
     vendor: Literal["nvidia", "amd"]
     memory_gb: float = Field(gt=0, le=1024, description="Device memory in GB.")
     memory_bandwidth_gb_per_s: float = Field(gt=0, description="HBM/GDDR bandwidth in GB/s.")
-    dense_tflops: dict[Precision, float] = Field(
+    dense_tflops: dict[Precision, Annotated[float, Field(gt=0)]] = Field(
         description="Dense tensor-core peak per precision in TFLOPS; a missing key means unsupported."
     )
     matmul_efficiency: float = Field(
@@ -104,7 +104,9 @@ class Switch(Sourced):
     protocols: list[Literal["ib", "ethernet"]] = Field(min_length=1)
     cages: int = Field(ge=1, le=512)
     cage_form_factor: str
-    ports_per_cage: dict[int, int] = Field(description="Logical ports per cage at each speed in Gb/s.")
+    ports_per_cage: dict[Annotated[int, Field(gt=0)], Annotated[int, Field(ge=1)]] = Field(
+        description="Logical ports per cage at each speed in Gb/s."
+    )
     power_w: float = Field(gt=0, le=20_000, description="Switch power without optics, W.")
     rack_units: int = Field(ge=1, le=52)
     cooling: Literal["air", "liquid"] = "air"
