@@ -209,9 +209,9 @@ def unpriced_nic() -> dict:
 
 def no_compute_switch() -> dict:
     """The tiny instance whose only switch is a management switch. A single node needs no compute
-    fabric, so the optimum is one node (enumeration: 185,000); the solver builds its no-fabric
-    option only alongside a compute switch's options, so it answers infeasible with an empty
-    conflict. Not fixed yet (solver/options.py)."""
+    fabric, so the optimum is one node (enumeration: 185,000); the solver built its no-fabric
+    option only alongside a compute switch's options, so it answered infeasible with an empty
+    conflict."""
     data = copy.deepcopy(TINY)
     data["catalog"]["add"]["switches"] = [dict(s, role="management") for s in data["catalog"]["add"]["switches"]]
     return data
