@@ -76,13 +76,23 @@ class Server(Sourced):
         None, description="Cage form factor at the node when the server has its own cages (DGX twin-port OSFP)."
     )
     compute_ports_per_cage: int = Field(1, ge=1, le=4, description="Logical compute ports per node cage.")
-    management_ports: int = Field(1, ge=0, le=4, description="In-band/BMC management ports.")
+    builtin_storage_nics: BuiltinNics | None = Field(
+        None, description="Storage NICs that come with the server (e.g. DGX: 2 dual-port ConnectX-7); "
+        "None = choose from storage_nic_options."
+    )
+    storage_nic_options: list[str] = Field(
+        default_factory=list, description="NIC ids that fit the server's free slots as storage NICs."
+    )
+    max_storage_nics: int = Field(0, ge=0, le=8, description="Most storage NICs the server's free slots take.")
+    oob_ports: int = Field(1, ge=0, le=4, description="Out-of-band (BMC) management ports, besides the in-band one.")
 
 
 class Nic(Sourced):
-    """A network adapter (HCA/NIC/DPU): one port used per rail."""
+    """A network adapter (HCA/NIC/DPU). As a compute NIC one port is used per rail; as a storage
+    NIC all ``ports`` are used."""
 
     port_form_factor: str = Field(description="Cage form factor, e.g. qsfp56, qsfp112, osfp-flat.")
+    ports: int = Field(1, ge=1, le=4, description="Network ports (cages) on the adapter.")
     interconnects: list[str] = Field(min_length=1, description="Interconnect ids the NIC can run.")
     power_w: float = Field(ge=0, le=200)
 
@@ -110,7 +120,10 @@ class Switch(Sourced):
     power_w: float = Field(gt=0, le=20_000, description="Switch power without optics, W.")
     rack_units: int = Field(ge=1, le=52)
     cooling: Literal["air", "liquid"] = "air"
-    role: Literal["compute", "management"] = "compute"
+    role: Literal["compute", "management"] = Field(
+        "compute", description="compute: data fabrics (compute and storage networks); management: management network."
+    )
+    oob_ports: int = Field(1, ge=0, le=4, description="Out-of-band management ports, besides the in-band one.")
 
     @field_validator("ports_per_cage", mode="before")
     @classmethod
@@ -162,6 +175,13 @@ class StorageTier(Sourced):
     latency_class: LatencyClass
     power_w: float = Field(gt=0)
     rack_units: int = Field(ge=1, le=52)
+    network_ports: int = Field(ge=1, le=64, description="Data-network ports per unit.")
+    port_speeds_gbps: list[Annotated[int, Field(gt=0)]] = Field(
+        min_length=1, description="Speeds (Gb/s) the unit's data ports run."
+    )
+    port_form_factor: str = Field(description="Cage form factor of the unit's data ports.")
+    protocols: list[Literal["ib", "ethernet"]] = Field(min_length=1, description="Protocols of the data ports.")
+    oob_ports: int = Field(1, ge=0, le=4, description="Out-of-band management ports, besides the in-band one.")
 
 
 class ModelArchitecture(Record):

@@ -9,10 +9,15 @@ from pydantic import Field
 from topoopt.models.base import Record
 from topoopt.models.performance import Parallelism, Performance
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 
-Tier = Literal["leaf", "spine", "core"]
-LinkClass = Literal["node-leaf", "leaf-spine", "spine-core"]
+Network = Literal["compute", "storage", "management"]
+Tier = Literal["leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf", "mgmt-aggregation"]
+LinkClass = Literal[
+    "node-leaf", "leaf-spine", "spine-core",  # compute fabric
+    "node-storage", "storage-unit", "storage-leaf-spine",  # storage network (storage-unit also when converged)
+    "mgmt", "mgmt-uplink",  # management network
+]
 
 
 class FabricShape(Record):
@@ -42,6 +47,7 @@ class FabricShape(Record):
 
 
 class SwitchGroup(Record):
+    network: Network = "compute"
     tier: Tier
     model: str
     count: int = Field(ge=0)
@@ -49,6 +55,7 @@ class SwitchGroup(Record):
 
 
 class LinkGroup(Record):
+    network: Network = "compute"
     between: LinkClass
     count: int = Field(ge=0, description="Logical links.")
     part: str
@@ -70,9 +77,48 @@ class RackGroup(Record):
 class StorageChoice(Record):
     tier: str
     units: int = Field(ge=1)
+    ports: int = Field(0, ge=0, description="Data-network ports over all units.")
     read_gbps: float = Field(description="Delivered read bandwidth, Gb/s.")
     write_gbps: float
     capacity_tb: float
+
+
+class StorageNetwork(Record):
+    """The path between the nodes and the storage units.
+
+    dedicated: ``nics_per_node`` storage NICs per node (all their ports used) and the storage
+    units on storage switches in 1 or 2 non-blocking tiers. converged: storage traffic rides the
+    compute NICs and fabric (the performance model charges the contention) and the storage units
+    sit on ``compute_storage_leaves`` extra leaves of the compute fabric (or on its single switch).
+    """
+
+    mode: Literal["dedicated", "converged"]
+    nic: str | None = Field(description="Storage NIC id; None when converged.")
+    nics_per_node: int = Field(ge=0)
+    ports_per_node: int = Field(ge=1, description="Storage ports per node (compute rails when converged).")
+    link_gbps: int = Field(description="Speed of every storage-network port, Gb/s.")
+    node_gbps: float = Field(description="Storage bandwidth of one node, Gb/s.")
+    need_gbps: float = Field(description="Storage traffic all nodes together carry: max(read, checkpoint write), Gb/s.")
+    switch: str | None = Field(description="Storage switch model; None when converged.")
+    tiers: Literal[0, 1, 2] = Field(description="Storage switch tiers; 0 when converged.")
+    leaves: int = Field(ge=0, description="Storage leaf switches (dedicated).")
+    spines: int = Field(ge=0, description="Storage spine switches (dedicated, 2 tiers).")
+    compute_storage_leaves: int = Field(ge=0, description="Compute-fabric leaves carrying storage units (converged).")
+    unit_ports: int = Field(ge=0, description="Storage-unit data ports attached (hot and cold tiers).")
+
+
+class ManagementNetwork(Record):
+    """One in-band port per node, switch and storage unit plus their out-of-band ports, on
+    management leaves (``leaf_down_ports`` device ports, 2 uplinks) and, past one leaf, pairs of
+    aggregation switches of the same model (each pair takes up to ``radix`` leaves)."""
+
+    switch: str
+    ports: int = Field(ge=0, description="Management ports served (in-band + out-of-band).")
+    leaves: int = Field(ge=1)
+    aggregation: int = Field(ge=0)
+    leaf_down_ports: int = Field(ge=1)
+    link_gbps: int = Field(description="Device-port speed, Gb/s.")
+    uplink_gbps: int = Field(description="Leaf-to-aggregation speed, Gb/s.")
 
 
 class Design(Record):
@@ -91,7 +137,12 @@ class Design(Record):
     switches: list[SwitchGroup]
     links: list[LinkGroup]
     racks: list[RackGroup]
-    storage: StorageChoice
+    storage: StorageChoice = Field(description="The hot tier: data loading and recent checkpoints.")
+    cold_storage: StorageChoice | None = Field(
+        None, description="The cold tier (object store): archived checkpoints and raw data; None when nothing is archived."
+    )
+    storage_network: StorageNetwork
+    management_network: ManagementNetwork
     parallelism: Parallelism
 
 

@@ -79,6 +79,7 @@ class Data(Record):
         None, gt=0, le=1e12, description="Bytes read per sample (image/video); one sample = one sequence."
     )
     dataset_tb: float = Field(0, ge=0, le=1e6, description="Dataset size on the hot tier in TB.")
+    archive_tb: float = Field(0, ge=0, le=1e7, description="Raw data archived on the cold tier in TB.")
     small_files: bool = Field(False, description="Many small files: needs a low-latency tier.")
     read_safety_factor: float = Field(2.0, ge=1, le=100, description="Headroom on the mean read rate.")
 
@@ -93,6 +94,10 @@ class Checkpoint(Record):
     interval_hours: float = Field(2.0, gt=0, le=10_000, description="Hours between checkpoints.")
     keep: int = Field(3, ge=1, le=10_000, description="Checkpoints retained on the hot tier.")
     max_save_time_s: float = Field(120.0, gt=0, le=1e6, description="Longest acceptable blocking save.")
+    archive_days: float = Field(
+        0, ge=0, le=36_500,
+        description="Checkpoints leaving the hot tier are kept this many days on the cold tier; 0 = not archived.",
+    )
 
 
 class Workload(Record):
@@ -176,7 +181,13 @@ class Pins(Record):
     )
     leaf_switch: str | None = Field(None, description="Leaf switch id.")
     rack_class: str | None = Field(None, description="Rack class id.")
-    storage: str | None = Field(None, description="Storage tier id.")
+    storage: str | None = Field(None, description="Hot storage tier id.")
+    cold_storage: str | None = Field(None, description="Cold storage tier id.")
+    storage_network: Literal["dedicated", "converged"] | None = Field(
+        None, description="dedicated: storage NICs and switches; converged: storage shares the compute fabric."
+    )
+    storage_nic: str | None = Field(None, description="Storage NIC id (dedicated storage network).")
+    management_switch: str | None = Field(None, description="Management switch id.")
 
 
 class Constraints(Record):
@@ -185,7 +196,8 @@ class Constraints(Record):
     interconnects: AllowDeny = Field(default_factory=AllowDeny, description="Interconnect ids allowed / denied.")
     switches: AllowDeny = Field(default_factory=AllowDeny, description="Switch ids allowed / denied.")
     cables: AllowDeny = Field(default_factory=AllowDeny, description="Cable / transceiver ids allowed / denied.")
-    storage: AllowDeny = Field(default_factory=AllowDeny, description="Storage tier ids allowed / denied.")
+    storage: AllowDeny = Field(default_factory=AllowDeny, description="Storage tier ids (hot and cold) allowed / denied.")
+    storage_nics: AllowDeny = Field(default_factory=AllowDeny, description="Storage NIC ids allowed / denied.")
     max_oversubscription: float = Field(1.0, ge=1, le=16, description="Leaf down:up port ratio cap.")
     pins: Pins = Field(default_factory=Pins, description="Decisions fixed in advance.")
 
