@@ -73,21 +73,26 @@ def _assemblies(ctx: CheckContext, group: LinkGroup, q: int, carried: list | Non
         per_spine_core = f.links_per_spine_core if c.links_per_spine_core is None else c.links_per_spine_core
         return assemblies_needed(cls, q, ctx.nodes, ctx.rails, c, per_leaf_spine, f.cores_per_plane, per_spine_core)
     if cls == "node-storage":
-        return networks.assemblies_needed(cls, q, ctx.nodes * ctx.storage_ports_per_node)
+        return networks.assemblies_needed(cls, q, ctx.nodes, ctx.storage_ports_per_node)
     if cls == "storage-unit":
-        return networks.assemblies_needed(cls, q, sum(ports for _, _, ports in carried or []))
+        tiers = [(tier, ports) for _, tier, ports in carried or []]
+        if any(tier is None for tier, _ in tiers):
+            return None
+        counted = [networks.assemblies_needed(cls, q, ports // tier.network_ports, tier.network_ports)
+                   for tier, ports in tiers]
+        return sum(n for n, _ in counted), " + ".join(how for _, how in counted) or "no units"
     if cls == "storage-leaf-spine":
         s, net = ctx.storage_counts, ctx.storage_net
         if s is None or net.spines < 1:
             return None
         per_pair = s.links_per_leaf_spine if s.links_per_leaf_spine is not None else -(-s.up // net.spines)
-        return networks.assemblies_needed(cls, q, s.leaf_spine_links, s.leaves * net.spines, per_pair)
+        return networks.assemblies_needed(cls, q, 0, 0, s.leaves * net.spines, per_pair)
     m = ctx.mgmt_counts
     if m is None:
         return None
     if cls == "mgmt":
-        return networks.assemblies_needed(cls, q, m.device_links)
-    return networks.assemblies_needed(cls, q, m.uplinks, m.uplinks, 1)  # one link per leaf-aggregation pair
+        return networks.assemblies_needed(cls, q, m.device_links, 1)
+    return networks.assemblies_needed(cls, q, 0, 0, m.uplinks, 1)  # one link per leaf-aggregation pair
 
 
 def port_form_factor_match(ctx: CheckContext) -> list[Violation]:

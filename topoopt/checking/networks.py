@@ -118,17 +118,27 @@ def management_ports(devices: list[tuple[int, int]]) -> int:
     return sum(count * (1 + oob) for count, oob in devices)
 
 
-def assemblies_needed(link_class: str, links_per_assembly: int, links: int, pairs: int = 0,
-                      links_per_pair: int = 0) -> tuple[int, str]:
+def assemblies_needed(link_class: str, links_per_assembly: int, devices: int, ports_per_device: int,
+                      pairs: int = 0, links_per_pair: int = 0) -> tuple[int, str]:
     """Whole assemblies for a storage or management link class, and how they were counted.
 
-    Device links (``node-storage``, ``storage-unit``, ``mgmt``) end on single-port cages, so an
-    assembly of ``q`` links fans one switch cage out to ``q`` device ports: ``ceil(links / q)``.
-    Switch-to-switch classes (``storage-leaf-spine``, ``mgmt-uplink``) join one cage to one cage
-    per pair of switches: ``pairs · ceil(links per pair / q)``.
+    An assembly joins one switch cage to one device cage, or fans one cage out to ``q`` ports:
+    * ``node-storage``: storage port *i* of every node is counted like a compute rail, its nodes
+      split over the switches in whole assemblies: ``P · ceil(n / q)``;
+    * ``storage-unit``: per unit, as a fan-out does not span units: ``units · ceil(ports / q)``
+      (per tier);
+    * ``mgmt``: every management port on its own: ``ceil(M / q)``;
+    * switch-to-switch classes (``storage-leaf-spine``, ``mgmt-uplink``) per pair of switches:
+      ``pairs · ceil(links per pair / q)``.
     """
     q = links_per_assembly
     if link_class in ("storage-leaf-spine", "mgmt-uplink"):
         return (pairs * ceil_div(links_per_pair, q),
                 f"{pairs:,} switch pairs × ceil({links_per_pair} links / {q} per assembly)")
-    return ceil_div(links, q), f"ceil({links:,} links / {q} per assembly)"
+    if link_class == "node-storage":
+        return (ports_per_device * ceil_div(devices, q),
+                f"{ports_per_device} ports × ceil({devices:,} nodes / {q} per assembly)")
+    if link_class == "storage-unit":
+        return (devices * ceil_div(ports_per_device, q),
+                f"{devices:,} units × ceil({ports_per_device} ports / {q} per assembly)")
+    return ceil_div(devices * ports_per_device, q), f"ceil({devices * ports_per_device:,} ports / {q} per assembly)"

@@ -103,9 +103,9 @@ def _storage_nic_supports_switch(ctx: CheckContext) -> list[Violation]:
 
 
 def nic_supports_interconnect(ctx: CheckContext) -> list[Violation]:
-    """The NIC runs the interconnect; the switch speaks its protocol (ib → InfiniBand switch,
-    roce/tcp → Ethernet switch) and has logical ports at its speed. Likewise a dedicated storage
-    network's NIC and switch at the storage speed."""
+    """The NIC runs the interconnect; the switch (a data-fabric switch, role compute) speaks its
+    protocol (ib → InfiniBand switch, roce/tcp → Ethernet switch) and has logical ports at its
+    speed. Likewise a dedicated storage network's NIC and switch at the storage speed."""
     out: list[Violation] = _storage_nic_supports_switch(ctx)
     family = "nic_supports_interconnect"
     ic = ctx.interconnect
@@ -115,6 +115,9 @@ def nic_supports_interconnect(ctx: CheckContext) -> list[Violation]:
         out.append(Violation(family=family, item=f"NIC {ctx.nic.id}",
                              detail=f"runs {', '.join(ctx.nic.interconnects)}, not {ic.id}"))
     switch = ctx.switch
+    if switch is not None and switch.role != "compute":
+        out.append(Violation(family=family, item=f"switch {switch.id}",
+                             detail=f"role {switch.role}; the compute fabric uses data-fabric (compute) switches"))
     if switch is not None:
         needed = "ib" if ic.protocol == "ib" else "ethernet"
         if needed not in switch.protocols:

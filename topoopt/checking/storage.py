@@ -84,15 +84,22 @@ def storage_latency_ok(ctx: CheckContext) -> list[Violation]:
     return []
 
 
+COUNT_SLACK = 1e-9
+"""A count is the ceiling of the exact quotient: 0.7 days × 24 / 1.4 h is 12 checkpoints, though
+binary floating point makes it 12.000000000000002."""
+
+
 def cold_needs(ctx: CheckContext) -> tuple[float, float, int]:
     """``(capacity TB, write GB/s, archived checkpoints)`` the cold tier must give:
-    ``archive_tb + ceil(archive_days · 24 / interval_hours) · checkpoint_gb / 1000`` TB, and one
-    checkpoint written per interval, ``checkpoint_gb / (interval_hours · 3600)`` GB/s."""
+    ``archive_tb + ceil(archive_days · 24 / interval_hours) · checkpoint_gb / 1000`` TB, and, when
+    checkpoints are archived, one written per interval: ``checkpoint_gb / (interval_hours · 3600)``
+    GB/s (raw data alone is archived once, not at a rate)."""
     data, checkpoint = ctx.instance.workload.data, ctx.instance.workload.checkpoint
     checkpoint_gb = ctx.storage_needs.checkpoint_gb
-    archived = math.ceil(checkpoint.archive_days * 24 / checkpoint.interval_hours)
+    archived = max(math.ceil(checkpoint.archive_days * 24 / checkpoint.interval_hours - COUNT_SLACK), 0)
     capacity_tb = data.archive_tb + archived * checkpoint_gb / 1000
-    return capacity_tb, checkpoint_gb / (checkpoint.interval_hours * 3600), archived
+    write_gb_per_s = checkpoint_gb / (checkpoint.interval_hours * 3600) if archived else 0.0
+    return capacity_tb, write_gb_per_s, archived
 
 
 def cold_storage_met(ctx: CheckContext) -> list[Violation]:

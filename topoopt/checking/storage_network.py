@@ -136,7 +136,8 @@ def _unit_ports(ctx: CheckContext, family: str) -> list[Violation]:
             out.append(Violation(family=family, item=item,
                                  detail=f"ports run {', '.join(map(str, tier.port_speeds_gbps))} Gb/s, not the storage "
                                         f"network's {num(g)} Gb/s"))
-        if protocols is not None and not protocols & set(tier.protocols):
+        # No protocol at all means the NIC and the switch disagree: nic_supports_interconnect says so.
+        if protocols and not protocols & set(tier.protocols):
             network = f"{switch.id} at {num(g)} Gb/s" if switch is not None else f"{num(g)} Gb/s"
             out.append(Violation(family=family, item=item,
                                  detail=f"speaks {', '.join(tier.protocols)}; the storage network ({network}) runs "
