@@ -664,3 +664,34 @@ def test_added_server_storage_nics_are_checked(storage: str, field: str, words: 
     block = "  add:\n    servers:\n" + ADDED_SERVER.format(storage=storage)
     messages = load_problems(block)
     assert any(f": {field}: " in m and words in m for m in messages), messages
+
+
+# --------------------------------------------------------------------- storage NIC helpers
+
+
+def test_storage_nic_counts() -> None:
+    from topoopt.catalog import storage_nic_counts
+
+    assert storage_nic_counts(SERVERS["dgx-h100"]) == {"cx7-qsfp112-2x200g": [2]}
+    hgx = storage_nic_counts(SERVERS["hgx-h100"])
+    assert set(hgx) == set(SERVERS["hgx-h100"].storage_nic_options)
+    assert all(counts == [1, 2] for counts in hgx.values())
+    bare = SERVERS["pcie-4x-t4"].model_copy(update={"storage_nic_options": [], "max_storage_nics": 0})
+    assert storage_nic_counts(bare) == {}
+
+
+def test_storage_nic_power() -> None:
+    """Bought NICs add their power, built-in ones do not; every storage port adds its hungriest
+    fitting module end at the running speed."""
+    from topoopt.catalog.power import storage_nic_power_w
+
+    parts = CAT.cables
+    dgx, cx7 = SERVERS["dgx-h100"], NICS["cx7-qsfp112-2x200g"]
+    end_200_w = max(p.power_w_per_b_end for p in parts
+                    if p.gbps == 200 and p.b_form_factor == "qsfp112" and p.links == p.b_ends)
+    assert storage_nic_power_w(dgx, cx7, 2, 200, parts) == pytest.approx(4 * end_200_w)
+    hgx = SERVERS["hgx-h100"]
+    assert storage_nic_power_w(hgx, cx7, 2, 200, parts) == pytest.approx(2 * cx7.power_w + 4 * end_200_w)
+    assert storage_nic_power_w(hgx, cx7, 1, 200, parts) < storage_nic_power_w(hgx, cx7, 2, 200, parts)
+    ten = NICS["eth-10g-2p"]
+    assert storage_nic_power_w(hgx, ten, 1, 10, parts) == pytest.approx(ten.power_w + 2 * 1.0)
