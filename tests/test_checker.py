@@ -306,6 +306,28 @@ def test_hot_and_cold_units_may_have_link_groups_of_their_own():
             "object-store-node, whose units have 2 ports") in found, found
 
 
+# The same network racks recorded one group per model (compute and storage qm9700, then the
+# management switch): each group gives its model's racks and fullest rack.
+PER_MODEL_RACKS = {"racks": [BASE_DESIGN["racks"][0],
+                             {**BASE_DESIGN["racks"][1], "count": 1, "power_kw": 16.822},
+                             {**BASE_DESIGN["racks"][1], "count": 1, "power_kw": 0.15},
+                             BASE_DESIGN["racks"][2]]}
+
+
+def test_racks_may_be_recorded_per_model():
+    assert check_design(instance(), base_design(**PER_MODEL_RACKS)) == []
+    found = [str(v) for v in check_design(instance(), base_design(**{**PER_MODEL_RACKS, "racks.2.count": 2}))]
+    assert found == ["racks_available: network racks of mgmt-48x1g-10g (air-30kw): 2 recorded; "
+                     "ceil(1 × mgmt-48x1g-10g / 42 per rack) = 1"]
+    found = [str(v) for v in check_design(instance(), base_design(**{**PER_MODEL_RACKS, "racks.2.power_kw": 0.3}))]
+    assert found == ["rack_power_within_limit: network racks of mgmt-48x1g-10g (air-30kw): 0.3 kW recorded for the "
+                     "fullest rack; 1 × mgmt-48x1g-10g at 0.15 kW = 0.15 kW"]
+    three = [*PER_MODEL_RACKS["racks"][:3], PER_MODEL_RACKS["racks"][2], BASE_DESIGN["racks"][2]]
+    found = [str(v) for v in check_design(instance(), base_design(racks=three))]
+    assert ("racks_available: network racks (air-30kw): 3 groups; one for the role or one per model "
+            "(qm9700, mgmt-48x1g-10g)") in found
+
+
 def test_switch_models_do_not_share_network_racks():
     # 13 qm9700 and the management switch in one network rack: each model needs racks of its own.
     found = check_design(instance(), base_design(**{"racks.1.count": 1}))

@@ -4,7 +4,8 @@ Power is provisioned power (docs/model.md): devices at their maximum with every 
 hungriest module that fits it. All racks are of the design's one rack class. Either compute racks
 hold nodes only, network racks switches only (compute, storage and management switches) and
 storage racks storage units only (hot and cold), every rack holding devices of one model; or a
-small design puts everything in one *mixed* rack.
+small design puts everything in one *mixed* rack. A role's racks are recorded as one group, or as
+one group per model in the order compute, storage, management switch (hot, cold tier).
 """
 
 from __future__ import annotations
@@ -41,14 +42,15 @@ class Device:
 
 @dataclass(frozen=True)
 class RackRole:
-    """The devices of one rack role; each rack holds devices of one model only."""
+    """The devices of one rack role (or of one model of it); each rack holds one model only."""
 
     role: str
     devices: tuple[Device, ...]
+    one_model: bool = False
 
     @property
     def label(self) -> str:
-        return f"{self.role} racks"
+        return f"{self.role} racks of {self.devices[0].device}" if self.one_model else f"{self.role} racks"
 
     @property
     def count(self) -> int:
@@ -93,6 +95,23 @@ def rack_roles(ctx: CheckContext) -> list[RackRole]:
 def _recorded(ctx: CheckContext, role: str) -> RackGroup | None:
     groups = ctx.rack_groups(role)
     return groups[0] if groups else None
+
+
+def recorded_racks(ctx: CheckContext, role: RackRole) -> list[tuple[RackRole, RackGroup | None]] | None:
+    """The role's devices with the rack group recording them: one group for the whole role, or one
+    group per model in the role's order (compute, storage, management switch; hot, cold tier).
+    None when the groups fit neither form (racks_available reports it)."""
+    groups = ctx.rack_groups(role.role)
+    models = [d for d in role.devices if d.count]
+    if len(groups) <= 1:
+        return [(role, groups[0] if groups else None)]
+    if len(groups) == len(models):
+        return [(RackRole(role.role, (d,), one_model=True), g) for d, g in zip(models, groups)]
+    return None
+
+
+def _racks(ctx: CheckContext, roles: list[RackRole]) -> list[tuple[RackRole, RackGroup | None]]:
+    return [pair for role in roles for pair in recorded_racks(ctx, role) or []]
 
 
 def _mixed(ctx: CheckContext) -> RackGroup | None:
@@ -167,12 +186,11 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
             out.append(Violation(family=family, item=item,
                                  detail=f"{num(mixed.power_kw)} kW recorded; {_listing(devices, 'power')} = {kw(total_w)}"))
         return out
-    for role in roles:
+    for role, group in _racks(ctx, roles):
         item = f"{role.label} ({rack.id})"
         too_big = [d for d in role.devices if d.count and d.power_w > rack_w]
         out += [Violation(family=family, item=item, detail=f"one {d.device} at {kw(d.power_w)} > {kw(rack_w)}")
                 for d in too_big]
-        group = _recorded(ctx, role.role)
         if too_big or group is None:
             continue
         if role.role == "compute":
@@ -208,12 +226,11 @@ def rack_units_within_limit(ctx: CheckContext) -> list[Violation]:
             out.append(Violation(family=family, item=f"mixed rack ({rack.id})",
                                  detail=f"{_listing(devices, 'units')} = {total_u} U > {rack.rack_units} U"))
         return out
-    for role in roles:
+    for role, group in _racks(ctx, roles):
         item = f"{role.label} ({rack.id})"
         too_big = [d for d in role.devices if d.count and d.rack_units > rack.rack_units]
         out += [Violation(family=family, item=item, detail=f"one {d.device} takes {d.rack_units} U > {rack.rack_units} U")
                 for d in too_big]
-        group = _recorded(ctx, role.role)
         if group is None:
             continue
         if role.role == "compute":
@@ -244,14 +261,23 @@ def _rack_counts(ctx: CheckContext, rack: RackClass) -> list[Violation]:
             out.append(Violation(family=family, item=item,
                                  detail=f"{mixed.nodes_per_rack} nodes per rack recorded; it holds all {num(ctx.nodes)}"))
         return out
-    roles = rack_roles(ctx)
-    for role in roles:
+    for whole in rack_roles(ctx):
+        pairs = recorded_racks(ctx, whole)
+        if pairs is None:
+            models = ", ".join(d.device for d in whole.devices if d.count)
+            out.append(Violation(family=family, item=f"{whole.label} ({rack.id})",
+                                 detail=f"{len(ctx.rack_groups(whole.role))} groups; one for the role or one per model ({models})"))
+            continue
+        out += _role_rack_count(ctx, rack, pairs)
+    return out
+
+
+def _role_rack_count(ctx: CheckContext, rack: RackClass, pairs: list[tuple[RackRole, RackGroup | None]]) -> list[Violation]:
+    family = "racks_available"
+    out: list[Violation] = []
+    for role, recorded in pairs:
         item = f"{role.label} ({rack.id})"
         needed = role.racks_needed(lambda d: d.per_rack(rack))
-        groups = ctx.rack_groups(role.role)
-        if len(groups) > 1:
-            out.append(Violation(family=family, item=item, detail=f"{len(groups)} groups for one role"))
-        recorded = groups[0] if groups else None
         if recorded is None:
             if needed:
                 out.append(Violation(family=family, item=item, detail=f"missing; {needed} racks needed"))
@@ -274,9 +300,10 @@ def _rack_counts(ctx: CheckContext, rack: RackClass) -> list[Violation]:
 
 
 def racks_available(ctx: CheckContext) -> list[Violation]:
-    """One rack class, allowed by the site; per role ``ceil(devices / devices_per_rack)`` racks with
-    ``devices_per_rack = min(floor(rack W / device W), floor(rack U / device U))`` (or one mixed
-    rack); the total is within ``site.max_racks``."""
+    """One rack class, allowed by the site; per role ``Σ ceil(devices / devices_per_rack)`` racks
+    over its models (racks hold one model each) with ``devices_per_rack = min(floor(rack W /
+    device W), floor(rack U / device U))`` (or one mixed rack); the total is within
+    ``site.max_racks``."""
     family = "racks_available"
     out: list[Violation] = []
     site = ctx.instance.site
