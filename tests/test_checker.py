@@ -848,6 +848,18 @@ SOLVER_VARIANTS = {
     "air-15kw-only": {"site.rack_classes": ["air-15kw"], "constraints.pins": {"nodes": 6}},
     "single-node": {"constraints.pins": {"nodes": 1}},
     "hgx-4-rails": {"constraints.pins": {"server": "hgx-h100", "nodes": 9, "nics_per_node": 4}},
+    # The storage and management networks: a cold tier (on a single node and on eight, where the
+    # hot and cold tiers may be the same object-store model sharing racks), a converged storage
+    # network on 1 and on 2 compute tiers, a dedicated 25G storage network whose switch may be the
+    # compute fabric's model, and management aggregation past one leaf (100 nodes above).
+    "cold-tier-single-node": {"workload.data.archive_tb": 100.0, "workload.checkpoint.archive_days": 2.0,
+                              "constraints.pins": {"nodes": 1}},
+    "cold-tier-8-nodes": {"workload.data.archive_tb": 2000.0, "workload.checkpoint.archive_days": 30.0,
+                          "constraints.pins": {"nodes": 8}},
+    "converged-hdr": {"constraints.pins": {"storage_network": "converged", "interconnect": "ib-hdr", "nodes": 8}},
+    "converged-hdr-2-tiers": {**BIG_SITE, "constraints.pins": {"storage_network": "converged", "interconnect": "ib-hdr",
+                                                               "nodes": 40}},
+    "storage-nic-25g": {"constraints.pins": {"storage_nic": "eth-25g-2p", "nodes": 4}},
 }
 
 

@@ -49,6 +49,8 @@ QSFP56_KIT = dict(copy.deepcopy(TINY_CATALOG["cables"][1]), id="q56", b_form_fac
 RACK_200KW = {"id": "r200", "name": "200 kW rack", "source": SRC, "power_kw": 200, "rack_units": 42,
               "cooling": "air"}
 HALF_A_DAY = {"goal.deadline_days": 0.5}  # 7 nodes of s80: several racks, a 1-tier fabric
+# 1.944e6 bytes per token at 2e10 tokens / 30 days, doubled for safety: 30 GB/s of reads.
+HEAVY_READS = {"workload.data": {"bytes_per_token": 1.944e6}}
 
 # family -> (why the family binds, instance changes). The instance is feasible with the family, or
 # infeasible only because of it; without the family the solver finds something cheaper.
@@ -89,6 +91,15 @@ CASES: dict[str, tuple[str, dict]] = {
                               {"workload.checkpoint": {"max_save_time_s": 10}}),
     "storage_capacity_met": ("4.5 PB of data needs 5 object nodes", {"workload.data": {"dataset_tb": 4500}}),
     "storage_latency_ok": ("small files rule out the cheaper object tier", {"workload.data": {"small_files": True}}),
+    # The storage and management networks (issue 8).
+    "storage_nic_bandwidth_met": ("30 GB/s of reads on one node need both 2 × 100G storage NICs; one is cheaper",
+                                  HEAVY_READS),
+    "storage_fabric_ports_cover": ("16 nodes' 32 storage ports and the units' overflow one 32-port storage switch; "
+                                   "a second tier costs more", {"constraints.pins.nodes": 16, "goal.deadline_days": None}),
+    "cold_storage_met": ("500 TB of raw data to archive need a cold tier; none is cheaper",
+                         {"workload.data": {"archive_tb": 500}, "constraints.pins.nodes": 8, "goal.deadline_days": None}),
+    "management_ports_cover": ("20 nodes, their switches and units need 2 management leaves and 2 aggregation "
+                               "switches; fewer are cheaper", {"constraints.pins.nodes": 20, "goal.deadline_days": None}),
 }
 # In 3 tiers the spine and core counts the broken model leaves out are the port families' records
 # (spines = pods x spines per pod, cores = planes x cores per plane), so they name it.
