@@ -226,6 +226,15 @@ SINGLE_NODE_DESIGN = {
 }
 THREE_TIER_INSTANCE_CHANGES = {"catalog.add.switches": [SMALL_SWITCH], "catalog.prices": {"sw8": 5_000.0}}
 
+# hgx-h100 with 8 bought cx7-osfp (single-port osfp-flat cages): 10,000 W + 8 NICs × 25 W
+# + 8 cages × 9 W (hungriest b-end of a 400G part with one link per osfp-flat end) = 10,272 W;
+# its storage NICs are bought too (the hgx has none built in): 2 × cx7-qsfp112-2x200g at 25 W
+# + 4 storage ports × 5 W = 70 W; 10,342 W in all. 30 kW / 10,342 W = 2 nodes per rack, the
+# fullest rack 2 × 10,342 W = 20,684 W. The node-leaf kits break one twin-port switch cage out to
+# two NIC cages: 8 rails × ceil(4 nodes / 2) = 16.
+HGX = {"server": "hgx-h100", "links.0.part": "ndr-sr4-kit-50m", "racks.0.power_kw": 20.684}
+
+
 # ---- storage network variants
 
 # The base design's storage network in 2 tiers, on a small 16-port switch (4 twin-port cages × 4
