@@ -37,8 +37,10 @@ STRUCTURAL = ("nic_fits_server", "link_speed")
 
 SW8 = {"id": "sw8", "name": "SW 8x400", "source": SRC, "protocols": ["ib"], "cages": 4,
        "cage_form_factor": "osfp-twin-finned", "ports_per_cage": {400: 2}, "power_w": 600, "rack_units": 1}
-# Only the 8-port switch, 50 m switch-to-switch runs (the twin-port kit reaches), room for big fabrics.
-ONLY_SW8 = {"catalog.add.switches": [SW8], "catalog.prices": {**TINY_PRICES, "sw8": 6_000},
+# Only the 8-port switch for the compute fabric (the storage and management switches stay), 50 m
+# switch-to-switch runs (the twin-port kit reaches), room for big fabrics.
+ONLY_SW8 = {"catalog.add.switches": [SW8, *(s for s in TINY_CATALOG["switches"] if s["id"] != "sw64")],
+            "catalog.prices": {**TINY_PRICES, "sw8": 6_000},
             "site.distances.across_rows_m": 48, "budget.max": 1e9, "site.max_racks": 1_000,
             "goal.deadline_days": None}
 BIG_MODEL = {"workload.model": {"params_b": 70, "layers": 80, "hidden_size": 8192, "attention_heads": 64,
