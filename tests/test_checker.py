@@ -375,6 +375,7 @@ def test_every_family_has_a_mutation():
 
 RECORD_MUTATIONS = [
     ("leaf_ports_cover_endpoints", {"switches.0.model": "qm9700-liquid"}, "model qm9700-liquid ≠ fabric switch qm9700"),
+    ("leaf_ports_cover_endpoints", {"switches.0.network": "storage"}, "network storage; it is on the compute fabric"),
     ("leaf_ports_cover_endpoints", {"links.0.count": 31}, "node-leaf links: 31 recorded, 32 needed"),
     ("leaf_ports_cover_endpoints", {"rail_optimized": False}, "design.rail_optimized: recorded False"),
     ("spine_ports_cover_uplinks", {"switches": [s for s in BASE_DESIGN["switches"] if s["tier"] != "spine"]},

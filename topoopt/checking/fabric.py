@@ -41,6 +41,8 @@ def _groups(ctx: CheckContext, family: str, count: int, ports_used: int, links: 
             out.append(Violation(family=family, item=f"{tier} switches", detail=f"missing; {num(count)} × {model} needed"))
     else:
         item = f"{tier} switches ({group.model})"
+        if group.network != "compute":
+            out.append(Violation(family=family, item=item, detail=f"network {group.network}; it is on the compute fabric"))
         if group.model != model:
             out.append(Violation(family=family, item=item, detail=f"model {group.model} ≠ fabric switch {model}"))
         if group.count != count:
