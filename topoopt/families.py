@@ -31,4 +31,8 @@ FAMILIES: dict[str, str] = {
     "storage_bandwidth_met": "Storage reads feed the GPUs and writes save a checkpoint within the allowed time.",
     "storage_capacity_met": "Storage holds the dataset and the retained checkpoints.",
     "storage_latency_ok": "Workloads with many small files use a low-latency storage tier.",
+    "storage_nic_bandwidth_met": "The nodes' storage ports (storage NICs, or compute NICs when converged) carry the storage traffic.",
+    "storage_fabric_ports_cover": "Storage switch (or converged compute leaf) ports cover every node and storage-unit port, at a speed and protocol the units run.",
+    "cold_storage_met": "The cold tier holds the archived data and checkpoints and takes one checkpoint per interval.",
+    "management_ports_cover": "Management leaves cover every in-band and out-of-band management port; aggregation pairs cover the leaves.",
 }
