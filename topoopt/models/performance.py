@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from topoopt.models.base import Record
+from topoopt.models.base import NoBoolean, Record
 
 Bottleneck = Literal["compute", "scale_up", "scale_out", "pipeline_bubble", "storage", "memory"]
 
@@ -15,7 +15,7 @@ class Parallelism(Record):
     tp: int = Field(ge=1)
     pp: int = Field(ge=1)
     dp: int = Field(ge=1)
-    zero_stage: Literal[0, 1, 2, 3]
+    zero_stage: Annotated[Literal[0, 1, 2, 3], NoBoolean]
     microbatch: int = Field(ge=1)
     virtual_stages: int = Field(1, ge=1, description="Interleaved pipeline chunks per stage; 1 = plain 1F1B.")
 

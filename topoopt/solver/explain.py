@@ -52,6 +52,8 @@ def _infeasible(dm: DesignModel, families, settings: Settings, stats: Stats) -> 
 
 
 def _model(problem: Problem) -> DesignModel:
+    """The model the deletion filter runs on: every family enforced by its literal alone."""
+    problem = problem.without_pinned_nodes_shortcut()
     return DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target)
 
 
@@ -98,7 +100,7 @@ def _detail(problem: Problem, family: str) -> str:
     rules = inst.constraints
     if family == "budget_cap":
         return f"budget {inst.budget.max:,.0f} {inst.budget.currency} ({inst.budget.basis})"
-    if family == "deadline_met":
+    if family == "deadline_met" and inst.goal.deadline_days is not None:
         return f"train {inst.workload.training.tokens:.3g} tokens within {inst.goal.deadline_days:g} days"
     if family == "memory_fits":
         model = inst.workload.model
