@@ -15,7 +15,7 @@ from topoopt.models.base import Record
 Protocol = Literal["ib", "roce", "tcp"]
 Precision = Literal["bf16", "fp16", "fp8"]
 Cooling = Literal["air", "rear_door", "liquid"]
-Media = Literal["dac", "acc", "aoc", "mmf", "smf"]
+Media = Literal["dac", "acc", "aoc", "mmf", "smf", "utp"]
 LatencyClass = Literal["low", "medium", "high"]
 StorageKind = Literal["nvme_of", "parallel_fs", "object", "nfs"]
 
