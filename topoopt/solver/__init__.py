@@ -18,7 +18,7 @@ from ortools.sat.python import cp_model
 
 from topoopt import __version__
 from topoopt.families import FAMILIES
-from topoopt.models.design import ObjectiveValue, Provenance, SolveResult
+from topoopt.models.design import SCHEMA_VERSION, ObjectiveValue, Provenance, SolveResult
 from topoopt.models.instance import Instance
 from topoopt.solver.build import POWER_MAX_W, DesignModel
 from topoopt.solver.binding import binding_families
@@ -57,6 +57,9 @@ def catalog_order(dm: DesignModel):
         *[[(p.index, v.use_part[cls, p.index]) for p in ps] for cls, ps in o.parts.items()],
         list(enumerate(v.use_rack)),
         list(enumerate(v.use_storage)),
+        list(enumerate(dm.n.use_sn)),
+        list(enumerate(dm.n.use_cold)),
+        list(enumerate(dm.n.use_mgmt)),
     ]
     expression, weight = 0, 1
     for group in reversed(groups):
@@ -72,7 +75,8 @@ def tie_break(dm: DesignModel):
 
 def hint_vars(dm: DesignModel) -> list:
     v = dm.v
-    return [*v.use_nc, *v.use_fo, *v.use_rack, *v.use_storage, *v.use_part.values(), v.nodes]
+    return [*v.use_nc, *v.use_fo, *v.use_rack, *v.use_storage, *v.use_part.values(), *dm.n.use_sn, *dm.n.use_cold,
+            *dm.n.use_mgmt, v.nodes]
 
 
 def min_cost(problem: Problem, settings: Settings, stats: Stats, relaxed=frozenset()):
@@ -132,33 +136,35 @@ def optimistic_nodes(problem: Problem, config, fabrics, relaxed: frozenset[str])
 def fastest_time_s(problem: Problem, settings: Settings, stats: Stats, relaxed=frozenset()) -> float | None:
     """The smallest time to train any design allows (None when no design exists).
 
-    Time is non-increasing in the node count, so each (configuration group, fabric class) pair is
-    best at the most nodes the rules allow, which one CP-SAT solve finds. Pairs are visited in
-    order of the time at an optimistic node count and the search stops when no pair can beat the
-    best found: the result is exact.
+    Time is non-increasing in the node count, so each (configuration group, fabric class, storage
+    network mode) triple is best at the most nodes the rules allow, which one CP-SAT solve finds.
+    Triples are visited in order of the time at an optimistic node count and the search stops
+    when none can beat the best found: the result is exact.
     """
     dm = model_for(problem, relaxed)
     p = dm.problem
+    modes = sorted({s.mode == "converged" for s in p.options.storage_nets})
     pairs = []
     for _, configs in dm.node_groups(p.perf_key):
         for cls in dm.v.use_cls:
             fabrics = [f for f in p.options.fabrics if f.perf_class == cls]
             most = max(optimistic_nodes(p, c, fabrics, relaxed) for c in configs)
-            bound = p.time_to_train_s(configs[0], cls, most)
-            if bound is not None:
-                pairs.append((bound, len(pairs), configs, fabrics, cls))
+            for converged in modes:
+                bound = p.time_to_train_s(configs[0], cls, most, converged)
+                if bound is not None:
+                    pairs.append((bound, len(pairs), configs, fabrics, cls, converged))
     pairs.sort(key=lambda pair: pair[:2])
     best = math.inf
-    for bound, _, configs, fabrics, cls in pairs:
+    for bound, _, configs, fabrics, cls, converged in pairs:
         if bound >= best:
             break
-        # A model of this pair alone: the same rules over its configurations and fabric options.
-        sub = enforce_all(DesignModel(p.restricted(configs, fabrics), throughput_target_tokens_per_s=p.throughput_target),
-                          relaxed)
+        # A model of this triple alone: the same rules over its configurations, fabric options and mode.
+        sub = enforce_all(DesignModel(p.restricted(configs, fabrics, converged),
+                                      throughput_target_tokens_per_s=p.throughput_target), relaxed)
         sub.m.maximize(sub.v.nodes)
         status, solver = run(sub.m, settings, stats)
         if status in OK:
-            seconds = p.time_to_train_s(configs[0], cls, solver.value(sub.v.nodes))
+            seconds = p.time_to_train_s(configs[0], cls, solver.value(sub.v.nodes), converged)
             if seconds is not None and seconds < best:
                 best = seconds
     return None if best == math.inf else best
@@ -188,7 +194,7 @@ def solve(
         if best is not None:
             problem.time_limit_s = best * (1 + 1e-9)
     status, dm, solver, value, bound = min_cost(problem, settings, stats)
-    result = dict(schema_version="1.0")
+    result = dict(schema_version=SCHEMA_VERSION)
     if status in OK:
         design, cost, performance = extract(dm, solver.value)
         proven = stats.proven
