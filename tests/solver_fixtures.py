@@ -44,6 +44,8 @@ TINY_CATALOG = {
          "cage_form_factor": "osfp-twin-finned", "ports_per_cage": {400: 2}, "power_w": 1700, "rack_units": 1},
         {"id": "esw32", "name": "Storage SW 32x100G", "source": SRC, "protocols": ["ethernet"], "cages": 32,
          "cage_form_factor": "qsfp28", "ports_per_cage": {100: 1}, "power_w": 300, "rack_units": 1},
+        {"id": "esw256", "name": "Storage SW 256x100G", "source": SRC, "protocols": ["ethernet"], "cages": 256,
+         "cage_form_factor": "qsfp28", "ports_per_cage": {100: 1}, "power_w": 2000, "rack_units": 4},
         {"id": "m48", "name": "Mgmt SW 48x1G", "source": SRC, "protocols": ["ethernet"], "cages": 48,
          "cage_form_factor": "rj45", "ports_per_cage": {1: 1, 10: 1}, "power_w": 100, "rack_units": 1,
          "role": "management"},
@@ -82,7 +84,7 @@ TINY_CATALOG = {
 }
 
 TINY_PRICES = {"s80": 300_000, "s40": 150_000, "nic400": 1_500, "sw64": 40_000, "dac3": 300, "sr50": 2_500,
-               "sw-sr50": 2_000, "r40": 5_000, "nvme": 200_000, "obj": 30_000, "snic100": 800, "esw32": 15_000,
+               "sw-sr50": 2_000, "r40": 5_000, "nvme": 200_000, "obj": 30_000, "snic100": 800, "esw32": 15_000, "esw256": 150_000,
                "m48": 2_000, "q28-sr100": 600, "cat6": 5, "cat6a": 10}
 
 TINY = {

@@ -208,8 +208,13 @@ class DesignModel:
             m.add(v.endpoints == c.rails * v.nodes).only_enforce_if(lit)
 
     def _fabric_shape(self) -> None:
-        """Switch counts per tier for each fabric option (the rules on them are families)."""
+        """Switch counts per tier for each fabric option (the rules on them are families).
+
+        A fabric has at least one leaf: implied by the families, and stated apart so that it
+        holds when an explanation relaxes them (a fabric without switches is no way out).
+        """
         m, v = self.m, self.v
+        m.add(v.leaves >= 1).only_enforce_if(v.use_tier[0].Not())
         for f in self.options.fabrics:
             lit = v.use_fo[f.index]
             if f.tiers == 0:

@@ -160,9 +160,17 @@ def define_networks(dm) -> None:
     _network_costs(dm, ded, ded_lits)
     dm.attachments = unit_attachments(dm)
     _unit_links(dm)
-    # Units plug in only at compute leaves when converged, never beyond them.
+    # Units plug in only at compute leaves when converged, never beyond them; converged needs a
+    # compute fabric (it is not offered to a single node without one).
     m.add(n.compute_storage_leaves == 0).only_enforce_if(n.dedicated)
     m.add(n.compute_storage_leaves == 0).only_enforce_if(v.multi_tier.Not())
+    m.add_implication(n.converged, v.use_tier[0].Not())
+    # Every network has a storage unit port and a management port, so it has a switch for them:
+    # these follow from the families' ceilings, and stated apart they keep holding when an
+    # explanation relaxes a family (a network without switches is no cheaper way out).
+    m.add(n.compute_storage_leaves >= 1).only_enforce_if([n.converged, v.multi_tier])
+    m.add(n.leaves >= 1).only_enforce_if(n.dedicated)
+    m.add(n.mgmt_leaves >= 1)
     # Racks are homogeneous per device model (racks.py families size each model's racks).
     m.add(v.switch_racks == sum(n.switch_racks_of.values()))
     m.add(v.storage_racks == sum(n.unit_racks_of.values()))

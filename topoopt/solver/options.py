@@ -313,10 +313,14 @@ def part_fits_node_end(part: LinkPart, config: NodeConfig) -> bool:
     return part_fits_cage(part, "b", config.port_form_factor, config.ports_per_cage, config.interconnect.gbps)
 
 
-def part_options(catalog: ResolvedCatalog) -> dict[str, list[PartOption]]:
-    """Cable parts per link class (a part usable between switches is offered for both classes)."""
+def part_options(catalog: ResolvedCatalog, gbps: set[int] | None = None) -> dict[str, list[PartOption]]:
+    """Cable parts per compute link class (a part usable between switches is offered for both
+    classes), at the compute link speeds ``gbps`` (None: every part). A part at no compute speed
+    (a 1G patch cord) can never be a compute link."""
     result: dict[str, list[PartOption]] = {"node-leaf": [], "leaf-spine": [], "spine-core": []}
     for part in catalog.catalog.cables:
+        if gbps is not None and part.gbps not in gbps:
+            continue
         price = whole_units(catalog.price(part.id))
         for link_class in result:
             result[link_class].append(
@@ -361,7 +365,7 @@ def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: froze
     lengths = link_lengths_m(instance)
     parts = {
         cls: _kept([replace(p, violations=part_violations(p, lengths[cls], instance)) for p in ps], prefilter)
-        for cls, ps in part_options(catalog).items()
+        for cls, ps in part_options(catalog, {gbps for _, gbps in speeds}).items()
     }
     storage_nets = _kept(storage_net_options(catalog, instance, lengths), prefilter)
     # Storage units plug into the storage switches, or into the compute leaves when converged.

@@ -62,8 +62,7 @@ def storage_fabric_ports_cover(dm: DesignModel) -> None:
     for (links, radix), lit in by_value(dm, [s for s, _ in two], [x for _, x in two],
                                         lambda s: (s.links_per_leaf_spine, s.radix), "storage_spine_ports").items():
         dm.add(family, m.add(links * n.leaves <= radix), lit)
-    # Converged: the units sit on the compute fabric.
-    dm.forbid(family, n.converged, v.use_tier[0])
+    # Converged: the units sit on the compute fabric (which a converged network needs: build_networks.py).
     for f in o.fabrics:
         if f.tiers == 1:
             dm.add(family, m.add(v.endpoints + n.unit_ports <= f.radix), v.use_fo[f.index], n.converged)
