@@ -50,9 +50,6 @@ class StorageNeeds(Record):
     write_gb_per_s: float = Field(description="Write rate to save a checkpoint in the allowed time, GB/s.")
     capacity_tb: float = Field(description="Dataset plus retained checkpoints, TB.")
     needs_low_latency: bool
-    network_gbps: float = 0.0
-    cold_capacity_tb: float = 0.0
-    cold_write_gb_per_s: float = 0.0
 
 
 class Performance(Record):

@@ -64,7 +64,6 @@ class Hardware:
     interconnect: Interconnect
     tiers: int
     oversubscription: float
-    converged_storage_gb_per_step: float = 0.0
 
     @property
     def gpus(self) -> int:

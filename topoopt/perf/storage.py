@@ -12,8 +12,6 @@
 
 from __future__ import annotations
 
-import math
-
 from topoopt.models.performance import StorageNeeds
 from topoopt.perf.constants import CHECKPOINT_WEIGHT_BYTES_PER_PARAM, DEFAULT_BYTES_PER_TOKEN, OPTIMIZER_BYTES_PER_PARAM
 from topoopt.perf.job import Job
@@ -48,15 +46,7 @@ def storage_needs(job: Job, tokens_per_s: float) -> StorageNeeds:
         write_gb_per_s=checkpoint / job.checkpoint.max_save_time_s,
         capacity_tb=job.data.dataset_tb + job.checkpoint.keep * checkpoint / 1000.0,
         needs_low_latency=job.data.small_files,
-        network_gbps=8 * max(bytes_per_token(job) * tokens_per_s * job.data.read_safety_factor / 1e9,
-                             checkpoint / job.checkpoint.max_save_time_s),
-        cold_capacity_tb=job.data.archive_tb + math.ceil(job.checkpoint.archive_days * 24 / job.checkpoint.interval_hours) * checkpoint / 1000,
-        cold_write_gb_per_s=checkpoint / (job.checkpoint.interval_hours * 3600) if job.checkpoint.archive_days > 0 else 0.0,
     )
-
-
-def converged_storage_gb_per_step(job: Job) -> float:
-    return job.training.global_batch_sequences * job.training.sequence_length * bytes_per_token(job) / 1e9
 
 
 __all__ = ["bytes_per_token", "checkpoint_bytes_per_param", "checkpoint_gb", "storage_needs"]
