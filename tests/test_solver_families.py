@@ -36,10 +36,6 @@ REACH_ACROSS_ROWS = {"site.distances.across_rows_m": 48}
 # Without a compute fabric a design has one node, a rule of leaf_ports_cover_endpoints; so that
 # family is in every conflict that rules out all fabrics for two or more nodes.
 NEEDS_A_FABRIC = "leaf_ports_cover_endpoints"
-# The tiny storage units run 100G Ethernet only: they cannot share the InfiniBand compute fabric,
-# a rule of storage_fabric_ports_cover; so that family is in every conflict a converged storage
-# network (no storage switch, no storage NICs) would resolve.
-STORAGE_ON_COMPUTE = "storage_fabric_ports_cover"
 # Half a day forces several nodes; with free racks and 1 m node runs (a DAC reaches) nothing but
 # the deadline makes the optimum more expensive than a single node.
 MULTI_NODE = {
@@ -303,10 +299,8 @@ def test_budget_cap_with_a_deadline_conflicts_with_the_deadline():
     assert optimal(inst(MULTI_NODE, {"budget.max": cost})).cost.total == cost
     changes = {**MULTI_NODE, "budget.max": cost - 1}
     result = infeasible(inst(changes))
-    # Without leaf_ports_cover_endpoints the nodes could share no fabric at all, which is cheaper;
-    # without storage_fabric_ports_cover the 100G Ethernet storage units could sit on the
-    # InfiniBand compute switch, which saves the storage switch.
-    assert conflict(result) == {"budget_cap", "deadline_met", NEEDS_A_FABRIC, STORAGE_ON_COMPUTE}
+    # Without leaf_ports_cover_endpoints the nodes could share no fabric at all, which is cheaper.
+    assert conflict(result) == {"budget_cap", "deadline_met", NEEDS_A_FABRIC}
     assert relaxation(result, "budget_cap").value == cost
     for family in ("budget_cap", "deadline_met"):
         optimal(inst(apply_relaxation(changes, relaxation(result, family))))
@@ -675,12 +669,10 @@ def test_racks_available_pinned_cluster_one_rack_fewer():
     changes = {**pins, "site.max_racks": 5}
     result = infeasible(inst(changes))
     # Either rack family alone needs a rack per device model and two compute racks (at most 3
-    # nodes per rack by power, 5 by units): two minimal conflicts, one with each. Storage units on
-    # the compute switch would save the storage switch's rack.
+    # nodes per rack by power, 5 by units): two minimal conflicts, one with each.
     found = conflict(result)
-    assert {"racks_available", "pins_respected", STORAGE_ON_COMPUTE} < found
-    assert found - {"racks_available", "pins_respected", STORAGE_ON_COMPUTE} in (
-        {"rack_power_within_limit"}, {"rack_units_within_limit"})
+    assert {"racks_available", "pins_respected"} < found
+    assert found - {"racks_available", "pins_respected"} in ({"rack_power_within_limit"}, {"rack_units_within_limit"})
     suggestion = relaxation(result, "racks_available")
     assert suggestion.value == 6
     optimal(inst(apply_relaxation(changes, suggestion)))
@@ -704,7 +696,7 @@ def test_site_power_within_limit_feasible_at_the_provisioned_power(pins):
 @pytest.mark.parametrize("pins, expected", [
     ({}, {"site_power_within_limit"}),
     ({"constraints.pins.server": "s80", "constraints.pins.nodes": 6, "constraints.pins.tiers": 1},
-     {"site_power_within_limit", "pins_respected", STORAGE_ON_COMPUTE}),
+     {"site_power_within_limit", "pins_respected"}),
 ])
 def test_site_power_within_limit_infeasible_one_watt_less(pins, expected):
     power_w = provisioned_power_w(inst(pins), optimal(inst(pins)).design)

@@ -9,13 +9,14 @@ states every rule in words.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from topoopt.solver.networks import server_takes
+from ortools.sat.python import cp_model
 
-UW_PER_W = 1_000_000
-"""Per-node power enters the node power classes in µW, so that the sum of a node's compute and
-storage parts is rounded up to whole W once, as the rules state it."""
+from topoopt.solver.networks import server_takes
+from topoopt.solver.options import devices_per_rack_by_power
+
 
 
 @dataclass
@@ -53,8 +54,8 @@ class NetVars:
     node_racks_by_power: object
     node_racks_by_units: object
     power_sets_node_racks: object
-    node_uw: object
-    node_class: dict
+    node_mw: object
+    node_power_caps: list
     cost: dict
 
 
@@ -106,8 +107,8 @@ def network_variables(dm) -> NetVars:
         node_racks_by_power=iv(count_max, "node_racks_by_power"),
         node_racks_by_units=iv(count_max, "node_racks_by_units"),
         power_sets_node_racks=m.new_bool_var("power_sets_node_racks"),
-        node_uw=iv(10**13, "node_uw"),
-        node_class={},
+        node_mw=iv(10**10, "node_mw"),
+        node_power_caps=[],
         cost={k: iv(10**15, f"cost_{k}") for k in NET_COSTS},
     )
 
@@ -133,7 +134,7 @@ def unit_attachments(dm) -> list[tuple[tuple, object]]:
     m, o, v, n = dm.m, dm.options, dm.v, dm.n
     ded, lits = dedicated_options(dm)
     found = list(by_value(dm, ded, lits, lambda s: s.attach_key, "attach_dedicated").items())
-    fabrics = [f for f in o.fabrics if f.tiers]
+    fabrics = [f for f in o.fabrics if f.tiers and f.speed_key in o.converged_speeds]
     for i, (key, fabric_lit) in enumerate(by_value(dm, fabrics, [v.use_fo[f.index] for f in fabrics],
                                                    lambda f: (f.switch.id, f.protocol, f.gbps), "fabric_key").items()):
         both = m.new_bool_var(f"attach_converged_{i}")
@@ -158,6 +159,7 @@ def define_networks(dm) -> None:
     _switch_totals(dm, ded, ded_lits)
     _node_power_classes(dm)
     _network_costs(dm, ded, ded_lits)
+    _converged_speeds(dm)
     dm.attachments = unit_attachments(dm)
     _unit_links(dm)
     # Units plug in only at compute leaves when converged, never beyond them; converged needs a
@@ -179,6 +181,14 @@ def define_networks(dm) -> None:
     several, power = v.single_rack.Not(), n.power_sets_node_racks
     m.add(v.compute_racks <= n.node_racks_by_power).only_enforce_if([several, power])
     m.add(v.compute_racks <= n.node_racks_by_units).only_enforce_if([several, power.Not()])
+
+
+def _converged_speeds(dm) -> None:
+    """A converged network is offered only to nodes whose compute speed some storage tier of the
+    catalog runs (physical: the units could never attach to such a fabric)."""
+    for group, configs in dm.node_groups(lambda c: c.speed_key):
+        if configs[0].speed_key not in dm.options.converged_speeds:
+            dm.m.add_bool_or([group.Not(), dm.n.converged.Not()])
 
 
 def _server_slots(dm, ded: list, lits: list) -> None:
@@ -226,10 +236,11 @@ def _storage_shape(dm, ded: list, lits: list) -> None:
     m.add(n.endpoints == n.node_ports + n.unit_ports).only_enforce_if(n.dedicated)
     for var in (n.node_ports, n.endpoints, n.leaves, n.spines):
         m.add(var == 0).only_enforce_if(n.converged)
-    for (tiers, spines), lit in by_value(dm, ded, lits, lambda s: (s.tiers, s.spines), "storage_shape").items():
+    for (tiers, spines), lit in by_value(dm, ded, lits, lambda s: (s.tiers, tuple(s.spine_counts)),
+                                         "storage_shape").items():
         if tiers == 1:
             m.add(n.leaves == 1).only_enforce_if(lit)
-        m.add(n.spines == spines).only_enforce_if(lit)
+        m.add_linear_expression_in_domain(n.spines, cp_model.Domain.from_values(spines)).only_enforce_if(lit)
 
 
 def _management_shape(dm) -> None:
@@ -270,41 +281,60 @@ def _switch_totals(dm, ded: list, lits: list) -> None:
 
 
 def _node_power_classes(dm) -> None:
-    """One Boolean per distinct provisioned node power (compute part + storage part, µW).
+    """Provisioned node power, and one Boolean per distinct nodes-per-rack vector it gives.
 
     A node's power is its configuration's (with or without a compute fabric) plus what its
-    dedicated storage network adds (storage NICs and modules in their ports). The rack rules need
-    nodes per rack = floor(rack W / node W), so they are stated per distinct node power.
+    dedicated storage network adds (storage NICs and modules in their ports), each in mW rounded
+    up; the nodes' total is rounded up to whole W once. The rack rules need nodes per rack =
+    floor(rack W / node W) in every rack class, which depends on the sum: the sums a node can have
+    are grouped by that vector of nodes per rack, and a group's Boolean restricts the node's power
+    to its sums (a domain constraint), so the model stays small however many sums there are.
     """
     m, o, v, n = dm.m, dm.options, dm.v, dm.n
     parts = o.all_parts
-    compute_uw = dm.int_var(10**13, "node_compute_uw")
-    storage_uw = dm.int_var(10**13, "node_storage_uw")
-
-    def uw(watts: float) -> int:
-        return int(round(watts * UW_PER_W))
+    compute_mw, storage_mw = dm.int_var(10**10, "node_compute_mw"), dm.int_var(10**10, "node_storage_mw")
+    total_compute_mw, total_storage_mw = dm.int_var(10**16, "nodes_compute_mw"), dm.int_var(10**16, "nodes_storage_mw")
 
     def watts_of(c) -> tuple[int, int]:
-        return uw(c.power_w(parts, fabric=True)), uw(c.power_w(parts, fabric=False))
+        return mw(c.power_w(parts, fabric=True)), mw(c.power_w(parts, fabric=False))
 
     for group, configs in dm.node_groups(watts_of):
         attached, single = watts_of(configs[0])
-        m.add(compute_uw == attached).only_enforce_if([group, v.use_tier[0].Not()])
-        m.add(compute_uw == single).only_enforce_if([group, v.use_tier[0]])
-    m.add(storage_uw == sum(uw(s.node_w) * lit for s, lit in zip(o.storage_nets, n.use_sn)))
-    m.add(n.node_uw == compute_uw + storage_uw)
-    values = set()
+        for value, when in ((attached, v.use_tier[0].Not()), (single, v.use_tier[0])):
+            m.add(compute_mw == value).only_enforce_if([group, when])
+            m.add(total_compute_mw == value * v.nodes).only_enforce_if([group, when])
+    for value, lit in by_value(dm, o.storage_nets, n.use_sn, lambda s: mw(s.node_w), "storage_node_mw").items():
+        m.add(storage_mw == value).only_enforce_if(lit)
+        m.add(total_storage_mw == value * v.nodes).only_enforce_if(lit)
+    m.add(n.node_mw == compute_mw + storage_mw)
+    total = total_compute_mw + total_storage_mw
+    m.add(1000 * v.power_w["node"] >= total)
+    m.add(1000 * v.power_w["node"] <= total + 999)
+    # The sums a node can have: its configuration with each storage option its server takes.
+    storage_w: dict[str, set[int]] = {}
+    values: set[int] = set()
     for c in o.node_configs:
-        compute = watts_of(c)
-        for s in o.storage_nets:
-            if s.mode == "converged" or server_takes(c.server, s.nic_choice):
-                values |= {w + uw(s.node_w) for w in compute}
+        server = c.server
+        if server.id not in storage_w:
+            storage_w[server.id] = {mw(s.node_w) for s in o.storage_nets
+                                    if s.mode == "dedicated" and server_takes(server, s.nic_choice)}
+        attached, single = watts_of(c)
+        converged = {0} if c.speed_key in o.converged_speeds else set()
+        values |= {attached + w for w in storage_w[server.id] | converged}
+        values |= {single + w for w in storage_w[server.id]}
+    by_caps: dict[tuple, list[int]] = {}
     for value in sorted(values):
-        lit = m.new_bool_var(f"node_power_{value}")
-        n.node_class[value] = lit
-        m.add(n.node_uw == value).only_enforce_if(lit)
-        m.add(v.power_w["node"] == -(-value // UW_PER_W) * v.nodes).only_enforce_if(lit)
-    m.add_exactly_one(list(n.node_class.values()))
+        by_caps.setdefault(tuple(devices_per_rack_by_power(r.rack, value / 1000) for r in o.racks), []).append(value)
+    for i, (caps, members) in enumerate(by_caps.items()):
+        lit = m.new_bool_var(f"node_power_caps_{i}")
+        m.add_linear_expression_in_domain(n.node_mw, cp_model.Domain.from_values(members)).only_enforce_if(lit)
+        n.node_power_caps.append((lit, caps))
+    m.add_exactly_one([lit for lit, _ in n.node_power_caps])
+
+
+def mw(watts: float) -> int:
+    """Power in whole mW, rounded up (decimal inputs stay exact)."""
+    return math.ceil(watts * 1000 - 1e-6)
 
 
 def _network_costs(dm, ded: list, lits: list) -> None:
@@ -338,8 +368,14 @@ def _network_costs(dm, ded: list, lits: list) -> None:
 
     # Storage leaf–spine: leaves × spines × ceil(links per pair / q).
     def spine_coef(s):
+        """Cost per storage leaf: one assembly per link (free spine count), else per spine
+        ceil(links per pair / q) assemblies."""
         part = s.parts.get("storage-leaf-spine") if s.tiers == 2 else None
-        return s.spines * -(-s.links_per_leaf_spine // part.part.links) * (part.unit_price or 0) if part else 0
+        if part is None:
+            return 0
+        if not s.spines:
+            return s.half * (part.unit_price or 0)
+        return s.spines * -(-s.links_per_leaf_spine // part.part.links) * (part.unit_price or 0)
 
     for coef, lit in by_value(dm, options, literals, spine_coef, "storage_spine_cost").items():
         m.add(cost["storage_leaf_spine"] == coef * n.leaves).only_enforce_if(lit)

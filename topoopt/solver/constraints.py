@@ -12,7 +12,6 @@ from collections.abc import Callable
 
 from topoopt.families import FAMILIES
 from topoopt.solver.build import DesignModel
-from topoopt.solver.build_networks import UW_PER_W
 from topoopt.catalog.power import switch_power_w
 from topoopt.solver.options import devices_per_rack_by_power, part_fits_node_end, part_fits_switch_end
 
@@ -38,6 +37,8 @@ def _nodes_at_least(dm: DesignModel, family: str, need_of, by_mode: bool = False
         needs = []
         for cls, cls_lit in v.use_cls.items():
             for mode, converged in modes:
+                if converged and configs[0].speed_key not in dm.options.converged_speeds:
+                    continue  # not offered (build_networks.py)
                 need = need_of(configs[0], cls, converged)
                 if need is None:
                     dm.forbid(family, group, cls_lit, *mode)
@@ -235,15 +236,15 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
 
     # Nodes: one bound per family, compute racks are the larger (build_networks.py).
     if by_power:
-        node_groups = [(lit, value / UW_PER_W) for value, lit in n.node_class.items()]
+        node_groups = [(lit, caps) for lit, caps in n.node_power_caps]
         racks = n.node_racks_by_power
     else:
-        node_groups = [(lit, configs[0].server.rack_units) for lit, configs in dm.node_groups(lambda c: c.server.rack_units)]
+        node_groups = [(lit, tuple(r.rack.rack_units // configs[0].server.rack_units for r in o.racks))
+                       for lit, configs in dm.node_groups(lambda c: c.server.rack_units)]
         racks = n.node_racks_by_units
-    for lit, size in node_groups:
-        for r in o.racks:
+    for lit, per_class in node_groups:
+        for r, cap in zip(o.racks, per_class):
             rack_lit = v.use_rack[r.index]
-            cap = devices_per_rack_by_power(r.rack, size) if by_power else r.rack.rack_units // size
             if cap < 1:
                 dm.forbid(family, lit, rack_lit)
                 continue

@@ -207,9 +207,9 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
                                    gbps=net.gbps))
         spine_part = net.parts.get("storage-leaf-spine")
         if uplinks and spine_part:
-            per_pair = -(-net.links_per_leaf_spine // spine_part.part.links)
+            per_pair = -(-(net.half // spines) // spine_part.part.links)
             links.append(LinkGroup(network="storage", between="storage-leaf-spine", count=uplinks,
-                                   part=spine_part.part.id, assemblies=leaves * net.spines * per_pair,
+                                   part=spine_part.part.id, assemblies=leaves * spines * per_pair,
                                    length_m=lengths["storage-leaf-spine"], gbps=net.gbps))
     else:
         record = dict(mode="converged", nic=None, nics_per_node=0, ports_per_node=c.rails,

@@ -78,7 +78,15 @@ def choose_part(catalog: ResolvedCatalog, instance: Instance, fits, length_m: fl
 @dataclass(frozen=True)
 class StorageNetOption:
     """One storage network: converged on the compute fabric, or dedicated (storage NIC model and
-    count, port speed, storage switch model, 1 or 2 non-blocking tiers and the spine count)."""
+    count, port speed, storage switch model, 1 or 2 non-blocking tiers and, when the leaf–spine
+    part carries several links per assembly, the spine count)."""
+
+    @property
+    def spine_counts(self) -> list[int]:
+        """The spine counts a 2-tier option allows: divisors of the leaf uplinks (or its own)."""
+        if self.tiers != 2:
+            return [0]
+        return [self.spines] if self.spines else [d for d in range(1, self.half + 1) if self.half % d == 0]
 
     index: int
     mode: str  # "dedicated" | "converged"
@@ -91,7 +99,7 @@ class StorageNetOption:
     radix: int = 0
     tiers: int = 0
     half: int = 0  # 2 tiers: down- and up-ports of a leaf (k/2 each, non-blocking)
-    spines: int = 0
+    spines: int = 0  # 2 tiers: the spine count, or 0 when the model picks it among the divisors of half
     links_per_leaf_spine: int = 0
     nic_price: int | None = 0
     switch_price: int | None = 0
@@ -205,6 +213,9 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m:
     of the leaf uplinks as the spine count."""
     cat = catalog.catalog
     interconnects = cat.by_id("interconnects")
+    # Storage ports run at a speed and protocol some storage tier of the catalog runs: at any
+    # other, no unit could ever attach (a physical impossibility, never an option).
+    unit_speeds = {(protocol, gbps) for tier in cat.storage for protocol in tier.protocols for gbps in tier.port_speeds_gbps}
     options: list[StorageNetOption] = []
 
     def add(**kwargs) -> None:
@@ -217,7 +228,7 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m:
     add(mode="converged")
     for nic, count, builtin in nic_choices(catalog):
         speeds = sorted({(_switch_protocol(ic.protocol), ic.gbps) for ic_id in nic.interconnects
-                         if (ic := interconnects.get(ic_id)) is not None})
+                         if (ic := interconnects.get(ic_id)) is not None} & unit_speeds)
         nic_price = 0 if builtin else _whole(catalog.price(nic.id))
         for protocol, gbps in speeds:
             node_w = storage_node_w(catalog, nic, count, builtin, gbps)
@@ -243,9 +254,14 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m:
                 spine_part = choose_part(catalog, instance,
                                          lambda p: to_switch(p, switch.cage_form_factor, per_cage),
                                          lengths_m["storage-leaf-spine"])
+                two = dict(tiers=2, half=half, parts={"node-storage": node_part, "storage-leaf-spine": spine_part})
+                if spine_part is None or spine_part.part.links == 1:
+                    # One link per assembly: the spine count (a divisor of the uplinks) is a count
+                    # of the model, since neither the port rule nor the cables depend on it otherwise.
+                    add(spines=0, links_per_leaf_spine=0, **two, **common)
+                    continue
                 for spines in (d for d in range(1, half + 1) if half % d == 0):
-                    add(tiers=2, half=half, spines=spines, links_per_leaf_spine=half // spines,
-                        parts={"node-storage": node_part, "storage-leaf-spine": spine_part}, **common)
+                    add(spines=spines, links_per_leaf_spine=half // spines, **two, **common)
     return options
 
 

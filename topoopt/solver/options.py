@@ -172,6 +172,9 @@ class Options:
     unit_links: dict[tuple, UnitLink] = field(default_factory=dict)
     cold: list[ColdOption] = field(default_factory=list)
     management: list[ManagementOption] = field(default_factory=list)
+    converged_speeds: frozenset[tuple[str, int]] = frozenset()
+    """(switch protocol, Gb/s) some storage tier of the catalog runs: the compute speeds a
+    converged storage network is offered at (storage units cannot attach to a fabric otherwise)."""
 
 
 def divisors(value: int) -> list[int]:
@@ -370,7 +373,9 @@ def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: froze
     storage_nets = _kept(storage_net_options(catalog, instance, lengths), prefilter)
     # Storage units plug into the storage switches, or into the compute leaves when converged.
     attach = {n.attach_key for n in storage_nets if n.mode == "dedicated"}
-    attach |= {(f.switch.id, f.protocol, f.gbps) for f in fabrics if f.tiers}
+    converged_speeds = frozenset((protocol, gbps) for tier in catalog.catalog.storage
+                                 for protocol in tier.protocols for gbps in tier.port_speeds_gbps)
+    attach |= {(f.switch.id, f.protocol, f.gbps) for f in fabrics if f.tiers and f.speed_key in converged_speeds}
     racks = []
     for rack in catalog.catalog.racks:
         price = whole_units(catalog.price(rack.id))
@@ -391,4 +396,5 @@ def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: froze
         unit_links=unit_links(catalog, instance, attach, lengths["storage-unit"]),
         cold=_kept(cold_options(catalog, instance, cold_capacity_tb), prefilter),
         management=_kept(management_options(catalog, instance, lengths), prefilter),
+        converged_speeds=converged_speeds,
     )

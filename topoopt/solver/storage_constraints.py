@@ -45,7 +45,7 @@ def storage_nic_bandwidth_met(dm: DesignModel) -> None:
 
 def storage_fabric_ports_cover(dm: DesignModel) -> None:
     """Dedicated: 1 tier, node and unit ports ≤ k; 2 tiers, storage leaves = ceil(ports / (k/2))
-    exactly and leaves × links per leaf–spine pair ≤ k. Converged: a compute fabric is needed; on
+    exactly and leaves × links per leaf–spine pair (k/2 / spines) ≤ k. Converged: a compute fabric is needed; on
     one switch, node and unit ports ≤ k; otherwise compute_storage_leaves = ceil(unit ports / d)
     exactly. Either way the units must run the switch's speed and protocol (pairings, networks.py)."""
     v, m, n, o = dm.v, dm.m, dm.n, dm.options
@@ -59,9 +59,10 @@ def storage_fabric_ports_cover(dm: DesignModel) -> None:
     for half, lit in by_value(dm, [s for s, _ in two], [x for _, x in two], lambda s: s.half, "storage_half").items():
         dm.add(family, m.add(half * n.leaves >= n.endpoints), lit)
         dm.add(family, m.add(half * n.leaves <= n.endpoints + half - 1), lit)
-    for (links, radix), lit in by_value(dm, [s for s, _ in two], [x for _, x in two],
-                                        lambda s: (s.links_per_leaf_spine, s.radix), "storage_spine_ports").items():
-        dm.add(family, m.add(links * n.leaves <= radix), lit)
+    # Each leaf reaches each spine with half / spines links: leaves × half / spines ≤ k.
+    for (half, radix), lit in by_value(dm, [s for s, _ in two], [x for _, x in two],
+                                       lambda s: (s.half, s.radix), "storage_spine_ports").items():
+        dm.add(family, m.add(half * n.leaves <= radix * n.spines), lit)
     # Converged: the units sit on the compute fabric (which a converged network needs: build_networks.py).
     for f in o.fabrics:
         if f.tiers == 1:
