@@ -136,35 +136,52 @@ def optimistic_nodes(problem: Problem, config, fabrics, relaxed: frozenset[str])
 def fastest_time_s(problem: Problem, settings: Settings, stats: Stats, relaxed=frozenset()) -> float | None:
     """The smallest time to train any design allows (None when no design exists).
 
-    Time is non-increasing in the node count, so each (configuration group, fabric class, storage
-    network mode) triple is best at the most nodes the rules allow, which one CP-SAT solve finds.
-    Triples are visited in order of the time at an optimistic node count and the search stops
-    when none can beat the best found: the result is exact.
+    Time is non-increasing in the node count, so each (configuration group, fabric class) pair is
+    best at the most nodes the rules allow, which one CP-SAT solve finds. A converged storage
+    network never trains faster than a dedicated one at the same node count (its storage reads
+    share the compute NICs), so the solve prefers a dedicated network among the largest counts;
+    only when the largest count needs a converged network is the dedicated network's own largest
+    count solved for too. Pairs are visited in order of the time at an optimistic node count and
+    the search stops when no pair can beat the best found: the result is exact.
     """
     dm = model_for(problem, relaxed)
     p = dm.problem
-    modes = sorted({s.mode == "converged" for s in p.options.storage_nets})
+    dedicated_offered = any(s.mode == "dedicated" for s in p.options.storage_nets)
     pairs = []
     for _, configs in dm.node_groups(p.perf_key):
         for cls in dm.v.use_cls:
             fabrics = [f for f in p.options.fabrics if f.perf_class == cls]
             most = max(optimistic_nodes(p, c, fabrics, relaxed) for c in configs)
-            for converged in modes:
-                bound = p.time_to_train_s(configs[0], cls, most, converged)
-                if bound is not None:
-                    pairs.append((bound, len(pairs), configs, fabrics, cls, converged))
+            bound = p.time_to_train_s(configs[0], cls, most, converged=not dedicated_offered)
+            if bound is not None:
+                pairs.append((bound, len(pairs), configs, fabrics, cls))
     pairs.sort(key=lambda pair: pair[:2])
     best = math.inf
-    for bound, _, configs, fabrics, cls, converged in pairs:
-        if bound >= best:
-            break
-        # A model of this triple alone: the same rules over its configurations, fabric options and mode.
+
+    def most_nodes(configs, fabrics, converged: bool | None):
+        """The largest node count of the pair (restricted to one storage mode when given) and
+        whether it needs a converged network; None when the pair has no design."""
         sub = enforce_all(DesignModel(p.restricted(configs, fabrics, converged),
                                       throughput_target_tokens_per_s=p.throughput_target), relaxed)
-        sub.m.maximize(sub.v.nodes)
+        sub.m.maximize(2 * sub.v.nodes + sub.n.dedicated)
         status, solver = run(sub.m, settings, stats)
-        if status in OK:
-            seconds = p.time_to_train_s(configs[0], cls, solver.value(sub.v.nodes), converged)
+        if status not in OK:
+            return None
+        return solver.value(sub.v.nodes), bool(solver.value(sub.n.converged))
+
+    for bound, _, configs, fabrics, cls in pairs:
+        if bound >= best:
+            break
+        found = most_nodes(configs, fabrics, None)
+        if found is None:
+            continue
+        nodes, converged = found
+        candidates = [p.time_to_train_s(configs[0], cls, nodes, converged)]
+        if converged and dedicated_offered:
+            dedicated = most_nodes(configs, fabrics, False)
+            if dedicated is not None:
+                candidates.append(p.time_to_train_s(configs[0], cls, dedicated[0], False))
+        for seconds in candidates:
             if seconds is not None and seconds < best:
                 best = seconds
     return None if best == math.inf else best
