@@ -119,9 +119,22 @@ class Problem:
             return pinned if time_s is not None and time_s <= seconds else None
         key = (*self.perf_key(config), perf_class, seconds, converged)
         if key not in self._time_cache:
-            hardware = self.hardware(config, perf_class, 1, converged)
-            self._time_cache[key] = min_nodes_for_time(self.job, hardware, seconds, MAX_NODES)
+            self._time_cache[key] = self._min_nodes_for_time(config, perf_class, seconds, converged)
         return self._time_cache[key]
+
+    def _min_nodes_for_time(self, config: NodeConfig, perf_class: tuple[int, float], seconds: float,
+                            converged: bool) -> int | None:
+        if converged:
+            # Converged storage reads only add to a step (perf: storage_s ≥ 0), so its answer is
+            # never below the dedicated one, and is that one when it is fast enough there: one
+            # evaluation instead of a search, in most cases.
+            dedicated = self.min_nodes_for_time(config, perf_class, seconds, False)
+            if dedicated is None:
+                return None
+            time_s = self.time_to_train_s(config, perf_class, dedicated, True)
+            if time_s is not None and time_s <= seconds:
+                return dedicated
+        return min_nodes_for_time(self.job, self.hardware(config, perf_class, 1, converged), seconds, MAX_NODES)
 
     def time_to_train_s(self, config: NodeConfig, perf_class: tuple[int, float], nodes: int,
                         converged: bool = False) -> float | None:
