@@ -1,7 +1,7 @@
 """A just-feasible and a just-infeasible case per constraint family, on the tiny instance.
 
-Every family of ``topoopt.families.FAMILIES`` has tests named ``test_<family>_…`` here (a test
-below fails otherwise). Feasible cases must be proven ``optimal``; infeasible ones exactly
+Every family of ``topoopt.families.FAMILIES`` has tests named ``test_<family>_…`` here or, for the
+storage and management networks, in test_solver_storage.py (a test below fails otherwise). Feasible cases must be proven ``optimal``; infeasible ones exactly
 ``infeasible`` (never "not solved"), with the family in the minimal conflict — and, where only
 one minimal conflict exists, the conflict is exactly that set. Numeric edges are tight: the limit
 at the value the optimal design uses is feasible, one unit (or 1 %) less is not.
@@ -192,7 +192,10 @@ def apply_relaxation(changes: dict, relaxation) -> dict:
 
 
 def test_every_family_has_edge_tests():
-    names = [name for name in globals() if name.startswith("test_")]
+    """Here, or for the storage and management networks in test_solver_storage.py."""
+    import test_solver_storage
+
+    names = [name for name in [*globals(), *vars(test_solver_storage)] if name.startswith("test_")]
     missing = [f for f in FAMILIES if not any(name.startswith(f"test_{f}_") for name in names)]
     assert missing == []
 
