@@ -6,10 +6,14 @@ are every combination of the free decisions of docs/model.md ("Decisions")
 
     node configuration (server, NIC, rails, interconnect) × node count × fabric option (tiers,
     switch, leaf split, spines / links per leaf-spine pair / cores per plane) × cable part per
-    link class × rack class × storage tier,
+    link class × rack class × storage tier × storage network (converged, or storage NIC model and
+    count, speed, storage switch, 1 or 2 tiers, spines) × cold tier × management switch,
 
-with the storage unit count the fewest that meet the needs (more units only add cost, power and
-racks). Counts, power and rack arithmetic come from the checker's own rules
+with the storage unit counts the fewest that meet the needs (more units only add cost, power and
+racks) and the storage and management networks' parts the cheapest admitted fitting ones
+(tests/enumeration_networks.py). A storage network that costs no less, adds no less node power and
+needs no fewer switches of any model than another with the same compute counts and cold tier is
+skipped: it can only give a design no cheaper. Counts, power and rack arithmetic come from the checker's own rules
 (``topoopt.checking.derive``), time to train and memory from ``topoopt.perf``.
 
 Method. Every combination is screened by rules that can only reject what the checker would
@@ -48,6 +52,7 @@ from topoopt.models.design import (
     SwitchGroup,
 )
 from topoopt.models.instance import Instance
+from enumeration_networks import Networks
 
 SECONDS_PER_DAY = 86_400.0
 TOLERANCE = 1e-9
@@ -104,6 +109,13 @@ class Enumerated:
     """Checker families that rejected a cheaper candidate, with counts."""
     cost_mismatches: int = 0
     """Checked candidates whose screened price differs from ``recompute_cost``."""
+
+
+def storage_choice(tier, units: int) -> StorageChoice:
+    return StorageChoice(tier=tier.id, units=units, ports=units * tier.network_ports,
+                         read_gbps=round(units * tier.read_gb_per_s * 8, 3),
+                         write_gbps=round(units * tier.write_gb_per_s * 8, 3),
+                         capacity_tb=round(units * tier.capacity_tb, 3))
 
 
 def _price(resolved, item_id: str) -> int | None:
@@ -185,29 +197,66 @@ def part_fits(part: LinkPart, link_class: str, node: NodeChoice, switch: Switch,
 
 @dataclass(frozen=True)
 class Racking:
-    """Racks of one class: one mixed rack, or compute, network and storage racks apart."""
+    """Racks of one class: one mixed rack, or racks per device model (nodes, each switch model,
+    each storage tier), apart."""
 
     rack: RackClass
     total: int
     mixed: bool
-    per_rack: tuple[int, int, int]
+    per_rack: tuple[int, ...]
 
 
-def racking(rack: RackClass, devices: list[tuple[int, float, int]]) -> Racking | None:
-    """Fewest racks of ``rack`` for (count, power W, rack units) of nodes, switches and storage
-    units: one mixed rack when everything fits in it, else each kind in racks of its own."""
+def racking(rack: RackClass, devices: list[tuple[str, str, int, float, int]]) -> Racking | None:
+    """Fewest racks of ``rack`` for (role, model, count, power W, rack units) of each device model:
+    one mixed rack when everything fits in it, else each model in racks of its own."""
     rack_w = rack.power_kw * 1000
-    if (sum(n * w for n, w, _ in devices) <= rack_w * (1 + TOLERANCE)
-            and sum(n * u for n, _, u in devices) <= rack.rack_units):
-        return Racking(rack, 1, True, (0, 0, 0))
+    if (sum(n * w for _, _, n, w, _ in devices) <= rack_w * (1 + TOLERANCE)
+            and sum(n * u for _, _, n, _, u in devices) <= rack.rack_units):
+        return Racking(rack, 1, True, tuple(0 for _ in devices))
     per_rack, total = [], 0
-    for count, power_w, units in devices:
+    for _, _, count, power_w, units in devices:
         per = derive.devices_per_rack(rack, power_w, units) if count else 0
         if count and per < 1:
             return None
         per_rack.append(per)
         total += derive.ceil_div(count, per) if count else 0
     return Racking(rack, total, False, tuple(per_rack))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A complete, screened and priced design: the compute part, the storage and management
+    networks, racks."""
+
+    node: NodeChoice
+    fabric: FabricChoice
+    nodes: int
+    counts: derive.FabricCounts
+    parts: tuple
+    placed: Racking
+    tier: object
+    units: int
+    node_w: float
+    devices: tuple
+    storage_net: object
+    management: object
+
+
+def dominated(a, b) -> bool:
+    """Storage network ``a`` is never better than ``b``: it costs no less, adds no less node power
+    and needs no fewer switches of any model (so no fewer racks, management ports or watts), with
+    the same compute counts and cold tier."""
+    return (a.record.mode == b.record.mode == "dedicated" and a.cold == b.cold and b.cost <= a.cost
+            and b.node_extra_w <= a.node_extra_w
+            and all(a.switches.get(model, 0) >= count for model, count in b.switches.items()))
+
+
+def pareto(networks: list) -> list:
+    kept = []
+    for i, a in enumerate(networks):
+        if not any(dominated(a, b) and (not dominated(b, a) or j < i) for j, b in enumerate(networks) if j != i):
+            kept.append(a)
+    return kept
 
 
 class Enumerator:
@@ -228,24 +277,31 @@ class Enumerator:
         self.lengths_m = derive.link_lengths_m(d.in_row_m, d.across_rows_m, d.slack_m)
         self._times: dict[tuple, float | None] = {}
         self._fits: dict[tuple, bool] = {}
+        self.networks = Networks(self)
+
+    def price(self, item_id: str) -> int | None:
+        return _price(self.resolved, item_id)
 
     # -- performance -------------------------------------------------------------------------------
-    def hardware(self, node: NodeChoice, fabric: FabricChoice, nodes: int) -> perf.Hardware:
+    def hardware(self, node: NodeChoice, fabric: FabricChoice, nodes: int, converged: bool = False) -> perf.Hardware:
+        """The performance model's view; a converged storage network reads over the compute NICs."""
         gpu = self.catalog.by_id("gpus")[node.server.gpu]
+        reads = perf.converged_storage_gb_per_step(self.job) if converged else 0.0
         return perf.Hardware(gpu=gpu, gpus_per_node=node.server.gpus_per_node, nodes=nodes, nics_per_node=node.rails,
                              link_gbps=node.interconnect.gbps, interconnect=node.interconnect,
-                             tiers=max(fabric.tiers, 1), oversubscription=fabric.oversubscription)
+                             tiers=max(fabric.tiers, 1), oversubscription=fabric.oversubscription,
+                             converged_storage_gb_per_step=reads)
 
-    def runs(self, node: NodeChoice, fabric: FabricChoice, nodes: int) -> bool:
+    def runs(self, node: NodeChoice, fabric: FabricChoice, nodes: int, converged: bool = False) -> bool:
         """The job fits in memory and, with a deadline, trains in time (cached per perf key)."""
         if self.deadline_s is None:
             key = (node.perf_key, nodes)
             if key not in self._fits:
                 self._fits[key] = perf.fits_in_memory(self.job, self.hardware(node, fabric, nodes))
             return self._fits[key]
-        key = (node.perf_key, max(fabric.tiers, 1), fabric.oversubscription, nodes)
+        key = (node.perf_key, max(fabric.tiers, 1), fabric.oversubscription, nodes, converged)
         if key not in self._times:
-            self._times[key] = perf.time_to_train_s(self.job, self.hardware(node, fabric, nodes))
+            self._times[key] = perf.time_to_train_s(self.job, self.hardware(node, fabric, nodes, converged))
         seconds = self._times[key]
         return seconds is not None and seconds <= self.deadline_s * (1 + TOLERANCE)
 
@@ -283,12 +339,13 @@ class Enumerator:
 
     # -- the enumeration ---------------------------------------------------------------------------
     def candidates(self):
-        """Every screened, priced combination: ``(cost, node, fabric, n, counts, parts, racking, tier, units)``."""
+        """Every screened, priced combination: ``(cost, Candidate)``."""
         instance, pins = self.instance, self.instance.constraints.pins
         site, budget = instance.site, instance.budget.max
-        price = lambda item_id: _price(self.resolved, item_id)  # noqa: E731
+        price = self.price
         nodes, switches, racks, storage = self.admitted()
         all_parts = list(self.catalog.cables)
+        switch_models, tiers = self.catalog.by_id("switches"), self.catalog.by_id("storage")
         for node in nodes:
             gbps, server_price = node.interconnect.gbps, price(node.server.id)
             nic_price = 0 if node.builtin else price(node.nic.id)
@@ -304,37 +361,68 @@ class Enumerator:
                                and instance.constraints.cables.admits(p.id)] for cls in used}
                 if any(not options for options in parts.values()):
                     continue
-                node_w = derive.node_power_w(node.server.power_w, node.rails, node.form_factor, node.ports_per_cage,
-                                             gbps, all_parts, nic_power_w=0.0 if node.builtin else node.nic.power_w,
-                                             fabric=fabric.tiers > 0)
-                switch_w = derive.switch_power_w(switch, all_parts) if switch else 0.0
+                compute_w = derive.node_power_w(node.server.power_w, node.rails, node.form_factor, node.ports_per_cage,
+                                                gbps, all_parts, nic_power_w=0.0 if node.builtin else node.nic.power_w,
+                                                fabric=fabric.tiers > 0)
                 node_price = server_price + (node.rails * nic_price if fabric.tiers else 0)
                 for n in counts_range:
                     if (fabric.tiers == 0 and n != 1) or n * node_price > budget:
                         continue
-                    counts = derive.fabric_counts(n, node.rails, fabric.radix, fabric.tiers, fabric.down, fabric.up,
-                                                  fabric.spines, fabric.cores_per_plane, fabric.links_per_leaf_spine)
-                    if not ports_fit(fabric, counts) or not self.runs(node, fabric, n):
+                    base = derive.fabric_counts(n, node.rails, fabric.radix, fabric.tiers, fabric.down, fabric.up,
+                                                fabric.spines, fabric.cores_per_plane, fabric.links_per_leaf_spine)
+                    # Storage leaves only add to a fabric's load: a fabric too small without them stays so.
+                    if not ports_fit(fabric, base) or not self.runs(node, fabric, n):
                         continue
-                    n_switches = counts.leaves + counts.spines + counts.cores
-                    fixed = n * node_price + n_switches * (price(switch.id) if switch else 0)
-                    for chosen in itertools.product(*(parts[cls] for cls in used)):
-                        cable_cost = sum(self.assemblies(cls, p, node, fabric, n, counts) * price(p.id)
-                                         for cls, p in zip(used, chosen))
-                        for tier, units in storage:
-                            power_w = n * node_w + n_switches * switch_w + units * tier.power_w
-                            if site.power_cap_kw is not None and power_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
+                    for tier, units in storage:
+                        networks = pareto(list(self.networks.storage_networks(node, fabric, n, base, (tier, units))))
+                        for net in networks:
+                            converged = net.record.mode == "converged"
+                            counts = net.counts or base
+                            if not ports_fit(fabric, counts) or (converged and not self.runs(node, fabric, n, True)):
                                 continue
-                            devices = [(n, node_w, node.server.rack_units),
-                                       (n_switches, switch_w, switch.rack_units if switch else 1),
-                                       (units, tier.power_w, tier.rack_units)]
-                            for rack in racks:
-                                placed = racking(rack, devices)
-                                if placed is None or placed.total > site.max_racks:
-                                    continue
-                                cost = fixed + cable_cost + placed.total * price(rack.id) + units * price(tier.id)
-                                if cost <= budget:
-                                    yield cost, node, fabric, n, counts, chosen, placed, tier, units, node_w, switch_w
+                            yield from self._complete(node, fabric, n, counts, parts, used, racks, tier, units, net,
+                                                      compute_w, node_price, switch_models, tiers)
+
+    def _complete(self, node, fabric, n, counts, parts, used, racks, tier, units, net, compute_w, node_price,
+                  switch_models, tiers):
+        """The management network, racks, power and budget for a compute and storage candidate."""
+        site, budget, price = self.instance.site, self.instance.budget.max, self.price
+        n_switches = counts.leaves + counts.spines + counts.cores
+        # Switch models in the order compute, storage (racks are listed per model in that order).
+        data_switches = {fabric.switch.id: n_switches} if fabric.switch and n_switches else {}
+        for model, count in net.switches.items():
+            data_switches[model] = data_switches.get(model, 0) + count
+        unit_counts = {tier.id: units}
+        if net.cold:
+            unit_counts[net.cold[0].id] = unit_counts.get(net.cold[0].id, 0) + net.cold[1]
+        ports = (n * (1 + node.server.oob_ports)
+                 + sum(c * (1 + switch_models[m].oob_ports) for m, c in data_switches.items())
+                 + sum(c * (1 + tiers[t].oob_ports) for t, c in unit_counts.items()))
+        node_w = compute_w + net.node_extra_w
+        fixed = (n * node_price + sum(c * price(m) for m, c in data_switches.items())
+                 + sum(c * price(t) for t, c in unit_counts.items()) + net.cost)
+        for chosen in itertools.product(*(parts[cls] for cls in used)):
+            cable_cost = sum(self.assemblies(cls, p, node, fabric, n, counts) * price(p.id)
+                             for cls, p in zip(used, chosen))
+            for mgmt in self.networks.management_networks(ports):
+                models = dict(data_switches)
+                for m, c in mgmt.switches.items():
+                    models[m] = models.get(m, 0) + c
+                devices = [("compute", node.server.id, n, node_w, node.server.rack_units)]
+                devices += [("network", m, c, derive.switch_power_w(switch_models[m], self.catalog.cables),
+                             switch_models[m].rack_units) for m, c in models.items()]
+                devices += [("storage", t, c, tiers[t].power_w, tiers[t].rack_units) for t, c in unit_counts.items()]
+                power_w = sum(c * w for _, _, c, w, _ in devices)
+                if site.power_cap_kw is not None and power_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
+                    continue
+                for rack in racks:
+                    placed = racking(rack, devices)
+                    if placed is None or placed.total > site.max_racks:
+                        continue
+                    cost = fixed + cable_cost + mgmt.cost + placed.total * price(rack.id)
+                    if cost <= budget:
+                        yield cost, Candidate(node, fabric, n, counts, chosen, placed, tier, units, node_w,
+                                              tuple(devices), net, mgmt)
 
     @staticmethod
     def assemblies(link_class: str, part: LinkPart, node: NodeChoice, fabric: FabricChoice, n: int,
@@ -346,7 +434,9 @@ class Enumerator:
 
     def design(self, candidate) -> Design:
         """The candidate written out as a design record (the checker compares every field)."""
-        _, node, fabric, n, c, chosen, placed, tier, units, node_w, switch_w = candidate
+        _, cand = candidate
+        node, fabric, n, c, chosen, placed = cand.node, cand.fabric, cand.nodes, cand.counts, cand.parts, cand.placed
+        net, mgmt = cand.storage_net, cand.management
         switch_id = fabric.switch.id if fabric.switch else "none"
         multi = fabric.tiers >= 2
         spine_core = (fabric.radix - fabric.radix // 2) // fabric.cores_per_plane if fabric.cores_per_plane else 0
@@ -362,37 +452,35 @@ class Enumerator:
                  ("core", c.cores, c.core_ports_used)]
         switches = [SwitchGroup(tier=t, model=switch_id, count=count, ports_used=ports)
                     for t, count, ports in tiers if count]
+        switches += net.switch_groups + mgmt.switch_groups
         link_counts = {"node-leaf": c.node_leaf_links, "leaf-spine": c.leaf_spine_links,
                        "spine-core": c.spine_core_links}
         used = derive.LINK_CLASSES[:max(fabric.tiers, 1)] if fabric.tiers else ()
         links = [LinkGroup(between=cls, count=link_counts[cls], part=p.id,
                            assemblies=self.assemblies(cls, p, node, fabric, n, c), length_m=self.lengths_m[cls],
                            gbps=node.interconnect.gbps) for cls, p in zip(used, chosen)]
-        n_switches = c.leaves + c.spines + c.cores
+        links += net.links + mgmt.links
         rack = placed.rack
         if placed.mixed:
-            total_w = n * node_w + n_switches * switch_w + units * tier.power_w
+            total_w = sum(count * w for _, _, count, w, _ in cand.devices)
             racks = [RackGroup(rack_class=rack.id, role="mixed", count=1, nodes_per_rack=n,
                                power_kw=round(total_w / 1000, 3))]
         else:
-            racks = []
-            for role, count, per, power_w in (("compute", n, placed.per_rack[0], node_w),
-                                              ("network", n_switches, placed.per_rack[1], switch_w),
-                                              ("storage", units, placed.per_rack[2], tier.power_w)):
-                if count:
-                    racks.append(RackGroup(rack_class=rack.id, role=role, count=derive.ceil_div(count, per),
-                                           nodes_per_rack=per if role == "compute" else 0,
-                                           power_kw=round(min(per, count) * power_w / 1000, 3)))
-        layout = perf.evaluate(self.job, self.hardware(node, fabric, n))
+            racks = [RackGroup(rack_class=rack.id, role=role, count=derive.ceil_div(count, per),
+                               nodes_per_rack=per if role == "compute" else 0,
+                               power_kw=round(min(per, count) * power_w / 1000, 3))
+                     for (role, _, count, power_w, _), per in zip(cand.devices, placed.per_rack) if count]
+        tier, units = cand.tier, cand.units
+        layout = perf.evaluate(self.job, self.hardware(node, fabric, n, net.record.mode == "converged"))
         return Design(
             server=node.server.id, gpu=node.server.gpu, nodes=n, gpus=n * node.server.gpus_per_node,
             interconnect=node.interconnect.id, nic=node.nic.id, nics_per_node=node.rails,
             link_gbps=node.interconnect.gbps, tiers=fabric.tiers,
             oversubscription=round(fabric.oversubscription, 4) if multi else 1.0,
             rail_optimized=node.rails > 1 and multi, fabric=shape, switches=switches, links=links, racks=racks,
-            storage=StorageChoice(tier=tier.id, units=units, read_gbps=round(units * tier.read_gb_per_s * 8, 3),
-                                  write_gbps=round(units * tier.write_gb_per_s * 8, 3),
-                                  capacity_tb=round(units * tier.capacity_tb, 3)),
+            storage=storage_choice(tier, units),
+            cold_storage=storage_choice(*net.cold) if net.cold else None,
+            storage_network=net.record, management_network=mgmt.record,
             parallelism=layout.parallelism,
         )
 

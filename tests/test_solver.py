@@ -39,11 +39,13 @@ DIFF_BASE = {
     "site.distances.across_rows_m": 48,
     "budget.max": 6_000_000,
 }
-ONLY_SW8 = {"constraints.switches": {"allow": ["sw8"]}}
+# The only compute switch is the 8-port one (the storage and management switches stay allowed).
+ONLY_SW8 = {"constraints.switches": {"allow": ["sw8", "esw32", "esw256", "m48"]}}
 # A DGX-like server: 8 built-in rails on 4 twin-port cages, and a twin-port DAC for 1 m runs.
 DGX = {"id": "dgx", "name": "DGX-like", "source": SRC, "gpu": "g80", "gpus_per_node": 8, "power_w": 10200,
        "rack_units": 8, "builtin_compute_nics": {"nic": "nic400", "count": 8}, "max_compute_nics": 8,
-       "compute_port_form_factor": "osfp-twin-finned", "compute_ports_per_cage": 2}
+       "compute_port_form_factor": "osfp-twin-finned", "compute_ports_per_cage": 2,
+       "builtin_storage_nics": {"nic": "snic100", "count": 1}}
 TWIN_DAC = {"id": "twin-dac", "name": "Twin-port DAC 1 m", "source": SRC, "media": "dac", "gbps": 400, "links": 2,
             "a_form_factor": "osfp-twin-finned", "b_form_factor": "osfp-twin-finned", "max_reach_m": 1,
             "power_w_per_a_end": 0.2, "power_w_per_b_end": 0.2}
@@ -54,6 +56,12 @@ TWIN_PORT_NODES = {
     "site.distances.in_row_m": 1, "site.distances.slack_m": 0,
     "constraints.pins.server": "dgx", "goal.deadline_days": None, "budget.max": 12_000_000,
 }
+# Storage units whose ports run 400G InfiniBand can join the compute fabric (converged storage).
+IB_UNITS = {"id": "ibfs", "name": "IB file system unit", "source": SRC, "kind": "parallel_fs", "capacity_tb": 500,
+            "read_gb_per_s": 50, "write_gb_per_s": 30, "latency_class": "low", "power_w": 2000, "rack_units": 2,
+            "network_ports": 2, "port_speeds_gbps": [400], "port_form_factor": "osfp-flat", "protocols": ["ib"]}
+WITH_IB_UNITS = {"catalog.add.storage": [*TINY_CATALOG["storage"], IB_UNITS],
+                 "catalog.prices": {**DIFF_BASE["catalog.prices"], "ibfs": 120_000}}
 DIFF_CASES = {
     "deadline 30 days": {},
     "deadline 1 day": {"goal.deadline_days": 1},
@@ -68,15 +76,27 @@ DIFF_CASES = {
     "64 nodes, 2 rails, 8-port switch": {"constraints.pins.nodes": 64, "constraints.pins.nics_per_node": 2,
                                          "goal.deadline_days": None, "budget.max": 12_000_000,
                                          "site.max_racks": 100, **ONLY_SW8},
-    "deadline, 8-port switch, 6 racks": {"goal.deadline_days": 0.5, "site.max_racks": 6, **ONLY_SW8},
-    "deadline, 3 racks": {"goal.deadline_days": 0.5, "site.max_racks": 3},
+    # Racks per device model: compute racks, a network rack per switch model (compute, storage,
+    # management) and a storage rack.
+    "deadline, 8-port switch, 7 racks": {"goal.deadline_days": 0.5, "site.max_racks": 7, **ONLY_SW8},
+    "deadline, 6 racks": {"goal.deadline_days": 0.5, "site.max_racks": 6},
     "deadline, 20 kW racks only": {"goal.deadline_days": 1, "site.rack_classes": ["r20"]},
-    "deadline, 60 kW site": {"goal.deadline_days": 0.5, "site.power_cap_kw": 60},
+    "deadline, 76 kW site": {"goal.deadline_days": 0.5, "site.power_cap_kw": 76},
+    "deadline, 75 kW site": {"goal.deadline_days": 0.5, "site.power_cap_kw": 75},
     "deadline, budget too small": {"goal.deadline_days": 0.5, "budget.max": 1_000_000},
     "leaf switch pinned": {"constraints.pins.leaf_switch": "sw8"},
     "twin-port nodes, 1 tier (DAC)": {**TWIN_PORT_NODES, "constraints.pins.nodes": 8},
     "twin-port nodes, rail-optimized (no DAC)": {**TWIN_PORT_NODES, "constraints.pins.nodes": 12},
     "small files, fast saves": {"workload.data": {"small_files": True}, "workload.checkpoint": {"max_save_time_s": 5}},
+    "archive on a cold tier": {"workload.data": {"archive_tb": 1500}, "workload.checkpoint": {"archive_days": 3}},
+    "heavy reads, 3 nodes pinned": {"workload.data": {"bytes_per_token": 6e6}, "constraints.pins.nodes": 3},
+    "heavy reads, converged allowed": {**WITH_IB_UNITS, "workload.data": {"bytes_per_token": 6e6},
+                                       "constraints.pins.nodes": 3},
+    "converged pinned, 2 tiers": {**WITH_IB_UNITS, "constraints.pins.storage_network": "converged",
+                                  "constraints.pins.nodes": 12, "constraints.pins.tiers": 2,
+                                  "goal.deadline_days": None},
+    "dedicated pinned, 30 nodes": {"constraints.pins.storage_network": "dedicated", "constraints.pins.nodes": 30,
+                                   "goal.deadline_days": None, "budget.max": 10_000_000, "site.max_racks": 60},
 }
 
 
@@ -120,8 +140,14 @@ def test_budget_edge_agrees_with_enumeration(case):
 def test_differential_cases_cover_every_tier_and_both_answers():
     """The cases above are not all alike: each fabric tier and infeasibility occur."""
     results = [solved(case) for case in DIFF_CASES]
-    assert {r.design.tiers for r in results if r.design} == {0, 1, 2, 3}
+    designs = [r.design for r in results if r.design]
+    assert {d.tiers for d in designs} == {0, 1, 2, 3}
     assert {r.status for r in results} == {"optimal", "infeasible"}
+    # ... and the storage and management networks' decisions vary too.
+    assert {(d.storage_network.mode, d.storage_network.tiers) for d in designs} == {
+        ("dedicated", 1), ("dedicated", 2), ("converged", 0)}
+    assert {d.storage_network.nics_per_node for d in designs} == {0, 1, 2}
+    assert any(d.cold_storage for d in designs) and any(d.management_network.aggregation for d in designs)
 
 
 # == Model size ====================================================================================
@@ -158,7 +184,7 @@ def test_model_size_of_the_builtin_catalog_does_not_depend_on_the_node_count():
 
 # == Reproducibility ===============================================================================
 @pytest.mark.parametrize("instance", [
-    pytest.param(lambda: diff_instance(DIFF_CASES["deadline, 8-port switch, 6 racks"]), id="tiny"),
+    pytest.param(lambda: diff_instance(DIFF_CASES["deadline, 8-port switch, 7 racks"]), id="tiny"),
     pytest.param(lambda: load_instance(REPO / "instances" / "frontier-131k.yaml").instance, id="frontier-131k"),
 ])
 def test_same_instance_same_design_whatever_the_run_or_worker_count(instance):

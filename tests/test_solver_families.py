@@ -1,7 +1,7 @@
 """A just-feasible and a just-infeasible case per constraint family, on the tiny instance.
 
-Every family of ``topoopt.families.FAMILIES`` has tests named ``test_<family>_…`` here (a test
-below fails otherwise). Feasible cases must be proven ``optimal``; infeasible ones exactly
+Every family of ``topoopt.families.FAMILIES`` has tests named ``test_<family>_…`` here or, for the
+storage and management networks, in test_solver_storage.py (a test below fails otherwise). Feasible cases must be proven ``optimal``; infeasible ones exactly
 ``infeasible`` (never "not solved"), with the family in the minimal conflict — and, where only
 one minimal conflict exists, the conflict is exactly that set. Numeric edges are tight: the limit
 at the value the optimal design uses is feasible, one unit (or 1 %) less is not.
@@ -79,9 +79,21 @@ def relaxation(result: SolveResult, family: str):
     return next(r for r in result.explanation.relaxations if r.family == family)
 
 
+# The storage and management networks' own parts stay when a test replaces a kind of item, so that
+# a test about the compute fabric changes only the compute fabric.
+NETWORK_ITEMS = {"nics": {"snic100"}, "interconnects": {"eth100"}, "switches": {"esw32", "esw256", "m48"},
+                 "cables": {"q28-sr100", "cat6", "cat6a"}}
+
+
 def catalog_with(**kinds) -> dict:
-    """The tiny catalog with some kinds replaced (``nics=[…]``) as ``catalog.add`` changes."""
-    return {f"catalog.add.{kind}": items for kind, items in kinds.items()}
+    """The tiny catalog with some kinds replaced (``nics=[…]``) as ``catalog.add`` changes; the
+    storage and management networks' items of those kinds are kept."""
+    changes = {}
+    for kind, items in kinds.items():
+        given = {x["id"] for x in items}
+        kept = [x for x in TINY_CATALOG.get(kind, []) if x["id"] in NETWORK_ITEMS.get(kind, set()) - given]
+        changes[f"catalog.add.{kind}"] = [*items, *kept]
+    return changes
 
 
 def item(kind: str, item_id: str) -> dict:
@@ -120,11 +132,12 @@ def fits_cage(part, end: str, form_factor: str, ports_per_cage: int, gbps: int) 
     return part.gbps == gbps and part_form_factor == form_factor and part.links == ports_per_cage * ends
 
 
-def unit_powers_w(instance: Instance, design) -> tuple[int, int, int]:
-    """docs/model.md, racks and power, in whole W rounded up: a node (server, bought NICs and the
-    hungriest fitting module in each of its cages; the server alone without a fabric), a switch
-    (every cage holding the hungriest module that fits it at a speed the switch runs), a storage
-    unit. Returns (node W, switch W, storage unit W)."""
+def unit_powers_w(instance: Instance, design) -> tuple[int, dict, dict]:
+    """docs/model.md, racks and power, in whole W rounded up: a node (server, bought compute NICs
+    and the hungriest fitting module in each of its cages — the server alone without a fabric —
+    plus, on a dedicated storage network, its bought storage NICs and the hungriest module fitting
+    each storage port), each switch model (every cage holding the hungriest module that fits it at
+    a speed the switch runs), each storage tier. Returns (node W, {switch: W}, {tier: W})."""
     catalog = resolve_catalog(instance).catalog
     server = catalog.by_id("servers")[design.server]
     nic = catalog.by_id("nics")[design.nic]
@@ -137,21 +150,29 @@ def unit_powers_w(instance: Instance, design) -> tuple[int, int, int]:
                      if fits_cage(p, "b", node_ff, ports_per_cage, design.link_gbps)), default=0.0)
         bought_nics_w = 0.0 if server.builtin_compute_nics else design.nics_per_node * nic.power_w
         node_w += bought_nics_w + math.ceil(design.nics_per_node / ports_per_cage) * end_w
-    switch_w = 0.0
-    if design.tiers:
-        switch = catalog.by_id("switches")[design.fabric.switch]
+    path = design.storage_network
+    if path.mode == "dedicated":
+        snic = catalog.by_id("nics")[path.nic]
+        end_w = max((p.power_w_per_b_end for p in catalog.cables
+                     if fits_cage(p, "b", snic.port_form_factor, 1, path.link_gbps)), default=0.0)
+        node_w += (0.0 if server.builtin_storage_nics else path.nics_per_node * snic.power_w) + path.ports_per_node * end_w
+    switch_w = {}
+    for group in design.switches:
+        switch = catalog.by_id("switches")[group.model]
         cage_w = max(((p.power_w_per_a_end if end == "a" else p.power_w_per_b_end)
                       for p in catalog.cables for end in "ab" for gbps, per_cage in switch.ports_per_cage.items()
                       if fits_cage(p, end, switch.cage_form_factor, per_cage, gbps)), default=0.0)
-        switch_w = switch.power_w + switch.cages * cage_w
-    storage_w = catalog.by_id("storage")[design.storage.tier].power_w
-    return math.ceil(node_w), math.ceil(switch_w), math.ceil(storage_w)
+        switch_w[group.model] = math.ceil(switch.power_w + switch.cages * cage_w)
+    tiers = [design.storage] + ([design.cold_storage] if design.cold_storage else [])
+    storage_w = {t.tier: math.ceil(catalog.by_id("storage")[t.tier].power_w) for t in tiers}
+    return math.ceil(node_w), switch_w, storage_w
 
 
 def provisioned_power_w(instance: Instance, design) -> float:
     node_w, switch_w, storage_w = unit_powers_w(instance, design)
-    switches = sum(group.count for group in design.switches)
-    return design.nodes * node_w + switches * switch_w + design.storage.units * storage_w
+    tiers = [design.storage] + ([design.cold_storage] if design.cold_storage else [])
+    return (design.nodes * node_w + sum(g.count * switch_w[g.model] for g in design.switches)
+            + sum(t.units * storage_w[t.tier] for t in tiers))
 
 
 def racks_used(design) -> int:
@@ -171,7 +192,10 @@ def apply_relaxation(changes: dict, relaxation) -> dict:
 
 
 def test_every_family_has_edge_tests():
-    names = [name for name in globals() if name.startswith("test_")]
+    """Here, or for the storage and management networks in test_solver_storage.py."""
+    import test_solver_storage
+
+    names = [name for name in [*globals(), *vars(test_solver_storage)] if name.startswith("test_")]
     missing = [f for f in FAMILIES if not any(name.startswith(f"test_{f}_") for name in names)]
     assert missing == []
 
@@ -372,7 +396,8 @@ def test_nic_fits_server_honoured_by_solved_designs():
     servers = [dict(item("servers", "s80"), max_compute_nics=2), item("servers", "s40")]
     dgx = {"id": "dgx", "name": "DGX-like", "source": SRC, "gpu": "g80", "gpus_per_node": 8, "power_w": 10200,
            "rack_units": 8, "builtin_compute_nics": {"nic": "nic400", "count": 8}, "max_compute_nics": 8,
-           "compute_port_form_factor": "osfp-twin-finned", "compute_ports_per_cage": 2}
+           "compute_port_form_factor": "osfp-twin-finned", "compute_ports_per_cage": 2,
+       "builtin_storage_nics": {"nic": "snic100", "count": 1}}
     for changes in (
         {**MULTI_NODE, **catalog_with(servers=servers)},
         {**MULTI_NODE, **catalog_with(servers=servers), "constraints.pins.server": "s80"},
@@ -441,8 +466,9 @@ def test_link_speed_honoured_links_run_at_the_slower_end():
     switch_gbps = max(switch["ports_per_cage"])
     assert d.link_gbps == min(nic_gbps, switch_gbps) == 200
     assert d.interconnect == "ib200"
-    assert d.links and all(link.gbps == 200 for link in d.links)
-    assert {link.part for link in d.links} == {"aoc200"}
+    compute_links = [link for link in d.links if link.network == "compute"]
+    assert compute_links and all(link.gbps == 200 for link in compute_links)
+    assert {link.part for link in compute_links} == {"aoc200"}
 
 
 # -- leaf_ports_cover_endpoints ---------------------------------------------------------------------
@@ -451,7 +477,7 @@ def test_leaf_ports_cover_endpoints_feasible_one_switch_at_its_radix(rails, node
     pins = {"constraints.pins.tiers": 1, "constraints.pins.nics_per_node": rails, "constraints.pins.nodes": nodes}
     d = optimal(inst(ROOMY, pins)).design
     assert d.nodes * d.nics_per_node == 64
-    assert [(s.tier, s.count, s.ports_used) for s in d.switches] == [("leaf", 1, 64)]
+    assert [(s.tier, s.count, s.ports_used) for s in d.switches if s.network == "compute"] == [("leaf", 1, 64)]
 
 
 @pytest.mark.parametrize("rails, nodes", [(1, 65), (8, 9)])
@@ -548,7 +574,7 @@ def test_port_form_factor_match_feasible_with_a_fitting_cable():
     changes = {**QSFP56_NIC, **catalog_with(cables=[*TINY_CATALOG["cables"], cable]),
                "catalog.prices": {**TINY_PRICES, "sr50-q56": 2_600}, "constraints.pins.nodes": 2}
     d = optimal(inst(changes)).design
-    assert [(link.between, link.part) for link in d.links] == [("node-leaf", "sr50-q56")]
+    assert [(link.between, link.part) for link in d.links if link.network == "compute"] == [("node-leaf", "sr50-q56")]
 
 
 def test_port_form_factor_match_infeasible_when_no_cable_fits_the_nic():
@@ -559,7 +585,7 @@ def test_port_form_factor_match_infeasible_when_no_cable_fits_the_nic():
 # -- cable_reach ------------------------------------------------------------------------------------
 def test_cable_reach_feasible_at_the_cables_reach():
     d = optimal(inst({"site.distances.in_row_m": 48, "constraints.pins.nodes": 2})).design
-    assert [(link.part, link.length_m) for link in d.links] == [("sr50", 50)]
+    assert [(link.part, link.length_m) for link in d.links if link.network == "compute"] == [("sr50", 50)]
 
 
 def test_cable_reach_infeasible_one_metre_past_it():
@@ -634,21 +660,24 @@ def test_racks_available_fewest_racks_feasible_one_fewer_infeasible():
 
 
 def test_racks_available_pinned_cluster_one_rack_fewer():
-    """Six pinned 1-tier nodes: 2 compute racks (3 nodes per 40 kW), a network and a storage rack."""
+    """Six pinned 1-tier nodes: 2 compute racks (3 nodes per 40 kW), a network rack per switch
+    model (compute, storage and management switches) and a storage rack."""
     pins = {"constraints.pins.server": "s80", "constraints.pins.nodes": 6, "constraints.pins.tiers": 1,
             "constraints.pins.nics_per_node": 1}
     d = optimal(inst(pins)).design
-    assert racks_used(d) == 4
-    assert racks_used(optimal(inst(pins, {"site.max_racks": 4})).design) == 4
-    changes = {**pins, "site.max_racks": 3}
+    assert [(g.role, g.count) for g in d.racks] == [("compute", 2), ("network", 1), ("network", 1), ("network", 1),
+                                                    ("storage", 1)]
+    assert racks_used(d) == 6
+    assert racks_used(optimal(inst(pins, {"site.max_racks": 6})).design) == 6
+    changes = {**pins, "site.max_racks": 5}
     result = infeasible(inst(changes))
-    # Either rack family alone needs a rack per kind of device and two compute racks (at most 3
+    # Either rack family alone needs a rack per device model and two compute racks (at most 3
     # nodes per rack by power, 5 by units): two minimal conflicts, one with each.
     found = conflict(result)
     assert {"racks_available", "pins_respected"} < found
     assert found - {"racks_available", "pins_respected"} in ({"rack_power_within_limit"}, {"rack_units_within_limit"})
     suggestion = relaxation(result, "racks_available")
-    assert suggestion.value == 4
+    assert suggestion.value == 6
     optimal(inst(apply_relaxation(changes, suggestion)))
 
 

@@ -18,7 +18,7 @@ from ortools.sat.python import cp_model
 
 from topoopt import __version__
 from topoopt.families import FAMILIES
-from topoopt.models.design import ObjectiveValue, Provenance, SolveResult
+from topoopt.models.design import SCHEMA_VERSION, ObjectiveValue, Provenance, SolveResult
 from topoopt.models.instance import Instance
 from topoopt.solver.build import POWER_MAX_W, DesignModel
 from topoopt.solver.binding import binding_families
@@ -57,6 +57,9 @@ def catalog_order(dm: DesignModel):
         *[[(p.index, v.use_part[cls, p.index]) for p in ps] for cls, ps in o.parts.items()],
         list(enumerate(v.use_rack)),
         list(enumerate(v.use_storage)),
+        list(enumerate(dm.n.use_sn)),
+        list(enumerate(dm.n.use_cold)),
+        list(enumerate(dm.n.use_mgmt)),
     ]
     expression, weight = 0, 1
     for group in reversed(groups):
@@ -72,7 +75,8 @@ def tie_break(dm: DesignModel):
 
 def hint_vars(dm: DesignModel) -> list:
     v = dm.v
-    return [*v.use_nc, *v.use_fo, *v.use_rack, *v.use_storage, *v.use_part.values(), v.nodes]
+    return [*v.use_nc, *v.use_fo, *v.use_rack, *v.use_storage, *v.use_part.values(), *dm.n.use_sn, *dm.n.use_cold,
+            *dm.n.use_mgmt, v.nodes]
 
 
 def min_cost(problem: Problem, settings: Settings, stats: Stats, relaxed=frozenset()):
@@ -133,32 +137,51 @@ def fastest_time_s(problem: Problem, settings: Settings, stats: Stats, relaxed=f
     """The smallest time to train any design allows (None when no design exists).
 
     Time is non-increasing in the node count, so each (configuration group, fabric class) pair is
-    best at the most nodes the rules allow, which one CP-SAT solve finds. Pairs are visited in
-    order of the time at an optimistic node count and the search stops when no pair can beat the
-    best found: the result is exact.
+    best at the most nodes the rules allow, which one CP-SAT solve finds. A converged storage
+    network never trains faster than a dedicated one at the same node count (its storage reads
+    share the compute NICs), so the solve prefers a dedicated network among the largest counts;
+    only when the largest count needs a converged network is the dedicated network's own largest
+    count solved for too. Pairs are visited in order of the time at an optimistic node count and
+    the search stops when no pair can beat the best found: the result is exact.
     """
     dm = model_for(problem, relaxed)
     p = dm.problem
+    dedicated_offered = any(s.mode == "dedicated" for s in p.options.storage_nets)
     pairs = []
     for _, configs in dm.node_groups(p.perf_key):
         for cls in dm.v.use_cls:
             fabrics = [f for f in p.options.fabrics if f.perf_class == cls]
             most = max(optimistic_nodes(p, c, fabrics, relaxed) for c in configs)
-            bound = p.time_to_train_s(configs[0], cls, most)
+            bound = p.time_to_train_s(configs[0], cls, most, converged=not dedicated_offered)
             if bound is not None:
                 pairs.append((bound, len(pairs), configs, fabrics, cls))
     pairs.sort(key=lambda pair: pair[:2])
     best = math.inf
+
+    def most_nodes(configs, fabrics, converged: bool | None):
+        """The largest node count of the pair (restricted to one storage mode when given) and
+        whether it needs a converged network; None when the pair has no design."""
+        sub = enforce_all(DesignModel(p.restricted(configs, fabrics, converged),
+                                      throughput_target_tokens_per_s=p.throughput_target), relaxed)
+        sub.m.maximize(2 * sub.v.nodes + sub.n.dedicated)
+        status, solver = run(sub.m, settings, stats)
+        if status not in OK:
+            return None
+        return solver.value(sub.v.nodes), bool(solver.value(sub.n.converged))
+
     for bound, _, configs, fabrics, cls in pairs:
         if bound >= best:
             break
-        # A model of this pair alone: the same rules over its configurations and fabric options.
-        sub = enforce_all(DesignModel(p.restricted(configs, fabrics), throughput_target_tokens_per_s=p.throughput_target),
-                          relaxed)
-        sub.m.maximize(sub.v.nodes)
-        status, solver = run(sub.m, settings, stats)
-        if status in OK:
-            seconds = p.time_to_train_s(configs[0], cls, solver.value(sub.v.nodes))
+        found = most_nodes(configs, fabrics, None)
+        if found is None:
+            continue
+        nodes, converged = found
+        candidates = [p.time_to_train_s(configs[0], cls, nodes, converged)]
+        if converged and dedicated_offered:
+            dedicated = most_nodes(configs, fabrics, False)
+            if dedicated is not None:
+                candidates.append(p.time_to_train_s(configs[0], cls, dedicated[0], False))
+        for seconds in candidates:
             if seconds is not None and seconds < best:
                 best = seconds
     return None if best == math.inf else best
@@ -188,7 +211,7 @@ def solve(
         if best is not None:
             problem.time_limit_s = best * (1 + 1e-9)
     status, dm, solver, value, bound = min_cost(problem, settings, stats)
-    result = dict(schema_version="1.0")
+    result = dict(schema_version=SCHEMA_VERSION)
     if status in OK:
         design, cost, performance = extract(dm, solver.value)
         proven = stats.proven

@@ -19,11 +19,12 @@ def binding_families(problem: Problem, pick: Choice, design: Design, cost: Cost,
     inst, c, o = problem.instance, pick.config, problem.options
     perf_class = pick.fabric.perf_class
     n = design.nodes
-    node_w = c.power_w(o.all_parts, fabric=design.tiers > 0)
+    node_w = c.power_w(o.all_parts, fabric=design.tiers > 0) + pick.storage_net.node_w
     rack = o.racks[pick.rack_index].rack
     tier = o.storage[pick.storage_index].tier
     binding = []
-    if problem.time_limit_s is not None and problem.min_nodes_for_time(c, perf_class, problem.time_limit_s) == n:
+    if (problem.time_limit_s is not None
+            and problem.min_nodes_for_time(c, perf_class, problem.time_limit_s, pick.converged) == n):
         binding.append("deadline_met")
     if problem.min_nodes_to_fit(c) == n and n > 1:
         binding.append("memory_fits")
@@ -45,4 +46,8 @@ def binding_families(problem: Problem, pick: Choice, design: Design, cost: Cost,
     deciding = max(units_for, key=units_for.get)
     if units_for[deciding] > 1 and -(-units_for[deciding] // 1) == design.storage.units:
         binding.append(deciding)
+    # One node fewer could not carry the storage traffic over its storage path.
+    path = design.storage_network
+    if n > 1 and (n - 1) * path.node_gbps < path.need_gbps:
+        binding.append("storage_nic_bandwidth_met")
     return binding

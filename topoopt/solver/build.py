@@ -15,13 +15,14 @@ from ortools.sat.python import cp_model
 
 from topoopt.families import FAMILIES
 from topoopt.catalog.power import switch_power_w
+from topoopt.solver.build_networks import define_networks, network_variables
 from topoopt.solver.options import MAX_NODES, Options
 from topoopt.solver.problem import Problem
 
 COUNT_MAX = 50_000_000
 MONEY_MAX = 10**15
 POWER_MAX_W = 10**11
-COST_KINDS = ("server", "switch", "cable", "rack", "storage")
+COST_KINDS = ("server", "nic", "switch", "cable", "rack", "storage")
 
 
 @dataclass
@@ -76,10 +77,14 @@ class DesignModel:
         self.m = cp_model.CpModel()
         self.assumption = {family: self.m.new_bool_var(f"family_{family}") for family in FAMILIES}
         self.target = throughput_target_tokens_per_s
+        # (violations, literals): combinations of options ruled out by the listed families.
+        self.pair_rules: list[tuple[frozenset[str], tuple]] = []
         self.v = self._variables()
+        self.n = network_variables(self)
         self._choices()
         self._fabric_shape()
         self._cables()
+        define_networks(self)
         self._power_and_units()
         self._costs()
         for family in FAMILIES:
@@ -100,10 +105,17 @@ class DesignModel:
         tables = [(o.node_configs, v.use_nc), (o.fabrics, v.use_fo), (o.racks, v.use_rack),
                   (o.storage, v.use_storage)]
         tables += [(ps, [v.use_part[cls, p.index] for p in ps]) for cls, ps in o.parts.items()]
+        tables += [(o.storage_nets, self.n.use_sn), (o.cold, self.n.use_cold), (o.management, self.n.use_mgmt)]
         for options, literals in tables:
             for option, literal in zip(options, literals):
                 if family in option.violations:
                     self.forbid(family, literal)
+        for x, literal in zip(o.management, self.n.use_mgmt):
+            if family in x.uplink_violations:  # uplinks exist only past one management leaf
+                self.forbid(family, literal, self.n.mgmt_multi)
+        for violations, literals in self.pair_rules:
+            if family in violations:
+                self.forbid(family, *literals)
 
     def any_of(self, literals: list, name: str):
         """A Boolean equal to the sum of mutually exclusive option literals (one literal is reused)."""
@@ -196,8 +208,13 @@ class DesignModel:
             m.add(v.endpoints == c.rails * v.nodes).only_enforce_if(lit)
 
     def _fabric_shape(self) -> None:
-        """Switch counts per tier for each fabric option (the rules on them are families)."""
+        """Switch counts per tier for each fabric option (the rules on them are families).
+
+        A fabric has at least one leaf: implied by the families, and stated apart so that it
+        holds when an explanation relaxes them (a fabric without switches is no way out).
+        """
         m, v = self.m, self.v
+        m.add(v.leaves >= 1).only_enforce_if(v.use_tier[0].Not())
         for f in self.options.fabrics:
             lit = v.use_fo[f.index]
             if f.tiers == 0:
@@ -262,26 +279,22 @@ class DesignModel:
                     m.add(total[cls] == per_device * count).only_enforce_if([v.use_fo[f.index], q_lit])
 
     def _power_and_units(self) -> None:
-        """Provisioned power (W, rounded up) and rack units of nodes, switches and storage.
+        """Provisioned power (W, rounded up) and rack units of nodes, switches and storage units.
 
-        A node without a fabric draws only its server's power (no compute NICs, no optics).
+        A node without a fabric draws only its server's power (no compute NICs, no optics); its
+        dedicated storage network adds storage NICs and modules (node power classes,
+        build_networks.py). Switches and storage units are counted per model over all networks.
         """
-        m, o, v = self.m, self.options, self.v
-        fabric, single = v.use_tier[0].Not(), v.use_tier[0]
+        m, o, v, n = self.m, self.options, self.v, self.n
         for c in o.node_configs:
-            lit = v.use_nc[c.index]
-            for attached, when in ((True, fabric), (False, single)):
-                watts = math.ceil(c.power_w(o.all_parts, fabric=attached))
-                m.add(v.power_w["node"] == watts * v.nodes).only_enforce_if([lit, when])
-            m.add(v.rack_units["node"] == c.server.rack_units * v.nodes).only_enforce_if(lit)
-        models = self.switch_models()
-        m.add(v.power_w["switch"] == sum(math.ceil(switch_power_w(f.switch, o.all_parts)) * v.switches_of[sid]
-                                         for sid, f in models.items()))
-        m.add(v.rack_units["switch"] == sum(f.switch.rack_units * v.switches_of[sid] for sid, f in models.items()))
-        for s in o.storage:
-            lit = v.use_storage[s.index]
-            m.add(v.power_w["storage"] == math.ceil(s.tier.power_w) * v.storage_units).only_enforce_if(lit)
-            m.add(v.rack_units["storage"] == s.tier.rack_units * v.storage_units).only_enforce_if(lit)
+            m.add(v.rack_units["node"] == c.server.rack_units * v.nodes).only_enforce_if(v.use_nc[c.index])
+        catalog = self.problem.catalog.catalog
+        switches, tiers = catalog.by_id("switches"), catalog.by_id("storage")
+        m.add(v.power_w["switch"] == sum(math.ceil(switch_power_w(switches[sid], o.all_parts)) * var
+                                         for sid, var in n.switches_of.items()))
+        m.add(v.rack_units["switch"] == sum(switches[sid].rack_units * var for sid, var in n.switches_of.items()))
+        m.add(v.power_w["storage"] == sum(math.ceil(tiers[t].power_w) * var for t, var in n.units_of.items()))
+        m.add(v.rack_units["storage"] == sum(tiers[t].rack_units * var for t, var in n.units_of.items()))
         for quantity in (v.power_w, v.rack_units):
             m.add(quantity["total"] == quantity["node"] + quantity["switch"] + quantity["storage"])
         m.add(v.racks == v.compute_racks + v.switch_racks + v.storage_racks)
@@ -289,18 +302,21 @@ class DesignModel:
     def _costs(self) -> None:
         """Cost per kind at whole-unit prices (unpriced options are ruled out by priced_in_book).
 
-        Compute NICs are bought only for nodes attached to a fabric.
+        Compute NICs are bought only for nodes attached to a fabric (kind "server"); storage NICs
+        are kind "nic". Switches and storage units are priced per model over all networks.
         """
-        m, o, v = self.m, self.options, self.v
+        m, o, v, n = self.m, self.options, self.v, self.n
         for c in o.node_configs:
             lit = v.use_nc[c.index]
             m.add(v.cost["server"] == (c.unit_price or 0) * v.nodes).only_enforce_if([lit, v.use_tier[0].Not()])
             m.add(v.cost["server"] == (c.server_price or 0) * v.nodes).only_enforce_if([lit, v.use_tier[0]])
-        m.add(v.cost["switch"] == sum((f.unit_price or 0) * v.switches_of[sid] for sid, f in self.switch_models().items()))
+        m.add(v.cost["nic"] == n.cost["storage_nic"])
+        price = self.problem.catalog.price
+        m.add(v.cost["switch"] == sum(int(round(price(sid) or 0)) * var for sid, var in n.switches_of.items()))
         m.add(v.cost["cable"] == sum((p.unit_price or 0) * v.assemblies[cls, p.index]
-                                     for cls, ps in o.parts.items() for p in ps))
+                                     for cls, ps in o.parts.items() for p in ps)
+              + sum(var for kind, var in n.cost.items() if kind != "storage_nic"))
         for r in o.racks:
             m.add(v.cost["rack"] == (r.unit_price or 0) * v.racks).only_enforce_if(v.use_rack[r.index])
-        for s in o.storage:
-            m.add(v.cost["storage"] == (s.unit_price or 0) * v.storage_units).only_enforce_if(v.use_storage[s.index])
+        m.add(v.cost["storage"] == sum(int(round(price(t) or 0)) * var for t, var in n.units_of.items()))
         m.add(v.total_cost == sum(v.cost.values()))

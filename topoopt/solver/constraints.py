@@ -16,8 +16,9 @@ from topoopt.catalog.power import switch_power_w
 from topoopt.solver.options import devices_per_rack_by_power, part_fits_node_end, part_fits_switch_end
 
 
-def _nodes_at_least(dm: DesignModel, family: str, need_of) -> None:
-    """n ≥ need per node-configuration group (and fabric class); None rules the pair out.
+def _nodes_at_least(dm: DesignModel, family: str, need_of, by_mode: bool = False) -> None:
+    """n ≥ need per node-configuration group (and fabric class, and with ``by_mode`` storage
+    network mode: ``need_of(config, class, converged)``); None rules the combination out.
 
     Besides the enforced bounds, two implied linear cuts keep the search (and proofs of
     infeasibility) short: n ≥ Σ need·use and server cost ≥ Σ price·need·use over the groups, with
@@ -25,16 +26,25 @@ def _nodes_at_least(dm: DesignModel, family: str, need_of) -> None:
     belong to the same family.
     """
     v, m = dm.v, dm.m
+    modes = [((), False)]
+    if by_mode:
+        offered = {s.mode for s in dm.options.storage_nets}
+        modes = [((lit,), converged) for lit, converged, mode in ((dm.n.dedicated, False, "dedicated"),
+                                                                   (dm.n.converged, True, "converged"))
+                 if mode in offered]
     node_terms, cost_terms = [], []
     for group, configs in dm.node_groups(dm.problem.perf_key):
         needs = []
         for cls, cls_lit in v.use_cls.items():
-            need = need_of(configs[0], cls)
-            if need is None:
-                dm.forbid(family, group, cls_lit)
-            else:
-                needs.append(need)
-                dm.add(family, m.add(v.nodes >= need), group, cls_lit)
+            for mode, converged in modes:
+                if converged and configs[0].speed_key not in dm.options.converged_speeds:
+                    continue  # not offered (build_networks.py)
+                need = need_of(configs[0], cls, converged)
+                if need is None:
+                    dm.forbid(family, group, cls_lit, *mode)
+                else:
+                    needs.append(need)
+                    dm.add(family, m.add(v.nodes >= need), group, cls_lit, *mode)
         if not needs:
             continue
         least = min(needs)
@@ -46,14 +56,16 @@ def _nodes_at_least(dm: DesignModel, family: str, need_of) -> None:
 
 def memory_fits(dm: DesignModel) -> None:
     """n ≥ the fewest nodes on which the model fits (perf.min_nodes_to_fit)."""
-    _nodes_at_least(dm, "memory_fits", lambda config, _cls: dm.problem.min_nodes_to_fit(config))
+    _nodes_at_least(dm, "memory_fits", lambda config, _cls, _converged: dm.problem.min_nodes_to_fit(config))
 
 
 def deadline_met(dm: DesignModel) -> None:
-    """n ≥ the fewest nodes that train in time, per (node configuration, fabric class)."""
+    """n ≥ the fewest nodes that train in time, per (node configuration, fabric class, storage
+    network mode): a converged network's storage reads slow the step."""
     seconds = dm.problem.time_limit_s
     if seconds is not None:
-        _nodes_at_least(dm, "deadline_met", lambda config, cls: dm.problem.min_nodes_for_time(config, cls, seconds))
+        _nodes_at_least(dm, "deadline_met", lambda config, cls, converged: dm.problem.min_nodes_for_time(
+            config, cls, seconds, converged), by_mode=True)
 
 
 def budget_cap(dm: DesignModel) -> None:
@@ -106,8 +118,8 @@ def nic_supports_interconnect(dm: DesignModel) -> None:
 
 
 def leaf_ports_cover_endpoints(dm: DesignModel) -> None:
-    """1 tier: E ≤ k. Otherwise leaves per rail = ceil(n / d) exactly and leaves = rails × that.
-    Without a fabric, one node only."""
+    """1 tier: E ≤ k. Otherwise leaves per rail = ceil(n / d) exactly and leaves = rails × that
+    (plus the leaves of converged storage units). Without a fabric, one node only."""
     v, m = dm.v, dm.m
     for f in dm.options.fabrics:
         lit = v.use_fo[f.index]
@@ -118,8 +130,10 @@ def leaf_ports_cover_endpoints(dm: DesignModel) -> None:
         else:
             dm.add("leaf_ports_cover_endpoints", m.add(f.down * v.leaves_per_rail >= v.nodes), lit)
             dm.add("leaf_ports_cover_endpoints", m.add(f.down * v.leaves_per_rail <= v.nodes + f.down - 1), lit)
+    # Converged storage adds compute_storage_leaves for the storage units (storage_fabric_ports_cover).
     for rails_lit, configs in dm.node_groups(lambda c: c.rails):
-        dm.add("leaf_ports_cover_endpoints", m.add(v.leaves == configs[0].rails * v.leaves_per_rail),
+        dm.add("leaf_ports_cover_endpoints",
+               m.add(v.leaves == configs[0].rails * v.leaves_per_rail + dm.n.compute_storage_leaves),
                rails_lit, v.multi_tier)
 
 
@@ -193,6 +207,9 @@ def port_form_factor_match(dm: DesignModel) -> None:
                     dm.m.add_bool_or(fits).only_enforce_if([dm.assumption["port_form_factor_match"], lit])
                 else:
                     dm.forbid("port_form_factor_match", lit)
+    # Storage and management parts are chosen per option among fitting ones (networks.py): an
+    # option or pairing without one is ruled out.
+    dm.forbid_violations("port_form_factor_match")
 
 
 def cable_reach(dm: DesignModel) -> None:
@@ -200,41 +217,54 @@ def cable_reach(dm: DesignModel) -> None:
 
 
 def _rack_capacity(dm: DesignModel, family: str) -> None:
-    """Homogeneous racks: count = ceil(devices / devices per rack), each family owning its bound.
+    """Homogeneous racks: per device model, count = ceil(devices / devices per rack), each family
+    owning its bound (nodes: per distinct node power or rack units; switches and storage units:
+    per model, over all networks).
 
     A design whose devices all fit in one rack may instead use a single mixed rack (exact: the
     sums of power and units are checked against that one rack).
     """
-    o, v, m = dm.options, dm.v, dm.m
+    o, v, m, n = dm.options, dm.v, dm.m, dm.n
     by_power = family == "rack_power_within_limit"
     several = v.single_rack.Not()
+    catalog = dm.problem.catalog.catalog
+    switches, tiers = catalog.by_id("switches"), catalog.by_id("storage")
 
     def caps(watts: float, units: int) -> tuple:
         """(by power, by units) devices per rack, for every rack class."""
         return tuple((devices_per_rack_by_power(r.rack, watts), r.rack.rack_units // units) for r in o.racks)
 
-    groups = []
-    for fabric, when in ((True, v.use_tier[0].Not()), (False, v.use_tier[0])):
-        # Node configurations with the same per-rack capacities share their constraints.
-        def node_caps(c, fabric=fabric):
-            return caps(c.power_w(o.all_parts, fabric=fabric), c.server.rack_units)
-
-        groups += [(lit, [when], node_caps(cs[0]), v.nodes, v.compute_racks) for lit, cs in dm.node_groups(node_caps)]
-    groups += [(v.use_switch[sid], [], caps(switch_power_w(f.switch, o.all_parts), f.switch.rack_units),
-                v.switches_of[sid], v.switch_racks) for sid, f in dm.switch_models().items()]
-    groups += [(v.use_storage[s.index], [], caps(s.tier.power_w, s.tier.rack_units), v.storage_units, v.storage_racks)
-               for s in o.storage]
-    for option, extra, per_class, count, racks in groups:
-        for r, (power_cap, units_cap) in zip(o.racks, per_class):
+    # Nodes: one bound per family, compute racks are the larger (build_networks.py).
+    if by_power:
+        node_groups = [(lit, caps) for lit, caps in n.node_power_caps]
+        racks = n.node_racks_by_power
+    else:
+        node_groups = [(lit, tuple(r.rack.rack_units // configs[0].server.rack_units for r in o.racks))
+                       for lit, configs in dm.node_groups(lambda c: c.server.rack_units)]
+        racks = n.node_racks_by_units
+    for lit, per_class in node_groups:
+        for r, cap in zip(o.racks, per_class):
+            rack_lit = v.use_rack[r.index]
+            if cap < 1:
+                dm.forbid(family, lit, rack_lit)
+                continue
+            dm.add(family, m.add(cap * racks >= v.nodes), lit, rack_lit, several)
+            dm.add(family, m.add(cap * racks <= v.nodes + cap - 1), lit, rack_lit, several)
+    dm.add(family, m.add(v.compute_racks >= racks), several)
+    # Switches and storage units, per model.
+    groups = [(switches[sid], switch_power_w(switches[sid], o.all_parts), count, n.switch_racks_of[sid])
+              for sid, count in n.switches_of.items()]
+    groups += [(tiers[t], tiers[t].power_w, count, n.unit_racks_of[t]) for t, count in n.units_of.items()]
+    for device, watts, count, racks in groups:
+        for r, (power_cap, units_cap) in zip(o.racks, caps(watts, device.rack_units)):
             rack_lit = v.use_rack[r.index]
             cap = power_cap if by_power else units_cap
             if cap < 1:
-                dm.forbid(family, option, rack_lit, *extra)
+                dm.add(family, m.add(count == 0), rack_lit)
                 continue
-            conditions = [option, rack_lit, several, *extra]
-            dm.add(family, m.add(cap * racks >= count), *conditions)
+            dm.add(family, m.add(cap * racks >= count), rack_lit, several)
             if cap == min(power_cap, units_cap):  # the binding bound also fixes the ceiling exactly
-                dm.add(family, m.add(cap * racks <= count + cap - 1), *conditions)
+                dm.add(family, m.add(cap * racks <= count + cap - 1), rack_lit, several)
     total = v.power_w["total"] if by_power else v.rack_units["total"]
     for r in o.racks:
         limit = _thousandths(r.rack.power_kw) if by_power else r.rack.rack_units  # W totals are rounded up
@@ -256,9 +286,6 @@ def racks_available(dm: DesignModel) -> None:
     # A single mixed rack is one rack, whatever it holds.
     for var, value in ((v.compute_racks, 1), (v.switch_racks, 0), (v.storage_racks, 0)):
         m.add(var == value).only_enforce_if(v.single_rack)
-    # A single node without a fabric has no switches, so no network racks (free racks would
-    # otherwise be left at any count: no switch model's rack rule bounds them).
-    m.add(v.switch_racks == 0).only_enforce_if(v.use_tier[0])
 
 
 def site_power_within_limit(dm: DesignModel) -> None:
@@ -298,5 +325,12 @@ def storage_capacity_met(dm: DesignModel) -> None:
 def storage_latency_ok(dm: DesignModel) -> None:
     dm.forbid_violations("storage_latency_ok")
 
+
+from topoopt.solver.storage_constraints import (  # noqa: E402  (families of the storage and management networks)
+    cold_storage_met,
+    management_ports_cover,
+    storage_fabric_ports_cover,
+    storage_nic_bandwidth_met,
+)
 
 FAMILY_FUNCTIONS: dict[str, Callable[[DesignModel], None]] = {family: globals()[family] for family in FAMILIES}

@@ -15,6 +15,7 @@ from ortools.sat.python import cp_model
 from topoopt.families import FAMILIES
 from topoopt.models.design import ConflictItem, Explanation, Relaxation
 from topoopt.solver.build import DesignModel
+from topoopt.solver.networks import server_takes
 from topoopt.solver.problem import SECONDS_PER_DAY, Problem
 from topoopt.solver.run import OK, Settings, Stats, run
 
@@ -35,6 +36,10 @@ FAMILY_SOURCES: dict[str, str] = {
     "storage_capacity_met": "workload.data.dataset_tb",
     "storage_latency_ok": "workload.data.small_files",
     "priced_in_book": "catalog.price_book",
+    "storage_nic_bandwidth_met": "workload.data",
+    "storage_fabric_ports_cover": "constraints.storage",
+    "cold_storage_met": "workload.checkpoint.archive_days",
+    "management_ports_cover": "constraints.switches",
 }
 
 
@@ -116,11 +121,13 @@ def minimal_conflict(problem: Problem, settings: Settings, stats: Stats) -> list
 def _removes_options(problem: Problem, family: str) -> bool:
     """Does ``family`` rule out any option of this (unfiltered) problem on its own?"""
     o = problem.options
-    groups = [o.node_configs, o.fabrics, o.racks, o.storage, *o.parts.values()]
+    groups = [o.node_configs, o.fabrics, o.racks, o.storage, *o.parts.values(), o.storage_nets, o.cold, o.management]
     return any(family in option.violations for options in groups for option in options)
 
 
-def _detail(problem: Problem, family: str) -> str:
+def _detail(problem: Problem, family: str, nodes: int | None = None) -> str:
+    """The instance values behind a family's limit; ``nodes``: the node count of the cheapest
+    design without the family (or the pinned count), for the storage path."""
     inst = problem.instance
     rules = inst.constraints
     if family == "budget_cap":
@@ -137,7 +144,7 @@ def _detail(problem: Problem, family: str) -> str:
         return f"site power cap {inst.site.power_cap_kw:g} kW"
     if family == "allowed_by_lists":
         lists = [f"{kind} allow={rule.allow} deny={rule.deny}" for kind in
-                 ("gpus", "servers", "interconnects", "switches", "cables", "storage")
+                 ("gpus", "servers", "interconnects", "switches", "cables", "storage", "storage_nics")
                  if (rule := getattr(rules, kind)).allow is not None or rule.deny]
         return "; ".join(lists) or "allow/deny lists"
     if family == "pins_respected":
@@ -150,11 +157,54 @@ def _detail(problem: Problem, family: str) -> str:
         return f"runs of {d.in_row_m + d.slack_m:g} m (in row) and {d.across_rows_m + d.slack_m:g} m (across rows)"
     if family == "storage_latency_ok":
         return "many small files need a low-latency storage tier"
+    if family == "storage_nic_bandwidth_met":
+        return storage_path_detail(problem, nodes)
+    if family == "cold_storage_met":
+        needs = problem.storage_needs(0.0)
+        checkpoint = inst.workload.checkpoint
+        return (f"archive {needs.cold_capacity_tb:,.1f} TB ({inst.workload.data.archive_tb:g} TB of data and "
+                f"{checkpoint.archive_days:g} days of checkpoints) on an object-store tier")
+    if family == "storage_fabric_ports_cover":
+        tiers = problem.catalog.catalog.by_id("storage")
+        allowed = [t for t in tiers.values() if rules.storage.admits(t.id)]
+        ports = "; ".join(f"{t.id}: {t.network_ports} × {'/'.join(map(str, t.port_speeds_gbps))}G "
+                          f"{'/'.join(t.protocols)}" for t in allowed)
+        return f"storage-unit ports must run the storage network's speed and protocol ({ports or 'no tier allowed'})"
+    if family == "management_ports_cover":
+        return "1 in-band and the out-of-band management ports of every node, data switch and storage unit"
     return FAMILIES[family]
 
 
-def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats) -> Relaxation:
-    """The smallest change to ``family``'s limit that makes the instance feasible, all else kept."""
+def storage_path_detail(problem: Problem, nodes: int | None) -> str:
+    """The fastest storage path the instance allows, against the traffic it must carry:
+    "storage NIC 2 × eth-10g-2p (4 × 10G) per node × 4 nodes = 160 Gb/s < 579 Gb/s needed"."""
+    need = problem.storage_needs(problem.throughput_target or 0.0).network_gbps
+    everything = Problem(problem.instance, prefilter=frozenset(), like=problem).options
+    instance_rules = {"allowed_by_lists", "pins_respected", "priced_in_book"}
+    configs = [c for c in everything.node_configs if not c.violations & instance_rules]
+    servers = {c.server.id: c.server for c in configs}
+    paths = []
+    for s in everything.storage_nets:
+        if s.violations & instance_rules:
+            continue
+        if s.mode == "dedicated" and any(server_takes(server, s.nic_choice) for server in servers.values()):
+            paths.append((s.node_gbps, f"storage NIC {s.nics} × {s.nic.id} ({s.ports_per_node} × {s.gbps}G) per node"))
+        elif s.mode == "converged":
+            paths += [(c.rails * c.interconnect.gbps, f"compute NICs shared with storage ({c.rails} × "
+                       f"{c.interconnect.gbps}G) per node") for c in configs
+                      if c.speed_key in everything.converged_speeds]
+    if not paths:
+        return f"no storage path is allowed; {need:,.0f} Gb/s needed"
+    gbps, path = max(paths)
+    if nodes is None:
+        return f"{path} = {gbps:,} Gb/s per node; {need:,.0f} Gb/s needed"
+    total = gbps * nodes
+    return f"{path} × {nodes:,} nodes = {total:,} Gb/s {'<' if total < need else '≥'} {need:,.0f} Gb/s needed"
+
+
+def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats) -> tuple[Relaxation, int | None]:
+    """The smallest change to ``family``'s limit that makes the instance feasible, all else kept,
+    and the node count of the design that shows it (None when there is none)."""
     from topoopt.solver import fastest_time_s, model_for  # circular at import time
 
     inst = problem.instance
@@ -167,43 +217,50 @@ def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats) 
         finally:
             problem.time_limit_s = saved
         if seconds is None:
-            return Relaxation(family=family, message="no deadline makes it feasible: other limits conflict too")
+            return Relaxation(family=family, message="no deadline makes it feasible: other limits conflict too"), None
         days = math.ceil(seconds / SECONDS_PER_DAY * 10) / 10
-        return Relaxation(family=family, message=f"feasible with deadline ≥ {days:g} days", value=days)
+        return Relaxation(family=family, message=f"feasible with deadline ≥ {days:g} days", value=days), None
     if family in ("racks_available", "site_power_within_limit"):
         dm = model_for(problem, relaxed)
         target = dm.v.racks if family == "racks_available" else dm.v.power_w["total"]
         dm.m.minimize(target)
         status, solver = run(dm.m, settings, stats)
         if status not in OK:
-            return Relaxation(family=family, message=f"relaxing {family} alone is not enough")
+            return Relaxation(family=family, message=f"relaxing {family} alone is not enough"), None
         if family == "racks_available":
             racks = solver.value(target)
-            return Relaxation(family=family, message=f"feasible with max_racks ≥ {racks}", value=racks)
+            return Relaxation(family=family, message=f"feasible with max_racks ≥ {racks}", value=racks), None
         kw = math.ceil(solver.value(target) / 100) / 10
-        return Relaxation(family=family, message=f"feasible with a site power cap ≥ {kw:g} kW", value=kw)
+        return Relaxation(family=family, message=f"feasible with a site power cap ≥ {kw:g} kW", value=kw), None
     dm = model_for(problem, relaxed)
     dm.m.minimize(dm.v.total_cost)
     status, solver = run(dm.m, settings, stats)
     if status not in OK:
-        return Relaxation(family=family, message=f"relaxing {family} alone is not enough")
+        return Relaxation(family=family, message=f"relaxing {family} alone is not enough"), None
     value = solver.objective_value
     if family == "budget_cap":
         return Relaxation(family=family, message=f"feasible with budget ≥ {value:,.0f} {inst.budget.currency}",
-                          value=value)
+                          value=value), None
     from topoopt.solver.extract import chosen
 
     pick = chosen(dm, solver.value)
-    what = f"{pick.config.label}, {pick.fabric.label}"
+    what = f"{pick.config.label}, {pick.fabric.label}, {pick.storage_net.label}"
     return Relaxation(family=family, message=f"feasible without {family} (e.g. {what}; cost {value:,.0f})",
-                      value=value)
+                      value=value), solver.value(dm.v.nodes)
 
 
 def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Explanation:
     conflict = minimal_conflict(problem, settings, stats)
+    relaxations, nodes = [], problem.instance.constraints.pins.nodes
+    for family in conflict:
+        if family == "priced_in_book":
+            continue
+        relaxation, relaxed_nodes = _relax_one(problem, family, settings, stats)
+        relaxations.append(relaxation)
+        if family == "storage_nic_bandwidth_met" and nodes is None:
+            nodes = relaxed_nodes
     items = [
-        ConflictItem(family=f, description=FAMILIES[f], detail=_detail(problem, f), source=FAMILY_SOURCES.get(f, ""))
+        ConflictItem(family=f, description=FAMILIES[f], detail=_detail(problem, f, nodes), source=FAMILY_SOURCES.get(f, ""))
         for f in conflict
     ]
-    relaxations = [_relax_one(problem, f, settings, stats) for f in conflict if f != "priced_in_book"]
     return Explanation(conflict=items, relaxations=relaxations)

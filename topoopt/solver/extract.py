@@ -4,11 +4,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from topoopt.models.design import Cost, CostLine, Design, FabricShape, LinkGroup, RackGroup, StorageChoice, SwitchGroup
+from topoopt.models.design import (
+    Cost,
+    CostLine,
+    Design,
+    FabricShape,
+    LinkGroup,
+    ManagementNetwork,
+    RackGroup,
+    StorageChoice,
+    StorageNetwork,
+    SwitchGroup,
+)
 from topoopt.models.performance import Parallelism, Performance
 from topoopt.perf import evaluate
 from topoopt.solver.build import DesignModel
 from topoopt.catalog.power import switch_power_w
+from topoopt.solver.networks import ColdOption, ManagementOption, StorageNetOption
 from topoopt.solver.options import FabricOption, NodeConfig, PartOption, per_rack
 
 
@@ -21,25 +33,41 @@ class Choice:
     parts: dict[str, PartOption]
     rack_index: int
     storage_index: int
+    storage_net: StorageNetOption
+    cold: ColdOption
+    management: ManagementOption
+
+    @property
+    def converged(self) -> bool:
+        return self.storage_net.mode == "converged"
 
 
 def chosen(dm: DesignModel, value) -> Choice:
-    o, v = dm.options, dm.v
+    o, v, n = dm.options, dm.v, dm.n
     config = next(c for c in o.node_configs if value(v.use_nc[c.index]))
     fabric = next(f for f in o.fabrics if value(v.use_fo[f.index]))
     parts = {cls: p for cls, ps in o.parts.items() for p in ps if value(v.use_part[cls, p.index])}
     rack = next(r.index for r in o.racks if value(v.use_rack[r.index]))
     storage = next(s.index for s in o.storage if value(v.use_storage[s.index]))
-    return Choice(config, fabric, parts, rack, storage)
+    net = next(s for s, lit in zip(o.storage_nets, n.use_sn) if value(lit))
+    cold = next(c for c, lit in zip(o.cold, n.use_cold) if value(lit))
+    management = next(x for x, lit in zip(o.management, n.use_mgmt) if value(lit))
+    return Choice(config, fabric, parts, rack, storage, net, cold, management)
+
+
+def node_power_w(dm: DesignModel, pick: Choice) -> float:
+    """Provisioned node power: its configuration's, plus what a dedicated storage network adds."""
+    return pick.config.power_w(dm.options.all_parts, fabric=pick.fabric.tiers > 0) + pick.storage_net.node_w
 
 
 def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
     """Build the design record from variable values (``value`` maps a variable to its value)."""
-    o, v, problem = dm.options, dm.v, dm.problem
+    o, v, n, problem = dm.options, dm.v, dm.n, dm.problem
     pick = chosen(dm, value)
-    c, f = pick.config, pick.fabric
+    c, f, net = pick.config, pick.fabric, pick.storage_net
     nodes, leaves, spines, cores = value(v.nodes), value(v.leaves), value(v.spines), value(v.cores)
     links = {cls: value(v.links[cls]) for cls in o.parts}
+    unit_ports = value(n.unit_ports)
     multi = f.tiers >= 2
     shape = FabricShape(
         tiers=f.tiers,
@@ -59,10 +87,11 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
         rail_optimized=multi and c.rails > 1,
         leaves_per_rail=value(v.leaves_per_rail),
     )
+    converged_ports = unit_ports if pick.converged else 0
     switches = []
     if leaves:
         switches.append(SwitchGroup(tier="leaf", model=f.switch.id, count=leaves,
-                                    ports_used=links["node-leaf"] + links["leaf-spine"]))
+                                    ports_used=links["node-leaf"] + converged_ports + links["leaf-spine"]))
     if spines:
         switches.append(SwitchGroup(tier="spine", model=f.switch.id, count=spines,
                                     ports_used=links["leaf-spine"] + links["spine-core"]))
@@ -74,22 +103,36 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
         for cls, p in pick.parts.items()
         if links[cls] > 0
     ]
+    storage_net, storage_switches, storage_links = _storage_network(dm, pick, value)
+    management, mgmt_switches, mgmt_links = _management_network(dm, pick, value)
+    switches += storage_switches + mgmt_switches
+    link_groups += storage_links + mgmt_links
     rack = o.racks[pick.rack_index].rack
     storage = o.storage[pick.storage_index].tier
-    units = value(v.storage_units)
-    node_w = c.power_w(o.all_parts, fabric=f.tiers > 0)
-    switch_w = switch_power_w(f.switch, o.all_parts) if f.switch else 0.0
-    n_switches = leaves + spines + cores
+    units, cold_units = value(v.storage_units), value(n.cold_units)
+    cold = pick.cold.tier
+    node_w = node_power_w(dm, pick)
+    catalog = problem.catalog.catalog
+    switch_models, tier_models = catalog.by_id("switches"), catalog.by_id("storage")
+    switch_counts = {sid: value(var) for sid, var in n.switches_of.items() if value(var)}
+    unit_counts = {t: value(var) for t, var in n.units_of.items() if value(var)}
+    # Network racks per switch model (compute, storage, management), storage racks per tier model.
+    switch_order = [x for x in (f.switch and f.switch.id, net.switch and net.switch.id, pick.management.switch.id)
+                    if x in switch_counts]
+    tier_order = [x for x in (storage.id, cold and cold.id) if x in unit_counts]
+    switch_w = {sid: switch_power_w(switch_models[sid], o.all_parts) for sid in switch_order}
     if value(v.single_rack):
-        total_w = nodes * node_w + n_switches * switch_w + units * storage.power_w
+        total_w = (nodes * node_w + sum(switch_counts[s] * switch_w[s] for s in switch_order)
+                   + sum(unit_counts[t] * tier_models[t].power_w for t in tier_order))
         racks = [RackGroup(rack_class=rack.id, role="mixed", count=1, nodes_per_rack=nodes,
                            power_kw=round(total_w / 1000, 3))]
     else:
         racks = [_rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, c.server.rack_units)]
-        if n_switches:
-            racks.append(_rack_group(rack, "network", value(v.switch_racks), n_switches, switch_w, f.switch.rack_units))
-        racks.append(_rack_group(rack, "storage", value(v.storage_racks), units, storage.power_w, storage.rack_units))
-    performance = evaluate(problem.job, problem.hardware(c, f.perf_class, nodes))
+        racks += [_rack_group(rack, "network", value(n.switch_racks_of[sid]), switch_counts[sid], switch_w[sid],
+                              switch_models[sid].rack_units) for sid in dict.fromkeys(switch_order)]
+        racks += [_rack_group(rack, "storage", value(n.unit_racks_of[t]), unit_counts[t], tier_models[t].power_w,
+                              tier_models[t].rack_units) for t in dict.fromkeys(tier_order)]
+    performance = evaluate(problem.job, problem.hardware(c, f.perf_class, nodes, pick.converged))
     parallelism = performance.parallelism if performance else Parallelism(tp=1, pp=1, dp=1, zero_stage=0, microbatch=1)
     design = Design(
         server=c.server.id,
@@ -107,17 +150,107 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
         switches=switches,
         links=link_groups,
         racks=[r for r in racks if r.count > 0],
-        storage=StorageChoice(
-            tier=storage.id,
-            units=units,
-            read_gbps=round(units * storage.read_gb_per_s * 8, 3),
-            write_gbps=round(units * storage.write_gb_per_s * 8, 3),
-            capacity_tb=round(units * storage.capacity_tb, 3),
-        ),
+        storage=_storage_choice(storage, units),
+        cold_storage=_storage_choice(cold, cold_units) if cold else None,
+        storage_network=storage_net,
+        management_network=management,
         parallelism=parallelism,
     )
-    cost = _cost(dm, pick, nodes, n_switches, units, value(v.racks), value)
+    cost = _cost(dm, pick, design, value)
     return design, cost, performance
+
+
+def _storage_choice(tier, units: int) -> StorageChoice:
+    return StorageChoice(
+        tier=tier.id,
+        units=units,
+        ports=units * tier.network_ports,
+        read_gbps=round(units * tier.read_gb_per_s * 8, 3),
+        write_gbps=round(units * tier.write_gb_per_s * 8, 3),
+        capacity_tb=round(units * tier.capacity_tb, 3),
+    )
+
+
+def attach_key(pick: Choice) -> tuple:
+    """Where the storage units plug in: the storage switch, or the compute fabric's when converged."""
+    if pick.converged:
+        f = pick.fabric
+        return (f.switch.id, f.protocol, f.gbps) if f.switch else ()
+    return pick.storage_net.attach_key
+
+
+def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwork, list, list]:
+    """The storage network record, its switch groups and its link groups (hot units, then cold)."""
+    o, v, n = dm.options, dm.v, dm.n
+    net, c = pick.storage_net, pick.config
+    nodes = value(v.nodes)
+    leaves, spines, endpoints = value(n.leaves), value(n.spines), value(n.endpoints)
+    lengths = o.lengths_m
+    links, switches = [], []
+    key = attach_key(pick)
+    gbps = key[2] if key else 0
+    if net.mode == "dedicated":
+        ports = net.ports_per_node
+        record = dict(mode="dedicated", nic=net.nic.id, nics_per_node=net.nics, ports_per_node=ports,
+                      link_gbps=net.gbps, node_gbps=float(net.node_gbps), switch=net.switch.id, tiers=net.tiers)
+        uplinks = leaves * net.half if net.tiers == 2 else 0
+        if leaves:
+            switches.append(SwitchGroup(network="storage", tier="storage-leaf", model=net.switch.id, count=leaves,
+                                        ports_used=endpoints + uplinks))
+        if spines:
+            switches.append(SwitchGroup(network="storage", tier="storage-spine", model=net.switch.id, count=spines,
+                                        ports_used=uplinks))
+        part = net.parts.get("node-storage")
+        if part:
+            links.append(LinkGroup(network="storage", between="node-storage", count=nodes * ports, part=part.part.id,
+                                   assemblies=ports * -(-nodes // part.part.links), length_m=lengths["node-storage"],
+                                   gbps=net.gbps))
+        spine_part = net.parts.get("storage-leaf-spine")
+        if uplinks and spine_part:
+            per_pair = -(-(net.half // spines) // spine_part.part.links)
+            links.append(LinkGroup(network="storage", between="storage-leaf-spine", count=uplinks,
+                                   part=spine_part.part.id, assemblies=leaves * spines * per_pair,
+                                   length_m=lengths["storage-leaf-spine"], gbps=net.gbps))
+    else:
+        record = dict(mode="converged", nic=None, nics_per_node=0, ports_per_node=c.rails,
+                      link_gbps=c.interconnect.gbps, node_gbps=float(c.rails * c.interconnect.gbps), switch=None,
+                      tiers=0)
+    units = ((o.storage[pick.storage_index].tier, value(v.storage_units)),
+             (pick.cold.tier, value(n.cold_units)))
+    for tier, count in units:
+        link = o.unit_links.get((key, tier.id)) if tier and key else None
+        if count and link and link.part:
+            links.append(LinkGroup(network="storage", between="storage-unit", count=count * tier.network_ports,
+                                   part=link.part.part.id,
+                                   assemblies=count * -(-tier.network_ports // link.part.part.links),
+                                   length_m=lengths["storage-unit"], gbps=gbps))
+    needs = dm.problem.storage_needs(dm.target or 0.0)
+    storage_net = StorageNetwork(**record, need_gbps=round(needs.network_gbps, 3), leaves=leaves, spines=spines,
+                                 compute_storage_leaves=value(n.compute_storage_leaves), unit_ports=value(n.unit_ports))
+    return storage_net, switches, links
+
+
+def _management_network(dm: DesignModel, pick: Choice, value) -> tuple[ManagementNetwork, list, list]:
+    n, lengths = dm.n, dm.options.lengths_m
+    x = pick.management
+    ports, leaves, aggregation = value(n.mgmt_ports), value(n.mgmt_leaves), value(n.mgmt_aggregation)
+    uplinks = 2 * leaves if aggregation else 0
+    switches = [SwitchGroup(network="management", tier="mgmt-leaf", model=x.switch.id, count=leaves,
+                            ports_used=ports + uplinks)]
+    if aggregation:
+        switches.append(SwitchGroup(network="management", tier="mgmt-aggregation", model=x.switch.id,
+                                    count=aggregation, ports_used=uplinks))
+    links = []
+    if x.part and ports:
+        links.append(LinkGroup(network="management", between="mgmt", count=ports, part=x.part.part.id,
+                               assemblies=-(-ports // x.part.part.links), length_m=lengths["mgmt"],
+                               gbps=x.device_gbps))
+    if uplinks and x.uplink_part:
+        links.append(LinkGroup(network="management", between="mgmt-uplink", count=uplinks, part=x.uplink_part.part.id,
+                               assemblies=uplinks, length_m=lengths["mgmt-uplink"], gbps=x.uplink_gbps))
+    record = ManagementNetwork(switch=x.switch.id, ports=ports, leaves=leaves, aggregation=aggregation,
+                               leaf_down_ports=x.leaf_down_ports, link_gbps=x.device_gbps, uplink_gbps=x.uplink_gbps)
+    return record, switches, links
 
 
 def _rack_group(rack, role: str, count: int, devices: int, device_w: float, device_u: int) -> RackGroup:
@@ -132,27 +265,33 @@ def _rack_group(rack, role: str, count: int, devices: int, device_w: float, devi
     )
 
 
-def _cost(dm: DesignModel, pick: Choice, nodes: int, n_switches: int, units: int, racks: int, value) -> Cost:
-    """Cost lines, one per part, at the whole-unit prices the model used."""
-    catalog, o = dm.problem.catalog, dm.options
-    c, f = pick.config, pick.fabric
+def _cost(dm: DesignModel, pick: Choice, design: Design, value) -> Cost:
+    """Cost lines, one per (category, item), at the whole-unit prices the model used."""
+    catalog = dm.problem.catalog
+    c, f, net = pick.config, pick.fabric, pick.storage_net
+    nodes = design.nodes
+    quantities: dict[tuple[str, str], int] = {}
 
-    def line(category: str, item: str, quantity: int) -> CostLine:
-        unit = int(round(catalog.price(item)))
-        return CostLine(category=category, item=item, quantity=quantity, unit_price=unit,
-                        total=unit * quantity, source=catalog.prices[item].source)
+    def add(category: str, item: str, quantity: int) -> None:
+        if quantity:
+            quantities[category, item] = quantities.get((category, item), 0) + quantity
 
-    lines = [line("server", c.server.id, nodes)]
+    add("server", c.server.id, nodes)
     if not c.builtin_nics and f.tiers > 0:
-        lines.append(line("nic", c.nic.id, nodes * c.rails))
-    if n_switches:
-        lines.append(line("switch", f.switch.id, n_switches))
-    per_part: dict[str, int] = {}
-    for cls, p in pick.parts.items():
-        count = value(dm.v.assemblies[cls, p.index])
-        if count:
-            per_part[p.part.id] = per_part.get(p.part.id, 0) + count
-    lines += [line("cable", part_id, count) for part_id, count in per_part.items()]
-    lines.append(line("rack", o.racks[pick.rack_index].rack.id, racks))
-    lines.append(line("storage", o.storage[pick.storage_index].tier.id, units))
+        add("nic", c.nic.id, nodes * c.rails)
+    if net.mode == "dedicated" and not net.builtin:
+        add("nic", net.nic.id, nodes * net.nics)
+    for group in design.switches:
+        add("switch", group.model, group.count)
+    for link in design.links:
+        add("cable", link.part, link.assemblies)
+    add("rack", dm.options.racks[pick.rack_index].rack.id, sum(r.count for r in design.racks))
+    add("storage", design.storage.tier, design.storage.units)
+    if design.cold_storage:
+        add("storage", design.cold_storage.tier, design.cold_storage.units)
+    lines = []
+    for (category, item), quantity in quantities.items():
+        unit = int(round(catalog.price(item)))
+        lines.append(CostLine(category=category, item=item, quantity=quantity, unit_price=unit,
+                              total=unit * quantity, source=catalog.prices[item].source))
     return Cost(basis=catalog.basis, currency=catalog.currency, total=sum(x.total for x in lines), breakdown=lines)

@@ -14,6 +14,16 @@ from topoopt.catalog import ResolvedCatalog
 from topoopt.catalog.power import node_power_w, part_fits_cage
 from topoopt.models.catalog import Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.instance import Instance
+from topoopt.solver.networks import (
+    ColdOption,
+    ManagementOption,
+    StorageNetOption,
+    UnitLink,
+    cold_options,
+    management_options,
+    storage_net_options,
+    unit_links,
+)
 from topoopt.solver.rules import (
     fabric_violations,
     node_config_violations,
@@ -158,6 +168,13 @@ class Options:
     storage: list[StorageOption]
     lengths_m: dict[str, float]
     all_parts: list[LinkPart] = field(default_factory=list)
+    storage_nets: list[StorageNetOption] = field(default_factory=list)
+    unit_links: dict[tuple, UnitLink] = field(default_factory=dict)
+    cold: list[ColdOption] = field(default_factory=list)
+    management: list[ManagementOption] = field(default_factory=list)
+    converged_speeds: frozenset[tuple[str, int]] = frozenset()
+    """(switch protocol, Gb/s) some storage tier of the catalog runs: the compute speeds a
+    converged storage network is offered at (storage units cannot attach to a fabric otherwise)."""
 
 
 def divisors(value: int) -> list[int]:
@@ -279,12 +296,14 @@ def fabric_options(catalog: ResolvedCatalog, speeds: set[tuple[str, int]]) -> li
 
 
 def link_lengths_m(instance: Instance) -> dict[str, float]:
-    """Cable run per link class: leaves at the end of the row, spines and cores across rows."""
+    """Cable run per link class: leaves (compute, storage and management) at the end of the row;
+    spines, cores and management aggregation across rows."""
     d = instance.site.distances
+    in_row, across = d.in_row_m + d.slack_m, d.across_rows_m + d.slack_m
     return {
-        "node-leaf": d.in_row_m + d.slack_m,
-        "leaf-spine": d.across_rows_m + d.slack_m,
-        "spine-core": d.across_rows_m + d.slack_m,
+        "node-leaf": in_row, "leaf-spine": across, "spine-core": across,
+        "node-storage": in_row, "storage-unit": in_row, "storage-leaf-spine": across,
+        "mgmt": in_row, "mgmt-uplink": across,
     }
 
 
@@ -297,10 +316,14 @@ def part_fits_node_end(part: LinkPart, config: NodeConfig) -> bool:
     return part_fits_cage(part, "b", config.port_form_factor, config.ports_per_cage, config.interconnect.gbps)
 
 
-def part_options(catalog: ResolvedCatalog) -> dict[str, list[PartOption]]:
-    """Cable parts per link class (a part usable between switches is offered for both classes)."""
+def part_options(catalog: ResolvedCatalog, gbps: set[int] | None = None) -> dict[str, list[PartOption]]:
+    """Cable parts per compute link class (a part usable between switches is offered for both
+    classes), at the compute link speeds ``gbps`` (None: every part). A part at no compute speed
+    (a 1G patch cord) can never be a compute link."""
     result: dict[str, list[PartOption]] = {"node-leaf": [], "leaf-spine": [], "spine-core": []}
     for part in catalog.catalog.cables:
+        if gbps is not None and part.gbps not in gbps:
+            continue
         price = whole_units(catalog.price(part.id))
         for link_class in result:
             result[link_class].append(
@@ -325,8 +348,10 @@ def _kept(options: list, prefilter: frozenset[str]) -> list:
     return [replace(o, index=i) for i, o in enumerate(kept)]
 
 
-def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: frozenset[str] = frozenset()) -> Options:
-    """All option tables, each option tagged with the families it violates on its own."""
+def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: frozenset[str] = frozenset(),
+                  cold_capacity_tb: float = 0.0) -> Options:
+    """All option tables, each option tagged with the families it violates on its own.
+    ``cold_capacity_tb``: what the cold tier must hold (0: no cold tier)."""
     configs = [replace(c, violations=node_config_violations(c, instance)) for c in node_configs(catalog)]
     # Fabrics are offered at the speeds of every node configuration the hardware allows, before
     # prefiltering: whether a fabric's speed is usable then does not depend on which other families
@@ -343,8 +368,14 @@ def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: froze
     lengths = link_lengths_m(instance)
     parts = {
         cls: _kept([replace(p, violations=part_violations(p, lengths[cls], instance)) for p in ps], prefilter)
-        for cls, ps in part_options(catalog).items()
+        for cls, ps in part_options(catalog, {gbps for _, gbps in speeds}).items()
     }
+    storage_nets = _kept(storage_net_options(catalog, instance, lengths), prefilter)
+    # Storage units plug into the storage switches, or into the compute leaves when converged.
+    attach = {n.attach_key for n in storage_nets if n.mode == "dedicated"}
+    converged_speeds = frozenset((protocol, gbps) for tier in catalog.catalog.storage
+                                 for protocol in tier.protocols for gbps in tier.port_speeds_gbps)
+    attach |= {(f.switch.id, f.protocol, f.gbps) for f in fabrics if f.tiers and f.speed_key in converged_speeds}
     racks = []
     for rack in catalog.catalog.racks:
         price = whole_units(catalog.price(rack.id))
@@ -361,4 +392,9 @@ def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: froze
         storage=_kept(storage, prefilter),
         lengths_m=lengths,
         all_parts=list(catalog.catalog.cables),
+        storage_nets=storage_nets,
+        unit_links=unit_links(catalog, instance, attach, lengths["storage-unit"]),
+        cold=_kept(cold_options(catalog, instance, cold_capacity_tb), prefilter),
+        management=_kept(management_options(catalog, instance, lengths), prefilter),
+        converged_speeds=converged_speeds,
     )

@@ -10,6 +10,7 @@ from topoopt.catalog import ResolvedCatalog, resolve_catalog
 from topoopt.models.instance import Instance
 from topoopt.models.performance import StorageNeeds
 from topoopt.perf import Hardware, Job, min_nodes_for_time, min_nodes_to_fit, storage_needs, time_to_train_s
+from topoopt.perf.storage import converged_storage_gb_per_step
 from topoopt.solver.options import MAX_NODES, NodeConfig, Options, build_options
 from topoopt.solver.rules import PREFILTERABLE
 
@@ -33,7 +34,10 @@ class Problem:
         self.catalog = catalog or (like.catalog if like else resolve_catalog(instance))
         self.job = like.job if like else Job.from_instance(instance, self.catalog.catalog)
         self.prefilter = prefilter
-        self.options: Options = build_options(instance, self.catalog, prefilter)
+        # The cold tier's size does not depend on the throughput: checkpoints and archive only.
+        cold = storage_needs(self.job, 0.0)
+        self.options: Options = build_options(instance, self.catalog, prefilter, cold_capacity_tb=cold.cold_capacity_tb)
+        self.converged_gb_per_step = converged_storage_gb_per_step(self.job)
         deadline = instance.goal.deadline_days
         self.deadline_s: float | None = None if deadline is None else deadline * SECONDS_PER_DAY
         self.time_limit_s: float | None = like.time_limit_s if like else self.deadline_s
@@ -41,13 +45,18 @@ class Problem:
         self._fit_cache: dict[tuple, int | None] = like._fit_cache if like else {}
         self._time_cache: dict[tuple, int | None] = like._time_cache if like else {}
 
-    def restricted(self, configs: list, fabrics: list) -> "Problem":
-        """The same problem limited to these node configurations and fabric options."""
+    def restricted(self, configs: list, fabrics: list, converged: bool | None = None) -> "Problem":
+        """The same problem limited to these node configurations and fabric options and, when
+        ``converged`` is given, to that storage network mode."""
         sub = copy.copy(self)
+        nets = self.options.storage_nets
+        if converged is not None:
+            nets = [n for n in nets if (n.mode == "converged") == converged]
         sub.options = dataclasses.replace(
             self.options,
             node_configs=[dataclasses.replace(c, index=i) for i, c in enumerate(configs)],
             fabrics=[dataclasses.replace(f, index=i) for i, f in enumerate(fabrics)],
+            storage_nets=[dataclasses.replace(n, index=i) for i, n in enumerate(nets)],
         )
         return sub
 
@@ -72,7 +81,10 @@ class Problem:
             return None
         return self.instance.workload.training.tokens / self.time_limit_s
 
-    def hardware(self, config: NodeConfig, perf_class: tuple[int, float], nodes: int) -> Hardware:
+    def hardware(self, config: NodeConfig, perf_class: tuple[int, float], nodes: int,
+                 converged: bool = False) -> Hardware:
+        """The performance model's view; a converged storage network reads its data over the
+        compute NICs (``converged_storage_gb_per_step``)."""
         tiers, oversubscription = perf_class
         return Hardware(
             gpu=config.gpu,
@@ -83,6 +95,7 @@ class Problem:
             interconnect=config.interconnect,
             tiers=tiers,
             oversubscription=oversubscription,
+            converged_storage_gb_per_step=self.converged_gb_per_step if converged else 0.0,
         )
 
     def perf_key(self, config: NodeConfig) -> tuple:
@@ -95,22 +108,37 @@ class Problem:
             self._fit_cache[key] = min_nodes_to_fit(self.job, self.hardware(config, (2, 1.0), 1), MAX_NODES)
         return self._fit_cache[key]
 
-    def min_nodes_for_time(self, config: NodeConfig, perf_class: tuple[int, float], seconds: float) -> int | None:
-        """Fewest nodes that train within ``seconds``. With the node count pinned (and the pin
-        enforced and the shortcut on), only the pinned count matters: it is returned when it is fast
-        enough."""
+    def min_nodes_for_time(self, config: NodeConfig, perf_class: tuple[int, float], seconds: float,
+                           converged: bool = False) -> int | None:
+        """Fewest nodes that train within ``seconds`` (with the storage traffic on the compute
+        NICs when ``converged``). With the node count pinned (and the pin enforced and the
+        shortcut on), only the pinned count matters: it is returned when it is fast enough."""
         pinned = self.instance.constraints.pins.nodes
         if pinned is not None and "pins_respected" in self.prefilter and self.pinned_nodes_shortcut:
-            time_s = self.time_to_train_s(config, perf_class, pinned)
+            time_s = self.time_to_train_s(config, perf_class, pinned, converged)
             return pinned if time_s is not None and time_s <= seconds else None
-        key = (*self.perf_key(config), perf_class, seconds)
+        key = (*self.perf_key(config), perf_class, seconds, converged)
         if key not in self._time_cache:
-            hardware = self.hardware(config, perf_class, 1)
-            self._time_cache[key] = min_nodes_for_time(self.job, hardware, seconds, MAX_NODES)
+            self._time_cache[key] = self._min_nodes_for_time(config, perf_class, seconds, converged)
         return self._time_cache[key]
 
-    def time_to_train_s(self, config: NodeConfig, perf_class: tuple[int, float], nodes: int) -> float | None:
-        return time_to_train_s(self.job, self.hardware(config, perf_class, nodes))
+    def _min_nodes_for_time(self, config: NodeConfig, perf_class: tuple[int, float], seconds: float,
+                            converged: bool) -> int | None:
+        if converged:
+            # Converged storage reads only add to a step (perf: storage_s ≥ 0), so its answer is
+            # never below the dedicated one, and is that one when it is fast enough there: one
+            # evaluation instead of a search, in most cases.
+            dedicated = self.min_nodes_for_time(config, perf_class, seconds, False)
+            if dedicated is None:
+                return None
+            time_s = self.time_to_train_s(config, perf_class, dedicated, True)
+            if time_s is not None and time_s <= seconds:
+                return dedicated
+        return min_nodes_for_time(self.job, self.hardware(config, perf_class, 1, converged), seconds, MAX_NODES)
+
+    def time_to_train_s(self, config: NodeConfig, perf_class: tuple[int, float], nodes: int,
+                        converged: bool = False) -> float | None:
+        return time_to_train_s(self.job, self.hardware(config, perf_class, nodes, converged))
 
     def storage_needs(self, tokens_per_s: float) -> StorageNeeds:
         return storage_needs(self.job, tokens_per_s)

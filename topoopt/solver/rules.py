@@ -86,3 +86,49 @@ def storage_violations(tier, price: int | None, instance: Instance) -> frozenset
     if instance.workload.data.small_files and tier.latency_class == "high":
         found.add("storage_latency_ok")
     return frozenset(found)
+
+
+def storage_net_violations(option, instance: Instance) -> frozenset[str]:
+    """A storage network option: the storage NIC and switch lists, prices and pins (mode, NIC)."""
+    rules, pins = instance.constraints, instance.constraints.pins
+    found = set()
+    if pins.storage_network not in (None, option.mode):
+        found.add("pins_respected")
+    if option.mode == "converged":
+        if pins.storage_nic is not None:
+            found.add("pins_respected")  # a pinned storage NIC asks for a dedicated network
+        return frozenset(found)
+    if pins.storage_nic not in (None, option.nic.id):
+        found.add("pins_respected")
+    if not (rules.storage_nics.admits(option.nic.id) and rules.switches.admits(option.switch.id)):
+        found.add("allowed_by_lists")
+    if option.nic_price is None or option.switch_price is None:
+        found.add("priced_in_book")
+    return frozenset(found)
+
+
+def cold_violations(tier, price: int | None, instance: Instance) -> frozenset[str]:
+    """A cold tier: the storage lists, its price and the cold-storage pin. ``tier`` None is "no
+    cold tier", which a pinned cold tier rules out."""
+    pins = instance.constraints.pins
+    if tier is None:
+        return frozenset({"pins_respected"}) if pins.cold_storage is not None else frozenset()
+    found = set()
+    if not instance.constraints.storage.admits(tier.id):
+        found.add("allowed_by_lists")
+    if price is None:
+        found.add("priced_in_book")
+    if pins.cold_storage not in (None, tier.id):
+        found.add("pins_respected")
+    return frozenset(found)
+
+
+def management_violations(switch, price: int | None, instance: Instance) -> frozenset[str]:
+    found = set()
+    if not instance.constraints.switches.admits(switch.id):
+        found.add("allowed_by_lists")
+    if price is None:
+        found.add("priced_in_book")
+    if instance.constraints.pins.management_switch not in (None, switch.id):
+        found.add("pins_respected")
+    return frozenset(found)

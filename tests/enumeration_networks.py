@@ -1,0 +1,290 @@
+"""The storage network, cold tier and management network of the exhaustive enumeration.
+
+Written from docs/model.md ("Storage network", "Cold tier", "Management network"), the catalog and
+the instance, never from the solver's code. For one compute candidate (node configuration, fabric,
+node count, hot tier and units) :func:`storage_networks` lists every storage network the rules
+allow — converged on the compute fabric, or dedicated: storage NIC model and count, speed, storage
+switch, 1 tier or 2 non-blocking tiers with every spine count — with the cold tier, and
+:func:`management_networks` every management switch. Parts of these link classes are the cheapest
+admitted fitting part: provisioned power does not depend on the part fitted (every cage counts the
+hungriest module), so the cheapest is the optimum's.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+from topoopt.checking import derive
+from topoopt.checking.text import ceil_div
+from topoopt.models.catalog import LinkPart, Nic, StorageTier, Switch
+from topoopt.models.design import LinkGroup, ManagementNetwork, StorageNetwork, SwitchGroup
+
+TOLERANCE = 1e-9
+MGMT_DEVICE_FORM_FACTOR = "rj45"
+
+
+def switch_protocol(protocol: str) -> str:
+    return "ib" if protocol == "ib" else "ethernet"
+
+
+@dataclass
+class Network:
+    """What a storage (or management) network adds to a compute candidate."""
+
+    cost: int = 0  # NICs, cables and (management) switches; storage switches are priced per model
+    node_extra_w: float = 0.0
+    switches: dict[str, int] = field(default_factory=dict)  # model -> count (racks, power, cost)
+    switch_groups: list[SwitchGroup] = field(default_factory=list)
+    links: list[LinkGroup] = field(default_factory=list)
+    counts: derive.FabricCounts | None = None  # compute counts with converged storage leaves
+    record: StorageNetwork | ManagementNetwork | None = None
+    cold: tuple[StorageTier, int] | None = None
+
+
+class Networks:
+    """The storage, cold and management choices of one instance."""
+
+    def __init__(self, enumerator) -> None:
+        self.e = enumerator
+        self.instance = enumerator.instance
+        self.catalog = enumerator.catalog
+        self.parts = list(self.catalog.cables)
+        d = self.instance.site.distances
+        self.in_row_m, self.across_m = d.in_row_m + d.slack_m, d.across_rows_m + d.slack_m
+        self.need_gbps = enumerator.needs.network_gbps
+
+    def price(self, item_id: str) -> int | None:
+        return self.e.price(item_id)
+
+    def cheapest_part(self, fits, length_m: float) -> LinkPart | None:
+        """The cheapest part that fits, reaches, is priced and allowed."""
+        rules = self.instance.constraints.cables
+        found = [p for p in self.parts if fits(p) and p.max_reach_m >= length_m and self.price(p.id) is not None
+                 and rules.admits(p.id)]
+        return min(found, key=lambda p: self.price(p.id), default=None)
+
+    # -- cold tier ------------------------------------------------------------------------------------
+    def cold_tiers(self) -> list[tuple[StorageTier, int] | None]:
+        """None (nothing archived) or every admitted object tier with the fewest units that hold
+        the archive and take one checkpoint per interval."""
+        needs, rules = self.e.needs, self.instance.constraints
+        if needs.cold_capacity_tb <= 0:
+            return [None] if rules.pins.cold_storage is None else []
+        found = []
+        for tier in self.catalog.storage:
+            if (tier.kind != "object" or self.price(tier.id) is None or not rules.storage.admits(tier.id)
+                    or rules.pins.cold_storage not in (None, tier.id)):
+                continue
+            units = max(1, math.ceil(needs.cold_capacity_tb * (1 - TOLERANCE) / tier.capacity_tb),
+                        math.ceil(needs.cold_write_gb_per_s * (1 - TOLERANCE) / tier.write_gb_per_s))
+            found.append((tier, units))
+        return found
+
+    # -- storage-unit links ---------------------------------------------------------------------------
+    def unit_links(self, units: list[tuple[StorageTier, int]], switch: Switch, protocol: str, gbps: int):
+        """Links of the units on a switch at a speed, with their cost; None when a unit cannot run
+        that speed and protocol or no part fits."""
+        links, cost = [], 0
+        per_cage = switch.ports_per_cage.get(gbps, 0)
+        for tier, count in units:
+            if gbps not in tier.port_speeds_gbps or protocol not in tier.protocols:
+                return None
+            part = self.cheapest_part(lambda p, tier=tier: derive.part_fits_cage(p, "a", switch.cage_form_factor,
+                                                                                  per_cage, gbps)
+                                      and derive.part_fits_cage(p, "b", tier.port_form_factor, 1, gbps), self.in_row_m)
+            if part is None:
+                return None
+            assemblies = count * ceil_div(tier.network_ports, part.links)
+            cost += assemblies * self.price(part.id)
+            links.append(LinkGroup(network="storage", between="storage-unit", count=count * tier.network_ports,
+                                   part=part.id, assemblies=assemblies, length_m=self.in_row_m, gbps=gbps))
+        return links, cost
+
+    # -- storage networks -----------------------------------------------------------------------------
+    def storage_networks(self, node, fabric, n: int, counts, hot: tuple[StorageTier, int]):
+        """Every storage network (with the cold tier) the rules allow for this compute candidate."""
+        pins = self.instance.constraints.pins
+        for cold in self.cold_tiers():
+            units = [hot] + ([cold] if cold else [])
+            unit_ports = sum(t.network_ports * c for t, c in units)
+            if pins.storage_network in (None, "converged") and pins.storage_nic is None:
+                found = self.converged(node, fabric, n, counts, units, unit_ports)
+                if found is not None:
+                    found.cold = cold
+                    yield found
+            if pins.storage_network in (None, "dedicated"):
+                for found in self.dedicated(node, n, units, unit_ports):
+                    found.cold = cold
+                    yield found
+
+    def converged(self, node, fabric, n: int, counts, units, unit_ports: int) -> Network | None:
+        """Storage on the compute fabric: its switch at the compute speed takes the units."""
+        if fabric.tiers == 0:
+            return None
+        gbps = node.interconnect.gbps
+        protocol = switch_protocol(node.interconnect.protocol)
+        found = self.unit_links(units, fabric.switch, protocol, gbps)
+        if found is None or n * node.rails * gbps < self.need_gbps * (1 - TOLERANCE):
+            return None
+        links, cost = found
+        extra = 0
+        if fabric.tiers == 1:
+            if counts.endpoints + unit_ports > fabric.radix:
+                return None
+        else:
+            extra = ceil_div(unit_ports, fabric.down)
+        record = StorageNetwork(mode="converged", nic=None, nics_per_node=0, ports_per_node=node.rails, link_gbps=gbps,
+                                node_gbps=float(node.rails * gbps), need_gbps=round(self.need_gbps, 3), switch=None,
+                                tiers=0, leaves=0, spines=0, compute_storage_leaves=extra, unit_ports=unit_ports)
+        return Network(cost=cost, links=links, counts=with_storage_leaves(counts, fabric, extra, unit_ports),
+                       record=record)
+
+    def nic_choices(self, server) -> list[tuple[Nic, int, bool]]:
+        nics = self.catalog.by_id("nics")
+        if server.builtin_storage_nics is not None:
+            nic = nics.get(server.builtin_storage_nics.nic)
+            return [(nic, server.builtin_storage_nics.count, True)] if nic else []
+        return [(nics[nic_id], count, False) for nic_id in server.storage_nic_options if nic_id in nics
+                for count in range(1, server.max_storage_nics + 1)]
+
+    def dedicated(self, node, n: int, units, unit_ports: int):
+        """Storage NICs, storage switches in 1 or 2 non-blocking tiers, every spine count."""
+        rules, pins = self.instance.constraints, self.instance.constraints.pins
+        interconnects = self.catalog.by_id("interconnects")
+        for nic, nics, builtin in self.nic_choices(node.server):
+            nic_price = 0 if builtin else self.price(nic.id)
+            if nic_price is None or not rules.storage_nics.admits(nic.id) or pins.storage_nic not in (None, nic.id):
+                continue
+            ports = nics * nic.ports
+            speeds = sorted({(switch_protocol(interconnects[i].protocol), interconnects[i].gbps)
+                             for i in nic.interconnects if i in interconnects})
+            for protocol, gbps in speeds:
+                if n * ports * gbps < self.need_gbps * (1 - TOLERANCE):
+                    continue
+                end_w = max((p.power_w_per_b_end for p in self.parts
+                             if derive.part_fits_cage(p, "b", nic.port_form_factor, 1, gbps)), default=0.0)
+                node_extra_w = (0.0 if builtin else nics * nic.power_w) + ports * end_w
+                for switch in self.catalog.switches:
+                    k = switch.radix(gbps)
+                    price = self.price(switch.id)
+                    if (switch.role != "compute" or protocol not in switch.protocols or k < 1 or price is None
+                            or not rules.switches.admits(switch.id)):
+                        continue
+                    found = self.unit_links(units, switch, protocol, gbps)
+                    per_cage = switch.ports_per_cage[gbps]
+                    node_part = self.cheapest_part(
+                        lambda p: derive.part_fits_cage(p, "a", switch.cage_form_factor, per_cage, gbps)
+                        and derive.part_fits_cage(p, "b", nic.port_form_factor, 1, gbps), self.in_row_m)
+                    if found is None or node_part is None:
+                        continue
+                    unit_links, unit_cost = found
+                    endpoints = n * ports + unit_ports
+                    node_assemblies = ports * ceil_div(n, node_part.links)
+                    common = dict(mode="dedicated", nic=nic.id, nics_per_node=nics, ports_per_node=ports,
+                                  link_gbps=gbps, node_gbps=float(ports * gbps), need_gbps=round(self.need_gbps, 3),
+                                  switch=switch.id, compute_storage_leaves=0, unit_ports=unit_ports)
+                    node_links = [LinkGroup(network="storage", between="node-storage", count=n * ports,
+                                            part=node_part.id, assemblies=node_assemblies, length_m=self.in_row_m,
+                                            gbps=gbps)]
+                    base = n * nics * nic_price + node_assemblies * self.price(node_part.id) + unit_cost
+                    if endpoints <= k:
+                        yield Network(
+                            cost=base, node_extra_w=node_extra_w, switches={switch.id: 1},
+                            switch_groups=[SwitchGroup(network="storage", tier="storage-leaf", model=switch.id,
+                                                       count=1, ports_used=endpoints)],
+                            links=node_links + unit_links,
+                            record=StorageNetwork(**common, tiers=1, leaves=1, spines=0))
+                    half = k // 2
+                    if half < 1:
+                        continue
+                    leaves = ceil_div(endpoints, half)
+                    spine_part = self.cheapest_part(
+                        lambda p: derive.part_fits_cage(p, "a", switch.cage_form_factor, per_cage, gbps)
+                        and derive.part_fits_cage(p, "b", switch.cage_form_factor, per_cage, gbps), self.across_m)
+                    if spine_part is None:
+                        continue
+                    for spines in (s for s in range(1, half + 1) if half % s == 0):
+                        per_pair = half // spines
+                        if leaves * per_pair > k:
+                            continue
+                        assemblies = leaves * spines * ceil_div(per_pair, spine_part.links)
+                        yield Network(
+                            cost=base + assemblies * self.price(spine_part.id),
+                            node_extra_w=node_extra_w, switches={switch.id: leaves + spines},
+                            switch_groups=[
+                                SwitchGroup(network="storage", tier="storage-leaf", model=switch.id, count=leaves,
+                                            ports_used=endpoints + leaves * half),
+                                SwitchGroup(network="storage", tier="storage-spine", model=switch.id, count=spines,
+                                            ports_used=leaves * half)],
+                            links=node_links + unit_links + [LinkGroup(
+                                network="storage", between="storage-leaf-spine", count=leaves * half,
+                                part=spine_part.id, assemblies=assemblies, length_m=self.across_m, gbps=gbps)],
+                            record=StorageNetwork(**common, tiers=2, leaves=leaves, spines=spines))
+
+    # -- management network ---------------------------------------------------------------------------
+    def management_networks(self, ports: int):
+        """Every admitted management switch serving ``ports`` management ports: ceil(ports / (k − 2))
+        leaves and, past one leaf, 2 × ceil(leaves / k) aggregation switches."""
+        rules = self.instance.constraints
+        for switch in self.catalog.switches:
+            price = self.price(switch.id)
+            if (switch.role != "management" or price is None or not rules.switches.admits(switch.id)
+                    or rules.pins.management_switch not in (None, switch.id)):
+                continue
+            low, high = min(switch.ports_per_cage), max(switch.ports_per_cage)
+            k = switch.radix(low)
+            if k <= 2:
+                continue
+            ff = switch.cage_form_factor
+            part = self.cheapest_part(lambda p: derive.part_fits_cage(p, "a", ff, switch.ports_per_cage[low], low)
+                                      and derive.part_fits_cage(p, "b", MGMT_DEVICE_FORM_FACTOR, 1, low), self.in_row_m)
+            if part is None:
+                continue
+            leaves = ceil_div(ports, k - 2)
+            aggregation = 2 * ceil_div(leaves, k) if leaves > 1 else 0
+            links = [LinkGroup(network="management", between="mgmt", count=ports, part=part.id,
+                               assemblies=ceil_div(ports, part.links), length_m=self.in_row_m, gbps=low)]
+            cost = (leaves + aggregation) * price + ceil_div(ports, part.links) * self.price(part.id)
+            uplinks = 2 * leaves if aggregation else 0
+            if uplinks:
+                up = self.cheapest_part(lambda p: derive.part_fits_cage(p, "a", ff, switch.ports_per_cage[high], high)
+                                        and derive.part_fits_cage(p, "b", ff, switch.ports_per_cage[high], high),
+                                        self.across_m)
+                if up is None:
+                    continue
+                links.append(LinkGroup(network="management", between="mgmt-uplink", count=uplinks, part=up.id,
+                                       assemblies=uplinks, length_m=self.across_m, gbps=high))
+                cost += uplinks * self.price(up.id)
+            groups = [SwitchGroup(network="management", tier="mgmt-leaf", model=switch.id, count=leaves,
+                                  ports_used=ports + uplinks)]
+            if aggregation:
+                groups.append(SwitchGroup(network="management", tier="mgmt-aggregation", model=switch.id,
+                                          count=aggregation, ports_used=uplinks))
+            yield Network(cost=cost, switches={switch.id: leaves + aggregation}, switch_groups=groups, links=links,
+                          record=ManagementNetwork(switch=switch.id, ports=ports, leaves=leaves, aggregation=aggregation,
+                                                   leaf_down_ports=k - 2, link_gbps=low, uplink_gbps=high))
+
+
+def with_storage_leaves(counts: derive.FabricCounts, fabric, extra: int, unit_ports: int) -> derive.FabricCounts:
+    """Compute counts with ``extra`` leaves carrying ``unit_ports`` storage-unit ports (converged):
+    the leaves join the fabric like any other, so spines (3 tiers: pods), cores and uplinks follow."""
+    if fabric.tiers == 1:
+        return replace(counts, leaf_ports_used=counts.leaf_ports_used + unit_ports,
+                       ports_per_leaf=counts.ports_per_leaf + unit_ports)
+    leaves = counts.leaves + extra
+    leaf_spine = leaves * fabric.up
+    if fabric.tiers == 2:
+        load = ceil_div(fabric.up, fabric.spines)
+        return replace(counts, leaves=leaves, leaves_per_pod=leaves, leaf_spine_links=leaf_spine,
+                       leaf_ports_used=counts.endpoints + unit_ports + leaf_spine, spine_ports_used=leaf_spine,
+                       ports_per_spine=leaves * load)
+    pods = ceil_div(leaves, counts.leaves_per_pod)
+    spines = pods * counts.spines_per_pod
+    spine_core = spines * counts.spine_up_ports
+    load_sc = ceil_div(counts.spine_up_ports, fabric.cores_per_plane)
+    return replace(counts, leaves=leaves, pods=pods, spines=spines, leaf_spine_links=leaf_spine,
+                   spine_core_links=spine_core, leaf_ports_used=counts.endpoints + unit_ports + leaf_spine,
+                   spine_ports_used=leaf_spine + spine_core, core_ports_used=spine_core,
+                   ports_per_spine=min(counts.leaves_per_pod, leaves) * fabric.links_per_leaf_spine
+                   + counts.spine_up_ports, ports_per_core=pods * load_sc)

@@ -1,0 +1,343 @@
+"""The storage network, the cold tier and the management network in the CP-SAT model: a
+just-feasible and a just-infeasible case per family on the tiny instance (exact statuses, the family
+in the minimal conflict), converged storage on the compute fabric, and the video example whose
+storage path decides the design.
+
+Expected values come from docs/model.md's rules and the performance model (topoopt.perf), never
+from the solver's code.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from pathlib import Path
+
+import pytest
+from solver_fixtures import SRC, TINY_CATALOG, TINY_PRICES, tiny
+
+from topoopt import perf
+from topoopt.catalog import resolve_catalog
+from topoopt.loader import load_instance
+from topoopt.models.design import SolveResult
+from topoopt.models.instance import Instance
+from topoopt.solver import solve
+
+REPO = Path(__file__).resolve().parents[1]
+ROOMY = {"budget.max": 1e13, "site.max_racks": 100_000}
+
+
+def inst(*changes: dict) -> Instance:
+    merged: dict = {}
+    for change in changes:
+        merged.update(change)
+    return tiny(**merged)
+
+
+def optimal(instance: Instance) -> SolveResult:
+    result = solve(instance, explain=False)
+    assert result.status == "optimal", result.explanation
+    assert result.cost.total == result.objective.value
+    return result
+
+
+def infeasible(instance: Instance) -> SolveResult:
+    result = solve(instance)
+    assert result.status == "infeasible", (result.status, result.design)
+    return result
+
+
+def conflict(result: SolveResult) -> set[str]:
+    return {item.family for item in result.explanation.conflict}
+
+
+def needs(instance: Instance):
+    """The storage needs at the deadline's token rate (perf.storage_needs)."""
+    catalog = resolve_catalog(instance).catalog
+    rate = 0.0
+    if instance.goal.deadline_days is not None:
+        rate = instance.workload.training.tokens / (instance.goal.deadline_days * 86_400)
+    return perf.storage_needs(perf.Job.from_instance(instance, catalog), rate)
+
+
+# -- storage_nic_bandwidth_met ----------------------------------------------------------------------
+# One pinned node; its server takes up to 2 dual-port 100G storage NICs: 400 Gb/s at most.
+ONE_NODE = {"constraints.pins.nodes": 1, "constraints.pins.server": "s40"}
+
+
+def _reading(gbps: float) -> dict:
+    """Bytes per token that make the nodes' storage traffic ``gbps`` (reads dominate)."""
+    per_byte = needs(inst(ONE_NODE, {"workload.data": {"bytes_per_token": 1.0}})).read_gb_per_s * 8
+    return {"workload.data": {"bytes_per_token": gbps / per_byte}}
+
+
+def test_storage_nic_bandwidth_met_feasible_at_two_nics_line_rate():
+    changes = {**ONE_NODE, **_reading(400)}
+    assert needs(inst(changes)).network_gbps == pytest.approx(400, rel=1e-9)
+    path = optimal(inst(changes)).design.storage_network
+    assert (path.mode, path.nic, path.nics_per_node, path.ports_per_node, path.link_gbps) == (
+        "dedicated", "snic100", 2, 4, 100)
+    assert path.node_gbps == 400 and path.need_gbps == pytest.approx(400, rel=1e-6)
+
+
+def test_storage_nic_bandwidth_met_one_nic_while_it_suffices():
+    path = optimal(inst(ONE_NODE, _reading(200))).design.storage_network
+    assert (path.nics_per_node, path.node_gbps) == (1, 200)
+    assert optimal(inst(ONE_NODE, _reading(200.01))).design.storage_network.nics_per_node == 2
+
+
+def test_storage_nic_bandwidth_met_infeasible_just_past_two_nics():
+    result = infeasible(inst(ONE_NODE, _reading(400.01)))
+    assert conflict(result) == {"storage_nic_bandwidth_met", "pins_respected"}
+    item = next(i for i in result.explanation.conflict if i.family == "storage_nic_bandwidth_met")
+    assert item.detail == "storage NIC 2 × snic100 (4 × 100G) per node × 1 nodes = 400 Gb/s < 400 Gb/s needed"
+
+
+def test_storage_nic_bandwidth_met_more_nodes_carry_more():
+    """Without the node pin, two nodes carry what one cannot."""
+    d = optimal(inst({"constraints.pins.server": "s40"}, _reading(700))).design
+    assert d.nodes == 2 and d.nodes * d.storage_network.node_gbps >= 700
+
+
+# -- storage_fabric_ports_cover ---------------------------------------------------------------------
+# Only the 32-port storage switch: one tier takes 32 ports; two non-blocking tiers (16 down / 16 up
+# per leaf, up to 32 leaves on 16 spines) take 32 x 16 = 512. A node has 2 storage ports (one NIC);
+# the object tier's unit has 2.
+SMALL_STORAGE_SWITCH = {**ROOMY, "constraints.switches": {"deny": ["esw256"]}, "constraints.storage": {"allow": ["obj"]},
+                        "goal.deadline_days": None, "constraints.pins.server": "s40",
+                        "constraints.pins.nics_per_node": 1, "site.distances.across_rows_m": 48}
+
+
+@pytest.mark.parametrize("nodes, tiers, leaves, spines", [(15, 1, 1, 0), (255, 2, 32, 16)])
+def test_storage_fabric_ports_cover_feasible_at_the_storage_switch_limits(nodes, tiers, leaves, spines):
+    d = optimal(inst(SMALL_STORAGE_SWITCH, {"constraints.pins.nodes": nodes})).design
+    path = d.storage_network
+    assert (path.tiers, path.leaves, path.spines, path.ports_per_node, path.unit_ports) == (tiers, leaves, spines, 2, 2)
+    groups = {g.tier: g for g in d.switches if g.network == "storage"}
+    assert groups["storage-leaf"].count == leaves
+    endpoints = nodes * 2 + 2
+    assert groups["storage-leaf"].ports_used == endpoints + (leaves * 16 if tiers == 2 else 0)
+    assert groups["storage-leaf"].ports_used <= leaves * 32
+
+
+def test_storage_fabric_ports_cover_one_node_past_one_switch_takes_two_tiers():
+    path = optimal(inst(SMALL_STORAGE_SWITCH, {"constraints.pins.nodes": 16})).design.storage_network
+    assert (path.tiers, path.leaves) == (2, math.ceil((16 * 2 + 2) / 16))
+
+
+def test_storage_fabric_ports_cover_infeasible_one_node_past_two_tiers():
+    result = infeasible(inst(SMALL_STORAGE_SWITCH, {"constraints.pins.nodes": 256}))
+    # The bigger storage switch is denied (allowed_by_lists); converged is not offered (the units
+    # run 100G Ethernet, the compute fabric 400G InfiniBand).
+    assert conflict(result) == {"storage_fabric_ports_cover", "pins_respected", "allowed_by_lists"}
+
+
+# QSFP28 ports that run 25G only: the 100G parts fit their cages, but not their speed.
+SLOW_UNITS = {"id": "obj25", "name": "Object node 25G", "source": SRC, "kind": "object", "capacity_tb": 1000,
+              "read_gb_per_s": 5, "write_gb_per_s": 3, "latency_class": "high", "power_w": 800, "rack_units": 2,
+              "network_ports": 2, "port_speeds_gbps": [25], "port_form_factor": "qsfp28", "protocols": ["ethernet"]}
+
+
+def test_storage_fabric_ports_cover_infeasible_when_no_unit_runs_the_storage_speed():
+    """The only allowed tier runs 25G; every storage network here runs 100G (the storage NIC's speed)."""
+    changes = {"catalog.add.storage": [*TINY_CATALOG["storage"], SLOW_UNITS],
+               "catalog.prices": {**TINY_PRICES, "obj25": 25_000}, "constraints.storage": {"allow": ["obj25"]}}
+    result = infeasible(inst(changes))
+    assert conflict(result) == {"storage_fabric_ports_cover", "allowed_by_lists"}
+
+
+# -- converged storage on the compute fabric ---------------------------------------------------------
+# A tier whose ports run 400G InfiniBand (OSFP, two per twin-port switch cage) can join the compute
+# fabric, so a converged network is offered.
+IB_UNITS = {"id": "ibfs", "name": "IB file system unit", "source": SRC, "kind": "parallel_fs", "capacity_tb": 500,
+            "read_gb_per_s": 50, "write_gb_per_s": 30, "latency_class": "low", "power_w": 2000, "rack_units": 2,
+            "network_ports": 2, "port_speeds_gbps": [400], "port_form_factor": "osfp-flat", "protocols": ["ib"]}
+CONVERGED = {"catalog.add.storage": [*TINY_CATALOG["storage"], IB_UNITS],
+             "catalog.prices": {**TINY_PRICES, "ibfs": 150_000}, "constraints.storage": {"allow": ["ibfs"]},
+             "constraints.pins.storage_network": "converged", "site.distances.across_rows_m": 48,
+             "goal.deadline_days": None, "constraints.pins.nics_per_node": 1, "constraints.pins.server": "s40"}
+
+
+def test_storage_fabric_ports_cover_converged_one_switch_at_its_radix():
+    """62 nodes and one unit's 2 ports fill the 64-port compute switch."""
+    d = optimal(inst(CONVERGED, {"constraints.pins.nodes": 62, "constraints.pins.tiers": 1})).design
+    path = d.storage_network
+    assert (path.mode, path.nic, path.switch, path.tiers, path.unit_ports, path.compute_storage_leaves) == (
+        "converged", None, None, 0, 2, 0)
+    assert [(g.tier, g.count, g.ports_used) for g in d.switches if g.network == "compute"] == [("leaf", 1, 64)]
+    assert not [g for g in d.switches if g.network == "storage"]
+
+
+def test_storage_fabric_ports_cover_converged_infeasible_one_node_more_on_one_switch():
+    result = infeasible(inst(CONVERGED, {"constraints.pins.nodes": 63, "constraints.pins.tiers": 1}))
+    assert conflict(result) == {"storage_fabric_ports_cover", "pins_respected"}
+
+
+def test_storage_fabric_ports_cover_converged_units_get_their_own_compute_leaves():
+    """Two tiers at 1:1 (32 down per leaf): 40 single-rail nodes take 2 leaves, the unit a third."""
+    d = optimal(inst(CONVERGED, {"constraints.pins.nodes": 40, "constraints.pins.tiers": 2})).design
+    f, path = d.fabric, d.storage_network
+    assert (f.leaf_down_ports, f.leaves_per_rail, path.compute_storage_leaves) == (32, 2, 1)
+    assert f.leaves == 1 * 2 + 1
+    leaf = next(g for g in d.switches if g.tier == "leaf")
+    assert leaf.ports_used == 40 + 2 + f.leaves * f.leaf_up_ports
+
+
+def test_converged_storage_reads_slow_the_step():
+    """The deadline rule depends on the mode: reads over the compute NICs lengthen each step."""
+    instance = inst(CONVERGED, {"constraints.pins.nodes": 4, "workload.data": {"bytes_per_token": 5e4}})
+    d = optimal(instance).design
+    catalog = resolve_catalog(instance).catalog
+    job = perf.Job.from_instance(instance, catalog)
+    hardware = perf.Hardware(gpu=catalog.by_id("gpus")["g40"], gpus_per_node=8, nodes=4, nics_per_node=1,
+                             link_gbps=400, interconnect=catalog.by_id("interconnects")["ib400"], tiers=1,
+                             oversubscription=1.0)
+    dedicated_s = perf.time_to_train_s(job, hardware)
+    converged_hw = perf.Hardware(**{**hardware.__dict__,
+                                    "converged_storage_gb_per_step": perf.converged_storage_gb_per_step(job)})
+    converged_s = perf.time_to_train_s(job, converged_hw)
+    assert converged_s > dedicated_s
+    assert d.tiers == 1 and d.storage_network.mode == "converged"
+    # A deadline between the two times: met by a dedicated network only.
+    between = (dedicated_s + converged_s) / 2 / 86_400
+    assert infeasible(inst(CONVERGED, {"constraints.pins.nodes": 4, "constraints.pins.tiers": 1,
+                                       "workload.data": {"bytes_per_token": 5e4}, "goal.deadline_days": between}))
+    free = {k: v for k, v in CONVERGED.items() if k != "constraints.pins.storage_network"}
+    assert optimal(inst(free, {"constraints.pins.nodes": 4, "constraints.pins.tiers": 1,
+                               "constraints.storage": {}, "workload.data": {"bytes_per_token": 5e4},
+                               "goal.deadline_days": between})).design.storage_network.mode == "dedicated"
+
+
+# -- cold_storage_met -------------------------------------------------------------------------------
+def _cold_tb(changes: dict) -> float:
+    return needs(inst(changes)).cold_capacity_tb
+
+
+def test_cold_storage_met_no_cold_tier_when_nothing_is_archived():
+    d = optimal(tiny()).design
+    assert d.cold_storage is None
+
+
+@pytest.mark.parametrize("archive_tb, units", [(1000, 1), (1000.001, 2)])
+def test_cold_storage_met_feasible_units_cover_the_archive(archive_tb, units):
+    changes = {"workload.data": {"archive_tb": archive_tb}}
+    d = optimal(inst(changes)).design
+    assert (d.cold_storage.tier, d.cold_storage.units, d.cold_storage.ports) == ("obj", units, 2 * units)
+    assert d.cold_storage.capacity_tb >= _cold_tb(changes)
+    # Cold units sit on the storage network beside the hot ones.
+    assert d.storage_network.unit_ports == d.storage.ports + d.cold_storage.ports
+
+
+def test_cold_storage_met_archived_checkpoints_count():
+    """7 days of checkpoints every 2 hours: 84 checkpoints of 98 GB = 8.232 TB."""
+    changes = {"workload.checkpoint": {"archive_days": 7}}
+    assert _cold_tb(changes) == pytest.approx(84 * 98 / 1000)
+    assert optimal(inst(changes)).design.cold_storage.capacity_tb >= 8.232
+
+
+def test_cold_storage_met_infeasible_one_unit_below_its_cost():
+    changes = {"workload.data": {"archive_tb": 1500}}
+    cost = optimal(inst(changes)).cost.total
+    assert optimal(inst(changes, {"budget.max": cost})).cost.total == cost
+    result = infeasible(inst(changes, {"budget.max": cost - 1}))
+    assert conflict(result) == {"budget_cap", "cold_storage_met"}
+
+
+def test_cold_storage_met_infeasible_without_an_object_tier():
+    result = infeasible(inst({"workload.data": {"archive_tb": 10}, "constraints.storage": {"deny": ["obj"]}}))
+    assert conflict(result) == {"cold_storage_met", "allowed_by_lists"}
+
+
+# -- management_ports_cover -------------------------------------------------------------------------
+# A 12-port management switch keeps 2 uplinks: 10 device ports per leaf. Every device has one
+# in-band and one out-of-band port; with one compute switch, one storage switch and one storage
+# unit, n nodes need 2 × (n + 3) ports: 10 at 2 nodes, 12 at 3.
+M12 = dict(next(s for s in TINY_CATALOG["switches"] if s["id"] == "m48"), id="m12", cages=12)
+MGMT = {"goal.deadline_days": None, "constraints.pins.server": "s40", "constraints.pins.nics_per_node": 1,
+        "constraints.pins.tiers": 1, "constraints.storage": {"allow": ["obj"]},
+        "catalog.add.switches": [*TINY_CATALOG["switches"], M12], "catalog.prices": {**TINY_PRICES, "m12": 800},
+        "constraints.pins.management_switch": "m12"}
+
+
+def _devices(d) -> int:
+    """Nodes, data switches and storage units: each has 1 in-band + 1 out-of-band port here."""
+    switches = sum(g.count for g in d.switches if g.network != "management")
+    return d.nodes + switches + d.storage.units
+
+
+def test_management_ports_cover_feasible_one_leaf_at_its_ports():
+    d = optimal(inst(MGMT, {"constraints.pins.nodes": 2})).design
+    mgmt = d.management_network
+    assert (mgmt.switch, mgmt.ports, mgmt.leaves, mgmt.aggregation, mgmt.leaf_down_ports) == ("m12", 10, 1, 0, 10)
+    assert mgmt.ports == 2 * _devices(d)
+    assert [(g.tier, g.count, g.ports_used) for g in d.switches if g.network == "management"] == [("mgmt-leaf", 1, 10)]
+    assert [(link.between, link.count) for link in d.links if link.network == "management"] == [("mgmt", 10)]
+
+
+def test_management_ports_cover_one_port_more_takes_an_aggregation_pair():
+    d = optimal(inst(MGMT, {"constraints.pins.nodes": 3})).design
+    mgmt = d.management_network
+    assert (mgmt.ports, mgmt.leaves, mgmt.aggregation) == (12, 2, 2) and mgmt.ports == 2 * _devices(d)
+    assert [(g.tier, g.count, g.ports_used) for g in d.switches if g.network == "management"] == [
+        ("mgmt-leaf", 2, 12 + 4), ("mgmt-aggregation", 2, 4)]
+    assert [(link.between, link.count) for link in d.links if link.network == "management"] == [
+        ("mgmt", 12), ("mgmt-uplink", 4)]
+
+
+def test_management_ports_cover_infeasible_when_the_uplinks_cannot_reach():
+    """Uplinks run across rows: past 100 m (RJ45) no aggregation pair can be cabled; one leaf can."""
+    far = {"site.distances.across_rows_m": 99}
+    assert optimal(inst(MGMT, far, {"constraints.pins.nodes": 2})).design.management_network.leaves == 1
+    result = infeasible(inst(MGMT, far, {"constraints.pins.nodes": 3}))
+    # Without the pins the 48-port switch (or 2 nodes) would need one leaf only.
+    assert conflict(result) == {"cable_reach", "management_ports_cover", "pins_respected"}
+
+
+# -- the video example: the storage path decides ----------------------------------------------------
+VIDEO = REPO / "instances" / "video-storage-bound.yaml"
+
+
+def video(**constraints) -> Instance:
+    data = load_instance(VIDEO).instance.model_dump(by_alias=True, exclude_unset=True)
+    rules = data.setdefault("constraints", {})
+    for key, value in constraints.items():
+        if key.startswith("pins_"):
+            rules.setdefault("pins", {})[key.removeprefix("pins_")] = value
+        else:
+            rules[key] = value
+    return Instance.model_validate(data)
+
+
+TEN_G_ONLY = {"storage_nics": {"allow": ["eth-10g-2p"]}}
+
+
+@cache
+def video_ten_g_dedicated() -> SolveResult:
+    return solve(video(**TEN_G_ONLY, pins_storage_network="dedicated"))
+
+
+@pytest.mark.slow
+def test_video_example_infeasible_on_10g_storage_nics_and_the_explanation_names_the_storage_path():
+    result = video_ten_g_dedicated()
+    assert result.status == "infeasible"
+    assert "storage_nic_bandwidth_met" in conflict(result)
+    item = next(i for i in result.explanation.conflict if i.family == "storage_nic_bandwidth_met")
+    need = needs(video()).network_gbps
+    assert item.detail == f"storage NIC 2 × eth-10g-2p (4 × 10G) per node × 4 nodes = 160 Gb/s < {need:,.0f} Gb/s needed"
+
+
+def test_video_example_feasible_with_a_faster_storage_nic():
+    result = solve(video(storage_nics={"allow": ["eth-10g-2p", "cx6-dx-2x100g"]}, pins_storage_network="dedicated"),
+                   explain=False)
+    assert result.status == "optimal"
+    path = result.design.storage_network
+    assert (path.mode, path.nic) == ("dedicated", "cx6-dx-2x100g")
+    assert result.design.nodes * path.node_gbps >= needs(video()).network_gbps
+
+
+def test_video_example_feasible_converged_on_the_compute_fabric():
+    result = solve(video(**TEN_G_ONLY), explain=False)
+    assert result.status == "optimal"
+    path = result.design.storage_network
+    assert path.mode == "converged" and path.nic is None
+    assert result.design.nodes * path.node_gbps >= needs(video()).network_gbps

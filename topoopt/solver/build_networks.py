@@ -1,0 +1,418 @@
+"""Variables and definitions of the storage network, the cold tier and the management network.
+
+Counts, not devices, as for the compute fabric (build.py): storage leaves and spines, storage-unit
+ports, management ports, leaves and aggregation switches are integer counts tied to option
+Booleans. The rules on them are families (storage_constraints.py); what is defined here (links,
+switch and unit counts per model, node power, costs) follows from the choices. docs/model.md
+states every rule in words.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from topoopt.solver.networks import server_takes
+from topoopt.solver.options import devices_per_rack_by_power
+
+
+
+@dataclass
+class NetVars:
+    """The storage and management networks' variables, by name."""
+
+    use_sn: list
+    converged: object
+    dedicated: object
+    use_cold: list
+    use_mgmt: list
+    cold_units: object
+    hot_ports: object
+    cold_ports: object
+    unit_ports: object
+    node_ports: object
+    endpoints: object
+    leaves: object
+    spines: object
+    compute_storage_leaves: object
+    mgmt_ports: object
+    mgmt_node_ports: object
+    mgmt_leaves: object
+    mgmt_pairs: object
+    mgmt_aggregation: object
+    mgmt_multi: object
+    storage_of: dict
+    mgmt_of: dict
+    switches_of: dict
+    hot_of: dict
+    cold_of: dict
+    units_of: dict
+    switch_racks_of: dict
+    unit_racks_of: dict
+    node_racks_by_power: object
+    node_racks_by_units: object
+    power_sets_node_racks: object
+    node_mw: object
+    node_power_caps: list
+    cost: dict
+
+
+NET_COSTS = ("storage_nic", "node_storage", "unit_hot", "unit_cold", "storage_leaf_spine", "mgmt", "mgmt_uplink")
+
+
+def network_variables(dm) -> NetVars:
+    m, o = dm.m, dm.options
+    count_max = 50_000_000
+    iv = dm.int_var
+    converged = [n for n in o.storage_nets if n.mode == "converged"]
+    use_sn = [m.new_bool_var(f"use_sn{n.index}") for n in o.storage_nets]
+    conv = use_sn[converged[0].index] if converged else m.new_bool_var("no_converged_option")
+    if not converged:
+        m.add(conv == 0)
+    storage_ids = sorted({n.switch.id for n in o.storage_nets if n.switch})
+    mgmt_ids = [x.switch.id for x in o.management]
+    all_ids = list(dict.fromkeys([*dm.switch_models(), *storage_ids, *mgmt_ids]))
+    tier_ids = list(dict.fromkeys([*(s.tier.id for s in o.storage), *(c.tier.id for c in o.cold if c.tier)]))
+    return NetVars(
+        use_sn=use_sn,
+        converged=conv,
+        dedicated=m.new_bool_var("dedicated_storage"),
+        use_cold=[m.new_bool_var(f"use_cold{c.index}") for c in o.cold],
+        use_mgmt=[m.new_bool_var(f"use_mgmt_{x.switch.id}") for x in o.management],
+        cold_units=iv(count_max, "cold_units"),
+        hot_ports=iv(count_max, "hot_unit_ports"),
+        cold_ports=iv(count_max, "cold_unit_ports"),
+        unit_ports=iv(count_max, "unit_ports"),
+        node_ports=iv(count_max, "node_storage_ports"),
+        endpoints=iv(count_max, "storage_endpoints"),
+        leaves=iv(count_max, "storage_leaves"),
+        spines=iv(count_max, "storage_spines"),
+        compute_storage_leaves=iv(count_max, "compute_storage_leaves"),
+        mgmt_ports=iv(count_max, "mgmt_ports"),
+        mgmt_node_ports=iv(count_max, "mgmt_node_ports"),
+        mgmt_leaves=iv(count_max, "mgmt_leaves"),
+        mgmt_pairs=iv(count_max, "mgmt_pairs"),
+        mgmt_aggregation=iv(count_max, "mgmt_aggregation"),
+        mgmt_multi=m.new_bool_var("mgmt_multi"),
+        storage_of={sid: iv(count_max, f"storage_switches_{sid}") for sid in storage_ids},
+        mgmt_of={sid: iv(count_max, f"mgmt_switches_{sid}") for sid in mgmt_ids},
+        switches_of={sid: iv(count_max, f"all_switches_{sid}") for sid in all_ids},
+        hot_of={t: iv(count_max, f"hot_units_{t}") for t in tier_ids},
+        cold_of={t: iv(count_max, f"cold_units_{t}") for t in tier_ids},
+        units_of={t: iv(count_max, f"units_{t}") for t in tier_ids},
+        switch_racks_of={sid: iv(count_max, f"racks_{sid}") for sid in all_ids},
+        unit_racks_of={t: iv(count_max, f"racks_{t}") for t in tier_ids},
+        node_racks_by_power=iv(count_max, "node_racks_by_power"),
+        node_racks_by_units=iv(count_max, "node_racks_by_units"),
+        power_sets_node_racks=m.new_bool_var("power_sets_node_racks"),
+        node_mw=iv(10**10, "node_mw"),
+        node_power_caps=[],
+        cost={k: iv(10**15, f"cost_{k}") for k in NET_COSTS},
+    )
+
+
+def by_value(dm, options: list, literals: list, value, name: str) -> dict:
+    """``{value(option): literal}``: the options grouped by a value, each group's literal the sum
+    of its options' (exactly one option holds, so a group literal is a Boolean)."""
+    groups: dict = {}
+    for option, lit in zip(options, literals):
+        groups.setdefault(value(option), []).append(lit)
+    return {key: dm.any_of(lits, f"{name}_{i}") for i, (key, lits) in enumerate(groups.items())}
+
+
+def dedicated_options(dm) -> tuple[list, list]:
+    o, n = dm.options, dm.n
+    pairs = [(s, lit) for s, lit in zip(o.storage_nets, n.use_sn) if s.mode == "dedicated"]
+    return [s for s, _ in pairs], [lit for _, lit in pairs]
+
+
+def unit_attachments(dm) -> list[tuple[tuple, object]]:
+    """(switch id, protocol, Gb/s) where the storage units plug in, with the literal saying so:
+    a dedicated option's storage switch, or (converged) the compute fabric's switch at its speed."""
+    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    ded, lits = dedicated_options(dm)
+    found = list(by_value(dm, ded, lits, lambda s: s.attach_key, "attach_dedicated").items())
+    fabrics = [f for f in o.fabrics if f.tiers and f.speed_key in o.converged_speeds]
+    for i, (key, fabric_lit) in enumerate(by_value(dm, fabrics, [v.use_fo[f.index] for f in fabrics],
+                                                   lambda f: (f.switch.id, f.protocol, f.gbps), "fabric_key").items()):
+        both = m.new_bool_var(f"attach_converged_{i}")
+        m.add_bool_and([n.converged, fabric_lit]).only_enforce_if(both)
+        m.add_bool_or([n.converged.Not(), fabric_lit.Not(), both])
+        found.append((key, both))
+    return found
+
+
+def define_networks(dm) -> None:
+    """Choices, counts, links and costs of the storage and management networks."""
+    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    m.add_exactly_one(n.use_sn)
+    m.add_exactly_one(n.use_cold)
+    m.add_exactly_one(n.use_mgmt)
+    m.add(n.dedicated + n.converged == 1)
+    ded, ded_lits = dedicated_options(dm)
+    _server_slots(dm, ded, ded_lits)
+    _units_and_ports(dm)
+    _storage_shape(dm, ded, ded_lits)
+    _management_shape(dm)
+    _switch_totals(dm, ded, ded_lits)
+    _node_power_classes(dm)
+    _network_costs(dm, ded, ded_lits)
+    _converged_speeds(dm)
+    dm.attachments = unit_attachments(dm)
+    _unit_links(dm)
+    # Units plug in only at compute leaves when converged, never beyond them; converged needs a
+    # compute fabric (it is not offered to a single node without one).
+    m.add(n.compute_storage_leaves == 0).only_enforce_if(n.dedicated)
+    m.add(n.compute_storage_leaves == 0).only_enforce_if(v.multi_tier.Not())
+    m.add_implication(n.converged, v.use_tier[0].Not())
+    # Every network has a storage unit port and a management port, so it has a switch for them:
+    # these follow from the families' ceilings, and stated apart they keep holding when an
+    # explanation relaxes a family (a network without switches is no cheaper way out).
+    m.add(n.compute_storage_leaves >= 1).only_enforce_if([n.converged, v.multi_tier])
+    m.add(n.leaves >= 1).only_enforce_if(n.dedicated)
+    m.add(n.mgmt_leaves >= 1)
+    # Racks are homogeneous per device model (racks.py families size each model's racks).
+    m.add(v.switch_racks == sum(n.switch_racks_of.values()))
+    m.add(v.storage_racks == sum(n.unit_racks_of.values()))
+    # Compute racks = max(ceil(n / nodes per rack by power), ceil(n / nodes per rack by units)):
+    # the families bound them from below; one of the two bounds them from above.
+    several, power = v.single_rack.Not(), n.power_sets_node_racks
+    m.add(v.compute_racks <= n.node_racks_by_power).only_enforce_if([several, power])
+    m.add(v.compute_racks <= n.node_racks_by_units).only_enforce_if([several, power.Not()])
+
+
+def _converged_speeds(dm) -> None:
+    """A converged network is offered only to nodes whose compute speed some storage tier of the
+    catalog runs (physical: the units could never attach to such a fabric)."""
+    for group, configs in dm.node_groups(lambda c: c.speed_key):
+        if configs[0].speed_key not in dm.options.converged_speeds:
+            dm.m.add_bool_or([group.Not(), dm.n.converged.Not()])
+
+
+def _server_slots(dm, ded: list, lits: list) -> None:
+    """A dedicated network's storage NICs are the server's built-in ones or fit its slots
+    (structural, as the compute NICs: never a choice the model could break)."""
+    choices = by_value(dm, ded, lits, lambda s: s.nic_choice, "storage_nic")
+    for server_lit, configs in dm.node_groups(lambda c: c.server.id):
+        server = configs[0].server
+        for choice, lit in choices.items():
+            if not server_takes(server, choice):
+                dm.m.add_bool_or([server_lit.Not(), lit.Not()])
+
+
+def _units_and_ports(dm) -> None:
+    """Hot and cold units per tier model, their data ports, and every unit port in total."""
+    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    for s in o.storage:
+        lit = v.use_storage[s.index]
+        m.add(n.hot_ports == s.tier.network_ports * v.storage_units).only_enforce_if(lit)
+    for c in o.cold:
+        lit = n.use_cold[c.index]
+        ports, units = (c.tier.network_ports, n.cold_units) if c.tier else (0, 0)
+        m.add(n.cold_ports == ports * n.cold_units).only_enforce_if(lit)
+        if c.tier is None:
+            m.add(n.cold_units == units).only_enforce_if(lit)
+    m.add(n.unit_ports == n.hot_ports + n.cold_ports)
+    for tier_id in n.units_of:
+        hot = [v.use_storage[s.index] for s in o.storage if s.tier.id == tier_id]
+        cold = [n.use_cold[c.index] for c in o.cold if c.tier and c.tier.id == tier_id]
+        for count, total, lits in ((n.hot_of[tier_id], v.storage_units, hot), (n.cold_of[tier_id], n.cold_units, cold)):
+            if lits:
+                m.add(count == total).only_enforce_if(lits[0])
+                m.add(count == 0).only_enforce_if(lits[0].Not())
+            else:
+                m.add(count == 0)
+        m.add(n.units_of[tier_id] == n.hot_of[tier_id] + n.cold_of[tier_id])
+
+
+def _storage_shape(dm, ded: list, lits: list) -> None:
+    """Node storage ports, storage endpoints, and the tier shape of each dedicated option (the
+    leaf count's ceiling is the rule storage_fabric_ports_cover)."""
+    m, v, n = dm.m, dm.v, dm.n
+    for ports, lit in by_value(dm, ded, lits, lambda s: s.ports_per_node, "storage_ports").items():
+        m.add(n.node_ports == ports * v.nodes).only_enforce_if(lit)
+    m.add(n.endpoints == n.node_ports + n.unit_ports).only_enforce_if(n.dedicated)
+    for var in (n.node_ports, n.endpoints, n.leaves, n.spines):
+        m.add(var == 0).only_enforce_if(n.converged)
+    for (tiers, spines), lit in by_value(dm, ded, lits, lambda s: (s.tiers, tuple(s.spine_counts)),
+                                         "storage_shape").items():
+        if tiers == 1:
+            m.add(n.leaves == 1).only_enforce_if(lit)
+        m.add_linear_expression_in_domain(n.spines, cp_model.Domain.from_values(spines)).only_enforce_if(lit)
+
+
+def _management_shape(dm) -> None:
+    """Management ports: 1 in-band plus the out-of-band ports of every node, compute and storage
+    switch and storage unit. Aggregation: none with one leaf, else pairs (the ceilings are the
+    rule management_ports_cover)."""
+    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    for oob_lit, configs in dm.node_groups(lambda c: c.server.oob_ports):
+        m.add(n.mgmt_node_ports == (1 + configs[0].server.oob_ports) * v.nodes).only_enforce_if(oob_lit)
+    switches = dm.problem.catalog.catalog.by_id("switches")
+    storage = dm.problem.catalog.catalog.by_id("storage")
+    data_switches = [(sid, var) for sid, var in v.switches_of.items()] + list(n.storage_of.items())
+    m.add(n.mgmt_ports == n.mgmt_node_ports
+          + sum((1 + switches[sid].oob_ports) * var for sid, var in data_switches)
+          + sum((1 + storage[t].oob_ports) * var for t, var in n.units_of.items()))
+    m.add(n.mgmt_leaves >= 2).only_enforce_if(n.mgmt_multi)
+    m.add(n.mgmt_leaves <= 1).only_enforce_if(n.mgmt_multi.Not())
+    m.add(n.mgmt_pairs == 0).only_enforce_if(n.mgmt_multi.Not())
+    m.add(n.mgmt_aggregation == 2 * n.mgmt_pairs)
+    for x, lit in zip(o.management, n.use_mgmt):
+        var = n.mgmt_of[x.switch.id]
+        m.add(var == n.mgmt_leaves + n.mgmt_aggregation).only_enforce_if(lit)
+        m.add(var == 0).only_enforce_if(lit.Not())
+
+
+def _switch_totals(dm, ded: list, lits: list) -> None:
+    """Storage switches per model, and every switch per model over the three networks (racks,
+    power and cost are counted per model)."""
+    m, v, n = dm.m, dm.v, dm.n
+    for sid, var in n.storage_of.items():
+        model_lits = [lit for s, lit in zip(ded, lits) if s.switch.id == sid]
+        lit = dm.any_of(model_lits, f"storage_switch_{sid}")
+        m.add(var == n.leaves + n.spines).only_enforce_if(lit)
+        m.add(var == 0).only_enforce_if(lit.Not())
+    for sid, total in n.switches_of.items():
+        parts = [d[sid] for d in (v.switches_of, n.storage_of, n.mgmt_of) if sid in d]
+        m.add(total == sum(parts))
+
+
+def _node_power_classes(dm) -> None:
+    """Provisioned node power, and one Boolean per distinct nodes-per-rack vector it gives.
+
+    A node's power is its configuration's (with or without a compute fabric) plus what its
+    dedicated storage network adds (storage NICs and modules in their ports), each in mW rounded
+    up; the nodes' total is rounded up to whole W once. The rack rules need nodes per rack =
+    floor(rack W / node W) in every rack class, which depends on the sum: the sums a node can have
+    are grouped by that vector of nodes per rack, and a group's Boolean restricts the node's power
+    to its sums (a domain constraint), so the model stays small however many sums there are.
+    """
+    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    parts = o.all_parts
+    compute_mw, storage_mw = dm.int_var(10**10, "node_compute_mw"), dm.int_var(10**10, "node_storage_mw")
+    total_compute_mw, total_storage_mw = dm.int_var(10**16, "nodes_compute_mw"), dm.int_var(10**16, "nodes_storage_mw")
+
+    def watts_of(c) -> tuple[int, int]:
+        return mw(c.power_w(parts, fabric=True)), mw(c.power_w(parts, fabric=False))
+
+    for group, configs in dm.node_groups(watts_of):
+        attached, single = watts_of(configs[0])
+        for value, when in ((attached, v.use_tier[0].Not()), (single, v.use_tier[0])):
+            m.add(compute_mw == value).only_enforce_if([group, when])
+            m.add(total_compute_mw == value * v.nodes).only_enforce_if([group, when])
+    for value, lit in by_value(dm, o.storage_nets, n.use_sn, lambda s: mw(s.node_w), "storage_node_mw").items():
+        m.add(storage_mw == value).only_enforce_if(lit)
+        m.add(total_storage_mw == value * v.nodes).only_enforce_if(lit)
+    m.add(n.node_mw == compute_mw + storage_mw)
+    total = total_compute_mw + total_storage_mw
+    m.add(1000 * v.power_w["node"] >= total)
+    m.add(1000 * v.power_w["node"] <= total + 999)
+    # The sums a node can have: its configuration with each storage option its server takes.
+    storage_w: dict[str, set[int]] = {}
+    values: set[int] = set()
+    for c in o.node_configs:
+        server = c.server
+        if server.id not in storage_w:
+            storage_w[server.id] = {mw(s.node_w) for s in o.storage_nets
+                                    if s.mode == "dedicated" and server_takes(server, s.nic_choice)}
+        attached, single = watts_of(c)
+        converged = {0} if c.speed_key in o.converged_speeds else set()
+        values |= {attached + w for w in storage_w[server.id] | converged}
+        values |= {single + w for w in storage_w[server.id]}
+    by_caps: dict[tuple, list[int]] = {}
+    for value in sorted(values):
+        by_caps.setdefault(tuple(devices_per_rack_by_power(r.rack, value / 1000) for r in o.racks), []).append(value)
+    for i, (caps, members) in enumerate(by_caps.items()):
+        lit = m.new_bool_var(f"node_power_caps_{i}")
+        m.add_linear_expression_in_domain(n.node_mw, cp_model.Domain.from_values(members)).only_enforce_if(lit)
+        n.node_power_caps.append((lit, caps))
+    m.add_exactly_one([lit for lit, _ in n.node_power_caps])
+
+
+def mw(watts: float) -> int:
+    """Power in whole mW, rounded up (decimal inputs stay exact)."""
+    return math.ceil(watts * 1000 - 1e-6)
+
+
+def _network_costs(dm, ded: list, lits: list) -> None:
+    """Storage NICs, node–storage, storage leaf–spine and management cables (storage-unit cables
+    are per unit tier: _unit_links)."""
+    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    cost = n.cost
+    everything = list(zip(o.storage_nets, n.use_sn))
+    options, literals = [s for s, _ in everything], [lit for _, lit in everything]
+    # Storage NICs bought per node (none built in, none when converged).
+    for coef, lit in by_value(dm, options, literals,
+                              lambda s: 0 if s.builtin or s.mode == "converged" else s.nics * (s.nic_price or 0),
+                              "storage_nic_cost").items():
+        m.add(cost["storage_nic"] == coef * v.nodes).only_enforce_if(lit)
+    # Node–storage: port i of every node is counted like a rail: P × ceil(n / q) assemblies.
+    per_q = {}
+    for s in ded:
+        part = s.parts.get("node-storage")
+        if part and part.part.links not in per_q:
+            q = part.part.links
+            per_q[q] = dm.int_var(10**7, f"node_storage_per_port_q{q}")
+            m.add(q * per_q[q] >= v.nodes)
+            m.add(q * per_q[q] <= v.nodes + q - 1)
+
+    def node_storage_key(s):
+        part = s.parts.get("node-storage") if s.mode == "dedicated" else None
+        return (part.part.links, s.ports_per_node * (part.unit_price or 0)) if part else (0, 0)
+
+    for (q, coef), lit in by_value(dm, options, literals, node_storage_key, "node_storage_cost").items():
+        m.add(cost["node_storage"] == (coef * per_q[q] if q else 0)).only_enforce_if(lit)
+
+    # Storage leaf–spine: leaves × spines × ceil(links per pair / q).
+    def spine_coef(s):
+        """Cost per storage leaf: one assembly per link (free spine count), else per spine
+        ceil(links per pair / q) assemblies."""
+        part = s.parts.get("storage-leaf-spine") if s.tiers == 2 else None
+        if part is None:
+            return 0
+        if not s.spines:
+            return s.half * (part.unit_price or 0)
+        return s.spines * -(-s.links_per_leaf_spine // part.part.links) * (part.unit_price or 0)
+
+    for coef, lit in by_value(dm, options, literals, spine_coef, "storage_spine_cost").items():
+        m.add(cost["storage_leaf_spine"] == coef * n.leaves).only_enforce_if(lit)
+    # Management: ceil(ports / q) device cables; 2 uplinks per leaf when there is aggregation.
+    mgmt_q = {}
+    for x, lit in zip(o.management, n.use_mgmt):
+        if x.part is None:
+            m.add(cost["mgmt"] == 0).only_enforce_if(lit)
+        else:
+            q = x.part.part.links
+            if q not in mgmt_q:
+                mgmt_q[q] = dm.int_var(50_000_000, f"mgmt_assemblies_q{q}")
+                m.add(q * mgmt_q[q] >= n.mgmt_ports)
+                m.add(q * mgmt_q[q] <= n.mgmt_ports + q - 1)
+            m.add(cost["mgmt"] == (x.part.unit_price or 0) * mgmt_q[q]).only_enforce_if(lit)
+        price = (x.uplink_part.unit_price or 0) if x.uplink_part else 0
+        m.add(cost["mgmt_uplink"] == price * 2 * n.mgmt_leaves).only_enforce_if([lit, n.mgmt_multi])
+    m.add(cost["mgmt_uplink"] == 0).only_enforce_if(n.mgmt_multi.Not())
+
+
+def _unit_links(dm) -> None:
+    """Storage-unit cables per (attachment, tier): units × ceil(ports per unit / q); the pair's
+    violations (speed or protocol the units do not run, no fitting part, lists, reach, prices)
+    are ruled out by their families."""
+    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    tables = [(o.storage, v.use_storage, v.storage_units, "unit_hot"),
+              ([c for c in o.cold if c.tier], [n.use_cold[c.index] for c in o.cold if c.tier], n.cold_units,
+               "unit_cold")]
+    for c in o.cold:
+        if c.tier is None:
+            m.add(n.cost["unit_cold"] == 0).only_enforce_if(n.use_cold[c.index])
+    for key, attach in dm.attachments:
+        for options, literals, units, kind in tables:
+            for option, lit in zip(options, literals):
+                link = o.unit_links[key, option.tier.id]
+                dm.pair_rules.append((link.violations, (attach, lit)))
+                if link.part is None:
+                    continue
+                per_unit = -(-option.tier.network_ports // link.part.part.links) * (link.part.unit_price or 0)
+                m.add(n.cost[kind] == per_unit * units).only_enforce_if([attach, lit])

@@ -1,0 +1,331 @@
+"""Option tables of the storage network, the cold tier and the management network.
+
+Nothing here knows CP-SAT. Like the compute fabric's tables (options.py), physical impossibilities
+never become options, while instance rules (lists, pins, prices, reach) and the compatibility of
+storage units with a network are kept and tagged with the family that rules them out, so that an
+explanation can name it. docs/model.md ("Storage network", "Cold tier", "Management network")
+states the rules.
+
+Parts for the new link classes are not a decision of the model: per option (or per pair of a
+storage switch speed and a storage tier) the part is chosen here, among the physically fitting
+ones, as the one violating the fewest instance rules, then the cheapest, then the least power
+hungry; its violations become the option's. A pricier part that draws less power is therefore
+never tried when rack power binds (a documented simplification).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from topoopt.catalog import ResolvedCatalog
+from topoopt.catalog.power import part_fits_cage
+from topoopt.models.catalog import LinkPart, Nic, StorageTier, Switch
+from topoopt.models.instance import Instance
+from topoopt.solver.rules import (
+    cold_violations,
+    management_violations,
+    part_violations,
+    storage_net_violations,
+)
+
+STORAGE_TIERS = (1, 2)
+MGMT_DEVICE_FORM_FACTOR = "rj45"
+"""Management ports of nodes, switches and storage units are RJ45 copper (BMC and in-band)."""
+MGMT_UPLINKS = 2
+"""A management leaf keeps two ports for its uplinks, one to each switch of its aggregation pair."""
+
+
+def _switch_protocol(protocol: str) -> str:
+    return "ib" if protocol == "ib" else "ethernet"
+
+
+def _whole(price: float | None) -> int | None:
+    return None if price is None else int(round(price))
+
+
+@dataclass(frozen=True)
+class ChosenPart:
+    """The part a link class of an option uses, with the instance rules it breaks."""
+
+    part: LinkPart
+    unit_price: int | None
+    violations: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _PartRef:
+    """What part_violations reads of a part option."""
+
+    part: LinkPart
+    unit_price: int | None
+
+
+def choose_part(catalog: ResolvedCatalog, instance: Instance, fits, length_m: float) -> ChosenPart | None:
+    """Among the parts ``fits`` accepts, the one breaking the fewest instance rules, then the
+    cheapest, then the least power hungry, then the first in catalog order; None when none fits."""
+    best = None
+    for order, part in enumerate(catalog.catalog.cables):
+        if not fits(part):
+            continue
+        price = _whole(catalog.price(part.id))
+        violations = part_violations(_PartRef(part, price), length_m, instance)
+        key = (len(violations), price is None, price or 0, part.power_w_per_a_end + part.power_w_per_b_end, order)
+        if best is None or key < best[0]:
+            best = (key, ChosenPart(part, price, violations))
+    return None if best is None else best[1]
+
+
+@dataclass(frozen=True)
+class StorageNetOption:
+    """One storage network: converged on the compute fabric, or dedicated (storage NIC model and
+    count, port speed, storage switch model, 1 or 2 non-blocking tiers and, when the leaf–spine
+    part carries several links per assembly, the spine count)."""
+
+    @property
+    def spine_counts(self) -> list[int]:
+        """The spine counts a 2-tier option allows: divisors of the leaf uplinks (or its own)."""
+        if self.tiers != 2:
+            return [0]
+        return [self.spines] if self.spines else [d for d in range(1, self.half + 1) if self.half % d == 0]
+
+    index: int
+    mode: str  # "dedicated" | "converged"
+    nic: Nic | None = None
+    nics: int = 0
+    builtin: bool = False
+    protocol: str = ""
+    gbps: int = 0
+    switch: Switch | None = None
+    radix: int = 0
+    tiers: int = 0
+    half: int = 0  # 2 tiers: down- and up-ports of a leaf (k/2 each, non-blocking)
+    spines: int = 0  # 2 tiers: the spine count, or 0 when the model picks it among the divisors of half
+    links_per_leaf_spine: int = 0
+    nic_price: int | None = 0
+    switch_price: int | None = 0
+    node_w: float = 0.0
+    parts: dict = field(default_factory=dict)  # link class -> ChosenPart | None
+    violations: frozenset[str] = frozenset()
+
+    @property
+    def ports_per_node(self) -> int:
+        return self.nics * self.nic.ports if self.nic else 0
+
+    @property
+    def node_gbps(self) -> int:
+        return self.ports_per_node * self.gbps
+
+    @property
+    def nic_choice(self) -> tuple:
+        """What the server's slots must take: (NIC id, count, built in)."""
+        return (self.nic.id, self.nics, self.builtin) if self.nic else ()
+
+    @property
+    def attach_key(self) -> tuple:
+        """Where storage units plug in: (switch id, protocol, Gb/s)."""
+        return (self.switch.id, self.protocol, self.gbps) if self.switch else ()
+
+    @property
+    def label(self) -> str:
+        if self.mode == "converged":
+            return "storage converged on the compute fabric"
+        return (f"{self.nics} x {self.nic.id} ({self.ports_per_node} x {self.gbps}G) per node, "
+                f"{self.tiers} tier{'s' if self.tiers > 1 else ''} of {self.switch.id}")
+
+
+@dataclass(frozen=True)
+class UnitLink:
+    """Storage units of one tier plugged into a switch at a speed: the part, and what rules it out."""
+
+    part: ChosenPart | None
+    violations: frozenset[str]
+
+
+@dataclass(frozen=True)
+class ColdOption:
+    index: int
+    tier: StorageTier | None  # None: no cold tier
+    unit_price: int | None
+    violations: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class ManagementOption:
+    """A management switch model: leaves with ``radix − 2`` device ports at the lowest speed and
+    two uplinks at the highest, and, past one leaf, aggregation pairs of the same model."""
+
+    index: int
+    switch: Switch
+    radix: int
+    device_gbps: int
+    uplink_gbps: int
+    unit_price: int | None
+    part: ChosenPart | None
+    uplink_part: ChosenPart | None
+    violations: frozenset[str] = frozenset()
+    uplink_violations: frozenset[str] = frozenset()
+
+    @property
+    def leaf_down_ports(self) -> int:
+        return self.radix - MGMT_UPLINKS
+
+
+def storage_node_w(catalog: ResolvedCatalog, nic: Nic, nics: int, builtin: bool, gbps: int) -> float:
+    """Power a dedicated storage network adds to a node: its bought storage NICs (built-in ones
+    are in the server's power) and, in each storage port, the hungriest module that fits it."""
+    end_w = max((p.power_w_per_b_end for p in catalog.catalog.cables
+                 if part_fits_cage(p, "b", nic.port_form_factor, 1, gbps)), default=0.0)
+    return (0.0 if builtin else nics * nic.power_w) + nics * nic.ports * end_w
+
+
+def nic_choices(catalog: ResolvedCatalog) -> list[tuple[Nic, int, bool]]:
+    """(NIC, count, built in) over every server: built-in storage NICs as they come, else each
+    storage NIC option at 1 … max_storage_nics."""
+    nics = catalog.catalog.by_id("nics")
+    found: dict[tuple, tuple] = {}
+    for server in catalog.catalog.servers:
+        if server.builtin_storage_nics is not None:
+            nic = nics.get(server.builtin_storage_nics.nic)
+            if nic is not None:
+                found.setdefault((nic.id, server.builtin_storage_nics.count, True),
+                                 (nic, server.builtin_storage_nics.count, True))
+            continue
+        for nic_id in server.storage_nic_options:
+            nic = nics.get(nic_id)
+            if nic is None:
+                continue
+            for count in range(1, server.max_storage_nics + 1):
+                found.setdefault((nic.id, count, False), (nic, count, False))
+    return list(found.values())
+
+
+def server_takes(server, choice: tuple) -> bool:
+    """The server's slots take this (NIC id, count, built in)."""
+    nic_id, count, builtin = choice
+    if server.builtin_storage_nics is not None:
+        return builtin and (server.builtin_storage_nics.nic, server.builtin_storage_nics.count) == (nic_id, count)
+    return not builtin and nic_id in server.storage_nic_options and count <= server.max_storage_nics
+
+
+def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m: dict) -> list[StorageNetOption]:
+    """The converged option, then every dedicated network: NIC choice × speed the NIC runs ×
+    storage switch speaking that protocol at that speed × 1 tier, or 2 tiers with each divisor
+    of the leaf uplinks as the spine count."""
+    cat = catalog.catalog
+    interconnects = cat.by_id("interconnects")
+    # Storage ports run at a speed and protocol some storage tier of the catalog runs: at any
+    # other, no unit could ever attach (a physical impossibility, never an option).
+    unit_speeds = {(protocol, gbps) for tier in cat.storage for protocol in tier.protocols for gbps in tier.port_speeds_gbps}
+    options: list[StorageNetOption] = []
+
+    def add(**kwargs) -> None:
+        option = StorageNetOption(index=len(options), **kwargs)
+        violations = storage_net_violations(option, instance)
+        for cls, chosen in option.parts.items():
+            violations |= chosen.violations if chosen else {"port_form_factor_match"}
+        options.append(StorageNetOption(**{**option.__dict__, "violations": frozenset(violations)}))
+
+    add(mode="converged")
+    for nic, count, builtin in nic_choices(catalog):
+        speeds = sorted({(_switch_protocol(ic.protocol), ic.gbps) for ic_id in nic.interconnects
+                         if (ic := interconnects.get(ic_id)) is not None} & unit_speeds)
+        nic_price = 0 if builtin else _whole(catalog.price(nic.id))
+        for protocol, gbps in speeds:
+            node_w = storage_node_w(catalog, nic, count, builtin, gbps)
+            for switch in cat.switches:
+                radix = switch.radix(gbps)
+                if switch.role != "compute" or protocol not in switch.protocols or radix < 1:
+                    continue
+                per_cage = switch.ports_per_cage[gbps]
+
+                def to_switch(part, form_factor, ports, switch=switch, per_cage=per_cage, gbps=gbps):
+                    return (part_fits_cage(part, "a", switch.cage_form_factor, per_cage, gbps)
+                            and part_fits_cage(part, "b", form_factor, ports, gbps))
+
+                node_part = choose_part(catalog, instance, lambda p: to_switch(p, nic.port_form_factor, 1),
+                                        lengths_m["node-storage"])
+                common = dict(mode="dedicated", nic=nic, nics=count, builtin=builtin, protocol=protocol, gbps=gbps,
+                              switch=switch, radix=radix, nic_price=nic_price,
+                              switch_price=_whole(catalog.price(switch.id)), node_w=node_w)
+                add(tiers=1, parts={"node-storage": node_part}, **common)
+                half = radix // 2
+                if half < 1:
+                    continue
+                spine_part = choose_part(catalog, instance,
+                                         lambda p: to_switch(p, switch.cage_form_factor, per_cage),
+                                         lengths_m["storage-leaf-spine"])
+                two = dict(tiers=2, half=half, parts={"node-storage": node_part, "storage-leaf-spine": spine_part})
+                if spine_part is None or spine_part.part.links == 1:
+                    # One link per assembly: the spine count (a divisor of the uplinks) is a count
+                    # of the model, since neither the port rule nor the cables depend on it otherwise.
+                    add(spines=0, links_per_leaf_spine=0, **two, **common)
+                    continue
+                for spines in (d for d in range(1, half + 1) if half % d == 0):
+                    add(spines=spines, links_per_leaf_spine=half // spines, **two, **common)
+    return options
+
+
+def unit_links(catalog: ResolvedCatalog, instance: Instance, keys: set[tuple], length_m: float) -> dict:
+    """``{(attach key, tier id): UnitLink}``: every storage tier on every (switch, protocol, speed)
+    a storage network or a converged compute fabric offers. A unit must run that speed and
+    protocol [storage_fabric_ports_cover] and a part must fit both ends [port_form_factor_match]."""
+    switches = catalog.catalog.by_id("switches")
+    links = {}
+    for key in sorted(keys):
+        switch_id, protocol, gbps = key
+        switch = switches[switch_id]
+        per_cage = switch.ports_per_cage.get(gbps, 0)
+        for tier in catalog.catalog.storage:
+            part = choose_part(
+                catalog, instance,
+                lambda p, tier=tier: (part_fits_cage(p, "a", switch.cage_form_factor, per_cage, gbps)
+                                      and part_fits_cage(p, "b", tier.port_form_factor, 1, gbps)),
+                length_m)
+            violations = set(part.violations) if part else {"port_form_factor_match"}
+            if gbps not in tier.port_speeds_gbps or protocol not in tier.protocols:
+                violations.add("storage_fabric_ports_cover")
+            links[key, tier.id] = UnitLink(part, frozenset(violations))
+    return links
+
+
+def cold_options(catalog: ResolvedCatalog, instance: Instance, cold_capacity_tb: float) -> list[ColdOption]:
+    """"No cold tier" and, when something is archived, every object-store tier; "no cold tier" is
+    ruled out by cold_storage_met when the cold capacity is positive."""
+    none = ColdOption(0, None, 0, cold_violations(None, 0, instance)
+                      | ({"cold_storage_met"} if cold_capacity_tb > 0 else frozenset()))
+    options = [none]
+    if cold_capacity_tb > 0:
+        for tier in catalog.catalog.storage:
+            if tier.kind == "object":
+                price = _whole(catalog.price(tier.id))
+                options.append(ColdOption(len(options), tier, price, cold_violations(tier, price, instance)))
+    return options
+
+
+def management_options(catalog: ResolvedCatalog, instance: Instance, lengths_m: dict) -> list[ManagementOption]:
+    """Every management switch with at least one device port besides its two uplinks."""
+    options: list[ManagementOption] = []
+    for switch in catalog.catalog.switches:
+        if switch.role != "management":
+            continue
+        low, high = min(switch.ports_per_cage), max(switch.ports_per_cage)
+        radix = switch.radix(low)
+        if radix <= MGMT_UPLINKS:
+            continue
+        ff = switch.cage_form_factor
+        part = choose_part(catalog, instance,
+                           lambda p, ff=ff, s=switch, g=low: (part_fits_cage(p, "a", ff, s.ports_per_cage[g], g)
+                                                              and part_fits_cage(p, "b", MGMT_DEVICE_FORM_FACTOR, 1, g)),
+                           lengths_m["mgmt"])
+        uplink = choose_part(catalog, instance,
+                             lambda p, ff=ff, s=switch, g=high: (part_fits_cage(p, "a", ff, s.ports_per_cage[g], g)
+                                                                 and part_fits_cage(p, "b", ff, s.ports_per_cage[g], g)),
+                             lengths_m["mgmt-uplink"])
+        price = _whole(catalog.price(switch.id))
+        violations = management_violations(switch, price, instance) | (
+            part.violations if part else {"port_form_factor_match"})
+        options.append(ManagementOption(
+            index=len(options), switch=switch, radix=radix, device_gbps=low, uplink_gbps=high, unit_price=price,
+            part=part, uplink_part=uplink, violations=violations,
+            uplink_violations=uplink.violations if uplink else frozenset({"port_form_factor_match"})))
+    return options

@@ -1,0 +1,103 @@
+"""The families of the storage network, the cold tier and the management network.
+
+Like constraints.py (which lists them in FAMILY_FUNCTIONS): one function per family, every
+constraint enforced by the family's assumption literal. docs/model.md states the rules in words;
+the checker verifies them independently.
+"""
+
+from __future__ import annotations
+
+import math
+
+from topoopt.solver.build import DesignModel
+from topoopt.solver.build_networks import by_value, dedicated_options
+
+
+def _thousandths(value: float) -> int:
+    """A supply in integer thousandths, rounded down (1e-6 keeps decimal inputs exact)."""
+    return math.floor(value * 1000 + 1e-6)
+
+
+def _thousandths_up(value: float) -> int:
+    """A need in integer thousandths, rounded up."""
+    return math.ceil(value * 1000 - 1e-6)
+
+
+def storage_need_gbps(dm: DesignModel) -> float:
+    """Storage traffic of all nodes together at the throughput target: 8 × max(read, write) GB/s
+    (reads run continuously; a blocking checkpoint save pauses them)."""
+    return dm.problem.storage_needs(dm.target or 0.0).network_gbps
+
+
+def storage_nic_bandwidth_met(dm: DesignModel) -> None:
+    """n × storage Gb/s per node ≥ the storage traffic: dedicated, the storage NICs' ports × their
+    speed; converged, the compute rails × the link speed."""
+    v, m, n = dm.v, dm.m, dm.n
+    need = _thousandths_up(storage_need_gbps(dm))
+    family = "storage_nic_bandwidth_met"
+    ded, lits = dedicated_options(dm)
+    for gbps, lit in by_value(dm, ded, lits, lambda s: s.node_gbps, "storage_node_gbps").items():
+        dm.add(family, m.add(1000 * gbps * v.nodes >= need), lit)
+    for lit, configs in dm.node_groups(lambda c: c.rails * c.interconnect.gbps):
+        gbps = configs[0].rails * configs[0].interconnect.gbps
+        dm.add(family, m.add(1000 * gbps * v.nodes >= need), lit, n.converged)
+
+
+def storage_fabric_ports_cover(dm: DesignModel) -> None:
+    """Dedicated: 1 tier, node and unit ports ≤ k; 2 tiers, storage leaves = ceil(ports / (k/2))
+    exactly and leaves × links per leaf–spine pair (k/2 / spines) ≤ k. Converged: a compute fabric is needed; on
+    one switch, node and unit ports ≤ k; otherwise compute_storage_leaves = ceil(unit ports / d)
+    exactly. Either way the units must run the switch's speed and protocol (pairings, networks.py)."""
+    v, m, n, o = dm.v, dm.m, dm.n, dm.options
+    family = "storage_fabric_ports_cover"
+    dm.forbid_violations(family)
+    ded, lits = dedicated_options(dm)
+    for radix, lit in by_value(dm, [s for s in ded if s.tiers == 1], [x for s, x in zip(ded, lits) if s.tiers == 1],
+                               lambda s: s.radix, "storage_one_switch").items():
+        dm.add(family, m.add(n.endpoints <= radix), lit)
+    two = [(s, x) for s, x in zip(ded, lits) if s.tiers == 2]
+    for half, lit in by_value(dm, [s for s, _ in two], [x for _, x in two], lambda s: s.half, "storage_half").items():
+        dm.add(family, m.add(half * n.leaves >= n.endpoints), lit)
+        dm.add(family, m.add(half * n.leaves <= n.endpoints + half - 1), lit)
+    # Each leaf reaches each spine with half / spines links: leaves × half / spines ≤ k.
+    for (half, radix), lit in by_value(dm, [s for s, _ in two], [x for _, x in two],
+                                       lambda s: (s.half, s.radix), "storage_spine_ports").items():
+        dm.add(family, m.add(half * n.leaves <= radix * n.spines), lit)
+    # Converged: the units sit on the compute fabric (which a converged network needs: build_networks.py).
+    for f in o.fabrics:
+        if f.tiers == 1:
+            dm.add(family, m.add(v.endpoints + n.unit_ports <= f.radix), v.use_fo[f.index], n.converged)
+    multi = [f for f in o.fabrics if f.tiers >= 2]
+    for down, lit in by_value(dm, multi, [v.use_fo[f.index] for f in multi], lambda f: f.down, "fabric_down").items():
+        csl = n.compute_storage_leaves
+        dm.add(family, m.add(down * csl >= n.unit_ports), lit, n.converged)
+        dm.add(family, m.add(down * csl <= n.unit_ports + down - 1), lit, n.converged)
+
+
+def cold_storage_met(dm: DesignModel) -> None:
+    """Cold units × capacity ≥ archived data + archived checkpoints; cold units × write rate ≥ one
+    checkpoint per interval. Nothing archived: no cold tier; something archived: a cold tier."""
+    m, n, o = dm.m, dm.n, dm.options
+    family = "cold_storage_met"
+    dm.forbid_violations(family)
+    needs = dm.problem.storage_needs(0.0)
+    capacity, write = _thousandths_up(needs.cold_capacity_tb), _thousandths_up(needs.cold_write_gb_per_s)
+    for c in o.cold:
+        if c.tier is None:
+            continue
+        lit = n.use_cold[c.index]
+        dm.add(family, m.add(_thousandths(c.tier.capacity_tb) * n.cold_units >= capacity), lit)
+        dm.add(family, m.add(_thousandths(c.tier.write_gb_per_s) * n.cold_units >= write), lit)
+
+
+def management_ports_cover(dm: DesignModel) -> None:
+    """Management leaves = ceil(ports / (k − 2)) exactly; past one leaf, aggregation pairs =
+    ceil(leaves / k) exactly (one uplink from each leaf to each switch of its pair)."""
+    m, n, o = dm.m, dm.n, dm.options
+    family = "management_ports_cover"
+    for x, lit in zip(o.management, n.use_mgmt):
+        d, k = x.leaf_down_ports, x.radix
+        dm.add(family, m.add(d * n.mgmt_leaves >= n.mgmt_ports), lit)
+        dm.add(family, m.add(d * n.mgmt_leaves <= n.mgmt_ports + d - 1), lit)
+        dm.add(family, m.add(k * n.mgmt_pairs >= n.mgmt_leaves), lit, n.mgmt_multi)
+        dm.add(family, m.add(k * n.mgmt_pairs <= n.mgmt_leaves + k - 1), lit, n.mgmt_multi)
