@@ -343,6 +343,35 @@ def three_tier_16k() -> Design:
     )
 
 
+def one_tier_converged() -> Design:
+    """2 × dgx-a100-80gb on one qm8700 (40 × 200G): 16 node ports, then the pfs-building-block's 8
+    ports on the same switch (converged storage network, no storage leaves): 24 ports in use.
+    Management: 2 nodes + 1 switch + 1 unit = 4 devices × 2 = 8 ports on one leaf.
+    Racks: 2 × 6,548 W nodes in one; the qm8700 (540 W) and the management leaf (150 W) in a rack
+    each (racks hold one switch model); the unit in a storage rack."""
+    management, mgmt_switches, mgmt_links = _management(ports=8, leaves=1, aggregation=0)
+    return _design(
+        server="dgx-a100-80gb", gpu="a100-80gb-sxm", nodes=2, gpus=16, interconnect="ib-hdr", nic="cx6-hdr",
+        nics_per_node=8, link_gbps=200, tiers=1, oversubscription=1.0, rail_optimized=False,
+        fabric=FabricShape(tiers=1, switch="qm8700", leaves=1, spines=0, cores=0, leaf_down_ports=40,
+                           leaf_up_ports=0, links_per_leaf_spine=0, pods=1, spines_per_pod=0, leaves_per_pod=1,
+                           cores_per_plane=0, spine_up_ports=0, links_per_spine_core=0, rail_optimized=False,
+                           leaves_per_rail=1),
+        switches=[SwitchGroup(tier="leaf", model="qm8700", count=1, ports_used=24), *mgmt_switches],
+        links=[_links("node-leaf", 16, "hdr-aoc-30m", 1, 17, 200),
+               _links("storage-unit", 8, "hdr-aoc-30m", 1, 17, 200, network="storage"),
+               *mgmt_links],
+        racks=[RackGroup(rack_class="air-45kw", role="compute", count=1, nodes_per_rack=6, power_kw=13.096),
+               RackGroup(rack_class="air-45kw", role="network", count=2, nodes_per_rack=0, power_kw=0.54),
+               RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=2.5)],
+        storage=_storage("pfs-building-block", 1),
+        storage_network=StorageNetwork(mode="converged", nic=None, nics_per_node=0, ports_per_node=8, link_gbps=200,
+                                       node_gbps=1600, need_gbps=800, switch=None, tiers=0, leaves=0, spines=0,
+                                       compute_storage_leaves=0, unit_ports=8),
+        management_network=management,
+    )
+
+
 def result_for(design: Design) -> SolveResult:
     """A SolveResult whose cost lines price the design's counts from the built-in USD book (and
     :data:`TEST_PRICES` for the test items)."""

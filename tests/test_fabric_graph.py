@@ -16,7 +16,7 @@ from topoopt.fabric import build_fabric as _build_fabric
 from topoopt.fabric import fabric_graph as _fabric_graph
 
 CATALOG = fd.CATALOG
-CONSISTENT = [fd.one_tier_8_gpu, fd.two_tier_32_dgx, fd.three_tier_dgx_a100, fd.three_tier_16k]
+CONSISTENT = [fd.one_tier_8_gpu, fd.one_tier_converged, fd.two_tier_32_dgx, fd.three_tier_dgx_a100, fd.three_tier_16k]
 
 
 def build_fabric(design):
