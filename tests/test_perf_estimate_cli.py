@@ -186,3 +186,34 @@ def test_reads_standard_input():
     result = CliRunner().invoke(app, ["estimate", "-"], input=PINNED)
     assert result.exit_code == 0, result.stderr
     assert "tokens/s" in result.stdout
+
+
+# ------------------------------------------------------------------------- converged storage
+
+VIDEO = variant(**{"    activation_recompute: selective\n": "    activation_recompute: selective\n"
+                   "  data: {bytes_per_sample: 2.0e+8}\n"})
+
+
+def test_converged_storage_shows_the_penalty(tmp_path):
+    dedicated = json.loads(run(tmp_path, VIDEO, "--json").stdout)
+    result = run(tmp_path, VIDEO, "--json", "--converged-storage")
+    assert result.exit_code == 0, result.stderr
+    shared = json.loads(result.stdout)
+    assert dedicated["hardware"]["storage_network"] == "dedicated" and dedicated["step"]["storage_s"] == 0
+    assert shared["hardware"]["storage_network"] == "converged"
+    # 512 samples x 200 MB per step over 16 nodes x 8 x 400G NICs.
+    expected_s = 512 * 0.2 / 16 / (8 * 400 / 8)
+    assert shared["hardware"]["converged_storage_gb_per_step"] == pytest.approx(512 * 0.2)
+    assert shared["step"]["storage_s"] == pytest.approx(expected_s)
+    assert shared["step_time_s"] == pytest.approx(dedicated["step_time_s"] + expected_s)
+    assert shared["time_to_train_days"] > dedicated["time_to_train_days"]
+    text = run(tmp_path, VIDEO, "--converged-storage").stdout
+    assert "storage reads" in text and "Storage net  converged" in text
+    assert "storage reads" not in run(tmp_path, VIDEO).stdout
+
+
+def test_pinned_converged_storage_network_is_honoured():
+    pinned = variant(VIDEO, **{"    nics_per_node: 8\n": "    nics_per_node: 8\n    storage_network: converged\n"})
+    assert estimate(instance(pinned)).step.storage_s > 0
+    assert estimate(instance(VIDEO)).step.storage_s == 0
+    assert estimate(instance(VIDEO), converged=True).step.storage_s == estimate(instance(pinned)).step.storage_s

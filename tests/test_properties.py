@@ -195,7 +195,8 @@ def pinned_nodes_miss_the_deadline() -> dict:
     feasible (seven nodes). With the node count pinned and prefiltered, deadline_met's bound is
     computed at the pinned count only (solver/problem.py, min_nodes_for_time), so in the model the
     deletion filter runs on, deadline_met alone already forbids every design and pins_respected is
-    dropped. Not fixed yet."""
+    dropped. Fixed: explanations build their models without that shortcut
+    (Problem.without_pinned_nodes_shortcut)."""
     return edited(edited(copy.deepcopy(TINY), "constraints.pins.nodes", 3), "goal.deadline_days", 0.5)
 
 
@@ -436,7 +437,7 @@ def infeasible_with_only(instance: Instance, families) -> bool:
 @examples(0.75)
 @given(instance_data())
 @example(ethernet_leaf_for_infiniband())
-@example(pinned_nodes_miss_the_deadline()).xfail(raises=AssertionError, reason="pinned count inside deadline_met")
+@example(pinned_nodes_miss_the_deadline())
 def test_explanations_are_minimal_conflicts_and_relaxations_work(data):
     instance = build(data)
     result = solved(instance, explain=True)

@@ -52,12 +52,12 @@ def check_references(instance: Instance) -> list[tuple[Path_, str]]:
     model = instance.workload.model
     if isinstance(model, str):
         check(("workload", "model"), "models", model)
-    for kind in ("gpus", "servers", "interconnects", "switches", "cables", "storage"):
-        rule = getattr(instance.constraints, kind)
+    for field, kind in _ALLOW_DENY_KINDS.items():
+        rule = getattr(instance.constraints, field)
         for i, item_id in enumerate(rule.allow or []):
-            check(("constraints", kind, "allow", i), kind, item_id)
+            check(("constraints", field, "allow", i), kind, item_id)
         for i, item_id in enumerate(rule.deny):
-            check(("constraints", kind, "deny", i), kind, item_id)
+            check(("constraints", field, "deny", i), kind, item_id)
     pins = instance.constraints.pins
     for name, kind in _PIN_KINDS.items():
         value = getattr(pins, name)
@@ -76,10 +76,44 @@ def check_references(instance: Instance) -> list[tuple[Path_, str]]:
             check(("catalog", "add", "servers", i, "nic_options", j), "nics", nic)
         if server.builtin_compute_nics is not None:
             check(("catalog", "add", "servers", i, "builtin_compute_nics", "nic"), "nics", server.builtin_compute_nics.nic)
+        for j, nic in enumerate(server.storage_nic_options):
+            check(("catalog", "add", "servers", i, "storage_nic_options", j), "nics", nic)
+        if server.builtin_storage_nics is not None:
+            check(("catalog", "add", "servers", i, "builtin_storage_nics", "nic"), "nics", server.builtin_storage_nics.nic)
+        problems.extend((("catalog", "add", "servers", i, *path), message) for path, message in _storage_nic_slots(server))
     for i, nic in enumerate(added.nics):
         for j, tech in enumerate(nic.interconnects):
             check(("catalog", "add", "nics", i, "interconnects", j), "interconnects", tech)
     return problems
+
+
+_ALLOW_DENY_KINDS = {
+    "gpus": "gpus",
+    "servers": "servers",
+    "interconnects": "interconnects",
+    "switches": "switches",
+    "cables": "cables",
+    "storage": "storage",
+    "storage_nics": "nics",
+}
+"""``constraints.<field>`` allow/deny lists and the catalog kind their ids name."""
+
+
+def _storage_nic_slots(server: Any) -> list[tuple[Path_, str]]:
+    """An added server's storage NICs are either built in or chosen from options, and the options
+    need at least one free slot (``max_storage_nics``) to be usable."""
+    found: list[tuple[Path_, str]] = []
+    builtin = server.builtin_storage_nics
+    if builtin is not None and server.storage_nic_options:
+        found.append((("storage_nic_options",), "give builtin_storage_nics or storage_nic_options, not both: "
+                      "built-in storage NICs leave no choice"))
+    if server.storage_nic_options and server.max_storage_nics == 0:
+        found.append((("max_storage_nics",), "is 0, so none of storage_nic_options can be fitted; "
+                      "give the number of free slots for storage NICs"))
+    if builtin is not None and builtin.count > server.max_storage_nics:
+        found.append((("max_storage_nics",), f"is {server.max_storage_nics}, below the {builtin.count} built-in "
+                      "storage NICs (builtin_storage_nics.count)"))
+    return found
 
 
 _KIND_NOUNS = {
@@ -102,6 +136,9 @@ _PIN_KINDS = {
     "leaf_switch": "switches",
     "rack_class": "racks",
     "storage": "storage",
+    "cold_storage": "storage",
+    "storage_nic": "nics",
+    "management_switch": "switches",
 }
 
 

@@ -12,7 +12,7 @@ from importlib import resources
 
 import yaml
 
-from topoopt.models.catalog import Catalog, ModelArchitecture, Price, PriceBook
+from topoopt.models.catalog import Catalog, ModelArchitecture, Price, PriceBook, Server
 from topoopt.models.instance import Instance
 
 KINDS = ("gpus", "servers", "nics", "interconnects", "switches", "cables", "racks", "storage", "models")
@@ -88,6 +88,18 @@ def resolve_catalog(instance: Instance) -> ResolvedCatalog:
     return ResolvedCatalog(catalog=catalog, price_book=book, prices=prices)
 
 
+def storage_nic_counts(server: Server) -> dict[str, list[int]]:
+    """Storage NICs a server can carry on a dedicated storage network, ``{nic id: counts}``.
+
+    Built-in storage NICs come in their fixed count; otherwise each of ``storage_nic_options`` in
+    1..``max_storage_nics``. Empty when the server has neither (no dedicated option).
+    """
+    if server.builtin_storage_nics is not None:
+        return {server.builtin_storage_nics.nic: [server.builtin_storage_nics.count]}
+    return {nic: list(range(1, server.max_storage_nics + 1)) for nic in server.storage_nic_options
+            if server.max_storage_nics >= 1}
+
+
 def workload_model(instance: Instance, catalog: Catalog) -> ModelArchitecture:
     """The workload's architecture: the preset named in the instance, or the inline one."""
     model = instance.workload.model
@@ -102,4 +114,12 @@ def workload_model(instance: Instance, catalog: Catalog) -> ModelArchitecture:
     return ModelArchitecture(**preset.model_dump(include=set(ModelArchitecture.model_fields)))
 
 
-__all__ = ["CatalogError", "KINDS", "ResolvedCatalog", "load_builtin_catalog", "resolve_catalog", "workload_model"]
+__all__ = [
+    "CatalogError",
+    "KINDS",
+    "ResolvedCatalog",
+    "load_builtin_catalog",
+    "resolve_catalog",
+    "storage_nic_counts",
+    "workload_model",
+]

@@ -44,6 +44,18 @@ def node_power_w(
     return server.power_w + nic_w + cages * end_w
 
 
+def storage_nic_power_w(server: Server, nic: Nic, nics: int, gbps: int, parts: list[LinkPart]) -> float:
+    """Power a dedicated storage network adds to a node: the bought storage NICs (none when the
+    server's ``builtin_storage_nics`` are used: the server maximum includes them) plus the
+    hungriest module end fitting the NIC's cage at ``gbps`` in every storage port (all ``nic.ports``
+    of each NIC are cabled)."""
+    end_w = max((p.power_w_per_b_end for p in parts if part_fits_cage(p, "b", nic.port_form_factor, 1, gbps)),
+                default=0.0)
+    builtin = server.builtin_storage_nics is not None and server.builtin_storage_nics.nic == nic.id
+    nic_w = 0.0 if builtin else nics * nic.power_w
+    return nic_w + nics * nic.ports * end_w
+
+
 def switch_power_w(switch: Switch, parts: list[LinkPart]) -> float:
     """Switch maximum plus, in every cage, the hungriest module end that fits the cage at a speed
     the switch runs."""

@@ -2,8 +2,10 @@
 
 The hardware comes from ``constraints.pins`` (server or gpu, nodes, interconnect, nics_per_node;
 tiers default to 2 and the fabric is taken as non-blocking); the layout is the instance's
-(pinned, or ``auto`` = the fastest that fits). Exit 2 names the missing pins; exit 3 prints the
-memory breakdown when nothing fits.
+(pinned, or ``auto`` = the fastest that fits). ``--converged-storage`` (or
+``pins.storage_network: converged``) puts the storage traffic on the compute NICs and shows what
+it costs the step. Exit 2 names the missing pins; exit 3 prints the memory breakdown when nothing
+fits.
 """
 
 from __future__ import annotations
@@ -23,6 +25,12 @@ GB = "GB"
 def estimate(
     file: str = typer.Argument(..., metavar="INSTANCE", help="Instance YAML file, or '-' for standard input."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
+    converged_storage: bool = typer.Option(
+        False,
+        "--converged-storage",
+        help="Storage traffic shares the compute NICs (converged storage network): each step also reads "
+        "its data over them. Default: as pins.storage_network says, else a dedicated storage network.",
+    ),
 ) -> None:
     from topoopt.perf import DoesNotFitError, EstimateError, pinned_hardware
     from topoopt.perf import estimate as estimate_instance
@@ -30,8 +38,9 @@ def estimate(
     loaded = load_or_exit(file)
     instance = loaded.instance
     try:
-        _, hw = pinned_hardware(instance)
-        result = estimate_instance(instance)
+        converged = True if converged_storage else None
+        _, hw = pinned_hardware(instance, converged=converged)
+        result = estimate_instance(instance, converged=converged)
     except DoesNotFitError as exc:
         if json_out:
             typer.echo(json.dumps(_does_not_fit_json(instance.name, exc), indent=2))
@@ -72,7 +81,13 @@ def _hardware_json(hw) -> dict:
         "link_gbps": hw.link_gbps,
         "tiers": hw.tiers,
         "oversubscription": hw.oversubscription,
+        "storage_network": _storage_network(hw),
+        "converged_storage_gb_per_step": hw.converged_storage_gb_per_step,
     }
+
+
+def _storage_network(hw) -> str:
+    return "converged" if hw.converged_storage_gb_per_step > 0 else "dedicated"
 
 
 def _layout_text(p) -> str:
@@ -110,13 +125,20 @@ def _performance_text(name: str, hw, p) -> str:
         f"bottleneck: {p.bottleneck.replace('_', ' ')}",
         "Step         "
         f"compute {step.compute_s:.3f} s, bubble {step.bubble_s:.3f} s, exposed communication "
-        f"{step.exposed_comm_s:.3f} s (TP {step.tp_comm_s:.3f}, PP {step.pp_comm_s:.3f}, DP {step.dp_comm_s:.3f} s before overlap)",
+        f"{step.exposed_comm_s:.3f} s (TP {step.tp_comm_s:.3f}, PP {step.pp_comm_s:.3f}, DP {step.dp_comm_s:.3f} s before overlap)"
+        + (f", storage reads {step.storage_s:.3f} s" if hw.converged_storage_gb_per_step > 0 else ""),
         "Memory per GPU",
         *_memory_lines(p.memory),
         f"Storage      read {p.storage.read_gb_per_s:.3g} GB/s; checkpoint {p.storage.checkpoint_gb:,.0f} GB, "
         f"write {p.storage.write_gb_per_s:.3g} GB/s; capacity {p.storage.capacity_tb:,.1f} TB"
         + ("; low-latency tier" if p.storage.needs_low_latency else ""),
+        f"Storage net  {_storage_network(hw)}; {p.storage.network_gbps:,.3g} Gb/s needed across the nodes"
+        + (f"; {hw.converged_storage_gb_per_step:.3g} GB read per step over the compute NICs"
+           if hw.converged_storage_gb_per_step > 0 else ""),
     ]
+    if p.storage.cold_capacity_tb > 0:
+        lines.append(f"Cold tier    {p.storage.cold_capacity_tb:,.1f} TB; archive write "
+                     f"{p.storage.cold_write_gb_per_s:.3g} GB/s")
     return "\n".join(lines)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 
 class Record(BaseModel):
@@ -14,3 +14,15 @@ class Record(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+
+
+def _not_a_boolean(value):
+    """Integer literals (``Literal[1, 2, 3]``) accept True and False, which equal 1 and 0, even in
+    strict mode; YAML's ``true`` is not a tier count or a ZeRO stage."""
+    if isinstance(value, bool):
+        raise ValueError("expected an integer, not a boolean")
+    return value
+
+
+NoBoolean = BeforeValidator(_not_a_boolean)
+"""Annotate integer ``Literal`` fields with it: ``Annotated[Literal[0, 1], NoBoolean]``."""

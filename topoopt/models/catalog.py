@@ -15,7 +15,9 @@ from topoopt.models.base import Record
 Protocol = Literal["ib", "roce", "tcp"]
 Precision = Literal["bf16", "fp16", "fp8"]
 Cooling = Literal["air", "rear_door", "liquid"]
-Media = Literal["dac", "acc", "aoc", "mmf", "smf"]
+Media = Literal["dac", "acc", "aoc", "mmf", "smf", "utp"]
+"""dac/acc: passive/active copper twinax; aoc: active optical; mmf/smf: transceivers over multimode /
+single-mode fibre; utp: twisted-pair copper patch cord (RJ45, Cat6/Cat6a)."""
 LatencyClass = Literal["low", "medium", "high"]
 StorageKind = Literal["nvme_of", "parallel_fs", "object", "nfs"]
 

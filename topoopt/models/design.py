@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from topoopt.models.base import Record
+from topoopt.models.base import NoBoolean, Record
 from topoopt.models.performance import Parallelism, Performance
 
 SCHEMA_VERSION = "1.1"
@@ -28,7 +28,7 @@ class FabricShape(Record):
     every pod reaches every core of plane j with ``links_per_spine_core`` links.
     """
 
-    tiers: Literal[0, 1, 2, 3] = Field(description="0 = a single node without a compute fabric.")
+    tiers: Annotated[Literal[0, 1, 2, 3], NoBoolean] = Field(description="0 = a single node without a compute fabric.")
     switch: str = Field(description="Switch model of every tier ('none' without a fabric).")
     leaves: int = Field(ge=0)
     spines: int = Field(ge=0)
@@ -100,7 +100,7 @@ class StorageNetwork(Record):
     node_gbps: float = Field(description="Storage bandwidth of one node, Gb/s.")
     need_gbps: float = Field(description="Storage traffic all nodes together carry: max(read, checkpoint write), Gb/s.")
     switch: str | None = Field(description="Storage switch model; None when converged.")
-    tiers: Literal[0, 1, 2] = Field(description="Storage switch tiers; 0 when converged.")
+    tiers: Annotated[Literal[0, 1, 2], NoBoolean] = Field(description="Storage switch tiers; 0 when converged.")
     leaves: int = Field(ge=0, description="Storage leaf switches (dedicated).")
     spines: int = Field(ge=0, description="Storage spine switches (dedicated, 2 tiers).")
     compute_storage_leaves: int = Field(ge=0, description="Compute-fabric leaves carrying storage units (converged).")
@@ -130,7 +130,7 @@ class Design(Record):
     nic: str
     nics_per_node: int = Field(ge=1)
     link_gbps: int
-    tiers: Literal[0, 1, 2, 3]
+    tiers: Annotated[Literal[0, 1, 2, 3], NoBoolean]
     oversubscription: float
     rail_optimized: bool
     fabric: FabricShape

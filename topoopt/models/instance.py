@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, model_validator
+from pydantic import Field, model_validator
 
-from topoopt.models.base import Record
+from topoopt.models.base import NoBoolean, Record
 from topoopt.models.catalog import (
     Gpu,
     Interconnect,
@@ -22,17 +22,6 @@ from topoopt.models.catalog import (
 )
 
 Objective = Literal["min_cost", "min_time", "min_job_cost"]
-
-
-def _not_a_boolean(value):
-    """Integer literals (``Literal[1, 2, 3]``) accept True and False, which equal 1 and 0, even in
-    strict mode; YAML's ``true`` is not a tier count or a ZeRO stage."""
-    if isinstance(value, bool):
-        raise ValueError("expected an integer, not a boolean")
-    return value
-
-
-NoBoolean = BeforeValidator(_not_a_boolean)
 
 
 class PinnedParallelism(Record):

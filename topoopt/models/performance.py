@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from topoopt.models.base import Record
+from topoopt.models.base import NoBoolean, Record
 
 Bottleneck = Literal["compute", "scale_up", "scale_out", "pipeline_bubble", "storage", "memory"]
 
@@ -15,7 +15,7 @@ class Parallelism(Record):
     tp: int = Field(ge=1)
     pp: int = Field(ge=1)
     dp: int = Field(ge=1)
-    zero_stage: Literal[0, 1, 2, 3]
+    zero_stage: Annotated[Literal[0, 1, 2, 3], NoBoolean]
     microbatch: int = Field(ge=1)
     virtual_stages: int = Field(1, ge=1, description="Interleaved pipeline chunks per stage; 1 = plain 1F1B.")
 
@@ -41,6 +41,9 @@ class StepBreakdown(Record):
     pp_comm_s: float
     dp_comm_s: float
     exposed_comm_s: float
+    storage_s: float = Field(
+        0.0, description="Converged storage network: data reads over the compute NICs, serial with the step."
+    )
     step_time_s: float
 
 
@@ -50,6 +53,11 @@ class StorageNeeds(Record):
     write_gb_per_s: float = Field(description="Write rate to save a checkpoint in the allowed time, GB/s.")
     capacity_tb: float = Field(description="Dataset plus retained checkpoints, TB.")
     needs_low_latency: bool
+    network_gbps: float = Field(
+        0.0, description="Storage-network bandwidth the nodes need together: 8 x max(read, write), Gb/s."
+    )
+    cold_capacity_tb: float = Field(0.0, description="Archived data plus archived checkpoints on the cold tier, TB.")
+    cold_write_gb_per_s: float = Field(0.0, description="Write rate to archive one checkpoint per interval, GB/s.")
 
 
 class Performance(Record):

@@ -16,7 +16,7 @@ from topoopt.perf.evaluate import (
     time_to_train_s,
 )
 from topoopt.perf.job import Hardware, Job
-from topoopt.perf.storage import storage_needs
+from topoopt.perf.storage import converged_storage_gb_per_step, storage_needs
 
 __all__ = [
     "DoesNotFitError",
@@ -25,6 +25,7 @@ __all__ = [
     "Job",
     "LayoutError",
     "NotPinnedError",
+    "converged_storage_gb_per_step",
     "estimate",
     "evaluate",
     "fits_in_memory",

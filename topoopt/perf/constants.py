@@ -161,3 +161,9 @@ CHECKPOINT_WEIGHT_BYTES_PER_PARAM = 2.0
 """A checkpoint holds the bf16 weights plus the optimizer state (fp32 master and moments): 2 + 12 =
 14 bytes/param for Adam; BLOOM-176B's full checkpoint was 2.3 TB ≈ 13 bytes/param (hardware-facts
 §B2.3 STO-1)."""
+
+CONVERGED_STORAGE_OVERLAP = 0.0
+"""Fraction of a converged storage network's data reads (over the compute NICs) hidden behind the
+step (estimate: data loaders prefetch, but the reads share the NICs with the step's collectives,
+so the model plans conservatively with none: the reads are serial with the step). A dedicated
+storage network has its own NICs and costs the step nothing."""

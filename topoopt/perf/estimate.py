@@ -7,13 +7,17 @@ The cluster comes from ``constraints.pins``:
 * ``nodes`` and ``interconnect`` (the link runs at the interconnect's line rate);
 * ``nics_per_node``, or the server's built-in compute NICs;
 * ``tiers`` (default 2: leaf/spine); the fabric is taken as non-blocking (oversubscription 1.0),
-  since an instance pins no oversubscription — it only caps it.
+  since an instance pins no oversubscription — it only caps it;
+* the storage network: converged (the step also reads its data over the compute NICs, see
+  :func:`topoopt.perf.storage.converged_storage_s`) when asked for or when
+  ``pins.storage_network`` is ``converged``; otherwise dedicated (no cost to the step).
 
 The parallel layout is the instance's: pinned, or ``auto`` (the fastest that fits).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from topoopt.models.performance import MemoryBreakdown, Parallelism, Performance
@@ -21,6 +25,7 @@ from topoopt.perf.evaluate import evaluate
 from topoopt.perf.job import GpuSpec, Hardware, Job
 from topoopt.perf.memory import microbatch_count
 from topoopt.perf.search import MICROBATCH_CHOICES, build_layout, pp_choices, tp_choices
+from topoopt.perf.storage import converged_storage_gb_per_step
 
 if TYPE_CHECKING:
     from topoopt.catalog import ResolvedCatalog
@@ -60,8 +65,14 @@ class DoesNotFitError(EstimateError):
         )
 
 
-def pinned_hardware(instance: "Instance", resolved: "ResolvedCatalog | None" = None) -> tuple[Job, Hardware]:
-    """The job and the pinned cluster of an instance (module docstring); raises EstimateError."""
+def pinned_hardware(
+    instance: "Instance", resolved: "ResolvedCatalog | None" = None, *, converged: bool | None = None
+) -> tuple[Job, Hardware]:
+    """The job and the pinned cluster of an instance (module docstring); raises EstimateError.
+
+    ``converged`` True charges a converged storage network's reads to the step; None follows
+    ``pins.storage_network``.
+    """
     from topoopt.catalog import CatalogError, resolve_catalog
 
     try:
@@ -111,6 +122,10 @@ def pinned_hardware(instance: "Instance", resolved: "ResolvedCatalog | None" = N
         tiers=pins.tiers or DEFAULT_TIERS,
         oversubscription=DEFAULT_OVERSUBSCRIPTION,
     )
+    if converged is None:
+        converged = pins.storage_network == "converged"
+    if converged:
+        hw = replace(hw, converged_storage_gb_per_step=converged_storage_gb_per_step(job))
     return job, hw
 
 
@@ -120,14 +135,14 @@ def _lookup(items: dict, item_id: str, where: str):
     return items[item_id]
 
 
-def estimate(instance: "Instance") -> Performance:
-    """Performance of an instance with pinned hardware.
+def estimate(instance: "Instance", *, converged: bool | None = None) -> Performance:
+    """Performance of an instance with pinned hardware (``converged`` as in :func:`pinned_hardware`).
 
     Raises :class:`NotPinnedError` (names the missing pins), :class:`LayoutError` (the pinned
     layout needs more GPUs or stages than there are) or :class:`DoesNotFitError` (with the memory
     breakdown of the layout closest to fitting).
     """
-    job, hw = pinned_hardware(instance)
+    job, hw = pinned_hardware(instance, converged=converged)
     pinned = job.training.parallelism
     if pinned != "auto":
         if pinned.pp > job.model.layers:

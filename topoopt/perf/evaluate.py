@@ -10,16 +10,22 @@ Contracts the solver relies on for exactness (tested with hypothesis):
 
 Time to train = tokens / (tokens per second) × (1 + save time / checkpoint interval): blocking
 checkpoint saves, at the longest save the instance allows, are part of the schedule.
+
+On a converged storage network (``hw.converged_storage_gb_per_step`` > 0) every step also reads
+its data over the compute NICs, serially (:func:`topoopt.perf.storage.converged_storage_s`):
+step(n) + c/n seconds on n nodes. That is still non-increasing in n, so the contracts above hold.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from topoopt.models.performance import Bottleneck, Parallelism, Performance, StepBreakdown
 from topoopt.perf.flops import hardware_flops_per_token, model_flops_per_token
 from topoopt.perf.job import Hardware, Job, ModelShape
 from topoopt.perf.search import best_step, gpu_spec, min_nodes_for_step, search_fits, search_min_nodes_to_fit
 from topoopt.perf.step import Layout, StepTimes
-from topoopt.perf.storage import storage_needs
+from topoopt.perf.storage import converged_storage_s, storage_needs, tokens_per_step
 
 SECONDS_PER_DAY = 86_400.0
 
@@ -28,10 +34,6 @@ def checkpoint_overhead(job: Job) -> float:
     """Factor on training time for blocking checkpoint saves: 1 + max_save_time / interval."""
     checkpoint = job.checkpoint
     return 1.0 + checkpoint.max_save_time_s / (checkpoint.interval_hours * 3600.0)
-
-
-def tokens_per_step(job: Job) -> float:
-    return float(job.training.global_batch_sequences * job.training.sequence_length)
 
 
 def train_time_s(job: Job, step_s: float) -> float:
@@ -61,7 +63,7 @@ def fits_in_memory(job: Job, hw: Hardware) -> bool:
 def time_to_train_s(job: Job, hw: Hardware) -> float | None:
     """Seconds to train on ``hw`` with the job's layout policy; None when it does not fit."""
     found = best_step(job, hw)
-    return None if found is None else train_time_s(job, found[1].step_s)
+    return None if found is None else train_time_s(job, found[1].step_s + converged_storage_s(hw))
 
 
 def min_nodes_to_fit(job: Job, hw: Hardware, max_nodes: int) -> int | None:
@@ -76,27 +78,65 @@ def min_nodes_for_time(job: Job, hw: Hardware, max_time_s: float, max_nodes: int
     node count does.
     """
     scale = job.training.tokens / tokens_per_step(job) * checkpoint_overhead(job)
-    return min_nodes_for_step(job, hw, max_time_s / scale, max_nodes, max_time_s=max_time_s)
+    fewest = min_nodes_for_step(job, hw, max_time_s / scale, max_nodes, max_time_s=max_time_s)
+    if fewest is None or hw.converged_storage_gb_per_step <= 0:
+        return fewest
+    # Converged storage adds c/n to the step. Without it no smaller count meets the deadline, and
+    # time_to_train_s is non-increasing in n: gallop up from there, then bisect.
+    return _first_meeting(job, hw, max_time_s, fewest, max_nodes)
 
 
-def bottleneck(times: StepTimes) -> Bottleneck:
-    """The largest part of the step: compute, pipeline bubble, or exposed scale-up/scale-out traffic."""
+def _first_meeting(job: Job, hw: Hardware, max_time_s: float, low: int, max_nodes: int) -> int | None:
+    """Smallest n in [low, max_nodes] with time_to_train_s(n) <= max_time_s, by galloping and
+    bisection over the monotone predicate; None when even ``max_nodes`` misses."""
+
+    def meets(nodes: int) -> bool:
+        seconds = time_to_train_s(job, replace(hw, nodes=nodes))
+        return seconds is not None and seconds <= max_time_s
+
+    if meets(low):
+        return low
+    failing, step = low, 1
+    while True:
+        candidate = min(max_nodes, failing + step)
+        if meets(candidate):
+            passing = candidate
+            break
+        if candidate == max_nodes:
+            return None
+        failing, step = candidate, step * 2
+    while passing - failing > 1:
+        middle = (failing + passing) // 2
+        if meets(middle):
+            passing = middle
+        else:
+            failing = middle
+    return passing
+
+
+def bottleneck(times: StepTimes, storage_s: float = 0.0) -> Bottleneck:
+    """The largest part of the step: compute, pipeline bubble, exposed scale-up/scale-out traffic,
+    or converged storage reads."""
     parts: list[tuple[float, Bottleneck]] = [
         (times.compute_s, "compute"),
         (times.bubble_s, "pipeline_bubble"),
         (times.exposed_scale_up_s, "scale_up"),
         (times.exposed_scale_out_s, "scale_out"),
+        (storage_s, "storage"),
     ]
     return max(parts, key=lambda part: part[0])[1]
 
 
 def performance(job: Job, hw: Hardware, layout: Layout, times: StepTimes) -> Performance:
-    """Assemble the result record for one evaluated (layout, dp)."""
+    """Assemble the result record for one evaluated (layout, dp); converged storage reads are
+    added to its step."""
     training = job.training
     shape = ModelShape.of(job.model)
     spec = gpu_spec(job, hw)
     gpus_used = layout.model_gpus * times.dp
-    tokens_per_s = tokens_per_step(job) / times.step_s
+    storage_s = converged_storage_s(hw)
+    step_s = times.step_s + storage_s
+    tokens_per_s = tokens_per_step(job) / step_s
     per_gpu = tokens_per_s / gpus_used
     model_tflops = model_flops_per_token(shape, training.sequence_length) * per_gpu / 1e12
     hardware_tflops = (
@@ -108,13 +148,13 @@ def performance(job: Job, hw: Hardware, layout: Layout, times: StepTimes) -> Per
     return Performance(
         tokens_per_s=tokens_per_s,
         tokens_per_s_per_gpu=per_gpu,
-        step_time_s=times.step_s,
+        step_time_s=step_s,
         tflops_per_gpu=model_tflops,
         hardware_tflops_per_gpu=hardware_tflops,
         mfu=model_tflops / spec.linear_tflops,
-        time_to_train_days=train_time_s(job, times.step_s) / SECONDS_PER_DAY,
+        time_to_train_days=train_time_s(job, step_s) / SECONDS_PER_DAY,
         memory_per_gpu_gb=memory.total_gb,
-        bottleneck=bottleneck(times),
+        bottleneck=bottleneck(times, storage_s),
         parallelism=Parallelism(
             tp=layout.tp,
             pp=layout.pp,
@@ -132,7 +172,8 @@ def performance(job: Job, hw: Hardware, layout: Layout, times: StepTimes) -> Per
             pp_comm_s=times.pp_comm_s,
             dp_comm_s=times.dp_comm_s,
             exposed_comm_s=times.exposed_comm_s,
-            step_time_s=times.step_s,
+            storage_s=storage_s,
+            step_time_s=step_s,
         ),
         storage=storage_needs(job, tokens_per_s),
     )
@@ -147,5 +188,6 @@ __all__ = [
     "min_nodes_to_fit",
     "performance",
     "time_to_train_s",
+    "tokens_per_step",
     "train_time_s",
 ]

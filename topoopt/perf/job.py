@@ -54,6 +54,10 @@ class Hardware:
     ``link_gbps`` is the speed of one NIC port, already the slower end of the link;
     ``oversubscription`` is the leaf down:up port ratio (1 = non-blocking) and applies to traffic
     that crosses the spine layer, i.e. only when ``tiers >= 2``.
+    ``converged_storage_gb_per_step`` is what the nodes together read from storage per optimizer
+    step over their compute NICs when the storage network is converged on the compute fabric
+    (:func:`topoopt.perf.storage.converged_storage_gb_per_step`); 0 for a dedicated storage
+    network, whose traffic never touches the compute NICs.
     """
 
     gpu: Gpu
@@ -64,6 +68,7 @@ class Hardware:
     interconnect: Interconnect
     tiers: int
     oversubscription: float
+    converged_storage_gb_per_step: float = 0.0
 
     @property
     def gpus(self) -> int:

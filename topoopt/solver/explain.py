@@ -51,7 +51,22 @@ def _infeasible(dm: DesignModel, families, settings: Settings, stats: Stats) -> 
     return status == cp_model.INFEASIBLE
 
 
+def _core(dm: DesignModel, families: list[str], settings: Settings, stats: Stats) -> list[str] | None:
+    """A subset of ``families`` that CP-SAT proves cannot all hold (its core of assumption
+    literals), or None when ``families`` can all hold. Not necessarily minimal."""
+    model = dm.m.clone()
+    literals = {dm.assumption[f].index: f for f in families}
+    model.add_assumptions([model.get_bool_var_from_proto_index(i) for i in literals])
+    status, solver = run(model, Settings(workers=1, seed=settings.seed, time_limit_s=settings.time_limit_s), stats)
+    if status != cp_model.INFEASIBLE:
+        return None
+    core = set(solver.sufficient_assumptions_for_infeasibility())
+    return [f for i, f in literals.items() if i in core]
+
+
 def _model(problem: Problem) -> DesignModel:
+    """The model the deletion filter runs on: every family enforced by its literal alone."""
+    problem = problem.without_pinned_nodes_shortcut()
     return DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target)
 
 
@@ -59,15 +74,18 @@ def minimal_conflict(problem: Problem, settings: Settings, stats: Stats) -> list
     """A minimal set of families that cannot all hold, verified: the set is infeasible and
     dropping any one member makes it feasible.
 
-    First a deletion filter over every family in the prefiltered model (where the prefiltered
-    families' option exclusions hold throughout); then, for prefiltered families that excluded
+    First CP-SAT's core of assumption literals, verified infeasible (else every family), shrunk by
+    a deletion filter in the prefiltered model (where the prefiltered families' option exclusions
+    hold throughout); then, for prefiltered families that excluded
     options, a deletion filter over those exclusions, each tried by rebuilding the model with the
     options kept. Every member of the result is necessary given the others.
     """
     dm = _model(problem)
-    kept = list(FAMILIES)
-    if not _infeasible(dm, kept, settings, stats):
+    kept = _core(dm, list(FAMILIES), settings, stats)
+    if kept is None:
         return []
+    if not _infeasible(dm, kept, settings, stats):  # a core is a hint until verified
+        kept = list(FAMILIES)
     for family in list(kept):
         trial = [f for f in kept if f != family]
         if _infeasible(dm, trial, settings, stats):
@@ -98,7 +116,7 @@ def _detail(problem: Problem, family: str) -> str:
     rules = inst.constraints
     if family == "budget_cap":
         return f"budget {inst.budget.max:,.0f} {inst.budget.currency} ({inst.budget.basis})"
-    if family == "deadline_met":
+    if family == "deadline_met" and inst.goal.deadline_days is not None:
         return f"train {inst.workload.training.tokens:.3g} tokens within {inst.goal.deadline_days:g} days"
     if family == "memory_fits":
         model = inst.workload.model

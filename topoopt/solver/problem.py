@@ -37,6 +37,7 @@ class Problem:
         deadline = instance.goal.deadline_days
         self.deadline_s: float | None = None if deadline is None else deadline * SECONDS_PER_DAY
         self.time_limit_s: float | None = like.time_limit_s if like else self.deadline_s
+        self.pinned_nodes_shortcut = True
         self._fit_cache: dict[tuple, int | None] = like._fit_cache if like else {}
         self._time_cache: dict[tuple, int | None] = like._time_cache if like else {}
 
@@ -48,6 +49,16 @@ class Problem:
             node_configs=[dataclasses.replace(c, index=i) for i, c in enumerate(configs)],
             fabrics=[dataclasses.replace(f, index=i) for i, f in enumerate(fabrics)],
         )
+        return sub
+
+    def without_pinned_nodes_shortcut(self) -> "Problem":
+        """The same problem, with deadline_met's bounds computed for every node count.
+
+        Explanations need it: the deletion filter drops pins_respected from a model whose pinned
+        count is prefiltered, and deadline_met must not keep enforcing the pin on its own.
+        """
+        sub = copy.copy(self)
+        sub.pinned_nodes_shortcut = False
         return sub
 
     def relaxing(self, families: frozenset[str]) -> "Problem":
@@ -86,9 +97,10 @@ class Problem:
 
     def min_nodes_for_time(self, config: NodeConfig, perf_class: tuple[int, float], seconds: float) -> int | None:
         """Fewest nodes that train within ``seconds``. With the node count pinned (and the pin
-        enforced), only the pinned count matters: it is returned when it is fast enough."""
+        enforced and the shortcut on), only the pinned count matters: it is returned when it is fast
+        enough."""
         pinned = self.instance.constraints.pins.nodes
-        if pinned is not None and "pins_respected" in self.prefilter:
+        if pinned is not None and "pins_respected" in self.prefilter and self.pinned_nodes_shortcut:
             time_s = self.time_to_train_s(config, perf_class, pinned)
             return pinned if time_s is not None and time_s <= seconds else None
         key = (*self.perf_key(config), perf_class, seconds)
