@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from topoopt.catalog import load_builtin_catalog
-from topoopt.models.catalog import Catalog, LinkPart, Nic, Server, StorageTier
+from topoopt.models.catalog import Catalog, LinkPart, StorageTier
 from topoopt.models.design import (
     Cost,
     CostLine,
@@ -33,28 +33,11 @@ from topoopt.models.performance import Parallelism
 PRICE_BOOK = "usd-capex"
 TEST_SOURCE = "estimate: test item of the fabric tests"
 
-# Test items: a dual-port 200G storage NIC (built into the DGX H100 here, as the two dual-port
-# ConnectX-7 of a real one), RJ45 patch cords for the management network, a twin-port OSFP to
-# 4 × QSFP56 200G AOC, and a cold object tier with QSFP56 200G ports. The DGX H100 and the HGX H100
-# are given their storage NICs.
+# Test items: a twin-port OSFP to 4 × QSFP56 200G AOC and a cold object tier with QSFP56 200G
+# ports (the built-in object store runs 25G only), so one design has a cold tier on a second part.
 _BUILTIN = load_builtin_catalog()
-_SERVERS = _BUILTIN.by_id("servers")
 ADDITIONS = CatalogAdditions(
-    nics=[Nic(id="test-cx7-2p", name="Test dual-port 200G storage NIC (QSFP112)", source=TEST_SOURCE,
-              port_form_factor="qsfp112", ports=2, interconnects=["ib-ndr200", "roce-200"], power_w=25)],
-    servers=[
-        Server.model_validate({**_SERVERS["dgx-h100"].model_dump(),
-                               "builtin_storage_nics": {"nic": "test-cx7-2p", "count": 2}}),
-        Server.model_validate({**_SERVERS["hgx-h100"].model_dump(), "storage_nic_options": ["cx7-qsfp112"],
-                               "max_storage_nics": 2}),
-    ],
     cables=[
-        LinkPart(id="test-cat6-1g", name="Test Cat6 patch cord, 1G", source=TEST_SOURCE, media="dac", gbps=1,
-                 a_form_factor="rj45", b_form_factor="rj45", max_reach_m=100, power_w_per_a_end=0,
-                 power_w_per_b_end=0),
-        LinkPart(id="test-cat6a-10g", name="Test Cat6a patch cord, 10G", source=TEST_SOURCE, media="dac", gbps=10,
-                 a_form_factor="rj45", b_form_factor="rj45", max_reach_m=100, power_w_per_a_end=0,
-                 power_w_per_b_end=0),
         LinkPart(id="test-200g-twin-to-4x-qsfp56-aoc-30m", name="Test twin-port OSFP to 4 × 200G QSFP56 AOC",
                  source=TEST_SOURCE, media="aoc", gbps=200, links=4, a_form_factor="osfp-twin-finned", a_ends=1,
                  b_form_factor="qsfp56", b_ends=4, max_reach_m=30, power_w_per_a_end=15, power_w_per_b_end=6),
@@ -64,8 +47,7 @@ ADDITIONS = CatalogAdditions(
                          power_w=1200, rack_units=4, network_ports=2, port_speeds_gbps=[200, 100],
                          port_form_factor="qsfp56", protocols=["ib", "ethernet"])],
 )
-TEST_PRICES = {"test-cx7-2p": 2500.0, "test-cat6-1g": 5.0, "test-cat6a-10g": 12.0,
-               "test-200g-twin-to-4x-qsfp56-aoc-30m": 1800.0, "test-object-200g": 40000.0}
+TEST_PRICES = {"test-200g-twin-to-4x-qsfp56-aoc-30m": 1800.0, "test-object-200g": 40000.0}
 
 
 def _with_additions(builtin: Catalog, additions: CatalogAdditions) -> Catalog:
@@ -81,15 +63,16 @@ def _with_additions(builtin: Catalog, additions: CatalogAdditions) -> Catalog:
 CATALOG = _with_additions(_BUILTIN, ADDITIONS)
 
 # Provisioned power (docs/model.md, "Racks and power") and what one air-45kw rack (45 kW, 48 U) holds:
-#   dgx-h100 node  10,200 W + 4 twin-flat cages × 17 W + its 4 storage QSFP112 cages × 5 W (the
-#                  hungriest 200G QSFP112 end: ndr200-dr4-splitter-kit-qsfp112-50m)   = 10,288 W -> 4 per rack
+#   dgx-h100 node  10,200 W + 4 twin-flat cages × 17 W + the 4 QSFP112 cages of its 2 built-in
+#                  cx7-qsfp112-2x200g storage NICs × 5 W (the hungriest 200G QSFP112 end:
+#                  ndr200-dr4-splitter-kit-qsfp112-50m)                               = 10,288 W -> 4 per rack
 #   dgx-a100 node   6,500 W + 8 qsfp56 cages × 6 W (HDR AOC end); converged: no storage NIC = 6,548 W -> 6 per rack
 #   hgx-h100 node  10,000 W + 8 bought cx7-osfp × 25 W + 8 osfp-flat cages × 9 W
-#                  + 1 bought cx7-qsfp112 storage NIC 25 W + 1 QSFP112 cage × 5 W     = 10,302 W -> 4 per rack
+#                  + 1 bought cx7-qsfp112-2x200g storage NIC 25 W + 2 QSFP112 cages × 5 W = 10,307 W -> 4 per rack
 #   qm9700            750 W + 32 cages × 17 W (no 800G part fits: it runs ≤ 400G) = 1,294 W -> 34 per rack
 #   qm8700            300 W + 40 cages × 6 W (HDR / 2 × HDR100 AOC ends)           =   540 W -> 48 per rack (by U)
 #   sn5600          1,200 W + 64 cages × 17 W                                     = 2,288 W -> 19 per rack
-#   mgmt-48x1g-10g    150 W (RJ45 patch cords draw nothing)                          =   150 W -> 48 per rack (by U)
+#   mgmt-48x1g-10g    150 W + 48 RJ45 cages × 0 W (patch cords draw nothing)         =   150 W -> 48 per rack (by U)
 #   pfs-building-block 2,500 W, 4 U -> 12 per rack (by U); nvme-of-array 1,600 W, 2 U -> 24 per rack (by U)
 #   test-object-200g 1,200 W, 4 U
 # e.g. 45,000 / 10,288 = 4.37 and 48 / 8 U = 6, so 4 nodes; 45,000 / 1,294 = 34.8 and 48 / 1 U = 48, so 34.
@@ -119,11 +102,11 @@ def _management(ports: int, leaves: int, aggregation: int) -> tuple[ManagementNe
     uplinks = 2 * leaves if aggregation else 0
     switches = [SwitchGroup(network="management", tier="mgmt-leaf", model="mgmt-48x1g-10g", count=leaves,
                             ports_used=ports + uplinks)]
-    links = [_links("mgmt", ports, "test-cat6-1g", 1, 17, 1, network="management")]
+    links = [_links("mgmt", ports, "cat6-rj45-1g-100m", 1, 17, 1, network="management")]
     if aggregation:
         switches.append(SwitchGroup(network="management", tier="mgmt-aggregation", model="mgmt-48x1g-10g",
                                     count=aggregation, ports_used=uplinks))
-        links.append(_links("mgmt-uplink", uplinks, "test-cat6a-10g", 1, 52, 10, network="management"))
+        links.append(_links("mgmt-uplink", uplinks, "cat6a-rj45-10g-100m", 1, 52, 10, network="management"))
     return network, switches, links
 
 
@@ -134,16 +117,17 @@ def _design(**fields) -> Design:
 
 def _dgx_storage_network(nodes: int, switch: str, tiers: int, leaves: int, spines: int, unit_ports: int,
                          need_gbps: float) -> StorageNetwork:
-    """DGX H100: 2 built-in dual-port test-cx7-2p per node = 4 × 200G = 800 Gb/s."""
-    return StorageNetwork(mode="dedicated", nic="test-cx7-2p", nics_per_node=2, ports_per_node=4, link_gbps=200,
+    """DGX H100: its 2 built-in dual-port cx7-qsfp112-2x200g = 4 × 200G = 800 Gb/s per node."""
+    return StorageNetwork(mode="dedicated", nic="cx7-qsfp112-2x200g", nics_per_node=2, ports_per_node=4, link_gbps=200,
                           node_gbps=800, need_gbps=need_gbps, switch=switch, tiers=tiers, leaves=leaves,
                           spines=spines, compute_storage_leaves=0, unit_ports=unit_ports)
 
 
 def one_tier_8_gpu() -> Design:
     """1 × dgx-h100 on one qm9700: 8 rails = 8 links in 4 twin-port kits. Storage: 1 tier, one qm9700
-    at 200G takes the node's 4 storage ports (one 4-way splitter kit), the hot nvme-of-array's 4
-    (one kit) and the cold test-object-200g's 2 (one 4-way AOC, half used): 10 ports. Management:
+    at 200G takes the node's 4 storage ports (a 4-way splitter kit per port, as the model counts
+    them: 4 × ceil(1 / 4)), the hot nvme-of-array's 4 (one kit) and the cold test-object-200g's 2
+    (one 4-way AOC, half used): 10 ports. Management:
     node, 2 switches, 2 units × 2 ports = 10 on one leaf. Everything in one mixed rack:
     10,288 + 2 × 1,294 + 150 + 1,600 + 1,200 = 15,826 W in 8 + 1 + 1 + 1 + 2 + 4 = 17 U."""
     management, mgmt_switches, mgmt_links = _management(ports=10, leaves=1, aggregation=0)
@@ -158,7 +142,8 @@ def one_tier_8_gpu() -> Design:
                   SwitchGroup(network="storage", tier="storage-leaf", model="qm9700", count=1, ports_used=10),
                   *mgmt_switches],
         links=[_links("node-leaf", 8, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400),
-               _links("node-storage", 4, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, network="storage"),
+               _links("node-storage", 4, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, assemblies=4,
+                      network="storage"),
                _links("storage-unit", 4, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, network="storage"),
                _links("storage-unit", 2, "test-200g-twin-to-4x-qsfp56-aoc-30m", 4, 17, 200, network="storage"),
                *mgmt_links],
@@ -253,9 +238,10 @@ def two_tier_hgx_odd(nodes: int = 21) -> Design:
     ndr-sr4-kit-50m breakout kits (one twin-port switch module → two NIC modules).
     Assemblies are stated as ``ceil(links / 2)``, the model's count.
 
-    Storage: one bought cx7-qsfp112 per node at 200G on one qm9700 (1 tier, 128 ports): node ports
-    first in 4-way splitter kits (``ceil(nodes / 4)``), then the nvme-of-array's 4 ports on a fresh
-    cage (one kit). Management: nodes, compute switches, the storage switch and the unit, 2 ports each."""
+    Storage: one bought dual-port cx7-qsfp112-2x200g per node at 200G on one qm9700 (1 tier, 128
+    ports): node ports first, a 4-way splitter kit per storage port of 4 nodes (``2 · ceil(nodes /
+    4)``), then the nvme-of-array's 4 ports on a fresh cage (one kit). Management: nodes, compute switches, the
+    storage switch and the unit, 2 ports each."""
     leaves_per_rail = math.ceil(nodes / 32)
     leaves = 8 * leaves_per_rail
     spines = 4 * leaves_per_rail  # a spine takes 64 ports: leaves × 32 / spines links
@@ -263,8 +249,8 @@ def two_tier_hgx_odd(nodes: int = 21) -> Design:
     mgmt_ports = 2 * (nodes + switches + 1 + 1)
     mgmt_leaves = math.ceil(mgmt_ports / 46)
     management, mgmt_switches, mgmt_links = _management(mgmt_ports, mgmt_leaves, 2 if mgmt_leaves > 1 else 0)
-    # 4 nodes of 10,302 W, 34 qm9700 of 1,294 W and 48 management switches of 150 W per rack.
-    node_rack_w, switch_rack_w = min(nodes, 4) * 10_302, min(switches + 1, 34) * 1_294
+    # 4 nodes of 10,307 W, 34 qm9700 of 1,294 W and 48 management switches of 150 W per rack.
+    node_rack_w, switch_rack_w = min(nodes, 4) * 10_307, min(switches + 1, 34) * 1_294
     return _design(
         server="hgx-h100", gpu="h100-sxm", nodes=nodes, gpus=8 * nodes, interconnect="ib-ndr", nic="cx7-osfp",
         nics_per_node=8, link_gbps=400, tiers=2, oversubscription=1.0, rail_optimized=True,
@@ -275,11 +261,13 @@ def two_tier_hgx_odd(nodes: int = 21) -> Design:
                            leaves_per_rail=leaves_per_rail),
         switches=[SwitchGroup(tier="leaf", model="qm9700", count=leaves, ports_used=8 * nodes + 32 * leaves),
                   SwitchGroup(tier="spine", model="qm9700", count=spines, ports_used=32 * leaves),
-                  SwitchGroup(network="storage", tier="storage-leaf", model="qm9700", count=1, ports_used=nodes + 4),
+                  SwitchGroup(network="storage", tier="storage-leaf", model="qm9700", count=1,
+                              ports_used=2 * nodes + 4),
                   *mgmt_switches],
         links=[_links("node-leaf", 8 * nodes, "ndr-sr4-kit-50m", 2, 17, 400),
                _links("leaf-spine", 32 * leaves, "ndr-dr4-twin-kit-500m", 2, 52, 400),
-               _links("node-storage", nodes, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, network="storage"),
+               _links("node-storage", 2 * nodes, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200,
+                      assemblies=2 * math.ceil(nodes / 4), network="storage"),
                _links("storage-unit", 4, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, network="storage"),
                *mgmt_links],
         racks=[RackGroup(rack_class="air-45kw", role="compute", count=math.ceil(nodes / 4), nodes_per_rack=4,
@@ -288,8 +276,8 @@ def two_tier_hgx_odd(nodes: int = 21) -> Design:
                          nodes_per_rack=0, power_kw=switch_rack_w / 1000),
                RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=1.6)],
         storage=_storage("nvme-of-array", 1),
-        storage_network=StorageNetwork(mode="dedicated", nic="cx7-qsfp112", nics_per_node=1, ports_per_node=1,
-                                       link_gbps=200, node_gbps=200, need_gbps=100 * nodes, switch="qm9700", tiers=1,
+        storage_network=StorageNetwork(mode="dedicated", nic="cx7-qsfp112-2x200g", nics_per_node=1,
+                                       ports_per_node=2, link_gbps=200, node_gbps=400, need_gbps=100 * nodes, switch="qm9700", tiers=1,
                                        leaves=1, spines=0, compute_storage_leaves=0, unit_ports=4),
         management_network=management,
     )

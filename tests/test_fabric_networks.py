@@ -50,19 +50,31 @@ def test_every_node_reaches_the_storage_leaves_on_all_its_storage_ports():
 
 
 def test_each_link_group_starts_on_a_fresh_cage():
-    """One 200G storage switch (4 ports per cage): the node's 4 ports fill cage 1, the hot unit's 4
-    cage 2 and the cold unit's 2 half of cage 3 — never two parts in one cage."""
+    """One 200G storage switch (4 ports per cage): each of the node's 4 storage ports takes a 4-way
+    splitter in cages 1-4 (a splitter joins one port index of up to 4 nodes), the hot unit's 4
+    ports cage 5 and the cold unit's 2 half of cage 6 — never two parts or two keys in one cage."""
     graph = fabric_graph(fd.one_tier_8_gpu())
-    assert sorted(ports_on(graph, "sleaf-01", "node-storage")) == ["p1/1", "p1/2", "p1/3", "p1/4"]
+    node = sorted((link["a_port"], link["b_port"]) for link in links_of(graph, "node-storage"))
+    assert node == [("p1/1", "snic1/1"), ("p2/1", "snic1/2"), ("p3/1", "snic2/1"), ("p4/1", "snic2/2")]
     by_unit = defaultdict(list)
     for link in links_of(graph, "storage-unit"):
         by_unit[link["b_device"]].append((link["a_port"], link["b_port"], link["part"]))
-    assert sorted(by_unit["storage-01"]) == [(f"p2/{i}", f"data{i}", "ndr200-dr4-splitter-kit-qsfp112-50m")
+    assert sorted(by_unit["storage-01"]) == [(f"p5/{i}", f"data{i}", "ndr200-dr4-splitter-kit-qsfp112-50m")
                                              for i in range(1, 5)]
-    assert sorted(by_unit["cold-01"]) == [(f"p3/{i}", f"data{i}", "test-200g-twin-to-4x-qsfp56-aoc-30m")
+    assert sorted(by_unit["cold-01"]) == [(f"p6/{i}", f"data{i}", "test-200g-twin-to-4x-qsfp56-aoc-30m")
                                           for i in range(1, 3)]
     cables = {link["cable"] for link in links_of(graph, "storage-unit")}
     assert cables == {"SU-01", "CU-01"}
+
+
+def test_a_splitter_joins_one_storage_port_of_consecutive_nodes():
+    graph = fabric_graph(fd.two_tier_32_dgx())
+    per_cable = defaultdict(list)
+    for link in links_of(graph, "node-storage"):
+        per_cable[link["cable"]].append((link["b_device"], link["b_port"]))
+    assert len(per_cable) == 32
+    for ends in per_cable.values():
+        assert len(ends) == 4 and len({port for _, port in ends}) == 1 and len({node for node, _ in ends}) == 4
 
 
 def test_storage_leaves_reach_every_storage_spine_on_their_top_cages():
@@ -142,7 +154,7 @@ def test_devices_and_links_carry_their_network():
     per_class = {(a["link_class"], a["network"]) for _, _, a in graph.edges(data=True)}
     assert per_class == {("node-leaf", "compute"), ("node-storage", "storage"), ("storage-unit", "storage"),
                          ("mgmt", "management")}
-    assert graph.nodes["rack01-node01"]["storage_nic"] == "test-cx7-2p"
+    assert graph.nodes["rack01-node01"]["storage_nic"] == "cx7-qsfp112-2x200g"
     assert graph.nodes["cold-01"]["capacity_tb"] == 1000
 
 
@@ -208,10 +220,10 @@ def test_a_bare_design_counts_every_network_in_the_bom(tmp_path):
                        design=design)
     write_outputs(bare, None, tmp_path, catalog=CATALOG)
     bom = {(row["category"], row["part"]): int(row["quantity"]) for row in rows(tmp_path / "bom.csv")}
-    assert bom[("nic", "cx7-qsfp112")] == 21  # bought storage NICs, one per node
+    assert bom[("nic", "cx7-qsfp112-2x200g")] == 21  # bought storage NICs, one per node
     assert bom[("switch", "qm9700")] == 8 + 4 + 1 and bom[("switch", "mgmt-48x1g-10g")] == 2 + 2
     assert bom[("storage", "nvme-of-array")] == 1
-    assert bom[("cable", "test-cat6-1g")] == 2 * (21 + 12 + 1 + 1)
+    assert bom[("cable", "cat6-rj45-1g-100m")] == 2 * (21 + 12 + 1 + 1)
 
 
 def test_drawing_tells_the_networks_apart():
@@ -232,3 +244,27 @@ def test_drawing_tells_the_networks_apart():
 def test_other_shapes_keep_the_invariants(make):
     design = make()
     check_all(design, fabric_graph(design), CATALOG)
+
+
+def _one_switch_fill(capacity: int):
+    from topoopt.fabric.devices import Device, LinkBundle, Run, fill
+
+    part = CATALOG.by_id("cables")["ndr200-dr4-splitter-kit-qsfp112-50m"]  # 4 links per assembly
+    bundle = LinkBundle(between="node-storage", part=part, gbps=200, length_m=17)
+    switch = Device(name="sleaf-01", role="storage-leaf", model="qm9700", rack_units=1, power_w=1, ports=16)
+    nodes = ["n1", "n1", "n2", "n2", "n3", "n3"]
+    run = Run(bundle, nodes, ["a", "b"] * 3, keys=[0, 1] * 3, by_key=True)
+    fill([switch], [f"p{i}" for i in range(1, 17)], capacity, [run])
+    return bundle
+
+
+def test_fill_keeps_one_key_per_assembly_when_it_fits():
+    bundle = _one_switch_fill(capacity=8)
+    assert bundle.a_port == ["p1", "p2", "p3", "p5", "p6", "p7"]
+    assert bundle.b_port == ["a", "a", "a", "b", "b", "b"] and bundle.cable == [0, 0, 0, 1, 1, 1]
+
+
+def test_fill_packs_in_order_when_fresh_assemblies_would_not_fit():
+    bundle = _one_switch_fill(capacity=6)  # 3 + skip 1 + 3 = 7 ports > 6
+    assert bundle.a_port == [f"p{i}" for i in range(1, 7)]
+    assert bundle.b_port == ["a", "b"] * 3 and bundle.cable == [0, 0, 0, 0, 1, 1]

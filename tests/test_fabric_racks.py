@@ -120,11 +120,11 @@ def test_power_is_provisioned_with_the_hungriest_module_in_every_cage():
 
 def test_bought_nics_are_provisioned_with_the_node():
     # hgx-h100 with 8 bought cx7-osfp: 10,000 W + 8 × 25 W NICs + 8 single-port osfp-flat cages
-    # × 9 W (the hungriest 400G module end for one), plus its bought cx7-qsfp112 storage NIC
-    # (25 W) and that NIC's cage (5 W): 10,302 W; 4 of them in a 45 kW rack.
+    # × 9 W (the hungriest 400G module end for one), plus its bought dual-port cx7-qsfp112-2x200g
+    # storage NIC (25 W) and that NIC's 2 cages (5 W each): 10,307 W; 4 of them in a 45 kW rack.
     fabric = build_fabric(fd.two_tier_hgx_odd())
-    assert [node.power_w for node in fabric.nodes] == pytest.approx([10_302] * 21)
-    assert fabric.racks.by_role("compute")[0].power_w == pytest.approx(4 * 10_302)
+    assert [node.power_w for node in fabric.nodes] == pytest.approx([10_307] * 21)
+    assert fabric.racks.by_role("compute")[0].power_w == pytest.approx(4 * 10_307)
 
 
 def test_too_many_nodes_per_rack_is_reported():

@@ -169,12 +169,12 @@ def _check_parts(fabric: Fabric) -> list[str]:
 def _compare_links(design: Design, links: list[LinkBundle]) -> list[str]:
     """Differences between the wired links / assemblies and the design's link groups."""
     notes = []
-    wired = {(b.between, b.part.id) for b in links}
-    for group in design.links:
-        if (group.between, group.part) not in wired and group.count:
+    wired = {bundle.group for bundle in links}
+    for index, group in enumerate(design.links):
+        if index not in wired and group.count:
             notes.append(f"{group.between}: the design counts {group.count} links on {group.part}, none are wired")
     for bundle in links:
-        group = next(g for g in design.links if g.between == bundle.between and g.part == bundle.part.id)
+        group = design.links[bundle.group]
         if len(bundle) != group.count:
             notes.append(f"{bundle.between}: wiring has {len(bundle)} links, the design counts {group.count}")
         if bundle.assemblies != group.assemblies:

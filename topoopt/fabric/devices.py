@@ -61,6 +61,8 @@ class LinkBundle:
     network: str = "compute"
     prefix: str = "XX"
     """Cable id prefix, unique per bundle (``NL-0001`` …)."""
+    group: int = -1
+    """Index of the design's link group the bundle wires (into ``design.links``)."""
     a_device: list[str] = field(default_factory=list)
     a_port: list[str] = field(default_factory=list)
     b_device: list[str] = field(default_factory=list)
@@ -151,6 +153,29 @@ class Run:
     bundle: LinkBundle
     b_devices: list[str]
     b_ports: list[str]
+    keys: list | None = None
+    """Assembly key per endpoint: an assembly joins ports of one key only (one storage unit; one
+    NIC port index across nodes, as a rail does), the way the model counts assemblies. None: any
+    consecutive ports share assemblies."""
+    by_key: bool = False
+    """On each switch, take the ports key by key (every node's ``snic1/1``, then every ``snic1/2`` …)."""
+
+
+def _key_groups(run: Run, start: int, stop: int) -> list[list[int]]:
+    """Endpoint indices ``start … stop − 1`` in wiring order, split where the key changes."""
+    indices = list(range(start, stop))
+    if run.keys is None:
+        return [indices]
+    keys = run.keys
+    if run.by_key:
+        indices.sort(key=lambda i: keys[i])
+    groups = [[indices[0]]]
+    for i in indices[1:]:
+        if keys[i] == keys[groups[-1][-1]]:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
 
 
 def fill(switches: list[Device], port_names: list[str], capacity: int, runs: list[Run], *, taken: int = 0,
@@ -158,8 +183,11 @@ def fill(switches: list[Device], port_names: list[str], capacity: int, runs: lis
     """Deal the runs' endpoint ports to ``switches`` in order, ports ``0 … capacity − 1`` of each.
 
     A switch is filled before the next one starts (so a rack's devices share switches); the first
-    ``taken`` ports of the first switch are already in use. Each run starts on a fresh assembly
-    boundary (a multiple of its part's links), so two link classes never share a cage.
+    ``taken`` ports of the first switch are already in use. Each run, and on a switch each key of a
+    run, starts on a fresh assembly boundary (a multiple of the part's links), so two link classes
+    never share a cage and an assembly serves one key — unless the ports skipped that way would
+    not fit the switch, when the switch's share of the run is taken in order (fewer, fuller
+    assemblies, which the build reports against the design's count).
     Raises :class:`FabricError` when the switches run out of ports.
     """
     index, used = 0, taken
@@ -177,8 +205,14 @@ def fill(switches: list[Device], port_names: list[str], capacity: int, runs: lis
                 raise FabricError(f"{total - start} {run.bundle.between} ports left over: {len(switches)} {what} "
                                   f"of {capacity} ports are full")
             take = min(total - start, capacity - used)
+            groups = _key_groups(run, start, start + take)
+            needed = sum(math.ceil(len(g) / grain) * grain for g in groups[:-1]) + len(groups[-1])
+            if used + needed > capacity:
+                groups = [list(range(start, start + take))]
             switch = switches[index]
-            a_ports = port_names[used:used + take]
-            out.add_device(switch.name, a_ports, run.b_devices[start:start + take], run.b_ports[start:start + take])
+            for group in groups:
+                used = math.ceil(used / grain) * grain
+                out.add_device(switch.name, port_names[used:used + len(group)],
+                               [run.b_devices[i] for i in group], [run.b_ports[i] for i in group])
+                used += len(group)
             start += take
-            used += take

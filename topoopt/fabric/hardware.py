@@ -3,7 +3,8 @@
 A :class:`~topoopt.models.design.Design` holds ids and counts. Building the installation needs the
 items behind the ids (rack units, cages, ports per cage, end power) and the provisioned power of
 each device, by the rules of ``docs/model.md`` ("Racks and power") as ``topoopt.catalog.power``
-computes them; a storage unit draws its ``power_w``.
+computes them (a dedicated storage network adds the storage NICs and their optics to the node); a
+storage unit draws its ``power_w``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from topoopt.catalog import load_builtin_catalog, resolve_catalog
-from topoopt.catalog.power import node_power_w, part_fits_cage, switch_power_w
+from topoopt.catalog.power import node_power_w, storage_nic_power_w, switch_power_w
 from topoopt.models.catalog import Catalog, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.design import Design, LinkGroup
 from topoopt.models.instance import Instance
@@ -111,15 +112,6 @@ def _ports_per_cage(switch: Switch, gbps: int, what: str) -> int:
     return per_cage
 
 
-def storage_nic_power_w(nic: Nic, nics: int, bought: bool, gbps: int, parts: list[LinkPart]) -> float:
-    """Storage NICs' share of a node's provisioned power: the NICs when bought (a built-in NIC is in
-    the server's power) plus, in each of their ``nics × ports`` single-port cages, the hungriest
-    part end that fits the cage at ``gbps``."""
-    end_w = max((p.power_w_per_b_end for p in parts if part_fits_cage(p, "b", nic.port_form_factor, 1, gbps)),
-                default=0.0)
-    return (nics * nic.power_w if bought else 0.0) + nics * nic.ports * end_w
-
-
 def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
     """Look up every id of ``design`` and compute the provisioned power per device.
 
@@ -152,7 +144,7 @@ def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
     storage_net = _storage_net(design, catalog, server, all_parts)
     if storage_net.nic is not None:
         sn = design.storage_network
-        node_w += storage_nic_power_w(storage_net.nic, sn.nics_per_node, storage_net.nics_bought, sn.link_gbps, all_parts)
+        node_w += storage_nic_power_w(server, storage_net.nic, sn.nics_per_node, sn.link_gbps, all_parts)
     return Hardware(
         server=server,
         nic=nic,

@@ -25,7 +25,7 @@ DEVICE_ROLE = {
     "mgmt-leaf": "management-leaf", "mgmt-aggregation": "management-aggregation",
     "storage": "storage-hot", "cold-storage": "storage-cold",
 }
-# NetBox cable types of RJ45 patch cords (the management network's), by speed (Gb/s).
+# NetBox cable types of twisted-pair (RJ45) patch cords, the management network's, by speed (Gb/s).
 COPPER_TYPE = {1: "cat6", 10: "cat6a", 25: "cat8", 40: "cat8"}
 
 DEVICE_COLUMNS = ["name", "role", "device_type", "site", "rack", "position", "face", "status"]
@@ -55,8 +55,8 @@ def write_netbox(fabric: Fabric, site: str, out_dir: Path) -> list[Path]:
 
 def _cable_rows(bundle):
     part = bundle.part
-    rj45 = "rj45" in (part.a_form_factor, part.b_form_factor)
-    kind = COPPER_TYPE.get(bundle.gbps, "") if rj45 else CABLE_TYPE.get(part.media, "")
+    twisted_pair = part.media == "utp" or "rj45" in (part.a_form_factor, part.b_form_factor)
+    kind = COPPER_TYPE.get(bundle.gbps, "") if twisted_pair else CABLE_TYPE.get(part.media, "")
     length = f"{bundle.length_m:g}"
     ids = bundle.cable_ids
     previous, lane = -1, 0

@@ -16,9 +16,12 @@ choices the counts leave open:
 * **Order.** Endpoint ports are dealt to the switches in order — the nodes' storage ports (node by
   node), then the hot units', then the cold units' — each switch filled before the next, and each
   link group starting on a fresh cable assembly (never a cage shared by two parts).
+* **Assemblies.** As the model counts them: one joins the same storage port (``snic1/1``) of
+  consecutive nodes on a switch, like a rail (``ports_per_node × ceil(nodes / part.links)``),
+  and one serves one storage unit (``units × ceil(ports / part.links)``).
 * **Parts.** Node ports use the ``node-storage`` link group, leaf–spine links the
-  ``storage-leaf-spine`` group. Unit ports use the ``storage-unit`` group whose part plugs into the
-  tier's port form factor when the design has one per tier, else the only one.
+  ``storage-leaf-spine`` group. Unit ports use the design's ``storage-unit`` groups in order
+  (hot tier, then cold tier), or the only one for both.
 """
 
 from __future__ import annotations
@@ -106,7 +109,10 @@ def wire_storage(design: Design, hw: Hardware, nodes: list[Device], hot: list[De
     if len(names) != sn.ports_per_node:
         raise FabricError(f"{sn.nics_per_node} × {net.nic.id} have {len(names)} ports, the design counts "
                           f"{sn.ports_per_node} storage ports per node")
-    node_run = Run(node_bundle, [node.name for node in nodes for _ in names], names * len(nodes))
+    # An assembly joins the same storage port of consecutive nodes, as a rail's does (the model
+    # counts ports_per_node × ceil(nodes / part.links) of them).
+    node_run = Run(node_bundle, [node.name for node in nodes for _ in names], names * len(nodes),
+                   keys=list(range(len(names))) * len(nodes), by_key=True)
     down, _ = storage_leaf_ports(design, hw)
     ports = port_names(net.switch.cages, net.ports_per_cage)
     fill(storage.leaves, ports, down, [node_run, *unit_runs], what=f"storage leaves ({net.switch.id})")
@@ -117,20 +123,26 @@ def wire_storage(design: Design, hw: Hardware, nodes: list[Device], hot: list[De
 
 
 def _unit_runs(design: Design, hw: Hardware, hot: list[Device], cold: list[Device]) -> tuple[list[Run], list[LinkBundle]]:
-    """One run per storage tier, and the bundles (one per storage-unit link group in use)."""
+    """One run per storage tier, and the bundles (one per storage-unit link group in use).
+
+    The design lists one storage-unit link group per tier in use, hot first; a design with one
+    group for both tiers puts both on it."""
     groups = [i for i, (group, _) in enumerate(hw.groups) if group.between == "storage-unit"]
-    tiers = [(units, hw.storage if units is hot else hw.cold_storage) for units in (hot, cold) if units]
+    tiers = [(units, tier) for units, tier in ((hot, hw.storage), (cold, hw.cold_storage)) if units]
     if tiers and not groups:
         raise FabricError("no storage-unit link group (part) in the design")
+    if len(groups) not in (1, len(tiers)):
+        raise FabricError(f"{len(groups)} storage-unit link groups for {len(tiers)} storage tiers")
     bundles: dict[int, LinkBundle] = {}
     runs = []
-    for units, tier in tiers:
-        fitting = [i for i in groups if hw.groups[i][1].b_form_factor == tier.port_form_factor]
-        index = fitting[0] if len(groups) > 1 and fitting else groups[0]
+    for position, (units, tier) in enumerate(tiers):
+        index = groups[position] if len(groups) > 1 else groups[0]
         if index not in bundles:
             bundles[index] = new_bundle(design, hw, index, prefix="SU" if not bundles else "CU")
         names = data_port_names(tier.network_ports)
-        runs.append(Run(bundles[index], [unit.name for unit in units for _ in names], names * len(units)))
+        # An assembly serves one unit (the model counts units × ceil(ports / part.links)).
+        runs.append(Run(bundles[index], [unit.name for unit in units for _ in names], names * len(units),
+                        keys=[unit.name for unit in units for _ in names]))
     return runs, list(bundles.values())
 
 
