@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 
 from topoopt.fabric.hardware import FabricError
-from topoopt.fabric.names import numbered
+from topoopt.fabric.names import width
 from topoopt.models.catalog import LinkPart
 
 NETWORKS = ("compute", "storage", "management")
@@ -81,7 +81,8 @@ class LinkBundle:
     def name_cables(self) -> None:
         """Give assemblies stable ids ``NL-0001`` … in wiring order."""
         count = (max(self.cable) + 1) if self.cable else 0
-        self.cable_ids = [numbered(f"{self.prefix}-", i + 1, count) for i in range(count)]
+        digits = width(count)
+        self.cable_ids = [f"{self.prefix}-{i:0{digits}d}" for i in range(1, count + 1)]
 
 
 class Assembler:

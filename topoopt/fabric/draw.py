@@ -27,6 +27,7 @@ from topoopt.fabric.views import (
     Box,
     View,
     bundle_text,
+    count_of,
     detail_view,
     inventory,
     lines_of,
@@ -133,7 +134,7 @@ def _legend(fabric: Fabric, view: View) -> str:
                 facts.append((which, f"{choice.units:,} × {choice.tier} · {choice.capacity_tb:,.0f} TB · "
                                      f"{choice.read_gbps:,.0f} Gb/s read · {choice.write_gbps:,.0f} Gb/s write"))
             sn = design.storage_network
-            facts.append(("bandwidth", f"{sn.node_gbps:,.0f} Gb/s per node × {design.nodes:,} nodes; "
+            facts.append(("bandwidth", f"{sn.node_gbps:,.0f} Gb/s per node × {count_of(design.nodes, 'node')}; "
                                        f"{sn.need_gbps:,.0f} Gb/s needed"))
         rows += [f'<tr><td align="left">{k}</td><td align="left" colspan="2">{escape(v)}</td></tr>' for k, v in facts]
     by_role: dict[str, int] = {}
@@ -235,8 +236,9 @@ def _add_boxes(dot: graphviz.Graph, fabric: Fabric, view: View) -> list[str]:
         colour = NETWORK_COLOUR[network]
         caption = f"{NETWORK_NAME[network]} · {network_caption(fabric, network)}"
         with dot.subgraph(name=f"cluster_net_{network}") as frame:
+            # Lines enter the storage and management frames from above: their captions go below.
             frame.attr(label=caption, style="dashed,rounded", color=colour, fontcolor=colour, fontsize="12",
-                       tooltip=NETWORK_NAME[network], labeljust="l")
+                       tooltip=NETWORK_NAME[network], labeljust="l", labelloc="t" if network == "compute" else "b")
             frames: dict[str, list[Box]] = {}
             for box in members:
                 frames.setdefault(box.frame, []).append(box)
