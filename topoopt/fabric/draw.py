@@ -125,7 +125,10 @@ def _legend(fabric: Fabric, view: View) -> str:
                 f'<td align="left">{escape(bundle_text(bundle, len(bundle)))}</td>'
                 f'<td align="left">{bundle.assemblies:,} × {escape(bundle.part.id)} · {bundle.length_m:g} m runs</td></tr>'
             )
-        facts = [("switches", _switch_facts(fabric, network))]
+        switches = _switch_facts(fabric, network)
+        if network == "storage" and design.storage_network.mode == "converged":
+            switches = "none of its own: the storage units sit on the compute fabric"
+        facts = [("switches", switches)]
         if network == "storage":
             for choice in (design.storage, design.cold_storage):
                 if choice is None:
