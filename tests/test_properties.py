@@ -160,6 +160,38 @@ def free_network_rack() -> dict:
                       constraints={"pins": {"nodes": 1, "interconnect": "ib400", "gpu": "ga"}})
 
 
+def pinned_count_makes_memory_redundant() -> dict:
+    """Nine nodes of a 24 GB GPU pinned, no cable reaches the only switch's cages at 400G. The
+    explanation named {memory_fits, pins_respected, leaf_ports_cover_endpoints,
+    port_form_factor_match}; without memory_fits it is still infeasible. The first deletion
+    filter ran with the pin's option exclusions only (the count free), where memory_fits was
+    needed; once the pin joined the conflict nothing shrank the first set again. Expected: a
+    minimal conflict (now {pins_respected, leaf_ports_cover_endpoints, port_form_factor_match})."""
+    twin, dac = "osfp-twin", dict(media="dac", gbps=200, links=2, max_reach_m=1, power_w_per_a_end=0.1,
+                                  power_w_per_b_end=0.1)
+    add = {
+        "gpus": [gpu("ga"), gpu("gc")],
+        "servers": [item("srv0", gpu="gc", gpus_per_node=4, power_w=1500, rack_units=4, nic_options=["nic0"],
+                         max_compute_nics=1)],
+        "nics": [item("nic0", port_form_factor="osfp-flat", interconnects=["ib400", "ib200"], power_w=15)],
+        "interconnects": interconnects_of(["ib400", "ib200"]),
+        "switches": [item("sw0", protocols=["ib"], cages=4, cage_form_factor=twin, ports_per_cage={"200": 2, "400": 2},
+                          power_w=300, rack_units=1)],
+        "cables": [item("cab0", a_form_factor=twin, b_form_factor=twin, **dac),
+                   item("cab1", media="mmf", gbps=400, links=2, a_form_factor=twin, b_form_factor=twin, max_reach_m=30,
+                        power_w_per_a_end=9.0, power_w_per_b_end=9.0),
+                   item("cab3", a_form_factor=twin, b_form_factor="osfp-flat", b_ends=2, **dac)],
+        "racks": [item("rk0", power_kw=12, rack_units=42, cooling="air")],
+        "storage": [item("nvme", kind="nvme_of", capacity_tb=500, read_gb_per_s=50, write_gb_per_s=30,
+                         latency_class="low", power_w=2000, rack_units=2)],
+    }
+    prices = {"srv0": 60_000, "nic0": 500, "sw0": 2_000, "cab0": 100, "cab1": 100, "cab3": 100, "rk0": 0,
+              "nvme": 20_000}
+    return regression(add, prices, goal={"objective": "min_cost"}, budget=20_000_000, tokens=5e9,
+                      site={"max_racks": 1, "distances": {"in_row_m": 1, "across_rows_m": 20, "slack_m": 0}},
+                      constraints={"max_oversubscription": 1, "pins": {"interconnect": "ib400", "nodes": 9}})
+
+
 def ethernet_leaf_for_infiniband() -> dict:
     """An InfiniBand interconnect and an Ethernet leaf switch pinned together, no cable that fits
     the NIC. The explanation named {pins_respected, oversubscription_within_limit, cable_reach},
@@ -438,6 +470,7 @@ def infeasible_with_only(instance: Instance, families) -> bool:
 @given(instance_data())
 @example(ethernet_leaf_for_infiniband())
 @example(pinned_nodes_miss_the_deadline())
+@example(pinned_count_makes_memory_redundant())
 def test_explanations_are_minimal_conflicts_and_relaxations_work(data):
     instance = build(data)
     result = solved(instance, explain=True)

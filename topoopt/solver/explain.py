@@ -78,7 +78,8 @@ def minimal_conflict(problem: Problem, settings: Settings, stats: Stats) -> list
     a deletion filter in the prefiltered model (where the prefiltered families' option exclusions
     hold throughout); then, for prefiltered families that excluded
     options, a deletion filter over those exclusions, each tried by rebuilding the model with the
-    options kept. Every member of the result is necessary given the others.
+    options kept, and a last deletion filter over the first set given the held exclusions. Every
+    member of the result is necessary given the others.
     """
     dm = _model(problem)
     kept = _core(dm, list(FAMILIES), settings, stats)
@@ -97,8 +98,16 @@ def minimal_conflict(problem: Problem, settings: Settings, stats: Stats) -> list
         for family in list(held):
             trial = [f for f in held if f != family]
             relaxed = Problem(problem.instance, prefilter=frozenset(trial), like=problem)
-            if _infeasible(_model(relaxed), kept, settings, stats):
+            if _infeasible(_model(relaxed), kept + trial, settings, stats):
                 held = trial
+        # With the held families enforced (exclusions and literals), some of ``kept`` may have
+        # become redundant: shrink it again. The held families stay necessary, since a smaller
+        # ``kept`` only loosens the rest.
+        final = _model(Problem(problem.instance, prefilter=frozenset(held), like=problem))
+        for family in list(kept):
+            trial = [f for f in kept if f != family]
+            if _infeasible(final, trial + held, settings, stats):
+                kept = trial
     else:
         held = []
     return [f for f in FAMILIES if f in kept or f in held]
