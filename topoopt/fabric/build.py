@@ -66,10 +66,6 @@ class Fabric:
     def devices(self) -> list[Device]:
         return self.nodes + self.switch_list + self.units
 
-    def bundle(self, link_class: str) -> LinkBundle | None:
-        """The (first) bundle of ``link_class``."""
-        return next((b for b in self.links if b.between == link_class), None)
-
 
 def build_fabric(design: Design, instance: Instance | None = None, *, catalog: Catalog | None = None) -> Fabric:
     """Build the installation of ``design`` deterministically from its counts.

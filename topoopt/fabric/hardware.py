@@ -78,18 +78,6 @@ class Hardware:
     node_power_w: float
     switch_power_w: float
 
-    @property
-    def parts(self) -> dict[str, LinkPart]:
-        """Part of the first link group of each link class."""
-        parts: dict[str, LinkPart] = {}
-        for group, part in self.groups:
-            parts.setdefault(group.between, part)
-        return parts
-
-    @property
-    def storage_power_w(self) -> float:
-        return self.storage.power_w
-
 
 def catalog_for(instance: Instance | None) -> Catalog:
     """The catalog a design was solved against: the instance's resolved one, or the built-in one."""
