@@ -4,7 +4,8 @@ An instance is drawn as plain data (the dict an instance file holds) so that tes
 more budget, a later deadline, an extra catalog option, ids renamed — before validating it with
 :func:`build`. Catalogs are tiny (1–3 servers, 1–2 switches of 8 or 16 ports so that 2- and
 3-tier fabrics occur at a few dozen nodes, 2–4 cable parts of varying reach, 1–2 rack classes,
-1–2 storage tiers) and budgets small, so that each solve takes well under a second.
+1–2 storage tiers, and the storage and management networks' kit of :func:`network_kit`) and
+budgets small, so that each solve takes well under a second.
 
 Cable parts are drawn to fit the drawn cages (a part whose ends fit nothing is only a dead option),
 except that their speed, reach and form factors vary enough that some instances have no usable
@@ -171,12 +172,66 @@ def _cables(draw, size: Size, interconnects: list[str], nics: list[dict], switch
     return cables
 
 
+STORAGE_PORTS = {"network_ports": 2, "port_speeds_gbps": [100], "port_form_factor": "qsfp28",
+                 "protocols": ["ethernet"]}
 STORAGE_POOL = [
     {"id": "nvme", "name": "NVMe array", "source": SRC, "kind": "nvme_of", "capacity_tb": 500,
-     "read_gb_per_s": 50, "write_gb_per_s": 30, "latency_class": "low", "power_w": 2000, "rack_units": 2},
+     "read_gb_per_s": 50, "write_gb_per_s": 30, "latency_class": "low", "power_w": 2000, "rack_units": 2,
+     **STORAGE_PORTS},
     {"id": "obj", "name": "Object node", "source": SRC, "kind": "object", "capacity_tb": 1000,
-     "read_gb_per_s": 5, "write_gb_per_s": 3, "latency_class": "high", "power_w": 800, "rack_units": 2},
+     "read_gb_per_s": 5, "write_gb_per_s": 3, "latency_class": "high", "power_w": 800, "rack_units": 2,
+     **STORAGE_PORTS},
 ]
+
+# The storage and management networks' kit: a 100G Ethernet storage NIC, switch and part, a
+# management switch and its RJ45 cords. Drawn catalogs vary the storage NIC's ports, the servers'
+# storage slots (none: converged only, where the compute speed allows) and the storage switch's radix.
+STORAGE_INTERCONNECT = {"id": "tcp100", "name": "TCP100", "source": SRC, "protocol": "tcp", "gbps": 100,
+                        "bus_efficiency": 0.35, "latency_us": 30.0}
+
+
+def network_kit(storage_nic_ports: int = 2, storage_switch_ports: int = 32) -> dict:
+    """Catalog additions (by kind) for the storage and management networks."""
+    utp = {"media": "utp", "a_form_factor": "rj45", "b_form_factor": "rj45", "max_reach_m": 100,
+           "power_w_per_a_end": 0, "power_w_per_b_end": 0}
+    return {
+        "nics": [{"id": "snic0", "name": "Storage NIC", "source": SRC, "port_form_factor": "qsfp28",
+                  "ports": storage_nic_ports, "interconnects": ["tcp100"], "power_w": 15}],
+        "interconnects": [STORAGE_INTERCONNECT],
+        "switches": [
+            {"id": "ssw0", "name": "Storage switch", "source": SRC, "protocols": ["ethernet"],
+             "cages": storage_switch_ports, "cage_form_factor": "qsfp28", "ports_per_cage": {"100": 1},
+             "power_w": 300, "rack_units": 1},
+            {"id": "msw0", "name": "Management switch", "source": SRC, "protocols": ["ethernet"], "cages": 48,
+             "cage_form_factor": "rj45", "ports_per_cage": {"1": 1, "10": 1}, "power_w": 100, "rack_units": 1,
+             "role": "management"},
+        ],
+        "cables": [
+            {"id": "scab0", "name": "100G SR4 kit", "source": SRC, "media": "mmf", "gbps": 100,
+             "a_form_factor": "qsfp28", "b_form_factor": "qsfp28", "max_reach_m": 100,
+             "power_w_per_a_end": 3.5, "power_w_per_b_end": 3.5},
+            {"id": "cat6", "name": "Cat6 cord", "source": SRC, "gbps": 1, **utp},
+            {"id": "cat6a", "name": "Cat6a cord", "source": SRC, "gbps": 10, **utp},
+        ],
+    }
+
+
+NETWORK_PRICES = {"snic0": 800, "ssw0": 15_000, "msw0": 2_000, "scab0": 600, "cat6": 5, "cat6a": 10}
+
+
+def with_networks(add: dict, prices: dict, storage_nics: int = 1, **kit) -> None:
+    """Add the network kit to a catalog in place: its items and prices, storage NIC slots on
+    servers that name none, data ports on storage tiers that have none."""
+    for kind, items in network_kit(**kit).items():
+        add.setdefault(kind, []).extend(items)
+    for item_id, price in NETWORK_PRICES.items():
+        prices.setdefault(item_id, price)
+    for server in add.get("servers", []):
+        if "storage_nic_options" not in server and "builtin_storage_nics" not in server:
+            server.update(storage_nic_options=["snic0"] if storage_nics else [], max_storage_nics=storage_nics)
+    for tier in add.get("storage", []):
+        for field, value in STORAGE_PORTS.items():
+            tier.setdefault(field, value)
 # Price ranges per kind: (low, high, unit) -> a price of low..high units.
 PRICE_RANGES = {"servers": (60, 400, 1000), "nics": (1, 3, 500), "switches": (2, 40, 1000), "cables": (1, 30, 100),
                 "racks": (0, 8, 1000), "storage": (2, 20, 10_000)}
@@ -207,6 +262,8 @@ def catalogs(draw, size: Size = DEFAULT, all_priced: bool = False) -> tuple[dict
     for kind, (low, high, unit) in PRICE_RANGES.items():
         for entry in add[kind]:
             prices[entry["id"]] = draw(st.integers(low, high)) * unit
+    with_networks(add, prices, storage_nics=draw(st.sampled_from([1, 2, 0])),
+                  storage_nic_ports=draw(st.sampled_from([2, 1])), storage_switch_ports=draw(st.sampled_from([32, 16])))
     # Now and then an item has no price (priced_in_book).
     if not all_priced and one_in(draw, 15):
         prices.pop(draw(st.sampled_from(sorted(prices))))
@@ -235,6 +292,7 @@ def pins_and_lists(draw, add: dict) -> dict:
         "storage": st.sampled_from(ids_of(add, "storage")),
         "interconnect": st.sampled_from(ids_of(add, "interconnects")),
         "gpu": st.sampled_from(ids_of(add, "gpus")),
+        "storage_network": st.sampled_from(["dedicated", "converged"]),
     }
     for key, values in optional.items():
         if one_in(draw, 20):
@@ -333,8 +391,10 @@ def renamed(data: dict, mapping: dict[str, str]) -> dict:
     for server in add.get("servers", []):
         server["gpu"] = r(server["gpu"])
         server["nic_options"] = [r(n) for n in server["nic_options"]]
-        if "builtin_compute_nics" in server:
-            server["builtin_compute_nics"]["nic"] = r(server["builtin_compute_nics"]["nic"])
+        server["storage_nic_options"] = [r(n) for n in server.get("storage_nic_options", [])]
+        for builtin in ("builtin_compute_nics", "builtin_storage_nics"):
+            if builtin in server:
+                server[builtin]["nic"] = r(server[builtin]["nic"])
     for nic in add.get("nics", []):
         nic["interconnects"] = [r(i) for i in nic["interconnects"]]
     out["catalog"]["prices"] = {r(k): v for k, v in out["catalog"]["prices"].items()}
@@ -342,7 +402,7 @@ def renamed(data: dict, mapping: dict[str, str]) -> dict:
     for key, value in list(constraints.get("pins", {}).items()):
         if isinstance(value, str):
             constraints["pins"][key] = r(value)
-    for kind in ("gpus", "servers", "interconnects", "switches", "cables", "storage"):
+    for kind in ("gpus", "servers", "interconnects", "switches", "cables", "storage", "storage_nics"):
         rule = constraints.get(kind)
         if rule:
             rule["deny"] = [r(x) for x in rule.get("deny", [])]
@@ -361,6 +421,7 @@ def reordered(data: dict) -> dict:
         add[kind] = list(reversed(add.get(kind, [])))
     for server in add["servers"]:
         server["nic_options"] = list(reversed(server["nic_options"]))
+        server["storage_nic_options"] = list(reversed(server.get("storage_nic_options", [])))
     for nic in add["nics"]:
         nic["interconnects"] = list(reversed(nic["interconnects"]))
     return out
@@ -382,7 +443,9 @@ def extra_options(draw, data: dict) -> tuple[str, dict, int]:
     base, prices = draw(catalogs(Size(max_servers=1, max_nics=1, max_switches=1, max_cables=2, max_racks=1,
                                       max_storage=1)))
     kind = draw(st.sampled_from(["servers", "switches", "racks", "storage", "cables"]))
-    item = copy.deepcopy(draw(st.sampled_from(base[kind])))
+    # Compute-fabric switches and cables only: the network kit is in every catalog already.
+    pool = [i for i in base[kind] if i.get("cage_form_factor", i.get("a_form_factor")) in (*SWITCH_CAGES, None)]
+    item = copy.deepcopy(draw(st.sampled_from(pool)))
     price = prices.get(item["id"], 1_000)
     item["id"] = f"new-{item['id']}"
     if kind == "servers":
@@ -393,7 +456,7 @@ def extra_options(draw, data: dict) -> tuple[str, dict, int]:
         per_cage = SWITCH_CAGES[item["cage_form_factor"]]
         item["ports_per_cage"] = {str(g): per_cage for g in _subset(draw, speeds, 1, 2)}
     elif kind == "cables":
-        cages = sorted({s["cage_form_factor"] for s in add["switches"]})
+        cages = sorted({s["cage_form_factor"] for s in add["switches"]} & set(SWITCH_CAGES))
         item["a_form_factor"] = draw(st.sampled_from(cages))
         item["links"] = SWITCH_CAGES[item["a_form_factor"]]
         b_ff = draw(st.sampled_from(cages + sorted({n["port_form_factor"] for n in add["nics"]})))

@@ -43,6 +43,7 @@ from strategies import (
     interconnects_of,
     renamed,
     reordered,
+    with_networks,
     with_option,
 )
 from typer.testing import CliRunner
@@ -90,6 +91,7 @@ def item(item_id: str, **fields) -> dict:
 
 def regression(add: dict, prices: dict, *, goal: dict, budget: float, site: dict, tokens: float,
                constraints: dict | None = None) -> dict:
+    with_networks(add, prices)
     data = {
         "name": "regression",
         "workload": {"model": MODELS["m7"], "training": {"tokens": tokens, "sequence_length": 4096,
