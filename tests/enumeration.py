@@ -24,7 +24,9 @@ and priced as the checker's bill prices it. Two ways to find the optimum among t
   only costs a rejected candidate, never the optimum (as long as fewer than ``keep`` cheaper
   candidates are rejected, which the result reports). Same answer, far fewer checker calls.
 
-Only ``min_cost`` (with or without a deadline) is enumerated.
+``min_cost`` (with or without a deadline) is enumerated by :class:`Enumerator`; ``min_job_cost``
+(rent per month × months of training, storage fed at the design's own rate) by
+:class:`JobCostEnumerator`, which ranks the same combinations by job cost instead.
 """
 
 from __future__ import annotations
@@ -104,6 +106,8 @@ class Enumerated:
     """Checker families that rejected a cheaper candidate, with counts."""
     cost_mismatches: int = 0
     """Checked candidates whose screened price differs from ``recompute_cost``."""
+    job_cost: float | None = None
+    """The optimum's cost per month × months of training (``min_job_cost`` only)."""
 
 
 def _price(resolved, item_id: str) -> int | None:
@@ -213,9 +217,11 @@ def racking(rack: RackClass, devices: list[tuple[int, float, int]]) -> Racking |
 class Enumerator:
     """The enumeration of one instance (catalog, job and performance look-ups resolved once)."""
 
+    objective = "min_cost"
+
     def __init__(self, instance: Instance) -> None:
-        if instance.goal.objective != "min_cost":
-            raise ValueError(f"only min_cost is enumerated, not {instance.goal.objective}")
+        if instance.goal.objective != self.objective:
+            raise ValueError(f"{type(self).__name__} enumerates {self.objective}, not {instance.goal.objective}")
         self.instance = instance
         self.resolved = resolve_catalog(instance)
         self.catalog = self.resolved.catalog
@@ -321,7 +327,7 @@ class Enumerator:
                     for chosen in itertools.product(*(parts[cls] for cls in used)):
                         cable_cost = sum(self.assemblies(cls, p, node, fabric, n, counts) * price(p.id)
                                          for cls, p in zip(used, chosen))
-                        for tier, units in storage:
+                        for tier, units in self.sized_storage(storage, node, fabric, n):
                             power_w = n * node_w + n_switches * switch_w + units * tier.power_w
                             if site.power_cap_kw is not None and power_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
                                 continue
@@ -335,6 +341,14 @@ class Enumerator:
                                 cost = fixed + cable_cost + placed.total * price(rack.id) + units * price(tier.id)
                                 if cost <= budget:
                                     yield cost, node, fabric, n, counts, chosen, placed, tier, units, node_w, switch_w
+
+    def sized_storage(self, storage, node: NodeChoice, fabric: FabricChoice, n: int):
+        """Storage tiers with their fewest units; for min_cost the same for every combination."""
+        return storage
+
+    def rank(self, candidate) -> float:
+        """What the enumeration minimises: the cost."""
+        return candidate[0]
 
     @staticmethod
     def assemblies(link_class: str, part: LinkPart, node: NodeChoice, fabric: FabricChoice, n: int,
@@ -408,7 +422,7 @@ class Enumerator:
         screened = 0
         for sequence, candidate in enumerate(self.candidates()):
             screened += 1
-            entry = (-candidate[0], -sequence, candidate)
+            entry = (-self.rank(candidate), -sequence, candidate)
             if len(cheapest) < keep:
                 heapq.heappush(cheapest, entry)
             elif entry > cheapest[0]:
@@ -440,6 +454,68 @@ class Enumerator:
             result.candidates += 1
             self._judge(candidate, result)
         return result
+
+
+SECONDS_PER_MONTH = 365.25 / 12 * SECONDS_PER_DAY
+"""The mean Gregorian month (30.4375 days): rent is quoted per month."""
+
+
+class JobCostEnumerator(Enumerator):
+    """``min_job_cost``: the same combinations, storage sized for each one's own training rate
+    (``perf.evaluate(...).tokens_per_s``), ranked by cost × time to train / month."""
+
+    objective = "min_job_cost"
+
+    def __init__(self, instance: Instance) -> None:
+        super().__init__(instance)
+        self._rates: dict[tuple, tuple[float, float] | None] = {}
+
+    def rate_and_time(self, node: NodeChoice, fabric: FabricChoice, n: int) -> tuple[float, float] | None:
+        """(tokens/s while training, seconds to train), cached per perf key, fabric class and n."""
+        key = (node.perf_key, max(fabric.tiers, 1), fabric.oversubscription, n)
+        if key not in self._rates:
+            found = perf.evaluate(self.job, self.hardware(node, fabric, n))
+            seconds = perf.time_to_train_s(self.job, self.hardware(node, fabric, n))
+            self._rates[key] = None if found is None or seconds is None else (found.tokens_per_s, seconds)
+        return self._rates[key]
+
+    def sized_storage(self, storage, node: NodeChoice, fabric: FabricChoice, n: int):
+        found = self.rate_and_time(node, fabric, n)
+        if found is None:
+            return []
+        needs = perf.storage_needs(self.job, found[0])
+        return [(tier, max(1, *(math.ceil(need * (1 - TOLERANCE) / supply) for need, supply in (
+                    (needs.read_gb_per_s, tier.read_gb_per_s), (needs.write_gb_per_s, tier.write_gb_per_s),
+                    (needs.capacity_tb, tier.capacity_tb)))))
+                for tier, _ in storage]
+
+    def rank(self, candidate) -> float:
+        """Job cost: cost per month × months of training."""
+        cost, node, fabric, n = candidate[:4]
+        return cost * self.rate_and_time(node, fabric, n)[1] / SECONDS_PER_MONTH
+
+    def _judge(self, candidate, result: Enumerated) -> bool:
+        """Check one candidate; keep it when accepted and its job cost, from the checker's price
+        and perf's time for the written-out design, is the smallest so far."""
+        design = self.design(candidate)
+        result.checked += 1
+        violations = check_design(self.instance, design)
+        if violations:
+            for family in {v.family for v in violations}:
+                result.rejected[family] = result.rejected.get(family, 0) + 1
+            return False
+        cost = int(round(recompute_cost(self.instance, design).total))
+        result.cost_mismatches += cost != candidate[0]
+        _, node, fabric, n = candidate[:4]
+        value = cost * self.rate_and_time(node, fabric, n)[1] / SECONDS_PER_MONTH
+        if result.job_cost is None or value < result.job_cost:
+            result.cost, result.design, result.job_cost = cost, design, value
+        return True
+
+
+def enumerate_min_job_cost(instance: Instance, keep: int = 256) -> Enumerated:
+    """The design with the smallest job cost the checker accepts, by exhaustive enumeration."""
+    return JobCostEnumerator(instance).run(keep)
 
 
 def enumerate_designs(instance: Instance, keep: int = 256, judge_all: bool = False) -> Enumerated:

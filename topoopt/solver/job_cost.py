@@ -1,0 +1,488 @@
+"""``min_job_cost``: the cheapest whole training job, exactly.
+
+The job cost of a design is its rent per month times the months it trains::
+
+    job cost = cost per month × time to train (s) / SECONDS_PER_MONTH,
+    SECONDS_PER_MONTH = 30.4375 days × 86,400 s   (365.25 / 12: the mean Gregorian month)
+
+subject to every rule, the budget (a cap on the monthly rent) and the deadline when given. The
+storage tier must feed the design's own training rate (``perf.evaluate(...).tokens_per_s``), as
+for ``min_time``: the duration is what the job is charged for, so storage may not slow it down.
+
+Why not one CP-SAT model. The time to train depends nonlinearly on the node-configuration group
+(GPU, GPUs per node, rails, interconnect: :meth:`Problem.perf_key`), the fabric class (tiers,
+oversubscription) and the node count ``n``, and the product cost × time is not linear either.
+So the search decomposes: a *candidate* is ``(group, fabric class, n)``. Everything the
+performance model sees is fixed by the candidate, so its duration ``D`` and its storage rate are
+constants, and the cheapest design of the candidate is one CP-SAT ``min_cost`` solve of the model
+restricted to the group's configurations and the class's fabric options with ``nodes == n``.
+Its job cost is ``C*(candidate) × D(candidate)``.
+
+Why the result is optimal. Every valid design belongs to exactly one candidate, and the cheapest
+design of a candidate has the smallest job cost among that candidate's designs (``D`` is the same
+for all of them), so the optimum is the smallest ``C* × D`` over the candidates. Candidates are
+visited best-first by a *lower bound* on their job cost:
+
+* ``n`` ranges over ``[n_lo, n_hi]`` per (group, class): ``n_lo`` is the fewest nodes the model
+  admits (``memory_fits``, ``deadline_met``, a pinned count), ``n_hi`` is
+  :func:`~topoopt.solver.optimistic_nodes`, an upper bound no design of the pair exceeds (budget at
+  the cheapest per-node cost, racks, site power, pins). No design lies outside the range.
+* :func:`cost_floor` bounds the monthly cost of any design of a candidate from below: ``n`` nodes
+  at their price (server only for one node without a fabric; server and NICs otherwise), the
+  cheapest share of leaf ports and cables per node (:func:`~topoopt.solver.fabric_cost_per_node`),
+  the cheapest rack class times the compute racks ``ceil(n / nodes per rack)`` it needs, and the
+  cheapest storage tier at the fewest units that meet the needs at the rate ``tokens / D`` (at most
+  the design's own rate). Every term is a part of the model's cost that no design avoids.
+  So ``LB = cost_floor × D ≤ C* × D``.
+* The candidates of a pair are generated lazily in increasing ``n``. A *frontier* entry stands for
+  every not yet generated ``n' ≥ n``; its key ``cost_floor(n, rate of n − 1) × D(n_hi)`` bounds
+  their job costs, because the cost floor does not decrease with ``n`` (node, fabric and rack
+  terms grow with ``n``; the storage rate grows as ``D`` falls) and the time to train does not
+  increase with ``n`` (the performance model may leave GPUs idle, docs/model.md), so
+  ``D(n') ≥ D(n_hi)``.
+
+The heap pops the smallest key; a candidate is solved, a frontier entry is expanded. When the
+smallest key exceeds the best job cost found, every remaining candidate (generated or not) has a
+job cost at least its key, so none is better: the best found is optimal. Keys equal to the best
+are still solved, so ties are all found and broken like the other objectives: fewer GPUs, then
+lower provisioned power, then catalog order of the chosen options (each tied candidate is
+re-solved lexicographically). With ``--time-limit-s`` a solve may stop unproven; the reported
+bound is then the smallest lower bound among such candidates (their CP-SAT bound times ``D``,
+or their key), never above the value, and the status is ``feasible``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ortools.sat.python import cp_model
+
+from topoopt.families import FAMILIES
+from topoopt.models.design import ConflictItem, Explanation, Relaxation
+from topoopt.perf import evaluate
+from topoopt.solver.build import DesignModel
+from topoopt.solver.extract import chosen
+from topoopt.solver.options import (
+    MAX_NODES,
+    FabricOption,
+    NodeConfig,
+    part_fits_node_end,
+    part_fits_switch_end,
+    per_rack,
+)
+from topoopt.solver.problem import SECONDS_PER_DAY, Problem
+from topoopt.solver.run import OK, Settings, Stats, lexicographic, run
+
+DAYS_PER_MONTH = 30.4375
+"""The mean Gregorian month: 365.25 days / 12. Rent is quoted per month; training lasts days."""
+SECONDS_PER_MONTH = DAYS_PER_MONTH * SECONDS_PER_DAY
+
+STOP_SLACK = 1e-12
+"""Relative slack on "the smallest key exceeds the best": keys equal to the best (float products
+of the same numbers) are still solved, so every tie is found."""
+
+
+class RatedProblem(Problem):
+    """The problem with storage sized for ``tokens_per_s``, the candidate's own training rate.
+
+    A view: it shares every table and cache of the problem it is made from; only the throughput
+    target differs (the deadline, if any, is still the instance's).
+    """
+
+    def __init__(self, problem: Problem, tokens_per_s: float) -> None:  # noqa: D107 — shares, does not rebuild
+        self.__dict__.update(problem.__dict__)
+        self.tokens_per_s = tokens_per_s
+
+    @property
+    def throughput_target(self) -> float | None:
+        return self.tokens_per_s
+
+
+def _cheapest(parts: tuple[tuple[int, int], ...], assemblies) -> float:
+    """The cheapest of ``(price, links per assembly)`` parts at ``assemblies(q)`` assemblies."""
+    return min((price * assemblies(q) for price, q in parts), default=math.inf)
+
+
+@dataclass(frozen=True)
+class FabricFloor:
+    """One fabric option's cost at ``n`` nodes, from the model's own counts (docs/model.md,
+    "Fabric" and "Cables and transceivers") with the cheapest part that fits each link class.
+
+    Exact switch counts; cable assemblies at the cheapest fitting part, ignoring the rules that
+    could only rule a part out (reach, lists, the DAC-splitting rule), so never above the model.
+    Infinite where the model's port rules rule the option out at ``n``.
+    """
+
+    option: FabricOption
+    rails: int
+    node_leaf: tuple[tuple[int, int], ...]
+    leaf_spine: tuple[tuple[int, int], ...]
+    spine_core: tuple[tuple[int, int], ...]
+
+    def cost(self, n: int) -> float:
+        f, r = self.option, self.rails
+        if f.tiers == 0:
+            return 0.0 if n == 1 else math.inf
+        if f.tiers == 1:
+            if r * n > f.radix:  # leaf_ports_cover_endpoints
+                return math.inf
+            leaves, spines, cores = 1, 0, 0
+        else:
+            leaves = r * -(-n // f.down)
+            if f.tiers == 2:
+                if leaves * f.links_per_leaf_spine > f.radix:  # spine_ports_cover_uplinks
+                    return math.inf
+                spines, cores = f.spines, 0
+            else:
+                pods = -(-leaves // f.leaves_per_pod)
+                if pods * f.links_per_spine_core > f.radix:  # core_ports_cover_uplinks
+                    return math.inf
+                spines, cores = f.spines * pods, f.spines * f.cores_per_plane
+        total = (f.unit_price or 0) * (leaves + spines + cores)
+        total += _cheapest(self.node_leaf, lambda q: r * -(-n // q))
+        if f.tiers >= 2:
+            total += _cheapest(self.leaf_spine, lambda q: leaves * f.spines * -(-f.links_per_leaf_spine // q))
+        if f.tiers == 3:
+            total += _cheapest(self.spine_core, lambda q: spines * f.cores_per_plane * -(-f.links_per_spine_core // q))
+        return total
+
+
+@dataclass(frozen=True)
+class Way:
+    """One way a node of the pair can be bought, reduced to what the cost floor needs."""
+
+    node_price: int
+    """Server only for the fabric-less single node; server and its bought NICs otherwise."""
+    racks: tuple[tuple[int, int], ...]
+    """(rack price, nodes per rack) for every rack class that holds at least one such node."""
+    node_w: float
+    fabrics: tuple[FabricFloor, ...]
+
+    def floor(self, n: int) -> float:
+        """Nodes, racks and fabric of ``n`` such nodes, at their cheapest."""
+        fabric = min((f.cost(n) for f in self.fabrics), default=math.inf)
+        if fabric == math.inf:
+            return math.inf
+        return n * self.node_price + min(price * self.racks_at_least(n, per) for price, per in self.racks) + fabric
+
+    def racks_at_least(self, n: int, per: int) -> int:
+        """Compute racks ``ceil(n / per)``; when they are more than one, the design is not a single
+        mixed rack, so its storage units (at least one) and its switches (if any) need racks of
+        their own too."""
+        compute = -(-n // per)
+        if compute == 1:
+            return 1
+        return compute + 1 + any(f.option.tiers > 0 for f in self.fabrics)
+
+
+@dataclass
+class Pair:
+    """A node-configuration group (same perf key) with one fabric class, and its node range."""
+
+    configs: list[NodeConfig]
+    fabrics: list[FabricOption]
+    perf_class: tuple[int, float]
+    ways: list[Way]
+    n_lo: int = 1
+    n_hi: int = 1
+    floor_s: float = 0.0
+    """The shortest time to train of the pair, at ``n_hi`` (a lower bound for every ``n``)."""
+
+
+@dataclass
+class Solved:
+    """One candidate's cheapest design."""
+
+    key: tuple
+    """(exact job cost, GPUs, power W, catalog order) — the order of the objective and its ties."""
+    job_cost: float
+    dm: DesignModel
+    solver: cp_model.CpSolver
+    proven: bool
+
+
+@dataclass
+class JobCostResult:
+    status: int
+    best: Solved | None = None
+    bound: float | None = None
+    proven: bool = True
+    candidates_solved: int = 0
+    perf_evaluations: int = 0
+    ties: int = 0
+    unproven: list[float] = field(default_factory=list)
+
+
+def job_cost(cost: float, seconds: float) -> float:
+    """Rent per month × months of training."""
+    return cost * seconds / SECONDS_PER_MONTH
+
+
+class JobCostSearch:
+    """The best-first search of the module docstring over one problem."""
+
+    def __init__(self, problem: Problem, settings: Settings, stats: Stats) -> None:
+        self.problem, self.settings, self.stats = problem, settings, stats
+        self.tokens = problem.instance.workload.training.tokens
+        self._durations: dict[tuple, float | None] = {}
+        self._fitting: dict[tuple, tuple] = {}
+        self.result = JobCostResult(status=cp_model.INFEASIBLE)
+
+    # -- the pieces ---------------------------------------------------------------------------------
+    def duration_s(self, pair: Pair, n: int) -> float | None:
+        """Time to train the candidate (cached: the whole group shares it)."""
+        key = (self.problem.perf_key(pair.configs[0]), pair.perf_class, n)
+        if key not in self._durations:
+            self.result.perf_evaluations += 1
+            self._durations[key] = self.problem.time_to_train_s(pair.configs[0], pair.perf_class, n)
+        return self._durations[key]
+
+    def pairs(self) -> list[Pair]:
+        """Every (group, fabric class) with a non-empty node range, in catalog order."""
+        p, o = self.problem, self.problem.options
+        groups: dict[tuple, list[NodeConfig]] = {}
+        for c in o.node_configs:
+            groups.setdefault(p.perf_key(c), []).append(c)
+        pinned = p.instance.constraints.pins.nodes if "pins_respected" in p.prefilter else None
+        found = []
+        for configs in groups.values():
+            fit = p.min_nodes_to_fit(configs[0])
+            if fit is None:
+                continue
+            speed = configs[0].speed_key  # the group shares its interconnect, so its speed
+            for cls in sorted({f.perf_class for f in o.fabrics}):
+                fabrics = [f for f in o.fabrics if f.perf_class == cls and (f.tiers == 0 or f.speed_key == speed)]
+                n_lo = fit
+                if p.time_limit_s is not None:
+                    in_time = p.min_nodes_for_time(configs[0], cls, p.time_limit_s)
+                    n_lo = max(n_lo, in_time or MAX_NODES + 1)
+                pair = Pair(configs, fabrics, cls, self.ways(configs, fabrics))
+                pair.n_lo, pair.n_hi = n_lo, self.most_nodes(pair)
+                if pinned is not None:
+                    pair.n_lo, pair.n_hi = max(n_lo, pinned), min(pair.n_hi, pinned)
+                if pair.ways and pair.n_lo <= pair.n_hi:
+                    pair.floor_s = self.duration_s(pair, pair.n_hi) or 0.0
+                    found.append(pair)
+        return found
+
+    def ways(self, configs: list[NodeConfig], fabrics: list[FabricOption]) -> list[Way]:
+        """The distinct ways to buy a node of these configurations with these fabric options."""
+        o = self.problem.options
+        floors: dict[tuple, tuple[FabricFloor, ...]] = {}  # by the node's cage: parts depend on it
+        ways: dict[tuple, Way] = {}
+        for c in configs:
+            cage = (c.port_form_factor, c.ports_per_cage)
+            if cage not in floors:
+                floors[cage] = tuple(self.fabric_floor(f, c) for f in fabrics)
+            for attached in (False, True):
+                usable = tuple(f for f in floors[cage] if (f.option.tiers > 0) == attached)
+                if not usable:
+                    continue
+                node_w = c.power_w(o.all_parts, fabric=attached)
+                racks = tuple(sorted({(r.unit_price or 0, per) for r in o.racks
+                                      if (per := per_rack(r.rack, node_w, c.server.rack_units)) >= 1}))
+                price = (c.unit_price if attached else c.server_price) or 0
+                if racks:
+                    ways.setdefault((price, racks, node_w, id(floors[cage]), attached), Way(price, racks, node_w, usable))
+        return list(ways.values())
+
+    def fabric_floor(self, f: FabricOption, config: NodeConfig) -> FabricFloor:
+        """The option's cost floor for nodes of this configuration's cage and rails."""
+        if f.tiers == 0:
+            return FabricFloor(f, config.rails, (), (), ())
+        cage = (config.port_form_factor, config.ports_per_cage, config.interconnect.gbps)
+        return FabricFloor(f, config.rails, self.fitting(f, "node-leaf", config, cage),
+                           self.fitting(f, "leaf-spine", config) if f.tiers >= 2 else (),
+                           self.fitting(f, "spine-core", config) if f.tiers == 3 else ())
+
+    def fitting(self, f: FabricOption, cls: str, config: NodeConfig, cage: tuple = ()) -> tuple[tuple[int, int], ...]:
+        """(cheapest price, links per assembly) of the parts of ``cls`` that fit both ends
+        (cached per switch, speed and node cage: fabric options share them)."""
+        key = (f.switch.id, f.gbps, cls, cage)
+        if key not in self._fitting:
+            found: dict[int, int] = {}
+            for p in self.problem.options.parts[cls]:
+                lower = (part_fits_node_end(p.part, config) if cls == "node-leaf"
+                         else part_fits_switch_end(p.part, f.switch, f.gbps, "b"))
+                if lower and part_fits_switch_end(p.part, f.switch, f.gbps, "a"):
+                    q = p.part.links
+                    found[q] = min(found.get(q, p.unit_price or 0), p.unit_price or 0)
+            self._fitting[key] = tuple(sorted((price, q) for q, price in found.items()))
+        return self._fitting[key]
+
+    def most_nodes(self, pair: Pair) -> int:
+        """An upper bound on the nodes of any design of the pair: each way's most under the budget
+        (at the cost floor), the racks and the site power; one for the fabric-less way."""
+        inst = self.problem.instance
+        fixed = self.storage_floor(0.0)
+        most = 0
+        for way in pair.ways:
+            cap = min(MAX_NODES, inst.site.max_racks * max(per for _, per in way.racks))
+            if way.node_price > 0:
+                cap = min(cap, int(inst.budget.max // way.node_price))
+            if inst.site.power_cap_kw is not None:
+                cap = min(cap, int((inst.site.power_cap_kw * 1000 + 1e-6) // way.node_w))
+            low, high = 0, cap  # the floor grows with n: the largest n within the budget, by bisection
+            while low < high:
+                mid = (low + high + 1) // 2
+                if way.floor(mid) + fixed <= inst.budget.max:
+                    low = mid
+                else:
+                    high = mid - 1
+            most = max(most, low)
+        return most
+
+    def cost_floor(self, pair: Pair, n: int, tokens_per_s: float) -> float:
+        """A lower bound on the monthly cost of any design of the candidate (module docstring)."""
+        return min((way.floor(n) for way in pair.ways), default=math.inf) + self.storage_floor(tokens_per_s)
+
+    def storage_floor(self, tokens_per_s: float) -> float:
+        """The cheapest storage tier at the fewest whole units that meet the needs at this rate."""
+        needs = self.problem.storage_needs(tokens_per_s)
+        best = math.inf
+        for s in self.problem.options.storage:
+            t = s.tier
+            units = 1
+            for need, supply in ((needs.read_gb_per_s, t.read_gb_per_s), (needs.write_gb_per_s, t.write_gb_per_s),
+                                 (needs.capacity_tb, t.capacity_tb)):
+                if supply > 0:
+                    # Shaved by 1e-9 so float noise can only lower the bound.
+                    units = max(units, math.ceil(need / supply * (1 - 1e-9)))
+            best = min(best, (s.unit_price or 0) * units)
+        return 0.0 if best == math.inf else best
+
+    def model(self, pair: Pair, n: int) -> tuple[DesignModel, float]:
+        """The candidate's model: the pair's options, ``nodes == n``, storage at the own rate."""
+        from topoopt.solver import enforce_all  # circular at import time
+
+        p = self.problem
+        performance = evaluate(p.job, p.hardware(pair.configs[0], pair.perf_class, n))
+        rated = RatedProblem(p, performance.tokens_per_s).restricted(pair.configs, pair.fabrics)
+        dm = enforce_all(DesignModel(rated, throughput_target_tokens_per_s=rated.throughput_target))
+        dm.m.add(dm.v.nodes == n)
+        return dm, performance.tokens_per_s
+
+    def catalog_rank(self, pair: Pair, dm: DesignModel, value) -> tuple:
+        """The chosen options' catalog positions in the full problem, in catalog_order's order."""
+        pick = chosen(dm, value)
+        parts = tuple(pick.parts[cls].index if cls in pick.parts else -1 for cls in dm.options.parts)
+        return (pair.configs[pick.config.index].index, pair.fabrics[pick.fabric.index].index, *parts,
+                pick.rack_index, pick.storage_index)
+
+    def finish(self, pair: Pair, n: int, seconds: float) -> Solved | None:
+        """The candidate re-solved lexicographically (cost, GPUs and power, catalog order)."""
+        from topoopt.solver import catalog_order, hint_vars, tie_break  # circular at import time
+
+        dm, _ = self.model(pair, n)
+        objectives = [dm.v.total_cost, tie_break(dm), catalog_order(dm)]
+        status, solver, cost, _ = lexicographic(dm.m, objectives, self.settings, self.stats, hint_vars(dm))
+        if status not in OK:
+            return None
+        key = (Fraction(cost) * Fraction(seconds), solver.value(dm.v.gpus), solver.value(dm.v.power_w["total"]),
+               self.catalog_rank(pair, dm, solver.value))
+        return Solved(key, job_cost(cost, seconds), dm, solver, proven=status == cp_model.OPTIMAL)
+
+    # -- the search ---------------------------------------------------------------------------------
+    def run(self) -> JobCostResult:
+        res = self.result
+        pairs = self.pairs()
+        heap: list[tuple] = []
+        sequence = 0
+
+        def push(key: float, kind: int, index: int, n: int, extra: float) -> None:
+            nonlocal sequence
+            # kind 0 = candidate, 1 = frontier: at equal keys a candidate goes first.
+            heapq.heappush(heap, (key, kind, sequence, index, n, extra))
+            sequence += 1
+
+        for index, pair in enumerate(pairs):
+            floor = self.cost_floor(pair, pair.n_lo, 0.0)
+            if floor < math.inf:
+                push(job_cost(floor, pair.floor_s), 1, index, pair.n_lo, 0.0)
+        best_value: float | None = None
+        best: list[tuple[Fraction, Pair, int, float]] = []  # candidates at the best exact job cost
+        any_unknown = False
+        while heap:
+            key, kind, _, index, n, seconds = heapq.heappop(heap)
+            if best_value is not None and key > best_value * (1 + STOP_SLACK):
+                break
+            pair = pairs[index]
+            if kind == 1:
+                seconds = self.duration_s(pair, n)
+                rate = 0.0
+                if seconds is not None and seconds > 0:
+                    rate = self.tokens / seconds
+                    floor = self.cost_floor(pair, n, rate)
+                    if floor < math.inf:  # no rack class holds the node, or no fabric serves it
+                        push(job_cost(floor, seconds), 0, index, n, seconds)
+                floor = self.cost_floor(pair, n + 1, rate)
+                if n < pair.n_hi and floor < math.inf:
+                    push(job_cost(floor, pair.floor_s), 1, index, n + 1, 0.0)
+                continue
+            dm, _ = self.model(pair, n)
+            dm.m.minimize(dm.v.total_cost)
+            status, solver = run(dm.m, self.settings, self.stats)
+            res.candidates_solved += 1
+            if status == cp_model.INFEASIBLE:
+                continue
+            if status != cp_model.OPTIMAL:
+                # Stopped by the time limit: what this candidate could still reach.
+                cp_bound = solver.best_objective_bound
+                lower = max(key, job_cost(math.ceil(cp_bound - 1e-6), seconds)) if math.isfinite(cp_bound) else key
+                res.unproven.append(lower)
+            if status not in OK:
+                any_unknown = True
+                continue
+            cost = int(round(solver.objective_value))
+            exact = Fraction(cost) * Fraction(seconds)
+            if not best or exact < best[0][0]:
+                best = [(exact, pair, n, seconds)]
+                best_value = job_cost(cost, seconds)
+            elif exact == best[0][0]:
+                best.append((exact, pair, n, seconds))
+        if not best:
+            res.status = cp_model.UNKNOWN if any_unknown else cp_model.INFEASIBLE
+            res.proven = not any_unknown
+            return res
+        finished = [s for s in (self.finish(pair, n, seconds) for _, pair, n, seconds in best) if s is not None]
+        if not finished:
+            res.status = cp_model.UNKNOWN
+            res.proven = False
+            return res
+        res.ties = len(best)
+        res.best = min(finished, key=lambda s: s.key)
+        # Unproven candidates whose bound is not below the best cannot hold a better job.
+        res.bound = min([res.best.job_cost, *res.unproven])
+        res.proven = res.bound >= res.best.job_cost and all(s.proven for s in finished)
+        res.status = cp_model.OPTIMAL if res.proven else cp_model.FEASIBLE
+        return res
+
+
+def min_job_cost(problem: Problem, settings: Settings, stats: Stats) -> JobCostResult:
+    """The design with the smallest job cost (module docstring); ``status`` as CP-SAT's."""
+    return JobCostSearch(problem, settings, stats).run()
+
+
+def explain_job_cost(problem: Problem, settings: Settings, stats: Stats) -> Explanation:
+    """Why no design exists: the minimal conflict of the ``min_cost`` model (explain.py).
+
+    That model sizes storage for tokens / deadline (or for capacity and checkpoints alone without
+    a deadline), ``min_job_cost`` for each design's own, faster rate. When the ``min_cost`` model
+    has a design, that difference is the whole conflict, and it is reported as such.
+    """
+    from topoopt.solver.explain import FAMILY_SOURCES, explain_infeasible  # circular at import time
+
+    explanation = explain_infeasible(problem, settings, stats)
+    if explanation.conflict:
+        return explanation
+    family = "storage_bandwidth_met"
+    item = ConflictItem(
+        family=family, description=FAMILIES[family], source=FAMILY_SOURCES[family],
+        detail="min_job_cost feeds storage at each design's own training rate; at that rate no design meets "
+               "the other limits, which do hold with storage sized for tokens / deadline",
+    )
+    relaxation = Relaxation(family=family, message="feasible as min_cost, whose storage is sized for tokens / deadline")
+    return Explanation(conflict=[item], relaxations=[relaxation])
