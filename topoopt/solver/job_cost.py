@@ -46,13 +46,16 @@ smallest key exceeds the best job cost found, every remaining candidate (generat
 job cost at least its key, so none is better: the best found is optimal. Keys equal to the best
 are still solved, so ties are all found and broken like the other objectives: fewer GPUs, then
 lower provisioned power, then catalog order of the chosen options (each tied candidate is
-re-solved lexicographically). With ``--time-limit-s`` a solve may stop unproven; the reported
-bound is then the smallest lower bound among such candidates (their CP-SAT bound times ``D``,
-or their key), never above the value, and the status is ``feasible``.
+re-solved lexicographically). With ``--time-limit-s`` the search stops when its candidates'
+CP-SAT time reaches the limit (each solve gets what is left); then the reported bound is the smallest lower bound of what was left
+open — a candidate stopped unproven (its CP-SAT bound times ``D``, or its key) and the key at
+which the search stopped — never above the value, and the status is ``feasible`` (or
+``unknown`` without any design).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 from dataclasses import dataclass, field
@@ -405,6 +408,7 @@ class JobCostSearch:
         best_value: float | None = None
         best: list[tuple[Fraction, Pair, int, float]] = []  # candidates at the best exact job cost
         any_unknown = False
+        limit_s, spent_s = self.settings.time_limit_s, 0.0
         while heap:
             key, kind, _, index, n, seconds = heapq.heappop(heap)
             if best_value is not None and key > best_value * (1 + STOP_SLACK):
@@ -422,10 +426,21 @@ class JobCostSearch:
                 if n < pair.n_hi and floor < math.inf:
                     push(job_cost(floor, pair.floor_s), 1, index, n + 1, 0.0)
                 continue
+            settings = self.settings
+            if limit_s is not None:
+                # The time limit caps the candidates' CP-SAT time as a whole (and each solve):
+                # every candidate not yet solved has a job cost of at least this key.
+                left_s = limit_s - spent_s
+                if left_s <= 0:
+                    res.unproven.append(key)
+                    any_unknown = True
+                    break
+                settings = dataclasses.replace(settings, time_limit_s=min(limit_s, left_s))
             dm, _ = self.model(pair, n)
             dm.m.minimize(dm.v.total_cost)
-            status, solver = run(dm.m, self.settings, self.stats)
+            status, solver = run(dm.m, settings, self.stats)
             res.candidates_solved += 1
+            spent_s += solver.wall_time
             if status == cp_model.INFEASIBLE:
                 continue
             if status != cp_model.OPTIMAL:
@@ -479,10 +494,11 @@ def explain_job_cost(problem: Problem, settings: Settings, stats: Stats) -> Expl
     if explanation.conflict:
         return explanation
     family = "storage_bandwidth_met"
+    sized = "tokens / deadline" if problem.deadline_s is not None else "capacity and checkpoints alone (no deadline)"
     item = ConflictItem(
         family=family, description=FAMILIES[family], source=FAMILY_SOURCES[family],
         detail="min_job_cost feeds storage at each design's own training rate; at that rate no design meets "
-               "the other limits, which do hold with storage sized for tokens / deadline",
+               f"the other limits, which do hold with storage sized for {sized}",
     )
-    relaxation = Relaxation(family=family, message="feasible as min_cost, whose storage is sized for tokens / deadline")
+    relaxation = Relaxation(family=family, message=f"feasible as min_cost, whose storage is sized for {sized}")
     return Explanation(conflict=[item], relaxations=[relaxation])
