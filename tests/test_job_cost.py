@@ -179,7 +179,7 @@ def test_cost_floor_and_node_range_hold_for_every_candidate(case):
             assert seconds is not None and seconds <= last_s  # time to train falls with n
             floor = search.cost_floor(pair, n, tokens / seconds)
             assert floor >= last_floor  # the floor grows with n (the frontier bound relies on it)
-            assert seconds >= pair.floor_s
+            assert seconds >= search.duration_s(pair, pair.n_hi)  # so a range's key bounds its counts
             rate = evaluate(search.problem.job, search.problem.hardware(pair.configs[0], pair.perf_class, n)).tokens_per_s
             assert rate >= tokens / seconds * (1 - 1e-12)  # the floor's rate is at most the own rate
             cost = cheapest(candidate(search, pair, n, rate))

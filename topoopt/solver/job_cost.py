@@ -24,33 +24,38 @@ for all of them), so the optimum is the smallest ``C* × D`` over the candidates
 visited best-first by a *lower bound* on their job cost:
 
 * ``n`` ranges over ``[n_lo, n_hi]`` per (group, class): ``n_lo`` is the fewest nodes the model
-  admits (``memory_fits``, ``deadline_met``, a pinned count), ``n_hi`` is
-  :func:`~topoopt.solver.optimistic_nodes`, an upper bound no design of the pair exceeds (budget at
-  the cheapest per-node cost, racks, site power, pins). No design lies outside the range.
-* :func:`cost_floor` bounds the monthly cost of any design of a candidate from below: ``n`` nodes
-  at their price (server only for one node without a fabric; server and NICs otherwise), the
-  cheapest share of leaf ports and cables per node (:func:`~topoopt.solver.fabric_cost_per_node`),
-  the cheapest rack class times the compute racks ``ceil(n / nodes per rack)`` it needs, and the
-  cheapest storage tier at the fewest units that meet the needs at the rate ``tokens / D`` (at most
-  the design's own rate). Every term is a part of the model's cost that no design avoids.
-  So ``LB = cost_floor × D ≤ C* × D``.
-* The candidates of a pair are generated lazily in increasing ``n``. A *frontier* entry stands for
-  every not yet generated ``n' ≥ n``; its key ``cost_floor(n, rate of n − 1) × D(n_hi)`` bounds
-  their job costs, because the cost floor does not decrease with ``n`` (node, fabric and rack
-  terms grow with ``n``; the storage rate grows as ``D`` falls) and the time to train does not
-  increase with ``n`` (the performance model may leave GPUs idle, docs/model.md), so
-  ``D(n') ≥ D(n_hi)``.
+  admits (``memory_fits``, ``deadline_met``, a pinned count); ``n_hi`` (:meth:`most_nodes`) is the
+  most any way of buying the pair's nodes allows: the cost floor below within the budget, the
+  racks times nodes per rack, the site power, a pinned count. No design lies outside the range.
+* :meth:`JobCostSearch.cost_floor` bounds the monthly cost of any design of a candidate from
+  below with the model's own counts: ``n`` nodes at their price (server only for one node without
+  a fabric; server and NICs otherwise); the cheapest fabric option's exact switch counts (leaves,
+  spines, cores; infinite where the option's port rules exclude ``n``) and cable assemblies at the
+  cheapest part that fits each link class; the cheapest rack class's compute racks
+  ``ceil(n / nodes per rack)``, plus a storage rack and a network rack when there is more than
+  one rack (a single mixed rack holds everything only when the nodes fit in one); and the
+  cheapest storage tier at the fewest units that meet the needs at the rate ``tokens / D`` (at
+  most the design's own rate). Every term is a part of the model's cost that no design avoids,
+  so ``cost_floor × D ≤ C* × D``.
+* The floor does not decrease with ``n`` (every term grows with ``n``; the storage rate grows as
+  ``D`` falls) and the time to train does not increase with ``n`` (the performance model may leave
+  GPUs idle; docs/model.md), so a *range* ``low..high`` of a pair's node counts has no job cost
+  below ``cost_floor(low, tokens / D(low)) × D(high)``. Each pair starts as one range
+  ``n_lo..n_hi``; a popped range is split in two (at the geometric mean), a popped one-count range
+  becomes a candidate keyed by its own floor.
 
-The heap pops the smallest key; a candidate is solved, a frontier entry is expanded. When the
-smallest key exceeds the best job cost found, every remaining candidate (generated or not) has a
-job cost at least its key, so none is better: the best found is optimal. Keys equal to the best
-are still solved, so ties are all found and broken like the other objectives: fewer GPUs, then
-lower provisioned power, then catalog order of the chosen options (each tied candidate is
-re-solved lexicographically). With ``--time-limit-s`` the search stops when its candidates'
-CP-SAT time reaches the limit (each solve gets what is left); then the reported bound is the smallest lower bound of what was left
+The heap pops the smallest key; a candidate is solved, a range is split. When the smallest key
+exceeds the best job cost found, every remaining candidate (generated or not) has a job cost at
+least its key, so none is better: the best found is optimal. Keys equal to the best are still
+solved, so ties are all found and broken like the other objectives: fewer GPUs, then lower
+provisioned power, then catalog order of the chosen options (each tied candidate is re-solved
+lexicographically).
+
+With ``--time-limit-s`` the search stops when its candidates' CP-SAT time reaches the limit (each
+solve gets what is left). The reported bound is then the smallest lower bound of what was left
 open — a candidate stopped unproven (its CP-SAT bound times ``D``, or its key) and the key at
-which the search stopped — never above the value, and the status is ``feasible`` (or
-``unknown`` without any design).
+which the search stopped — never above the value; the status is ``feasible`` (``unknown``
+without any design).
 """
 
 from __future__ import annotations
@@ -153,6 +158,20 @@ class FabricFloor:
         return total
 
 
+@dataclass(eq=False)
+class FabricFloors:
+    """The fabric floors a node cage can use, with the cheapest at each ``n`` remembered (the ways
+    of one cage share it)."""
+
+    floors: tuple[FabricFloor, ...]
+    _cheapest: dict[int, float] = field(default_factory=dict)
+
+    def cost(self, n: int) -> float:
+        if n not in self._cheapest:
+            self._cheapest[n] = min((f.cost(n) for f in self.floors), default=math.inf)
+        return self._cheapest[n]
+
+
 @dataclass(frozen=True)
 class Way:
     """One way a node of the pair can be bought, reduced to what the cost floor needs."""
@@ -162,11 +181,11 @@ class Way:
     racks: tuple[tuple[int, int], ...]
     """(rack price, nodes per rack) for every rack class that holds at least one such node."""
     node_w: float
-    fabrics: tuple[FabricFloor, ...]
+    fabrics: FabricFloors
 
     def floor(self, n: int) -> float:
         """Nodes, racks and fabric of ``n`` such nodes, at their cheapest."""
-        fabric = min((f.cost(n) for f in self.fabrics), default=math.inf)
+        fabric = self.fabrics.cost(n)
         if fabric == math.inf:
             return math.inf
         return n * self.node_price + min(price * self.racks_at_least(n, per) for price, per in self.racks) + fabric
@@ -178,7 +197,7 @@ class Way:
         compute = -(-n // per)
         if compute == 1:
             return 1
-        return compute + 1 + any(f.option.tiers > 0 for f in self.fabrics)
+        return compute + 1 + any(f.option.tiers > 0 for f in self.fabrics.floors)
 
 
 @dataclass
@@ -191,8 +210,6 @@ class Pair:
     ways: list[Way]
     n_lo: int = 1
     n_hi: int = 1
-    floor_s: float = 0.0
-    """The shortest time to train of the pair, at ``n_hi`` (a lower bound for every ``n``)."""
 
 
 @dataclass
@@ -267,29 +284,29 @@ class JobCostSearch:
                 if pinned is not None:
                     pair.n_lo, pair.n_hi = max(n_lo, pinned), min(pair.n_hi, pinned)
                 if pair.ways and pair.n_lo <= pair.n_hi:
-                    pair.floor_s = self.duration_s(pair, pair.n_hi) or 0.0
                     found.append(pair)
         return found
 
     def ways(self, configs: list[NodeConfig], fabrics: list[FabricOption]) -> list[Way]:
         """The distinct ways to buy a node of these configurations with these fabric options."""
         o = self.problem.options
-        floors: dict[tuple, tuple[FabricFloor, ...]] = {}  # by the node's cage: parts depend on it
+        floors: dict[tuple, FabricFloors] = {}  # by the node's cage: parts depend on it
         ways: dict[tuple, Way] = {}
         for c in configs:
             cage = (c.port_form_factor, c.ports_per_cage)
-            if cage not in floors:
-                floors[cage] = tuple(self.fabric_floor(f, c) for f in fabrics)
             for attached in (False, True):
-                usable = tuple(f for f in floors[cage] if (f.option.tiers > 0) == attached)
-                if not usable:
+                if (cage, attached) not in floors:
+                    floors[cage, attached] = FabricFloors(tuple(self.fabric_floor(f, c) for f in fabrics
+                                                                if (f.tiers > 0) == attached))
+                usable = floors[cage, attached]
+                if not usable.floors:
                     continue
                 node_w = c.power_w(o.all_parts, fabric=attached)
                 racks = tuple(sorted({(r.unit_price or 0, per) for r in o.racks
                                       if (per := per_rack(r.rack, node_w, c.server.rack_units)) >= 1}))
                 price = (c.unit_price if attached else c.server_price) or 0
                 if racks:
-                    ways.setdefault((price, racks, node_w, id(floors[cage]), attached), Way(price, racks, node_w, usable))
+                    ways.setdefault((price, racks, node_w, id(usable)), Way(price, racks, node_w, usable))
         return list(ways.values())
 
     def fabric_floor(self, f: FabricOption, config: NodeConfig) -> FabricFloor:
@@ -395,37 +412,45 @@ class JobCostSearch:
         heap: list[tuple] = []
         sequence = 0
 
-        def push(key: float, kind: int, index: int, n: int, extra: float) -> None:
+        def push(key: float, kind: int, index: int, low: int, high: int) -> None:
             nonlocal sequence
-            # kind 0 = candidate, 1 = frontier: at equal keys a candidate goes first.
-            heapq.heappush(heap, (key, kind, sequence, index, n, extra))
-            sequence += 1
+            if key < math.inf:  # an infinite floor: no rack class holds the node, or no fabric serves it
+                # kind 0 = candidate, 1 = range: at equal keys a candidate goes first.
+                heapq.heappush(heap, (key, kind, sequence, index, low, high))
+                sequence += 1
+
+        def push_range(index: int, low: int, high: int) -> None:
+            """Node counts low..high of a pair: no job cost below floor(low) × D(high)."""
+            pair = pairs[index]
+            seconds = self.duration_s(pair, low)
+            rate = self.tokens / seconds if seconds else 0.0
+            fastest_s = self.duration_s(pair, high) or 0.0
+            push(job_cost(self.cost_floor(pair, low, rate), fastest_s), 1, index, low, high)
 
         for index, pair in enumerate(pairs):
-            floor = self.cost_floor(pair, pair.n_lo, 0.0)
-            if floor < math.inf:
-                push(job_cost(floor, pair.floor_s), 1, index, pair.n_lo, 0.0)
+            push_range(index, pair.n_lo, pair.n_hi)
         best_value: float | None = None
         best: list[tuple[Fraction, Pair, int, float]] = []  # candidates at the best exact job cost
         any_unknown = False
         limit_s, spent_s = self.settings.time_limit_s, 0.0
         while heap:
-            key, kind, _, index, n, seconds = heapq.heappop(heap)
+            key, kind, _, index, low, high = heapq.heappop(heap)
             if best_value is not None and key > best_value * (1 + STOP_SLACK):
                 break
             pair = pairs[index]
             if kind == 1:
-                seconds = self.duration_s(pair, n)
-                rate = 0.0
-                if seconds is not None and seconds > 0:
-                    rate = self.tokens / seconds
-                    floor = self.cost_floor(pair, n, rate)
-                    if floor < math.inf:  # no rack class holds the node, or no fabric serves it
-                        push(job_cost(floor, seconds), 0, index, n, seconds)
-                floor = self.cost_floor(pair, n + 1, rate)
-                if n < pair.n_hi and floor < math.inf:
-                    push(job_cost(floor, pair.floor_s), 1, index, n + 1, 0.0)
+                if low < high:
+                    # Split where the node count doubles as often as it halves: ranges near the
+                    # fewest nodes, where jobs are usually cheapest, get tight bounds soonest.
+                    middle = min(max(math.isqrt(low * high), low), high - 1)
+                    push_range(index, low, middle)
+                    push_range(index, middle + 1, high)
+                    continue
+                seconds = self.duration_s(pair, low)
+                if seconds:
+                    push(job_cost(self.cost_floor(pair, low, self.tokens / seconds), seconds), 0, index, low, low)
                 continue
+            n, seconds = low, self.duration_s(pair, low)
             settings = self.settings
             if limit_s is not None:
                 # The time limit caps the candidates' CP-SAT time as a whole (and each solve):
