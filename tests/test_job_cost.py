@@ -34,9 +34,9 @@ EXAMPLE = REPO / "instances" / "llama3-70b-job-cost-cny.yaml"
 DEMO = REPO / "instances" / "llama3-70b-roce-cny.yaml"
 DAYS_PER_MONTH = 365.25 / 12
 
-SW8 = {"id": "sw8", "name": "SW 8x400", "source": SRC, "protocols": ["ib"], "cages": 4,
-       "cage_form_factor": "osfp-twin-finned", "ports_per_cage": {400: 2}, "power_w": 600, "rack_units": 1}
-R20 = {"id": "r20", "name": "20 kW rack", "source": SRC, "power_kw": 20, "rack_units": 42, "cooling": "air"}
+# An 8-port switch and a 20 kW rack, otherwise like the tiny catalog's.
+SW8 = dict(TINY_CATALOG["switches"][0], id="sw8", name="SW 8x400", source=SRC, cages=4, power_w=600)
+R20 = dict(TINY_CATALOG["racks"][0], id="r20", name="20 kW rack", source=SRC, power_kw=20)
 # The tiny catalog's prices read as monthly rent in CNY.
 RENTED = {
     "goal.objective": "min_job_cost",
@@ -180,7 +180,8 @@ def test_cost_floor_and_node_range_hold_for_every_candidate(case):
             floor = search.cost_floor(pair, n, tokens / seconds)
             assert floor >= last_floor  # the floor grows with n (the frontier bound relies on it)
             assert seconds >= search.duration_s(pair, pair.n_hi)  # so a range's key bounds its counts
-            rate = evaluate(search.problem.job, search.problem.hardware(pair.configs[0], pair.perf_class, n)).tokens_per_s
+            hardware = search.problem.hardware(pair.configs[0], pair.perf_class, n)
+            rate = evaluate(search.problem.job, hardware).tokens_per_s
             assert rate >= tokens / seconds * (1 - 1e-12)  # the floor's rate is at most the own rate
             cost = cheapest(candidate(search, pair, n, rate))
             if floor == math.inf:

@@ -15,7 +15,9 @@ def solve(
     file: str = typer.Argument(..., metavar="INSTANCE", help="Instance YAML file, or '-' for standard input."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON (design.json) on stdout."),
     out: Path | None = typer.Option(None, "--out", help="Write design.json, BOM, cables, racks and drawings here."),
-    time_limit_s: float | None = typer.Option(None, "--time-limit-s", min=0.01, help="Wall-clock limit per solve (not reproducible); for min_job_cost also on its candidate solves together."),
+    time_limit_s: float | None = typer.Option(
+        None, "--time-limit-s", min=0.01,
+        help="Wall-clock limit per solve (not reproducible); for min_job_cost also on its candidate solves together."),
     workers: int = typer.Option(1, "--workers", min=1, max=64, help="CP-SAT workers (results are identical for any count)."),
     seed: int = typer.Option(0, "--seed", help="CP-SAT random seed."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Solver log on stderr."),

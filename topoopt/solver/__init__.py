@@ -214,7 +214,8 @@ def solve(
             gap = 0.0 if proven else abs(value - bound) / max(abs(value), 1.0)
             obj = ObjectiveValue(kind=objective, value=value, bound=bound, gap=gap)
         # dm.problem: for min_job_cost the candidate's view, whose storage feeds the design's own rate.
-        binding = binding_families(dm.problem, chosen(dm, solver.value), design, cost, solver.value(dm.v.power_w["total"]))
+        binding = binding_families(dm.problem, chosen(dm, solver.value), design, cost,
+                                   solver.value(dm.v.power_w["total"]))
         result.update(status="optimal" if proven else "feasible", objective=obj, design=design, cost=cost,
                       performance=performance, binding=binding)
     elif status == cp_model.INFEASIBLE:

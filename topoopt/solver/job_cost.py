@@ -27,16 +27,10 @@ visited best-first by a *lower bound* on their job cost:
   admits (``memory_fits``, ``deadline_met``, a pinned count); ``n_hi`` (:meth:`most_nodes`) is the
   most any way of buying the pair's nodes allows: the cost floor below within the budget, the
   racks times nodes per rack, the site power, a pinned count. No design lies outside the range.
-* :meth:`JobCostSearch.cost_floor` bounds the monthly cost of any design of a candidate from
-  below with the model's own counts: ``n`` nodes at their price (server only for one node without
-  a fabric; server and NICs otherwise); the cheapest fabric option's exact switch counts (leaves,
-  spines, cores; infinite where the option's port rules exclude ``n``) and cable assemblies at the
-  cheapest part that fits each link class; the cheapest rack class's compute racks
-  ``ceil(n / nodes per rack)``, plus a storage rack and a network rack when there is more than
-  one rack (a single mixed rack holds everything only when the nodes fit in one); and the
-  cheapest storage tier at the fewest units that meet the needs at the rate ``tokens / D`` (at
-  most the design's own rate). Every term is a part of the model's cost that no design avoids,
-  so ``cost_floor × D ≤ C* × D``.
+* :meth:`JobCostSearch.cost_floor` (cost_floor.py) bounds the monthly cost of any design of a
+  candidate from below with the model's own counts at the cheapest options: nodes, the fabric's
+  switches and cables, racks, and storage at the rate ``tokens / D`` (at most the design's own).
+  So ``cost_floor × D ≤ C* × D``.
 * The floor does not decrease with ``n`` (every term grows with ``n``; the storage rate grows as
   ``D`` falls) and the time to train does not increase with ``n`` (the performance model may leave
   GPUs idle; docs/model.md), so a *range* ``low..high`` of a pair's node counts has no job cost
@@ -73,14 +67,8 @@ from topoopt.models.design import ConflictItem, Explanation, Relaxation
 from topoopt.perf import evaluate
 from topoopt.solver.build import DesignModel
 from topoopt.solver.extract import chosen
-from topoopt.solver.options import (
-    MAX_NODES,
-    FabricOption,
-    NodeConfig,
-    part_fits_node_end,
-    part_fits_switch_end,
-    per_rack,
-)
+from topoopt.solver.cost_floor import CostFloor, Way
+from topoopt.solver.options import MAX_NODES, FabricOption, NodeConfig
 from topoopt.solver.problem import SECONDS_PER_DAY, Problem
 from topoopt.solver.run import OK, Settings, Stats, lexicographic, run
 
@@ -107,97 +95,6 @@ class RatedProblem(Problem):
     @property
     def throughput_target(self) -> float | None:
         return self.tokens_per_s
-
-
-def _cheapest(parts: tuple[tuple[int, int], ...], assemblies) -> float:
-    """The cheapest of ``(price, links per assembly)`` parts at ``assemblies(q)`` assemblies."""
-    return min((price * assemblies(q) for price, q in parts), default=math.inf)
-
-
-@dataclass(frozen=True)
-class FabricFloor:
-    """One fabric option's cost at ``n`` nodes, from the model's own counts (docs/model.md,
-    "Fabric" and "Cables and transceivers") with the cheapest part that fits each link class.
-
-    Exact switch counts; cable assemblies at the cheapest fitting part, ignoring the rules that
-    could only rule a part out (reach, lists, the DAC-splitting rule), so never above the model.
-    Infinite where the model's port rules rule the option out at ``n``.
-    """
-
-    option: FabricOption
-    rails: int
-    node_leaf: tuple[tuple[int, int], ...]
-    leaf_spine: tuple[tuple[int, int], ...]
-    spine_core: tuple[tuple[int, int], ...]
-
-    def cost(self, n: int) -> float:
-        f, r = self.option, self.rails
-        if f.tiers == 0:
-            return 0.0 if n == 1 else math.inf
-        if f.tiers == 1:
-            if r * n > f.radix:  # leaf_ports_cover_endpoints
-                return math.inf
-            leaves, spines, cores = 1, 0, 0
-        else:
-            leaves = r * -(-n // f.down)
-            if f.tiers == 2:
-                if leaves * f.links_per_leaf_spine > f.radix:  # spine_ports_cover_uplinks
-                    return math.inf
-                spines, cores = f.spines, 0
-            else:
-                pods = -(-leaves // f.leaves_per_pod)
-                if pods * f.links_per_spine_core > f.radix:  # core_ports_cover_uplinks
-                    return math.inf
-                spines, cores = f.spines * pods, f.spines * f.cores_per_plane
-        total = (f.unit_price or 0) * (leaves + spines + cores)
-        total += _cheapest(self.node_leaf, lambda q: r * -(-n // q))
-        if f.tiers >= 2:
-            total += _cheapest(self.leaf_spine, lambda q: leaves * f.spines * -(-f.links_per_leaf_spine // q))
-        if f.tiers == 3:
-            total += _cheapest(self.spine_core, lambda q: spines * f.cores_per_plane * -(-f.links_per_spine_core // q))
-        return total
-
-
-@dataclass(eq=False)
-class FabricFloors:
-    """The fabric floors a node cage can use, with the cheapest at each ``n`` remembered (the ways
-    of one cage share it)."""
-
-    floors: tuple[FabricFloor, ...]
-    _cheapest: dict[int, float] = field(default_factory=dict)
-
-    def cost(self, n: int) -> float:
-        if n not in self._cheapest:
-            self._cheapest[n] = min((f.cost(n) for f in self.floors), default=math.inf)
-        return self._cheapest[n]
-
-
-@dataclass(frozen=True)
-class Way:
-    """One way a node of the pair can be bought, reduced to what the cost floor needs."""
-
-    node_price: int
-    """Server only for the fabric-less single node; server and its bought NICs otherwise."""
-    racks: tuple[tuple[int, int], ...]
-    """(rack price, nodes per rack) for every rack class that holds at least one such node."""
-    node_w: float
-    fabrics: FabricFloors
-
-    def floor(self, n: int) -> float:
-        """Nodes, racks and fabric of ``n`` such nodes, at their cheapest."""
-        fabric = self.fabrics.cost(n)
-        if fabric == math.inf:
-            return math.inf
-        return n * self.node_price + min(price * self.racks_at_least(n, per) for price, per in self.racks) + fabric
-
-    def racks_at_least(self, n: int, per: int) -> int:
-        """Compute racks ``ceil(n / per)``; when they are more than one, the design is not a single
-        mixed rack, so its storage units (at least one) and its switches (if any) need racks of
-        their own too."""
-        compute = -(-n // per)
-        if compute == 1:
-            return 1
-        return compute + 1 + any(f.option.tiers > 0 for f in self.fabrics.floors)
 
 
 @dataclass
@@ -248,7 +145,7 @@ class JobCostSearch:
         self.problem, self.settings, self.stats = problem, settings, stats
         self.tokens = problem.instance.workload.training.tokens
         self._durations: dict[tuple, float | None] = {}
-        self._fitting: dict[tuple, tuple] = {}
+        self.floor = CostFloor(problem)
         self.result = JobCostResult(status=cp_model.INFEASIBLE)
 
     # -- the pieces ---------------------------------------------------------------------------------
@@ -279,7 +176,7 @@ class JobCostSearch:
                 if p.time_limit_s is not None:
                     in_time = p.min_nodes_for_time(configs[0], cls, p.time_limit_s)
                     n_lo = max(n_lo, in_time or MAX_NODES + 1)
-                pair = Pair(configs, fabrics, cls, self.ways(configs, fabrics))
+                pair = Pair(configs, fabrics, cls, self.floor.ways(configs, fabrics))
                 pair.n_lo, pair.n_hi = n_lo, self.most_nodes(pair)
                 if pinned is not None:
                     pair.n_lo, pair.n_hi = max(n_lo, pinned), min(pair.n_hi, pinned)
@@ -287,57 +184,11 @@ class JobCostSearch:
                     found.append(pair)
         return found
 
-    def ways(self, configs: list[NodeConfig], fabrics: list[FabricOption]) -> list[Way]:
-        """The distinct ways to buy a node of these configurations with these fabric options."""
-        o = self.problem.options
-        floors: dict[tuple, FabricFloors] = {}  # by the node's cage: parts depend on it
-        ways: dict[tuple, Way] = {}
-        for c in configs:
-            cage = (c.port_form_factor, c.ports_per_cage)
-            for attached in (False, True):
-                if (cage, attached) not in floors:
-                    floors[cage, attached] = FabricFloors(tuple(self.fabric_floor(f, c) for f in fabrics
-                                                                if (f.tiers > 0) == attached))
-                usable = floors[cage, attached]
-                if not usable.floors:
-                    continue
-                node_w = c.power_w(o.all_parts, fabric=attached)
-                racks = tuple(sorted({(r.unit_price or 0, per) for r in o.racks
-                                      if (per := per_rack(r.rack, node_w, c.server.rack_units)) >= 1}))
-                price = (c.unit_price if attached else c.server_price) or 0
-                if racks:
-                    ways.setdefault((price, racks, node_w, id(usable)), Way(price, racks, node_w, usable))
-        return list(ways.values())
-
-    def fabric_floor(self, f: FabricOption, config: NodeConfig) -> FabricFloor:
-        """The option's cost floor for nodes of this configuration's cage and rails."""
-        if f.tiers == 0:
-            return FabricFloor(f, config.rails, (), (), ())
-        cage = (config.port_form_factor, config.ports_per_cage, config.interconnect.gbps)
-        return FabricFloor(f, config.rails, self.fitting(f, "node-leaf", config, cage),
-                           self.fitting(f, "leaf-spine", config) if f.tiers >= 2 else (),
-                           self.fitting(f, "spine-core", config) if f.tiers == 3 else ())
-
-    def fitting(self, f: FabricOption, cls: str, config: NodeConfig, cage: tuple = ()) -> tuple[tuple[int, int], ...]:
-        """(cheapest price, links per assembly) of the parts of ``cls`` that fit both ends
-        (cached per switch, speed and node cage: fabric options share them)."""
-        key = (f.switch.id, f.gbps, cls, cage)
-        if key not in self._fitting:
-            found: dict[int, int] = {}
-            for p in self.problem.options.parts[cls]:
-                lower = (part_fits_node_end(p.part, config) if cls == "node-leaf"
-                         else part_fits_switch_end(p.part, f.switch, f.gbps, "b"))
-                if lower and part_fits_switch_end(p.part, f.switch, f.gbps, "a"):
-                    q = p.part.links
-                    found[q] = min(found.get(q, p.unit_price or 0), p.unit_price or 0)
-            self._fitting[key] = tuple(sorted((price, q) for q, price in found.items()))
-        return self._fitting[key]
-
     def most_nodes(self, pair: Pair) -> int:
         """An upper bound on the nodes of any design of the pair: each way's most under the budget
         (at the cost floor), the racks and the site power; one for the fabric-less way."""
         inst = self.problem.instance
-        fixed = self.storage_floor(0.0)
+        fixed = self.floor.storage(0.0)
         most = 0
         for way in pair.ways:
             cap = min(MAX_NODES, inst.site.max_racks * max(per for _, per in way.racks))
@@ -357,22 +208,7 @@ class JobCostSearch:
 
     def cost_floor(self, pair: Pair, n: int, tokens_per_s: float) -> float:
         """A lower bound on the monthly cost of any design of the candidate (module docstring)."""
-        return min((way.floor(n) for way in pair.ways), default=math.inf) + self.storage_floor(tokens_per_s)
-
-    def storage_floor(self, tokens_per_s: float) -> float:
-        """The cheapest storage tier at the fewest whole units that meet the needs at this rate."""
-        needs = self.problem.storage_needs(tokens_per_s)
-        best = math.inf
-        for s in self.problem.options.storage:
-            t = s.tier
-            units = 1
-            for need, supply in ((needs.read_gb_per_s, t.read_gb_per_s), (needs.write_gb_per_s, t.write_gb_per_s),
-                                 (needs.capacity_tb, t.capacity_tb)):
-                if supply > 0:
-                    # Shaved by 1e-9 so float noise can only lower the bound.
-                    units = max(units, math.ceil(need / supply * (1 - 1e-9)))
-            best = min(best, (s.unit_price or 0) * units)
-        return 0.0 if best == math.inf else best
+        return self.floor.at(pair.ways, n, tokens_per_s)
 
     def model(self, pair: Pair, n: int) -> tuple[DesignModel, float]:
         """The candidate's model: the pair's options, ``nodes == n``, storage at the own rate."""
