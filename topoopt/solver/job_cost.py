@@ -88,7 +88,7 @@ class RatedProblem(Problem):
     target differs (the deadline, if any, is still the instance's).
     """
 
-    def __init__(self, problem: Problem, tokens_per_s: float) -> None:  # noqa: D107 — shares, does not rebuild
+    def __init__(self, problem: Problem, tokens_per_s: float) -> None:
         self.__dict__.update(problem.__dict__)
         self.tokens_per_s = tokens_per_s
 
@@ -129,7 +129,6 @@ class JobCostResult:
     proven: bool = True
     candidates_solved: int = 0
     perf_evaluations: int = 0
-    ties: int = 0
     unproven: list[float] = field(default_factory=list)
 
 
@@ -210,7 +209,7 @@ class JobCostSearch:
         """A lower bound on the monthly cost of any design of the candidate (module docstring)."""
         return self.floor.at(pair.ways, n, tokens_per_s)
 
-    def model(self, pair: Pair, n: int) -> tuple[DesignModel, float]:
+    def model(self, pair: Pair, n: int) -> DesignModel:
         """The candidate's model: the pair's options, ``nodes == n``, storage at the own rate."""
         from topoopt.solver import enforce_all  # circular at import time
 
@@ -219,7 +218,7 @@ class JobCostSearch:
         rated = RatedProblem(p, performance.tokens_per_s).restricted(pair.configs, pair.fabrics)
         dm = enforce_all(DesignModel(rated, throughput_target_tokens_per_s=rated.throughput_target))
         dm.m.add(dm.v.nodes == n)
-        return dm, performance.tokens_per_s
+        return dm
 
     def catalog_rank(self, pair: Pair, dm: DesignModel, value) -> tuple:
         """The chosen options' catalog positions in the full problem, in catalog_order's order."""
@@ -232,7 +231,7 @@ class JobCostSearch:
         """The candidate re-solved lexicographically (cost, GPUs and power, catalog order)."""
         from topoopt.solver import catalog_order, hint_vars, tie_break  # circular at import time
 
-        dm, _ = self.model(pair, n)
+        dm = self.model(pair, n)
         objectives = [dm.v.total_cost, tie_break(dm), catalog_order(dm)]
         status, solver, cost, _ = lexicographic(dm.m, objectives, self.settings, self.stats, hint_vars(dm))
         if status not in OK:
@@ -297,7 +296,7 @@ class JobCostSearch:
                     any_unknown = True
                     break
                 settings = dataclasses.replace(settings, time_limit_s=min(limit_s, left_s))
-            dm, _ = self.model(pair, n)
+            dm = self.model(pair, n)
             dm.m.minimize(dm.v.total_cost)
             status, solver = run(dm.m, settings, self.stats)
             res.candidates_solved += 1
@@ -328,7 +327,6 @@ class JobCostSearch:
             res.status = cp_model.UNKNOWN
             res.proven = False
             return res
-        res.ties = len(best)
         res.best = min(finished, key=lambda s: s.key)
         # Unproven candidates whose bound is not below the best cannot hold a better job.
         res.bound = min([res.best.job_cost, *res.unproven])
