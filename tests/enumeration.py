@@ -28,7 +28,9 @@ and priced as the checker's bill prices it. Two ways to find the optimum among t
   only costs a rejected candidate, never the optimum (as long as fewer than ``keep`` cheaper
   candidates are rejected, which the result reports). Same answer, far fewer checker calls.
 
-Only ``min_cost`` (with or without a deadline) is enumerated.
+``min_cost`` (with or without a deadline) is enumerated by :class:`Enumerator`; ``min_job_cost``
+(rent per month × months of training, storage fed at the design's own rate) by
+:class:`JobCostEnumerator`, which ranks the same combinations by job cost instead.
 """
 
 from __future__ import annotations
@@ -109,6 +111,8 @@ class Enumerated:
     """Checker families that rejected a cheaper candidate, with counts."""
     cost_mismatches: int = 0
     """Checked candidates whose screened price differs from ``recompute_cost``."""
+    job_cost: float | None = None
+    """The optimum's cost per month × months of training (``min_job_cost`` only)."""
 
 
 def storage_choice(tier, units: int) -> StorageChoice:
@@ -262,9 +266,11 @@ def pareto(networks: list) -> list:
 class Enumerator:
     """The enumeration of one instance (catalog, job and performance look-ups resolved once)."""
 
+    objective = "min_cost"
+
     def __init__(self, instance: Instance) -> None:
-        if instance.goal.objective != "min_cost":
-            raise ValueError(f"only min_cost is enumerated, not {instance.goal.objective}")
+        if instance.goal.objective != self.objective:
+            raise ValueError(f"{type(self).__name__} enumerates {self.objective}, not {instance.goal.objective}")
         self.instance = instance
         self.resolved = resolve_catalog(instance)
         self.catalog = self.resolved.catalog
@@ -373,7 +379,7 @@ class Enumerator:
                     # Storage leaves only add to a fabric's load: a fabric too small without them stays so.
                     if not ports_fit(fabric, base) or not self.runs(node, fabric, n):
                         continue
-                    for tier, units in storage:
+                    for tier, units in self.sized_storage(storage, node, fabric, n):
                         networks = pareto(list(self.networks.storage_networks(node, fabric, n, base, (tier, units))))
                         for net in networks:
                             converged = net.record.mode == "converged"
@@ -423,6 +429,14 @@ class Enumerator:
                     if cost <= budget:
                         yield cost, Candidate(node, fabric, n, counts, chosen, placed, tier, units, node_w,
                                               tuple(devices), net, mgmt)
+
+    def sized_storage(self, storage, node: NodeChoice, fabric: FabricChoice, n: int):
+        """Storage tiers with their fewest units; for min_cost the same for every combination."""
+        return storage
+
+    def rank(self, candidate) -> float:
+        """What the enumeration minimises: the cost."""
+        return candidate[0]
 
     @staticmethod
     def assemblies(link_class: str, part: LinkPart, node: NodeChoice, fabric: FabricChoice, n: int,
@@ -496,7 +510,7 @@ class Enumerator:
         screened = 0
         for sequence, candidate in enumerate(self.candidates()):
             screened += 1
-            entry = (-candidate[0], -sequence, candidate)
+            entry = (-self.rank(candidate), -sequence, candidate)
             if len(cheapest) < keep:
                 heapq.heappush(cheapest, entry)
             elif entry > cheapest[0]:
@@ -528,6 +542,75 @@ class Enumerator:
             result.candidates += 1
             self._judge(candidate, result)
         return result
+
+
+SECONDS_PER_MONTH = 365.25 / 12 * SECONDS_PER_DAY
+"""The mean Gregorian month (30.4375 days): rent is quoted per month."""
+
+
+class JobCostEnumerator(Enumerator):
+    """``min_job_cost``: the same combinations, storage sized for each one's own training rate
+    (``perf.evaluate(...).tokens_per_s``), ranked by cost × time to train / month."""
+
+    objective = "min_job_cost"
+
+    def __init__(self, instance: Instance) -> None:
+        super().__init__(instance)
+        self._rates: dict[tuple, tuple[float, float] | None] = {}
+
+    def rate_and_time(self, node: NodeChoice, fabric: FabricChoice, n: int,
+                      converged: bool = False) -> tuple[float, float] | None:
+        """(tokens/s while training, seconds to train), cached per perf key, fabric class, n and
+        storage mode."""
+        key = (node.perf_key, max(fabric.tiers, 1), fabric.oversubscription, n, converged)
+        if key not in self._rates:
+            hardware = self.hardware(node, fabric, n, converged)
+            found = perf.evaluate(self.job, hardware)
+            seconds = perf.time_to_train_s(self.job, hardware)
+            self._rates[key] = None if found is None or seconds is None else (found.tokens_per_s, seconds)
+        return self._rates[key]
+
+    def _months(self, candidate) -> float:
+        c = candidate[1]
+        converged = c.storage_net.record.mode == "converged"
+        return self.rate_and_time(c.node, c.fabric, c.nodes, converged)[1] / SECONDS_PER_MONTH
+
+    def sized_storage(self, storage, node: NodeChoice, fabric: FabricChoice, n: int):
+        """Sized at the dedicated network's rate: the differential cases have no converged option."""
+        found = self.rate_and_time(node, fabric, n)
+        if found is None:
+            return []
+        needs = perf.storage_needs(self.job, found[0])
+        return [(tier, max(1, *(math.ceil(need * (1 - TOLERANCE) / supply) for need, supply in (
+                    (needs.read_gb_per_s, tier.read_gb_per_s), (needs.write_gb_per_s, tier.write_gb_per_s),
+                    (needs.capacity_tb, tier.capacity_tb)))))
+                for tier, _ in storage]
+
+    def rank(self, candidate) -> float:
+        """Job cost: cost per month × months of training."""
+        return candidate[0] * self._months(candidate)
+
+    def _judge(self, candidate, result: Enumerated) -> bool:
+        """Check one candidate; keep it when accepted and its job cost, from the checker's price
+        and perf's time for the written-out design, is the smallest so far."""
+        design = self.design(candidate)
+        result.checked += 1
+        violations = check_design(self.instance, design)
+        if violations:
+            for family in {v.family for v in violations}:
+                result.rejected[family] = result.rejected.get(family, 0) + 1
+            return False
+        cost = int(round(recompute_cost(self.instance, design).total))
+        result.cost_mismatches += cost != candidate[0]
+        value = cost * self._months(candidate)
+        if result.job_cost is None or value < result.job_cost:
+            result.cost, result.design, result.job_cost = cost, design, value
+        return True
+
+
+def enumerate_min_job_cost(instance: Instance, keep: int = 256) -> Enumerated:
+    """The design with the smallest job cost the checker accepts, by exhaustive enumeration."""
+    return JobCostEnumerator(instance).run(keep)
 
 
 def enumerate_designs(instance: Instance, keep: int = 256, judge_all: bool = False) -> Enumerated:

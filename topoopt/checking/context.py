@@ -209,9 +209,10 @@ class CheckContext(NetworksView):
     @cached_property
     def throughput_target(self) -> float | None:
         """Tokens/s the storage must feed: tokens / deadline (min_cost), the design's own rate
-        (min_time), none otherwise."""
+        (min_time, min_job_cost: the time to train is the objective, so storage may not slow it),
+        none otherwise."""
         goal = self.instance.goal
-        if goal.objective == "min_time":
+        if goal.objective in ("min_time", "min_job_cost"):
             return None if self.evaluation is None else self.evaluation.tokens_per_s
         if goal.deadline_days is None:
             return None

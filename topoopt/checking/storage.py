@@ -1,7 +1,7 @@
 """Storage rules: read and write bandwidth, capacity, latency class of the hot tier; the cold tier.
 
 The needs come from ``perf.storage_needs`` at the throughput target (tokens / deadline for
-``min_cost``, the design's own rate for ``min_time``, zero otherwise); the supply is
+``min_cost``, the design's own rate for ``min_time`` and ``min_job_cost``, zero otherwise); the supply is
 ``units`` × the tier's per-unit figures.
 """
 

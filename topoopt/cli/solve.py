@@ -15,7 +15,9 @@ def solve(
     file: str = typer.Argument(..., metavar="INSTANCE", help="Instance YAML file, or '-' for standard input."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON (design.json) on stdout."),
     out: Path | None = typer.Option(None, "--out", help="Write design.json, BOM, cables, racks and drawings here."),
-    time_limit_s: float | None = typer.Option(None, "--time-limit-s", min=0.01, help="Wall-clock limit per solve (not reproducible)."),
+    time_limit_s: float | None = typer.Option(
+        None, "--time-limit-s", min=0.01,
+        help="Wall-clock limit per solve (not reproducible); for min_job_cost also on its candidate solves together."),
     workers: int = typer.Option(1, "--workers", min=1, max=64, help="CP-SAT workers (results are identical for any count)."),
     seed: int = typer.Option(0, "--seed", help="CP-SAT random seed."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Solver log on stderr."),
@@ -46,12 +48,25 @@ def solve(
         from topoopt.cli.summary import infeasible_summary, solved_summary
 
         typer.echo(infeasible_summary(result, name) if result.status == "infeasible" else
-                   solved_summary(result, name) if result.design else f"topoopt · {name} · {result.status.upper()}: "
-                   "no design found within the limits")
+                   solved_summary(result, name) + job_cost_line(result) if result.design else
+                   f"topoopt · {name} · {result.status.upper()}: no design found within the limits")
     if result.status == "infeasible":
         raise typer.Exit(EXIT_INFEASIBLE)
     if result.status == "unknown":
         raise typer.Exit(EXIT_NO_SOLUTION)
+
+
+def job_cost_line(result) -> str:
+    """For min_job_cost, the objective spelled out: rent per month × months of training."""
+    objective, cost, performance = result.objective, result.cost, result.performance
+    if objective.kind != "min_job_cost" or objective.value is None or cost is None or performance is None:
+        return ""
+    from topoopt.cli.summary import CURRENCY_SIGN
+
+    sign = CURRENCY_SIGN.get(cost.currency, cost.currency + " ")
+    days = performance.time_to_train_days
+    return (f"\nJob cost     {sign}{objective.value:,.0f} = {sign}{cost.total:,.0f}/month × {days:,.2f} days "
+            f"÷ 30.4375 days per month")
 
 
 def independent_check(result, instance) -> list:

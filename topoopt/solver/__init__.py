@@ -4,7 +4,9 @@
 ``min_time`` first finds, for each (node configuration, fabric class) pair, the largest node count
 the rules allow — time to train is non-increasing in the node count, so that pair's best time —
 visiting pairs in order of an optimistic bound and stopping when no pair can beat the best; then
-it solves ``min_cost`` under the optimal time. Infeasible instances are explained (explain.py).
+it solves ``min_cost`` under the optimal time. ``min_job_cost`` (rent per month × months of
+training) is a best-first search over (configuration group, fabric class, node count) candidates
+with one ``min_cost`` solve each (job_cost.py). Infeasible instances are explained (explain.py).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from topoopt.solver.build import POWER_MAX_W, DesignModel
 from topoopt.solver.binding import binding_families
 from topoopt.solver.explain import explain_infeasible
 from topoopt.solver.extract import chosen, extract
+from topoopt.solver.job_cost import explain_job_cost, min_job_cost
 from topoopt.solver.options import MAX_NODES, part_fits_node_end, part_fits_switch_end, per_rack
 from topoopt.solver.problem import Problem
 from topoopt.solver.run import OK, Settings, Stats, lexicographic, run
@@ -203,30 +206,44 @@ def solve(
     problem = Problem(instance)
     objective = instance.goal.objective
     if objective == "min_job_cost":
-        raise UnsupportedObjective(
-            "goal.objective: min_job_cost is not supported yet; use min_cost with a deadline or min_time"
-        )
-    if objective == "min_time":
-        best = fastest_time_s(problem, settings, stats)
-        if best is not None:
-            problem.time_limit_s = best * (1 + 1e-9)
-    status, dm, solver, value, bound = min_cost(problem, settings, stats)
+        if problem.catalog.basis != "monthly_rent":
+            raise UnsupportedObjective(
+                f"goal.objective: min_job_cost needs a monthly_rent price book (rent per month × months of "
+                f"training); price book {problem.catalog.price_book.id!r} is {problem.catalog.basis}, where a "
+                "purchase does not scale with the training time — use min_cost (with a deadline) or min_time"
+            )
+        found = min_job_cost(problem, settings, stats)
+        status = found.status
+        dm, solver = (found.best.dm, found.best.solver) if found.best else (None, None)
+    else:
+        if objective == "min_time":
+            best = fastest_time_s(problem, settings, stats)
+            if best is not None:
+                problem.time_limit_s = best * (1 + 1e-9)
+        status, dm, solver, value, bound = min_cost(problem, settings, stats)
     result = dict(schema_version=SCHEMA_VERSION)
     if status in OK:
         design, cost, performance = extract(dm, solver.value)
         proven = stats.proven
-        if objective == "min_time":
+        if objective == "min_job_cost":
+            proven = found.proven
+            gap = 0.0 if proven else abs(found.best.job_cost - found.bound) / max(abs(found.best.job_cost), 1.0)
+            obj = ObjectiveValue(kind=objective, value=found.best.job_cost, bound=found.bound, gap=gap)
+        elif objective == "min_time":
             obj_value = performance.time_to_train_days if performance else None
             obj = ObjectiveValue(kind=objective, value=obj_value, bound=obj_value if proven else None,
                                  gap=0.0 if proven else None)
         else:
             gap = 0.0 if proven else abs(value - bound) / max(abs(value), 1.0)
             obj = ObjectiveValue(kind=objective, value=value, bound=bound, gap=gap)
-        binding = binding_families(problem, chosen(dm, solver.value), design, cost, solver.value(dm.v.power_w["total"]))
+        # dm.problem: for min_job_cost the candidate's view, whose storage feeds the design's own rate.
+        binding = binding_families(dm.problem, chosen(dm, solver.value), design, cost,
+                                   solver.value(dm.v.power_w["total"]))
         result.update(status="optimal" if proven else "feasible", objective=obj, design=design, cost=cost,
                       performance=performance, binding=binding)
     elif status == cp_model.INFEASIBLE:
-        explanation = explain_infeasible(problem, settings, stats) if explain else None
+        explain_with = explain_job_cost if objective == "min_job_cost" else explain_infeasible
+        explanation = explain_with(problem, settings, stats) if explain else None
         result.update(status="infeasible", objective=ObjectiveValue(kind=objective, value=None, bound=None, gap=None),
                       explanation=explanation)
     else:

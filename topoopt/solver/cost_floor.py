@@ -1,0 +1,194 @@
+"""A lower bound on the monthly cost of any design with a given node configuration group, fabric
+class and node count ``n`` — the pruning bound of the ``min_job_cost`` search (job_cost.py).
+
+Every term is a part of the model's cost (build.py ``_costs``) that no design of the candidate
+avoids, counted as the model counts it, at the cheapest option:
+
+* nodes: ``n ×`` the server price for a single node without a fabric, server and bought NICs
+  otherwise;
+* fabric: the cheapest fabric option's exact switch count (leaves ``rails × ceil(n / down)``,
+  spines, cores and pods as in docs/model.md "Fabric"; one switch for one tier) times its price,
+  plus cable assemblies per link class at the cheapest part whose ends fit (reach, lists and the
+  DAC-splitting rule can only rule a part out, so they are ignored); infinite where the option's
+  port rules (``leaf_ports_cover_endpoints``, ``spine_ports_cover_uplinks``,
+  ``core_ports_cover_uplinks``) exclude ``n``;
+* racks: the cheapest rack class's compute racks ``ceil(n / nodes per rack)``; with more than one
+  of them the design is not a single mixed rack, so its storage units (at least one) and its
+  switches (if any) need a rack each at least;
+* storage: the cheapest tier at the fewest whole units that meet the needs at a rate at most the
+  design's own.
+
+Each term is non-decreasing in ``n`` (and in the storage rate), which the search relies on.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from topoopt.solver.options import FabricOption, NodeConfig, part_fits_node_end, part_fits_switch_end, per_rack
+from topoopt.solver.problem import Problem
+
+
+def _cheapest(parts: tuple[tuple[int, int], ...], assemblies) -> float:
+    """The cheapest of ``(price, links per assembly)`` parts at ``assemblies(q)`` assemblies."""
+    return min((price * assemblies(q) for price, q in parts), default=math.inf)
+
+
+@dataclass(frozen=True)
+class FabricFloor:
+    """One fabric option's cost at ``n`` nodes, from the model's own counts (docs/model.md,
+    "Fabric" and "Cables and transceivers") with the cheapest part that fits each link class.
+
+    Exact switch counts; cable assemblies at the cheapest fitting part, ignoring the rules that
+    could only rule a part out (reach, lists, the DAC-splitting rule), so never above the model.
+    Infinite where the model's port rules rule the option out at ``n``.
+    """
+
+    option: FabricOption
+    rails: int
+    node_leaf: tuple[tuple[int, int], ...]
+    leaf_spine: tuple[tuple[int, int], ...]
+    spine_core: tuple[tuple[int, int], ...]
+
+    def cost(self, n: int) -> float:
+        f, r = self.option, self.rails
+        if f.tiers == 0:
+            return 0.0 if n == 1 else math.inf
+        if f.tiers == 1:
+            if r * n > f.radix:  # leaf_ports_cover_endpoints
+                return math.inf
+            leaves, spines, cores = 1, 0, 0
+        else:
+            leaves = r * -(-n // f.down)
+            if f.tiers == 2:
+                if leaves * f.links_per_leaf_spine > f.radix:  # spine_ports_cover_uplinks
+                    return math.inf
+                spines, cores = f.spines, 0
+            else:
+                pods = -(-leaves // f.leaves_per_pod)
+                if pods * f.links_per_spine_core > f.radix:  # core_ports_cover_uplinks
+                    return math.inf
+                spines, cores = f.spines * pods, f.spines * f.cores_per_plane
+        total = (f.unit_price or 0) * (leaves + spines + cores)
+        total += _cheapest(self.node_leaf, lambda q: r * -(-n // q))
+        if f.tiers >= 2:
+            total += _cheapest(self.leaf_spine, lambda q: leaves * f.spines * -(-f.links_per_leaf_spine // q))
+        if f.tiers == 3:
+            total += _cheapest(self.spine_core, lambda q: spines * f.cores_per_plane * -(-f.links_per_spine_core // q))
+        return total
+
+
+@dataclass(eq=False)
+class FabricFloors:
+    """The fabric floors a node cage can use, with the cheapest at each ``n`` remembered (the ways
+    of one cage share it)."""
+
+    floors: tuple[FabricFloor, ...]
+    _cheapest: dict[int, float] = field(default_factory=dict)
+
+    def cost(self, n: int) -> float:
+        if n not in self._cheapest:
+            self._cheapest[n] = min((f.cost(n) for f in self.floors), default=math.inf)
+        return self._cheapest[n]
+
+
+@dataclass(frozen=True)
+class Way:
+    """One way a node of the pair can be bought, reduced to what the cost floor needs."""
+
+    node_price: int
+    """Server only for the fabric-less single node; server and its bought NICs otherwise."""
+    racks: tuple[tuple[int, int], ...]
+    """(rack price, nodes per rack) for every rack class that holds at least one such node."""
+    node_w: float
+    fabrics: FabricFloors
+
+    def floor(self, n: int) -> float:
+        """Nodes, racks and fabric of ``n`` such nodes, at their cheapest."""
+        fabric = self.fabrics.cost(n)
+        if fabric == math.inf:
+            return math.inf
+        return n * self.node_price + min(price * self.racks_at_least(n, per) for price, per in self.racks) + fabric
+
+    def racks_at_least(self, n: int, per: int) -> int:
+        """Compute racks ``ceil(n / per)``; when they are more than one, the design is not a single
+        mixed rack, so its storage units (at least one) and its switches (if any) need racks of
+        their own too."""
+        compute = -(-n // per)
+        if compute == 1:
+            return 1
+        return compute + 1 + any(f.option.tiers > 0 for f in self.fabrics.floors)
+
+
+class CostFloor:
+    """The bound's pieces for one problem (fitting parts cached per switch, speed and cage)."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self._fitting: dict[tuple, tuple] = {}
+
+    def ways(self, configs: list[NodeConfig], fabrics: list[FabricOption]) -> list[Way]:
+        """The distinct ways to buy a node of these configurations with these fabric options."""
+        o = self.problem.options
+        floors: dict[tuple, FabricFloors] = {}  # by the node's cage: parts depend on it
+        ways: dict[tuple, Way] = {}
+        for c in configs:
+            cage = (c.port_form_factor, c.ports_per_cage)
+            for attached in (False, True):
+                if (cage, attached) not in floors:
+                    floors[cage, attached] = FabricFloors(tuple(self.fabric_floor(f, c) for f in fabrics
+                                                                if (f.tiers > 0) == attached))
+                usable = floors[cage, attached]
+                if not usable.floors:
+                    continue
+                node_w = c.power_w(o.all_parts, fabric=attached)
+                racks = tuple(sorted({(r.unit_price or 0, per) for r in o.racks
+                                      if (per := per_rack(r.rack, node_w, c.server.rack_units)) >= 1}))
+                price = (c.unit_price if attached else c.server_price) or 0
+                if racks:
+                    ways.setdefault((price, racks, node_w, id(usable)), Way(price, racks, node_w, usable))
+        return list(ways.values())
+
+    def fabric_floor(self, f: FabricOption, config: NodeConfig) -> FabricFloor:
+        """The option's cost floor for nodes of this configuration's cage and rails."""
+        if f.tiers == 0:
+            return FabricFloor(f, config.rails, (), (), ())
+        cage = (config.port_form_factor, config.ports_per_cage, config.interconnect.gbps)
+        return FabricFloor(f, config.rails, self.fitting(f, "node-leaf", config, cage),
+                           self.fitting(f, "leaf-spine", config) if f.tiers >= 2 else (),
+                           self.fitting(f, "spine-core", config) if f.tiers == 3 else ())
+
+    def fitting(self, f: FabricOption, cls: str, config: NodeConfig, cage: tuple = ()) -> tuple:
+        """(cheapest price, links per assembly) of the parts of ``cls`` that fit both ends
+        (cached per switch, speed and node cage: fabric options share them)."""
+        key = (f.switch.id, f.gbps, cls, cage)
+        if key not in self._fitting:
+            found: dict[int, int] = {}
+            for p in self.problem.options.parts[cls]:
+                lower = (part_fits_node_end(p.part, config) if cls == "node-leaf"
+                         else part_fits_switch_end(p.part, f.switch, f.gbps, "b"))
+                if lower and part_fits_switch_end(p.part, f.switch, f.gbps, "a"):
+                    q = p.part.links
+                    found[q] = min(found.get(q, p.unit_price or 0), p.unit_price or 0)
+            self._fitting[key] = tuple(sorted((price, q) for q, price in found.items()))
+        return self._fitting[key]
+
+    def storage(self, tokens_per_s: float) -> float:
+        """The cheapest storage tier at the fewest whole units that meet the needs at this rate."""
+        needs = self.problem.storage_needs(tokens_per_s)
+        best = math.inf
+        for s in self.problem.options.storage:
+            t = s.tier
+            units = 1
+            for need, supply in ((needs.read_gb_per_s, t.read_gb_per_s), (needs.write_gb_per_s, t.write_gb_per_s),
+                                 (needs.capacity_tb, t.capacity_tb)):
+                if supply > 0:
+                    # Shaved by 1e-9 so float noise can only lower the bound.
+                    units = max(units, math.ceil(need / supply * (1 - 1e-9)))
+            best = min(best, (s.unit_price or 0) * units)
+        return 0.0 if best == math.inf else best
+
+    def at(self, ways: list[Way], n: int, tokens_per_s: float) -> float:
+        """The bound for ``n`` nodes bought any of these ways, storage at ``tokens_per_s``."""
+        return min((way.floor(n) for way in ways), default=math.inf) + self.storage(tokens_per_s)

@@ -1,0 +1,363 @@
+"""``min_job_cost``: the cheapest whole training job, exactly.
+
+The job cost of a design is its rent per month times the months it trains::
+
+    job cost = cost per month × time to train (s) / SECONDS_PER_MONTH,
+    SECONDS_PER_MONTH = 30.4375 days × 86,400 s   (365.25 / 12: the mean Gregorian month)
+
+subject to every rule, the budget (a cap on the monthly rent) and the deadline when given. The
+storage tier must feed the design's own training rate (``perf.evaluate(...).tokens_per_s``), as
+for ``min_time``: the duration is what the job is charged for, so storage may not slow it down.
+
+Why not one CP-SAT model. The time to train depends nonlinearly on the node-configuration group
+(GPU, GPUs per node, rails, interconnect: :meth:`Problem.perf_key`), the fabric class (tiers,
+oversubscription) and the node count ``n``, and the product cost × time is not linear either.
+So the search decomposes: a *candidate* is ``(group, fabric class, n)``. Everything the
+performance model sees is fixed by the candidate, so its duration ``D`` and its storage rate are
+constants, and the cheapest design of the candidate is one CP-SAT ``min_cost`` solve of the model
+restricted to the group's configurations and the class's fabric options with ``nodes == n``.
+Its job cost is ``C*(candidate) × D(candidate)``.
+
+Why the result is optimal. Every valid design belongs to exactly one candidate, and the cheapest
+design of a candidate has the smallest job cost among that candidate's designs (``D`` is the same
+for all of them), so the optimum is the smallest ``C* × D`` over the candidates. Candidates are
+visited best-first by a *lower bound* on their job cost:
+
+* ``n`` ranges over ``[n_lo, n_hi]`` per (group, class): ``n_lo`` is the fewest nodes the model
+  admits (``memory_fits``, ``deadline_met``, a pinned count); ``n_hi`` (:meth:`most_nodes`) is the
+  most any way of buying the pair's nodes allows: the cost floor below within the budget, the
+  racks times nodes per rack, the site power, a pinned count. No design lies outside the range.
+* :meth:`JobCostSearch.cost_floor` (cost_floor.py) bounds the monthly cost of any design of a
+  candidate from below with the model's own counts at the cheapest options: nodes, the fabric's
+  switches and cables, racks, and storage at the rate ``tokens / D`` (at most the design's own).
+  So ``cost_floor × D ≤ C* × D``.
+* The floor does not decrease with ``n`` (every term grows with ``n``; the storage rate grows as
+  ``D`` falls) and the time to train does not increase with ``n`` (the performance model may leave
+  GPUs idle; docs/model.md), so a *range* ``low..high`` of a pair's node counts has no job cost
+  below ``cost_floor(low, tokens / D(low)) × D(high)``. Each pair starts as one range
+  ``n_lo..n_hi``; a popped range is split in two (at the geometric mean), a popped one-count range
+  becomes a candidate keyed by its own floor.
+
+The heap pops the smallest key; a candidate is solved, a range is split. When the smallest key
+exceeds the best job cost found, every remaining candidate (generated or not) has a job cost at
+least its key, so none is better: the best found is optimal. Keys equal to the best are still
+solved, so ties are all found and broken like the other objectives: fewer GPUs, then lower
+provisioned power, then catalog order of the chosen options (each tied candidate is re-solved
+lexicographically).
+
+With ``--time-limit-s`` the search stops when its candidates' CP-SAT time reaches the limit (each
+solve gets what is left). The reported bound is then the smallest lower bound of what was left
+open — a candidate stopped unproven (its CP-SAT bound times ``D``, or its key) and the key at
+which the search stopped — never above the value; the status is ``feasible`` (``unknown``
+without any design).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ortools.sat.python import cp_model
+
+from topoopt.families import FAMILIES
+from topoopt.models.design import ConflictItem, Explanation, Relaxation
+from topoopt.perf import evaluate
+from topoopt.solver.build import DesignModel
+from topoopt.solver.extract import chosen
+from topoopt.solver.cost_floor import CostFloor, Way
+from topoopt.solver.options import MAX_NODES, FabricOption, NodeConfig
+from topoopt.solver.problem import SECONDS_PER_DAY, Problem
+from topoopt.solver.run import OK, Settings, Stats, lexicographic, run
+
+DAYS_PER_MONTH = 30.4375
+"""The mean Gregorian month: 365.25 days / 12. Rent is quoted per month; training lasts days."""
+SECONDS_PER_MONTH = DAYS_PER_MONTH * SECONDS_PER_DAY
+
+STOP_SLACK = 1e-12
+"""Relative slack on "the smallest key exceeds the best": keys equal to the best (float products
+of the same numbers) are still solved, so every tie is found."""
+
+
+class RatedProblem(Problem):
+    """The problem with storage sized for ``tokens_per_s``, the candidate's own training rate.
+
+    A view: it shares every table and cache of the problem it is made from; only the throughput
+    target differs (the deadline, if any, is still the instance's).
+    """
+
+    def __init__(self, problem: Problem, tokens_per_s: float) -> None:
+        self.__dict__.update(problem.__dict__)
+        self.tokens_per_s = tokens_per_s
+
+    @property
+    def throughput_target(self) -> float | None:
+        return self.tokens_per_s
+
+
+@dataclass
+class Pair:
+    """A node-configuration group (same perf key) with one fabric class, and its node range."""
+
+    configs: list[NodeConfig]
+    fabrics: list[FabricOption]
+    perf_class: tuple[int, float]
+    ways: list[Way]
+    n_lo: int = 1
+    n_hi: int = 1
+
+
+@dataclass
+class Solved:
+    """One candidate's cheapest design."""
+
+    key: tuple
+    """(exact job cost, GPUs, power W, catalog order) — the order of the objective and its ties."""
+    job_cost: float
+    dm: DesignModel
+    solver: cp_model.CpSolver
+    proven: bool
+
+
+@dataclass
+class JobCostResult:
+    status: int
+    best: Solved | None = None
+    bound: float | None = None
+    proven: bool = True
+    candidates_solved: int = 0
+    perf_evaluations: int = 0
+    unproven: list[float] = field(default_factory=list)
+
+
+def job_cost(cost: float, seconds: float) -> float:
+    """Rent per month × months of training."""
+    return cost * seconds / SECONDS_PER_MONTH
+
+
+class JobCostSearch:
+    """The best-first search of the module docstring over one problem."""
+
+    def __init__(self, problem: Problem, settings: Settings, stats: Stats) -> None:
+        self.problem, self.settings, self.stats = problem, settings, stats
+        self.tokens = problem.instance.workload.training.tokens
+        self._durations: dict[tuple, float | None] = {}
+        self.floor = CostFloor(problem)
+        self.result = JobCostResult(status=cp_model.INFEASIBLE)
+
+    # -- the pieces ---------------------------------------------------------------------------------
+    def duration_s(self, pair: Pair, n: int) -> float | None:
+        """Time to train the candidate (cached: the whole group shares it)."""
+        key = (self.problem.perf_key(pair.configs[0]), pair.perf_class, n)
+        if key not in self._durations:
+            self.result.perf_evaluations += 1
+            self._durations[key] = self.problem.time_to_train_s(pair.configs[0], pair.perf_class, n)
+        return self._durations[key]
+
+    def pairs(self) -> list[Pair]:
+        """Every (group, fabric class) with a non-empty node range, in catalog order."""
+        p, o = self.problem, self.problem.options
+        groups: dict[tuple, list[NodeConfig]] = {}
+        for c in o.node_configs:
+            groups.setdefault(p.perf_key(c), []).append(c)
+        pinned = p.instance.constraints.pins.nodes if "pins_respected" in p.prefilter else None
+        found = []
+        for configs in groups.values():
+            fit = p.min_nodes_to_fit(configs[0])
+            if fit is None:
+                continue
+            speed = configs[0].speed_key  # the group shares its interconnect, so its speed
+            for cls in sorted({f.perf_class for f in o.fabrics}):
+                fabrics = [f for f in o.fabrics if f.perf_class == cls and (f.tiers == 0 or f.speed_key == speed)]
+                n_lo = fit
+                if p.time_limit_s is not None:
+                    in_time = p.min_nodes_for_time(configs[0], cls, p.time_limit_s)
+                    n_lo = max(n_lo, in_time or MAX_NODES + 1)
+                pair = Pair(configs, fabrics, cls, self.floor.ways(configs, fabrics))
+                pair.n_lo, pair.n_hi = n_lo, self.most_nodes(pair)
+                if pinned is not None:
+                    pair.n_lo, pair.n_hi = max(n_lo, pinned), min(pair.n_hi, pinned)
+                if pair.ways and pair.n_lo <= pair.n_hi:
+                    found.append(pair)
+        return found
+
+    def most_nodes(self, pair: Pair) -> int:
+        """An upper bound on the nodes of any design of the pair: each way's most under the budget
+        (at the cost floor), the racks and the site power; one for the fabric-less way."""
+        inst = self.problem.instance
+        fixed = self.floor.storage(0.0)
+        most = 0
+        for way in pair.ways:
+            cap = min(MAX_NODES, inst.site.max_racks * max(per for _, per in way.racks))
+            if way.node_price > 0:
+                cap = min(cap, int(inst.budget.max // way.node_price))
+            if inst.site.power_cap_kw is not None:
+                cap = min(cap, int((inst.site.power_cap_kw * 1000 + 1e-6) // way.node_w))
+            low, high = 0, cap  # the floor grows with n: the largest n within the budget, by bisection
+            while low < high:
+                mid = (low + high + 1) // 2
+                if way.floor(mid) + fixed <= inst.budget.max:
+                    low = mid
+                else:
+                    high = mid - 1
+            most = max(most, low)
+        return most
+
+    def cost_floor(self, pair: Pair, n: int, tokens_per_s: float) -> float:
+        """A lower bound on the monthly cost of any design of the candidate (module docstring)."""
+        return self.floor.at(pair.ways, n, tokens_per_s)
+
+    def model(self, pair: Pair, n: int) -> DesignModel:
+        """The candidate's model: the pair's options, ``nodes == n``, storage at the own rate."""
+        from topoopt.solver import enforce_all  # circular at import time
+
+        p = self.problem
+        performance = evaluate(p.job, p.hardware(pair.configs[0], pair.perf_class, n))
+        rated = RatedProblem(p, performance.tokens_per_s).restricted(pair.configs, pair.fabrics)
+        dm = enforce_all(DesignModel(rated, throughput_target_tokens_per_s=rated.throughput_target))
+        dm.m.add(dm.v.nodes == n)
+        return dm
+
+    def catalog_rank(self, pair: Pair, dm: DesignModel, value) -> tuple:
+        """The chosen options' catalog positions in the full problem, in catalog_order's order."""
+        pick = chosen(dm, value)
+        parts = tuple(pick.parts[cls].index if cls in pick.parts else -1 for cls in dm.options.parts)
+        return (pair.configs[pick.config.index].index, pair.fabrics[pick.fabric.index].index, *parts,
+                pick.rack_index, pick.storage_index)
+
+    def finish(self, pair: Pair, n: int, seconds: float) -> Solved | None:
+        """The candidate re-solved lexicographically (cost, GPUs and power, catalog order)."""
+        from topoopt.solver import catalog_order, hint_vars, tie_break  # circular at import time
+
+        dm = self.model(pair, n)
+        objectives = [dm.v.total_cost, tie_break(dm), catalog_order(dm)]
+        status, solver, cost, _ = lexicographic(dm.m, objectives, self.settings, self.stats, hint_vars(dm))
+        if status not in OK:
+            return None
+        key = (Fraction(cost) * Fraction(seconds), solver.value(dm.v.gpus), solver.value(dm.v.power_w["total"]),
+               self.catalog_rank(pair, dm, solver.value))
+        return Solved(key, job_cost(cost, seconds), dm, solver, proven=status == cp_model.OPTIMAL)
+
+    # -- the search ---------------------------------------------------------------------------------
+    def run(self) -> JobCostResult:
+        res = self.result
+        pairs = self.pairs()
+        heap: list[tuple] = []
+        sequence = 0
+
+        def push(key: float, kind: int, index: int, low: int, high: int) -> None:
+            nonlocal sequence
+            if key < math.inf:  # an infinite floor: no rack class holds the node, or no fabric serves it
+                # kind 0 = candidate, 1 = range: at equal keys a candidate goes first.
+                heapq.heappush(heap, (key, kind, sequence, index, low, high))
+                sequence += 1
+
+        def push_range(index: int, low: int, high: int) -> None:
+            """Node counts low..high of a pair: no job cost below floor(low) × D(high)."""
+            pair = pairs[index]
+            seconds = self.duration_s(pair, low)
+            rate = self.tokens / seconds if seconds else 0.0
+            fastest_s = self.duration_s(pair, high) or 0.0
+            push(job_cost(self.cost_floor(pair, low, rate), fastest_s), 1, index, low, high)
+
+        for index, pair in enumerate(pairs):
+            push_range(index, pair.n_lo, pair.n_hi)
+        best_value: float | None = None
+        best: list[tuple[Fraction, Pair, int, float]] = []  # candidates at the best exact job cost
+        any_unknown = False
+        limit_s, spent_s = self.settings.time_limit_s, 0.0
+        while heap:
+            key, kind, _, index, low, high = heapq.heappop(heap)
+            if best_value is not None and key > best_value * (1 + STOP_SLACK):
+                break
+            pair = pairs[index]
+            if kind == 1:
+                if low < high:
+                    # Split where the node count doubles as often as it halves: ranges near the
+                    # fewest nodes, where jobs are usually cheapest, get tight bounds soonest.
+                    middle = min(max(math.isqrt(low * high), low), high - 1)
+                    push_range(index, low, middle)
+                    push_range(index, middle + 1, high)
+                    continue
+                seconds = self.duration_s(pair, low)
+                if seconds:
+                    push(job_cost(self.cost_floor(pair, low, self.tokens / seconds), seconds), 0, index, low, low)
+                continue
+            n, seconds = low, self.duration_s(pair, low)
+            settings = self.settings
+            if limit_s is not None:
+                # The time limit caps the candidates' CP-SAT time as a whole (and each solve):
+                # every candidate not yet solved has a job cost of at least this key.
+                left_s = limit_s - spent_s
+                if left_s <= 0:
+                    res.unproven.append(key)
+                    any_unknown = True
+                    break
+                settings = dataclasses.replace(settings, time_limit_s=min(limit_s, left_s))
+            dm = self.model(pair, n)
+            dm.m.minimize(dm.v.total_cost)
+            status, solver = run(dm.m, settings, self.stats)
+            res.candidates_solved += 1
+            spent_s += solver.wall_time
+            if status == cp_model.INFEASIBLE:
+                continue
+            if status != cp_model.OPTIMAL:
+                # Stopped by the time limit: what this candidate could still reach.
+                cp_bound = solver.best_objective_bound
+                lower = max(key, job_cost(math.ceil(cp_bound - 1e-6), seconds)) if math.isfinite(cp_bound) else key
+                res.unproven.append(lower)
+            if status not in OK:
+                any_unknown = True
+                continue
+            cost = int(round(solver.objective_value))
+            exact = Fraction(cost) * Fraction(seconds)
+            if not best or exact < best[0][0]:
+                best = [(exact, pair, n, seconds)]
+                best_value = job_cost(cost, seconds)
+            elif exact == best[0][0]:
+                best.append((exact, pair, n, seconds))
+        if not best:
+            res.status = cp_model.UNKNOWN if any_unknown else cp_model.INFEASIBLE
+            res.proven = not any_unknown
+            return res
+        finished = [s for s in (self.finish(pair, n, seconds) for _, pair, n, seconds in best) if s is not None]
+        if not finished:
+            res.status = cp_model.UNKNOWN
+            res.proven = False
+            return res
+        res.best = min(finished, key=lambda s: s.key)
+        # Unproven candidates whose bound is not below the best cannot hold a better job.
+        res.bound = min([res.best.job_cost, *res.unproven])
+        res.proven = res.bound >= res.best.job_cost and all(s.proven for s in finished)
+        res.status = cp_model.OPTIMAL if res.proven else cp_model.FEASIBLE
+        return res
+
+
+def min_job_cost(problem: Problem, settings: Settings, stats: Stats) -> JobCostResult:
+    """The design with the smallest job cost (module docstring); ``status`` as CP-SAT's."""
+    return JobCostSearch(problem, settings, stats).run()
+
+
+def explain_job_cost(problem: Problem, settings: Settings, stats: Stats) -> Explanation:
+    """Why no design exists: the minimal conflict of the ``min_cost`` model (explain.py).
+
+    That model sizes storage for tokens / deadline (or for capacity and checkpoints alone without
+    a deadline), ``min_job_cost`` for each design's own, faster rate. When the ``min_cost`` model
+    has a design, that difference is the whole conflict, and it is reported as such.
+    """
+    from topoopt.solver.explain import FAMILY_SOURCES, explain_infeasible  # circular at import time
+
+    explanation = explain_infeasible(problem, settings, stats)
+    if explanation.conflict:
+        return explanation
+    family = "storage_bandwidth_met"
+    sized = "tokens / deadline" if problem.deadline_s is not None else "capacity and checkpoints alone (no deadline)"
+    item = ConflictItem(
+        family=family, description=FAMILIES[family], source=FAMILY_SOURCES[family],
+        detail="min_job_cost feeds storage at each design's own training rate; at that rate no design meets "
+               f"the other limits, which do hold with storage sized for {sized}",
+    )
+    relaxation = Relaxation(family=family, message=f"feasible as min_cost, whose storage is sized for {sized}")
+    return Explanation(conflict=[item], relaxations=[relaxation])
