@@ -174,8 +174,8 @@ def _compare_links(design: Design, links: list[LinkBundle]) -> list[str]:
         if len(bundle) != group.count:
             notes.append(f"{bundle.between}: wiring has {len(bundle)} links, the design counts {group.count}")
         if bundle.assemblies != group.assemblies:
-            notes.append(
-                f"{bundle.between}: wiring needs {bundle.assemblies} × {bundle.part.id}, the design counts "
-                f"{group.assemblies} (part-filled cages on some switches)"
-            )
+            why = ("part-filled cages on some switches" if bundle.assemblies > group.assemblies else
+                   "the design buys one per device pair; the wiring fills each cage with links to several devices")
+            notes.append(f"{bundle.between}: wiring needs {bundle.assemblies} × {bundle.part.id}, the design counts "
+                         f"{group.assemblies} ({why})")
     return notes
