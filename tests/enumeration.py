@@ -374,7 +374,7 @@ class Enumerator:
                     if not ports_fit(fabric, base) or not self.runs(node, fabric, n):
                         continue
                     for tier, units in storage:
-                        networks = pareto(list(self.networks.storage_networks(node, fabric, n, base, (tier, units))))
+                        networks = self.networks.storage_networks(node, fabric, n, base, (tier, units), pareto)
                         for net in networks:
                             converged = net.record.mode == "converged"
                             counts = net.counts or base
