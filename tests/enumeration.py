@@ -341,7 +341,7 @@ class Enumerator:
     def candidates(self):
         """Every screened, priced combination: ``(cost, Candidate)``."""
         instance, pins = self.instance, self.instance.constraints.pins
-        site, budget = instance.site, instance.budget.max
+        budget = instance.budget.max
         price = self.price
         nodes, switches, racks, storage = self.admitted()
         all_parts = list(self.catalog.cables)
