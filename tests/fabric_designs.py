@@ -1,7 +1,10 @@
 """Hand-built designs (counts written out by hand from docs/model.md) for the fabric tests.
 
-Each design names built-in catalog items; link and assembly counts are stated, not computed by
-topoopt.fabric, so the tests compare two independent derivations.
+Each design names catalog items of :data:`CATALOG` (the built-in catalog plus the few test items
+of :data:`ADDITIONS`); link and assembly counts are stated, not computed by topoopt.fabric, so the
+tests compare two independent derivations. Every design has the three networks: the compute
+fabric, a storage network (dedicated in 1 or 2 tiers, or converged on the compute fabric) and the
+management network.
 """
 
 from __future__ import annotations
@@ -9,43 +12,102 @@ from __future__ import annotations
 import math
 
 from topoopt.catalog import load_builtin_catalog
+from topoopt.models.catalog import Catalog, LinkPart, StorageTier
 from topoopt.models.design import (
     Cost,
     CostLine,
     Design,
     FabricShape,
     LinkGroup,
+    ManagementNetwork,
     ObjectiveValue,
     RackGroup,
     SolveResult,
     StorageChoice,
+    StorageNetwork,
     SwitchGroup,
 )
+from topoopt.models.instance import CatalogAdditions
 from topoopt.models.performance import Parallelism
 
 PRICE_BOOK = "usd-capex"
+TEST_SOURCE = "estimate: test item of the fabric tests"
+
+# Test items: a twin-port OSFP to 4 × QSFP56 200G AOC and a cold object tier with QSFP56 200G
+# ports (the built-in object store runs 25G only), so one design has a cold tier on a second part.
+_BUILTIN = load_builtin_catalog()
+ADDITIONS = CatalogAdditions(
+    cables=[
+        LinkPart(id="test-200g-twin-to-4x-qsfp56-aoc-30m", name="Test twin-port OSFP to 4 × 200G QSFP56 AOC",
+                 source=TEST_SOURCE, media="aoc", gbps=200, links=4, a_form_factor="osfp-twin-finned", a_ends=1,
+                 b_form_factor="qsfp56", b_ends=4, max_reach_m=30, power_w_per_a_end=15, power_w_per_b_end=6),
+    ],
+    storage=[StorageTier(id="test-object-200g", name="Test object store node, 2 × 200G", source=TEST_SOURCE,
+                         kind="object", capacity_tb=1000, read_gb_per_s=10, write_gb_per_s=6, latency_class="high",
+                         power_w=1200, rack_units=4, network_ports=2, port_speeds_gbps=[200, 100],
+                         port_form_factor="qsfp56", protocols=["ib", "ethernet"])],
+)
+TEST_PRICES = {"test-200g-twin-to-4x-qsfp56-aoc-30m": 1800.0, "test-object-200g": 40000.0}
+
+
+def _with_additions(builtin: Catalog, additions: CatalogAdditions) -> Catalog:
+    """The built-in catalog with the additions (same id replaces), as an instance's ``catalog.add`` does."""
+    merged = {}
+    for kind in ("gpus", "servers", "nics", "interconnects", "switches", "cables", "racks", "storage", "models"):
+        items = {item.id: item for item in getattr(builtin, kind)}
+        items.update({item.id: item for item in getattr(additions, kind)})
+        merged[kind] = list(items.values())
+    return Catalog(**merged, price_books=builtin.price_books)
+
+
+CATALOG = _with_additions(_BUILTIN, ADDITIONS)
 
 # Provisioned power (docs/model.md, "Racks and power") and what one air-45kw rack (45 kW, 48 U) holds:
-#   dgx-h100 node  10,200 W + 4 twin-flat cages × 17 W                        = 10,268 W -> 4 per rack
-#   dgx-a100 node   6,500 W + 8 qsfp56 cages × 6 W (HDR AOC end)              =  6,548 W -> 6 per rack
-#   hgx-h100 node  10,000 W + 8 bought cx7-osfp × 25 W + 8 osfp-flat cages × 9 W = 10,272 W -> 4 per rack
+#   dgx-h100 node  10,200 W + 4 twin-flat cages × 17 W + the 4 QSFP112 cages of its 2 built-in
+#                  cx7-qsfp112-2x200g storage NICs × 5 W (the hungriest 200G QSFP112 end:
+#                  ndr200-dr4-splitter-kit-qsfp112-50m)                               = 10,288 W -> 4 per rack
+#   dgx-a100 node   6,500 W + 8 qsfp56 cages × 6 W (HDR AOC end); converged: no storage NIC = 6,548 W -> 6 per rack
+#   hgx-h100 node  10,000 W + 8 bought cx7-osfp × 25 W + 8 osfp-flat cages × 9 W
+#                  + 1 bought cx7-qsfp112-2x200g storage NIC 25 W + 2 QSFP112 cages × 5 W = 10,307 W -> 4 per rack
 #   qm9700            750 W + 32 cages × 17 W (no 800G part fits: it runs ≤ 400G) = 1,294 W -> 34 per rack
 #   qm8700            300 W + 40 cages × 6 W (HDR / 2 × HDR100 AOC ends)           =   540 W -> 48 per rack (by U)
-#   pfs-building-block 2,500 W, 4 U                                                          -> 12 per rack (by U)
-# e.g. 45,000 / 10,268 = 4.38 and 48 / 8 U = 6, so 4 nodes; 45,000 / 1,294 = 34.8 and 48 / 1 U = 48, so 34.
+#   sn5600          1,200 W + 64 cages × 17 W                                     = 2,288 W -> 19 per rack
+#   mgmt-48x1g-10g    150 W + 48 RJ45 cages × 0 W (patch cords draw nothing)         =   150 W -> 48 per rack (by U)
+#   pfs-building-block 2,500 W, 4 U -> 12 per rack (by U); nvme-of-array 1,600 W, 2 U -> 24 per rack (by U)
+#   test-object-200g 1,200 W, 4 U
+# e.g. 45,000 / 10,288 = 4.37 and 48 / 8 U = 6, so 4 nodes; 45,000 / 1,294 = 34.8 and 48 / 1 U = 48, so 34.
+# Management ports: every node, compute and storage switch and storage unit has 1 in-band + 1 OOB port;
+# a management leaf has 48 − 2 = 46 device ports; aggregation pairs take 48 leaves each.
 
 
 def _links(between: str, count: int, part: str, per_assembly: int, length_m: float, gbps: int,
-           assemblies: int | None = None) -> LinkGroup:
-    return LinkGroup(between=between, count=count, part=part,
+           assemblies: int | None = None, network: str = "compute") -> LinkGroup:
+    return LinkGroup(network=network, between=between, count=count, part=part,
                      assemblies=assemblies if assemblies is not None else math.ceil(count / per_assembly),
                      length_m=length_m, gbps=gbps)
 
 
 def _storage(tier: str, units: int) -> StorageChoice:
-    item = load_builtin_catalog().by_id("storage")[tier]
-    return StorageChoice(tier=tier, units=units, read_gbps=units * item.read_gb_per_s * 8,
-                         write_gbps=units * item.write_gb_per_s * 8, capacity_tb=units * item.capacity_tb)
+    item = CATALOG.by_id("storage")[tier]
+    return StorageChoice(tier=tier, units=units, ports=units * item.network_ports,
+                         read_gbps=units * item.read_gb_per_s * 8, write_gbps=units * item.write_gb_per_s * 8,
+                         capacity_tb=units * item.capacity_tb)
+
+
+def _management(ports: int, leaves: int, aggregation: int) -> tuple[ManagementNetwork, list[SwitchGroup], list[LinkGroup]]:
+    """The management network of ``ports`` device ports on mgmt-48x1g-10g leaves (46 device ports,
+    2 × 10G uplinks) with its switch and link groups (1G Cat6 to devices, 10G Cat6a uplinks)."""
+    network = ManagementNetwork(switch="mgmt-48x1g-10g", ports=ports, leaves=leaves, aggregation=aggregation,
+                                leaf_down_ports=46, link_gbps=1, uplink_gbps=10)
+    uplinks = 2 * leaves if aggregation else 0
+    switches = [SwitchGroup(network="management", tier="mgmt-leaf", model="mgmt-48x1g-10g", count=leaves,
+                            ports_used=ports + uplinks)]
+    links = [_links("mgmt", ports, "cat6-rj45-1g-100m", 1, 17, 1, network="management")]
+    if aggregation:
+        switches.append(SwitchGroup(network="management", tier="mgmt-aggregation", model="mgmt-48x1g-10g",
+                                    count=aggregation, ports_used=uplinks))
+        links.append(_links("mgmt-uplink", uplinks, "cat6a-rj45-10g-100m", 1, 52, 10, network="management"))
+    return network, switches, links
 
 
 def _design(**fields) -> Design:
@@ -53,8 +115,22 @@ def _design(**fields) -> Design:
     return Design(**fields)
 
 
+def _dgx_storage_network(nodes: int, switch: str, tiers: int, leaves: int, spines: int, unit_ports: int,
+                         need_gbps: float) -> StorageNetwork:
+    """DGX H100: its 2 built-in dual-port cx7-qsfp112-2x200g = 4 × 200G = 800 Gb/s per node."""
+    return StorageNetwork(mode="dedicated", nic="cx7-qsfp112-2x200g", nics_per_node=2, ports_per_node=4, link_gbps=200,
+                          node_gbps=800, need_gbps=need_gbps, switch=switch, tiers=tiers, leaves=leaves,
+                          spines=spines, compute_storage_leaves=0, unit_ports=unit_ports)
+
+
 def one_tier_8_gpu() -> Design:
-    """1 × dgx-h100 on one qm9700: 8 rails = 8 links in 4 twin-port kits; one rack of each kind."""
+    """1 × dgx-h100 on one qm9700: 8 rails = 8 links in 4 twin-port kits. Storage: 1 tier, one qm9700
+    at 200G takes the node's 4 storage ports (a 4-way splitter kit per port, as the model counts
+    them: 4 × ceil(1 / 4)), the hot nvme-of-array's 4 (one kit) and the cold test-object-200g's 2
+    (one 4-way AOC, half used): 10 ports. Management:
+    node, 2 switches, 2 units × 2 ports = 10 on one leaf. Everything in one mixed rack:
+    10,288 + 2 × 1,294 + 150 + 1,600 + 1,200 = 15,826 W in 8 + 1 + 1 + 1 + 2 + 4 = 17 U."""
+    management, mgmt_switches, mgmt_links = _management(ports=10, leaves=1, aggregation=0)
     return _design(
         server="dgx-h100", gpu="h100-sxm", nodes=1, gpus=8, interconnect="ib-ndr", nic="cx7-osfp",
         nics_per_node=8, link_gbps=400, tiers=1, oversubscription=1.0, rail_optimized=False,
@@ -62,19 +138,33 @@ def one_tier_8_gpu() -> Design:
                            leaf_up_ports=0, links_per_leaf_spine=0, pods=1, spines_per_pod=0, leaves_per_pod=1,
                            cores_per_plane=0, spine_up_ports=0, links_per_spine_core=0, rail_optimized=False,
                            leaves_per_rail=1),
-        switches=[SwitchGroup(tier="leaf", model="qm9700", count=1, ports_used=8)],
-        links=[_links("node-leaf", 8, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400)],
-        # 1 × 10,268 W; 1 × 1,294 W; 1 × 2,500 W.
-        racks=[RackGroup(rack_class="air-45kw", role="compute", count=1, nodes_per_rack=4, power_kw=10.268),
-               RackGroup(rack_class="air-45kw", role="network", count=1, nodes_per_rack=0, power_kw=1.294),
-               RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=2.5)],
-        storage=_storage("pfs-building-block", 1),
+        switches=[SwitchGroup(tier="leaf", model="qm9700", count=1, ports_used=8),
+                  SwitchGroup(network="storage", tier="storage-leaf", model="qm9700", count=1, ports_used=10),
+                  *mgmt_switches],
+        links=[_links("node-leaf", 8, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400),
+               _links("node-storage", 4, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, assemblies=4,
+                      network="storage"),
+               _links("storage-unit", 4, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, network="storage"),
+               _links("storage-unit", 2, "test-200g-twin-to-4x-qsfp56-aoc-30m", 4, 17, 200, network="storage"),
+               *mgmt_links],
+        racks=[RackGroup(rack_class="air-45kw", role="mixed", count=1, nodes_per_rack=1, power_kw=15.826)],
+        storage=_storage("nvme-of-array", 1),
+        cold_storage=_storage("test-object-200g", 1),
+        storage_network=_dgx_storage_network(1, "qm9700", tiers=1, leaves=1, spines=0, unit_ports=6, need_gbps=104),
+        management_network=management,
     )
 
 
 def two_tier_32_dgx() -> Design:
     """32 × dgx-h100, 8 rails, qm9700 (64 × 400G): one SU of 8 leaves (32 down / 32 up) and 4 spines
-    with 8 links per leaf–spine pair; 256 node links, 256 leaf–spine links."""
+    with 8 links per leaf–spine pair; 256 node links, 256 leaf–spine links.
+
+    Storage, 2 tiers of qm9700 at 200G (k = 128: 64 down / 64 up per leaf): 32 × 4 node ports +
+    2 nvme-of-array × 4 = 136 ports → 3 leaves (64, 64, 8); 2 spines, 32 links per leaf–spine pair
+    (a spine uses 3 × 32 = 96 ports); 192 leaf–spine links, 8 per 4-link kit per pair = 48 kits.
+    Management: 32 nodes + 12 compute + 5 storage switches + 2 units = 51 devices × 2 = 102 ports →
+    3 leaves (46, 46, 10) and one aggregation pair (6 uplinks)."""
+    management, mgmt_switches, mgmt_links = _management(ports=102, leaves=3, aggregation=2)
     return _design(
         server="dgx-h100", gpu="h100-sxm", nodes=32, gpus=256, interconnect="ib-ndr", nic="cx7-osfp",
         nics_per_node=8, link_gbps=400, tiers=2, oversubscription=1.0, rail_optimized=True,
@@ -83,54 +173,84 @@ def two_tier_32_dgx() -> Design:
                            cores_per_plane=0, spine_up_ports=0, links_per_spine_core=0, rail_optimized=True,
                            leaves_per_rail=1),
         switches=[SwitchGroup(tier="leaf", model="qm9700", count=8, ports_used=512),
-                  SwitchGroup(tier="spine", model="qm9700", count=4, ports_used=256)],
+                  SwitchGroup(tier="spine", model="qm9700", count=4, ports_used=256),
+                  SwitchGroup(network="storage", tier="storage-leaf", model="qm9700", count=3, ports_used=136 + 192),
+                  SwitchGroup(network="storage", tier="storage-spine", model="qm9700", count=2, ports_used=192),
+                  *mgmt_switches],
         links=[_links("node-leaf", 256, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400),
-               _links("leaf-spine", 256, "ndr-dr4-twin-kit-500m", 2, 52, 400)],
-        # 32 / 4 = 8 racks of 4 × 10,268 = 41,072 W; 12 switches × 1,294 = 15,528 W; 2 × 2,500 = 5,000 W.
-        racks=[RackGroup(rack_class="air-45kw", role="compute", count=8, nodes_per_rack=4, power_kw=41.072),
-               RackGroup(rack_class="air-45kw", role="network", count=1, nodes_per_rack=0, power_kw=15.528),
-               RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=5.0)],
-        storage=_storage("pfs-building-block", 2),
+               _links("leaf-spine", 256, "ndr-dr4-twin-kit-500m", 2, 52, 400),
+               _links("node-storage", 128, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, network="storage"),
+               _links("storage-unit", 8, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, network="storage"),
+               _links("storage-leaf-spine", 192, "ndr200-dr4-twin-kit-500m", 4, 52, 200, network="storage"),
+               *mgmt_links],
+        # 32 / 4 = 8 racks of 4 × 10,288 = 41,152 W; 12 + 5 qm9700 in one rack (17 × 1,294 = 21,998 W)
+        # and 5 management switches in another; 2 × 1,600 W of storage in one rack.
+        racks=[RackGroup(rack_class="air-45kw", role="compute", count=8, nodes_per_rack=4, power_kw=41.152),
+               RackGroup(rack_class="air-45kw", role="network", count=2, nodes_per_rack=0, power_kw=21.998),
+               RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=3.2)],
+        storage=_storage("nvme-of-array", 2),
+        storage_network=_dgx_storage_network(32, "qm9700", tiers=2, leaves=3, spines=2, unit_ports=8,
+                                             need_gbps=3200),
+        management_network=management,
     )
 
 
 def three_tier_dgx_a100() -> Design:
     """48 × dgx-a100-80gb, 8 HDR rails, qm8700 at 200G (k = 40): leaves 20 down / 20 up,
-    3 leaves per rail (16 nodes each) = 24 leaves; pods of 20 leaves → 2 pods × 20 spines = 40;
-    20 planes of 1 core with 20 links per spine–core pair (a core uses 2 × 20 = 40 ports).
-    Node links 384, leaf–spine 24 × 20 = 480, spine–core 40 × 20 = 800; single-link parts."""
+    3 leaves per rail (16 nodes each) = 24 node leaves, plus 1 leaf for the storage units of the
+    converged storage network (pfs-building-block: 8 × 200G QSFP56 ports ≤ 20) = 25 leaves;
+    pods of 20 leaves → 2 pods × 20 spines = 40; 20 planes of 1 core with 20 links per spine–core
+    pair (a core uses 2 × 20 = 40 ports). Node links 384, storage-unit 8, leaf–spine 25 × 20 = 500,
+    spine–core 40 × 20 = 800; single-link parts.
+    Management: 48 nodes + 85 switches + 1 unit = 134 devices × 2 = 268 ports → 6 leaves, 1 pair."""
+    management, mgmt_switches, mgmt_links = _management(ports=268, leaves=6, aggregation=2)
     return _design(
         server="dgx-a100-80gb", gpu="a100-80gb-sxm", nodes=48, gpus=384, interconnect="ib-hdr", nic="cx6-hdr",
         nics_per_node=8, link_gbps=200, tiers=3, oversubscription=1.0, rail_optimized=True,
-        fabric=FabricShape(tiers=3, switch="qm8700", leaves=24, spines=40, cores=20, leaf_down_ports=20,
+        fabric=FabricShape(tiers=3, switch="qm8700", leaves=25, spines=40, cores=20, leaf_down_ports=20,
                            leaf_up_ports=20, links_per_leaf_spine=1, pods=2, spines_per_pod=20, leaves_per_pod=20,
                            cores_per_plane=1, spine_up_ports=20, links_per_spine_core=20, rail_optimized=True,
                            leaves_per_rail=3),
-        switches=[SwitchGroup(tier="leaf", model="qm8700", count=24, ports_used=864),
-                  SwitchGroup(tier="spine", model="qm8700", count=40, ports_used=1280),
-                  SwitchGroup(tier="core", model="qm8700", count=20, ports_used=800)],
+        switches=[SwitchGroup(tier="leaf", model="qm8700", count=25, ports_used=384 + 8 + 500),
+                  SwitchGroup(tier="spine", model="qm8700", count=40, ports_used=500 + 800),
+                  SwitchGroup(tier="core", model="qm8700", count=20, ports_used=800),
+                  *mgmt_switches],
         links=[_links("node-leaf", 384, "hdr-aoc-30m", 1, 17, 200),
-               _links("leaf-spine", 480, "hdr-aoc-100m", 1, 52, 200),
-               _links("spine-core", 800, "hdr-aoc-100m", 1, 52, 200)],
-        # 48 / 6 = 8 racks of 6 × 6,548 = 39,288 W; 84 switches: ceil(84 / 48) = 2 racks, the fullest
-        # 48 × 540 = 25,920 W; 1 × 2,500 W.
+               _links("storage-unit", 8, "hdr-aoc-30m", 1, 17, 200, network="storage"),
+               _links("leaf-spine", 500, "hdr-aoc-100m", 1, 52, 200),
+               _links("spine-core", 800, "hdr-aoc-100m", 1, 52, 200),
+               *mgmt_links],
+        # 48 / 6 = 8 racks of 6 × 6,548 = 39,288 W; 85 qm8700: ceil(85 / 48) = 2 racks, the fullest
+        # 48 × 540 = 25,920 W; 8 management switches in a third; 1 × 2,500 W.
         racks=[RackGroup(rack_class="air-45kw", role="compute", count=8, nodes_per_rack=6, power_kw=39.288),
-               RackGroup(rack_class="air-45kw", role="network", count=2, nodes_per_rack=0, power_kw=25.92),
+               RackGroup(rack_class="air-45kw", role="network", count=3, nodes_per_rack=0, power_kw=25.92),
                RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=2.5)],
         storage=_storage("pfs-building-block", 1),
+        storage_network=StorageNetwork(mode="converged", nic=None, nics_per_node=0, ports_per_node=8, link_gbps=200,
+                                       node_gbps=1600, need_gbps=2000, switch=None, tiers=0, leaves=0, spines=0,
+                                       compute_storage_leaves=1, unit_ports=8),
+        management_network=management,
     )
 
 
 def two_tier_hgx_odd(nodes: int = 21) -> Design:
     """``nodes`` × hgx-h100 with 8 × cx7-osfp (single-port flat cages) on qm9700 through
     ndr-sr4-kit-50m breakout kits (one twin-port switch module → two NIC modules).
-    Assemblies are stated as ``ceil(links / 2)``, the model's count."""
+    Assemblies are stated as ``ceil(links / 2)``, the model's count.
+
+    Storage: one bought dual-port cx7-qsfp112-2x200g per node at 200G on one qm9700 (1 tier, 128
+    ports): node ports first, a 4-way splitter kit per storage port of 4 nodes (``2 · ceil(nodes /
+    4)``), then the nvme-of-array's 4 ports on a fresh cage (one kit). Management: nodes, compute switches, the
+    storage switch and the unit, 2 ports each."""
     leaves_per_rail = math.ceil(nodes / 32)
     leaves = 8 * leaves_per_rail
     spines = 4 * leaves_per_rail  # a spine takes 64 ports: leaves × 32 / spines links
     switches = leaves + spines
-    # 4 nodes of 10,272 W and 34 switches of 1,294 W per rack (see the table at the top).
-    node_rack_w, switch_rack_w = min(nodes, 4) * 10_272, min(switches, 34) * 1_294
+    mgmt_ports = 2 * (nodes + switches + 1 + 1)
+    mgmt_leaves = math.ceil(mgmt_ports / 46)
+    management, mgmt_switches, mgmt_links = _management(mgmt_ports, mgmt_leaves, 2 if mgmt_leaves > 1 else 0)
+    # 4 nodes of 10,307 W, 34 qm9700 of 1,294 W and 48 management switches of 150 W per rack.
+    node_rack_w, switch_rack_w = min(nodes, 4) * 10_307, min(switches + 1, 34) * 1_294
     return _design(
         server="hgx-h100", gpu="h100-sxm", nodes=nodes, gpus=8 * nodes, interconnect="ib-ndr", nic="cx7-osfp",
         nics_per_node=8, link_gbps=400, tiers=2, oversubscription=1.0, rail_optimized=True,
@@ -140,51 +260,42 @@ def two_tier_hgx_odd(nodes: int = 21) -> Design:
                            cores_per_plane=0, spine_up_ports=0, links_per_spine_core=0, rail_optimized=True,
                            leaves_per_rail=leaves_per_rail),
         switches=[SwitchGroup(tier="leaf", model="qm9700", count=leaves, ports_used=8 * nodes + 32 * leaves),
-                  SwitchGroup(tier="spine", model="qm9700", count=spines, ports_used=32 * leaves)],
+                  SwitchGroup(tier="spine", model="qm9700", count=spines, ports_used=32 * leaves),
+                  SwitchGroup(network="storage", tier="storage-leaf", model="qm9700", count=1,
+                              ports_used=2 * nodes + 4),
+                  *mgmt_switches],
         links=[_links("node-leaf", 8 * nodes, "ndr-sr4-kit-50m", 2, 17, 400),
-               _links("leaf-spine", 32 * leaves, "ndr-dr4-twin-kit-500m", 2, 52, 400)],
+               _links("leaf-spine", 32 * leaves, "ndr-dr4-twin-kit-500m", 2, 52, 400),
+               _links("node-storage", 2 * nodes, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200,
+                      assemblies=2 * math.ceil(nodes / 4), network="storage"),
+               _links("storage-unit", 4, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, network="storage"),
+               *mgmt_links],
         racks=[RackGroup(rack_class="air-45kw", role="compute", count=math.ceil(nodes / 4), nodes_per_rack=4,
                          power_kw=node_rack_w / 1000),
-               RackGroup(rack_class="air-45kw", role="network", count=math.ceil(switches / 34), nodes_per_rack=0,
-                         power_kw=switch_rack_w / 1000),
-               RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=2.5)],
-        storage=_storage("pfs-building-block", 1),
+               RackGroup(rack_class="air-45kw", role="network", count=math.ceil((switches + 1) / 34) + 1,
+                         nodes_per_rack=0, power_kw=switch_rack_w / 1000),
+               RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=1.6)],
+        storage=_storage("nvme-of-array", 1),
+        storage_network=StorageNetwork(mode="dedicated", nic="cx7-qsfp112-2x200g", nics_per_node=1,
+                                       ports_per_node=2, link_gbps=200, node_gbps=400, need_gbps=100 * nodes, switch="qm9700", tiers=1,
+                                       leaves=1, spines=0, compute_storage_leaves=0, unit_ports=4),
+        management_network=management,
     )
-
-
-def result_for(design: Design) -> SolveResult:
-    """A SolveResult whose cost lines price the design's counts from the built-in USD book."""
-    catalog = load_builtin_catalog()
-    book = next(b for b in catalog.price_books if b.id == PRICE_BOOK)
-    per_part: dict[str, int] = {}
-    for group in design.links:
-        per_part[group.part] = per_part.get(group.part, 0) + group.assemblies
-    rack_class = design.racks[0].rack_class
-    quantities = [("server", design.server, design.nodes)]
-    # NICs are bought for servers without built-in ones, and only when there is a fabric to attach.
-    if catalog.by_id("servers")[design.server].builtin_compute_nics is None and design.tiers > 0:
-        quantities.append(("nic", design.nic, design.nodes * design.nics_per_node))
-    quantities += [("switch", design.fabric.switch, sum(g.count for g in design.switches))]
-    quantities += [("cable", part, count) for part, count in per_part.items()]
-    quantities += [("rack", rack_class, sum(g.count for g in design.racks)),
-                   ("storage", design.storage.tier, design.storage.units)]
-    lines = []
-    for category, item, quantity in quantities:
-        price = book.prices[item]
-        unit = round(price.price)
-        lines.append(CostLine(category=category, item=item, quantity=quantity, unit_price=unit,
-                              total=unit * quantity, source=price.source))
-    cost = Cost(basis=book.basis, currency=book.currency, total=sum(line.total for line in lines), breakdown=lines)
-    return SolveResult(status="optimal", objective=ObjectiveValue(kind="min_cost", value=cost.total, bound=cost.total,
-                                                                  gap=0.0),
-                       design=design, cost=cost)
 
 
 def three_tier_16k() -> Design:
     """2,048 × dgx-h100 (16,384 GPUs), 8 rails, qm9700 at 400G (k = 64): 64 leaves per rail =
     512 leaves (32 down / 32 up); pods of 32 leaves → 16 pods × 32 spines = 512; 32 planes of 8
     cores with 4 links per spine–core pair (a core uses 16 × 4 = 64 ports) = 256 cores.
-    16,384 links in each of the three classes, all in twin-port kits of 2."""
+    16,384 links in each of the three classes, all in twin-port kits of 2.
+
+    Storage, 2 tiers of sn5600 at 200G (k = 256: 128 down / 128 up): 2,048 × 4 node ports + 8
+    nvme-of-array × 4 = 8,224 ports → 65 leaves (64 full of node ports, the last with the 32 unit
+    ports); 64 spines with 2 links per leaf–spine pair (a spine uses 65 × 2 = 130 ports):
+    65 × 128 = 8,320 leaf–spine links, one 4-link kit per pair (half used) = 4,160 kits.
+    Management: 2,048 nodes + 1,280 compute + 129 storage switches + 8 units = 3,465 devices × 2 =
+    6,930 ports → 151 leaves (150 × 46 + 30) and 2 × ceil(151 / 48) = 8 aggregation switches."""
+    management, mgmt_switches, mgmt_links = _management(ports=6930, leaves=151, aggregation=8)
     return _design(
         server="dgx-h100", gpu="h100-sxm", nodes=2048, gpus=16384, interconnect="ib-ndr", nic="cx7-osfp",
         nics_per_node=8, link_gbps=400, tiers=3, oversubscription=1.0, rail_optimized=True,
@@ -194,14 +305,91 @@ def three_tier_16k() -> Design:
                            leaves_per_rail=64),
         switches=[SwitchGroup(tier="leaf", model="qm9700", count=512, ports_used=32768),
                   SwitchGroup(tier="spine", model="qm9700", count=512, ports_used=32768),
-                  SwitchGroup(tier="core", model="qm9700", count=256, ports_used=16384)],
+                  SwitchGroup(tier="core", model="qm9700", count=256, ports_used=16384),
+                  SwitchGroup(network="storage", tier="storage-leaf", model="sn5600", count=65,
+                              ports_used=8224 + 8320),
+                  SwitchGroup(network="storage", tier="storage-spine", model="sn5600", count=64, ports_used=8320),
+                  *mgmt_switches],
         links=[_links("node-leaf", 16384, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400),
                _links("leaf-spine", 16384, "ndr-dr4-twin-kit-500m", 2, 52, 400),
-               _links("spine-core", 16384, "ndr-dr4-twin-kit-500m", 2, 52, 400)],
-        # 2,048 / 4 = 512 racks of 4 × 10,268 = 41,072 W; 1,280 switches / 34 per rack -> 38 racks,
-        # the fullest 34 × 1,294 = 43,996 W; 8 × 2,500 = 20,000 W in one rack (12 fit by U).
-        racks=[RackGroup(rack_class="air-45kw", role="compute", count=512, nodes_per_rack=4, power_kw=41.072),
-               RackGroup(rack_class="air-45kw", role="network", count=38, nodes_per_rack=0, power_kw=43.996),
-               RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=20.0)],
-        storage=_storage("pfs-building-block", 8),
+               _links("spine-core", 16384, "ndr-dr4-twin-kit-500m", 2, 52, 400),
+               _links("node-storage", 8192, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, network="storage"),
+               _links("storage-unit", 32, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, network="storage"),
+               _links("storage-leaf-spine", 8320, "ndr200-dr4-twin-kit-500m", 4, 52, 200, assemblies=4160,
+                      network="storage"),
+               *mgmt_links],
+        # 2,048 / 4 = 512 racks of 4 × 10,288 = 41,152 W. Network racks: 1,280 qm9700 / 34 per rack
+        # -> 38 (the fullest 34 × 1,294 = 43,996 W); 129 sn5600 / 19 -> 7; 159 management switches
+        # / 48 -> 4; 49 in all. 8 × 1,600 W = 12,800 W of storage in one rack (24 fit by U).
+        racks=[RackGroup(rack_class="air-45kw", role="compute", count=512, nodes_per_rack=4, power_kw=41.152),
+               RackGroup(rack_class="air-45kw", role="network", count=49, nodes_per_rack=0, power_kw=43.996),
+               RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=12.8)],
+        storage=_storage("nvme-of-array", 8),
+        storage_network=_dgx_storage_network(2048, "sn5600", tiers=2, leaves=65, spines=64, unit_ports=32,
+                                             need_gbps=2560),
+        management_network=management,
     )
+
+
+def one_tier_converged() -> Design:
+    """2 × dgx-a100-80gb on one qm8700 (40 × 200G): 16 node ports, then the pfs-building-block's 8
+    ports on the same switch (converged storage network, no storage leaves): 24 ports in use.
+    Management: 2 nodes + 1 switch + 1 unit = 4 devices × 2 = 8 ports on one leaf.
+    Racks: 2 × 6,548 W nodes in one; the qm8700 (540 W) and the management leaf (150 W) in a rack
+    each (racks hold one switch model); the unit in a storage rack."""
+    management, mgmt_switches, mgmt_links = _management(ports=8, leaves=1, aggregation=0)
+    return _design(
+        server="dgx-a100-80gb", gpu="a100-80gb-sxm", nodes=2, gpus=16, interconnect="ib-hdr", nic="cx6-hdr",
+        nics_per_node=8, link_gbps=200, tiers=1, oversubscription=1.0, rail_optimized=False,
+        fabric=FabricShape(tiers=1, switch="qm8700", leaves=1, spines=0, cores=0, leaf_down_ports=40,
+                           leaf_up_ports=0, links_per_leaf_spine=0, pods=1, spines_per_pod=0, leaves_per_pod=1,
+                           cores_per_plane=0, spine_up_ports=0, links_per_spine_core=0, rail_optimized=False,
+                           leaves_per_rail=1),
+        switches=[SwitchGroup(tier="leaf", model="qm8700", count=1, ports_used=24), *mgmt_switches],
+        links=[_links("node-leaf", 16, "hdr-aoc-30m", 1, 17, 200),
+               _links("storage-unit", 8, "hdr-aoc-30m", 1, 17, 200, network="storage"),
+               *mgmt_links],
+        racks=[RackGroup(rack_class="air-45kw", role="compute", count=1, nodes_per_rack=6, power_kw=13.096),
+               RackGroup(rack_class="air-45kw", role="network", count=2, nodes_per_rack=0, power_kw=0.54),
+               RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=2.5)],
+        storage=_storage("pfs-building-block", 1),
+        storage_network=StorageNetwork(mode="converged", nic=None, nics_per_node=0, ports_per_node=8, link_gbps=200,
+                                       node_gbps=1600, need_gbps=800, switch=None, tiers=0, leaves=0, spines=0,
+                                       compute_storage_leaves=0, unit_ports=8),
+        management_network=management,
+    )
+
+
+def result_for(design: Design) -> SolveResult:
+    """A SolveResult whose cost lines price the design's counts from the built-in USD book (and
+    :data:`TEST_PRICES` for the test items)."""
+    book = next(b for b in _BUILTIN.price_books if b.id == PRICE_BOOK)
+    prices = {item: (price.price, price.source) for item, price in book.prices.items()}
+    prices.update({item: (price, TEST_SOURCE) for item, price in TEST_PRICES.items()})
+    servers = CATALOG.by_id("servers")
+    quantities = [("server", design.server, design.nodes)]
+    # NICs are bought for servers without built-in ones, and only when there is a fabric to attach.
+    if servers[design.server].builtin_compute_nics is None and design.tiers > 0:
+        quantities.append(("nic", design.nic, design.nodes * design.nics_per_node))
+    sn = design.storage_network
+    builtin_storage = servers[design.server].builtin_storage_nics
+    if sn.nic is not None and not (builtin_storage is not None and builtin_storage.nic == sn.nic):
+        quantities.append(("nic", sn.nic, design.nodes * sn.nics_per_node))
+    for model in dict.fromkeys(g.model for g in design.switches):
+        quantities.append(("switch", model, sum(g.count for g in design.switches if g.model == model)))
+    for part in dict.fromkeys(g.part for g in design.links):
+        quantities.append(("cable", part, sum(g.assemblies for g in design.links if g.part == part)))
+    quantities += [("rack", design.racks[0].rack_class, sum(g.count for g in design.racks)),
+                   ("storage", design.storage.tier, design.storage.units)]
+    if design.cold_storage is not None:
+        quantities.append(("storage", design.cold_storage.tier, design.cold_storage.units))
+    lines = []
+    for category, item, quantity in quantities:
+        price, source = prices[item]
+        unit = round(price)
+        lines.append(CostLine(category=category, item=item, quantity=quantity, unit_price=unit,
+                              total=unit * quantity, source=source))
+    cost = Cost(basis=book.basis, currency=book.currency, total=sum(line.total for line in lines), breakdown=lines)
+    return SolveResult(status="optimal", objective=ObjectiveValue(kind="min_cost", value=cost.total, bound=cost.total,
+                                                                  gap=0.0),
+                       design=design, cost=cost)

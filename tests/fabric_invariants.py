@@ -1,7 +1,9 @@
 """Invariants every built installation must satisfy, checked from the graph alone.
 
 Used by the hand-built-design tests and by the tests on designs the solver returned. Each check
-recomputes its rule from the graph and the catalog; none reads topoopt.fabric's internals.
+recomputes its rule from the graph, the design and the catalog; none reads topoopt.fabric's
+internals. The three networks are checked alike: every port used once, within the switch's radix
+at its network's speed; link counts per class and part equal to the design's; balanced uplinks.
 """
 
 from __future__ import annotations
@@ -16,59 +18,133 @@ from topoopt.models.catalog import Catalog
 from topoopt.models.design import Design
 
 SWITCH_PORT = re.compile(r"^p(\d+)(?:/(\d+))?$")
+NETWORK_OF_ROLE = {
+    "node": "compute", "leaf": "compute", "spine": "compute", "core": "compute",
+    "storage-leaf": "storage", "storage-spine": "storage", "storage": "storage", "cold-storage": "storage",
+    "mgmt-leaf": "management", "mgmt-aggregation": "management",
+}
+SWITCH_ROLES = {"leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf", "mgmt-aggregation"}
+
+
+def _switch_ends(graph: nx.MultiGraph, attrs: dict):
+    """The ends of a link that are switch data ports (not a switch's own management ports)."""
+    for end in ("a", "b"):
+        if end == "b" and attrs["link_class"] == "mgmt":
+            continue
+        if graph.nodes[attrs[f"{end}_device"]]["role"] in SWITCH_ROLES:
+            yield end
 
 
 def switch_ports(graph: nx.MultiGraph) -> dict[str, list[str]]:
-    """Every switch port in use, per switch (a port listed twice is used twice)."""
+    """Every switch data port in use, per switch (a port listed twice is used twice)."""
     used: dict[str, list[str]] = defaultdict(list)
     for _, _, attrs in graph.edges(data=True):
-        for end in ("a", "b"):
-            device = attrs[f"{end}_device"]
-            if graph.nodes[device]["role"] in ("leaf", "spine", "core"):
-                used[device].append(attrs[f"{end}_port"])
+        for end in _switch_ends(graph, attrs):
+            used[attrs[f"{end}_device"]].append(attrs[f"{end}_port"])
     return used
 
 
+def _units(design: Design) -> Counter:
+    units = Counter({"storage": design.storage.units})
+    if design.cold_storage is not None:
+        units["cold-storage"] = design.cold_storage.units
+    return units
+
+
 def check_counts(design: Design, graph: nx.MultiGraph, catalog: Catalog) -> None:
-    """GPUs, nodes, switches per tier, storage and links per class agree with the design."""
+    """GPUs, nodes, switches per tier and network, storage units, and links per class and part
+    agree with the design; every device and link carries its network."""
     roles = Counter(attrs["role"] for _, attrs in graph.nodes(data=True))
     assert roles["node"] == design.nodes
     assert sum(a["gpus"] for _, a in graph.nodes(data=True) if a["role"] == "node") == design.gpus
     for group in design.switches:
         assert roles[group.tier] == group.count, group
-    assert roles["storage"] == design.storage.units
-    links = Counter(attrs["link_class"] for _, _, attrs in graph.edges(data=True))
-    assert links == Counter({g.between: g.count for g in design.links if g.count})
+        models = {a["model"] for _, a in graph.nodes(data=True) if a["role"] == group.tier}
+        assert models == {group.model} and NETWORK_OF_ROLE[group.tier] == group.network, group
+    assert sum(roles[r] for r in SWITCH_ROLES) == sum(g.count for g in design.switches)
+    units = _units(design)
+    assert roles["storage"] == units["storage"] and roles["cold-storage"] == units["cold-storage"]
+    for name, attrs in graph.nodes(data=True):
+        assert attrs["network"] == NETWORK_OF_ROLE[attrs["role"]], name
+    links = Counter((attrs["link_class"], attrs["part"]) for _, _, attrs in graph.edges(data=True))
+    declared = Counter()
     for group in design.links:
-        part = catalog.by_id("cables")[group.part]
-        for _, _, attrs in graph.edges(data=True):
-            if attrs["link_class"] == group.between:
-                assert (attrs["part"], attrs["gbps"], attrs["length_m"], attrs["media"]) == (
-                    group.part, group.gbps, group.length_m, part.media)
+        declared[group.between, group.part] += group.count
+    assert links == +declared
+    cables = catalog.by_id("cables")
+    expected = {(g.between, g.part): (g.gbps, g.length_m, cables[g.part].media, g.network) for g in design.links}
+    for _, _, attrs in graph.edges(data=True):
+        key = (attrs["link_class"], attrs["part"])
+        assert (attrs["gbps"], attrs["length_m"], attrs["media"], attrs["network"]) == expected[key], attrs
+
+
+def _speed_of(design: Design, role: str, link_class: str) -> int:
+    """Speed of a switch port: its network's link speed (management uplinks at the uplink speed)."""
+    if link_class == "mgmt-uplink":
+        return design.management_network.uplink_gbps
+    if role in ("mgmt-leaf", "mgmt-aggregation"):
+        return design.management_network.link_gbps
+    if role in ("storage-leaf", "storage-spine"):
+        return design.storage_network.link_gbps
+    return design.link_gbps
 
 
 def check_ports(design: Design, graph: nx.MultiGraph, catalog: Catalog) -> None:
-    """No switch port used twice or beyond the radix; every NIC port used exactly once."""
-    switch = catalog.by_id("switches").get(design.fabric.switch)
-    per_cage = switch.ports_per_cage[design.link_gbps] if switch else 0
-    used = switch_ports(graph)
-    for device, ports in used.items():
-        assert len(ports) == len(set(ports)), f"{device} uses a port twice"
-        assert len(ports) <= switch.cages * per_cage
-        for port in ports:
-            cage, lane = SWITCH_PORT.match(port).groups()
+    """Every port of every device used at most once; switch ports within their cages at the
+    link's speed; every NIC, storage-NIC, management and storage-unit port used exactly once."""
+    ends = Counter()
+    for _, _, attrs in graph.edges(data=True):
+        ends[attrs["a_device"], attrs["a_port"]] += 1
+        ends[attrs["b_device"], attrs["b_port"]] += 1
+    assert max(ends.values(), default=1) == 1, [k for k, v in ends.items() if v > 1][:5]
+    switches = catalog.by_id("switches")
+    for _, _, attrs in graph.edges(data=True):
+        for end in _switch_ends(graph, attrs):
+            device = graph.nodes[attrs[f"{end}_device"]]
+            switch = switches[device["model"]]
+            per_cage = switch.ports_per_cage[_speed_of(design, device["role"], attrs["link_class"])]
+            cage, lane = SWITCH_PORT.match(attrs[f"{end}_port"]).groups()
             assert 1 <= int(cage) <= switch.cages
             assert 1 <= int(lane or 1) <= per_cage and (lane is None) == (per_cage == 1)
+    used = switch_ports(graph)
+    for device, ports in used.items():
+        role = graph.nodes[device]["role"]
+        switch = switches[graph.nodes[device]["model"]]
+        assert len(ports) <= switch.radix(_speed_of(design, role, ""))
     for group in design.switches:
         in_use = sum(len(p) for d, p in used.items() if graph.nodes[d]["role"] == group.tier)
         assert in_use == group.ports_used, group
-    for node, attrs in graph.nodes(data=True):
-        if attrs["role"] != "node" or design.tiers == 0:
-            continue
-        edges = [e for _, _, e in graph.edges(node, data=True)]
-        assert len(edges) == design.nics_per_node
-        assert len({e["b_port"] for e in edges}) == design.nics_per_node
-        assert sorted(e["rail"] for e in edges) == list(range(1, design.nics_per_node + 1))
+    _check_device_ports(design, graph, catalog)
+
+
+def _check_device_ports(design: Design, graph: nx.MultiGraph, catalog: Catalog) -> None:
+    """Per device and link class, the number of distinct ports in use is the device's port count."""
+    per_device: dict[str, Counter] = defaultdict(Counter)
+    rails: dict[str, list[int]] = defaultdict(list)
+    for _, _, attrs in graph.edges(data=True):
+        per_device[attrs["b_device"]][attrs["link_class"]] += 1
+        if attrs["link_class"] == "node-leaf":
+            rails[attrs["b_device"]].append(attrs["rail"])
+    servers, tiers, switches = catalog.by_id("servers"), catalog.by_id("storage"), catalog.by_id("switches")
+    sn = design.storage_network
+    for name, attrs in graph.nodes(data=True):
+        counts = per_device[name]
+        role = attrs["role"]
+        if role == "node":
+            expected = {"node-leaf": design.nics_per_node if design.tiers else 0,
+                        "node-storage": sn.ports_per_node if sn.mode == "dedicated" else 0,
+                        "mgmt": 1 + servers[attrs["model"]].oob_ports}
+            if design.tiers:
+                assert sorted(rails[name]) == list(range(1, design.nics_per_node + 1)), name
+        elif role in ("storage", "cold-storage"):
+            expected = {"storage-unit": tiers[attrs["model"]].network_ports, "mgmt": 1 + tiers[attrs["model"]].oob_ports}
+        elif role in ("mgmt-leaf", "mgmt-aggregation"):
+            aggregation = design.management_network.aggregation
+            expected = {"mgmt-uplink": 2 if role == "mgmt-leaf" and aggregation else 0, "mgmt": 0}
+        else:
+            expected = {"mgmt": 1 + switches[attrs["model"]].oob_ports}
+        for link_class, count in expected.items():
+            assert counts[link_class] == count, (name, link_class, counts[link_class], count)
 
 
 def check_rails(design: Design, graph: nx.MultiGraph) -> None:
@@ -91,65 +167,100 @@ def check_rails(design: Design, graph: nx.MultiGraph) -> None:
         assert max(counts) - min(counts) <= max(2, part.count // part.assemblies)
 
 
-def check_uplinks(design: Design, graph: nx.MultiGraph) -> None:
-    """Every leaf reaches every spine of its pod (and none other) with links_per_leaf_spine links;
-    spine j of every pod reaches every core of plane j with links_per_spine_core links."""
-    fs = design.fabric
-    if fs.tiers < 2:
-        return
+def _pairs(graph: nx.MultiGraph, classes: tuple[str, ...]) -> Counter:
     pairs = Counter()
     for _, _, attrs in graph.edges(data=True):
-        if attrs["link_class"] in ("leaf-spine", "spine-core"):
+        if attrs["link_class"] in classes:
             pairs[(attrs["b_device"], attrs["a_device"])] += 1
+    return pairs
+
+
+def check_uplinks(design: Design, graph: nx.MultiGraph) -> None:
+    """Every compute leaf (those carrying storage units too) reaches every spine of its pod (and
+    none other) with links_per_leaf_spine links; spine j of every pod reaches every core of plane j
+    with links_per_spine_core links; every storage leaf reaches every storage spine with
+    (k/2) / spines links; every management leaf reaches both switches of one aggregation pair."""
     nodes = graph.nodes
-    leaves = [n for n, a in nodes(data=True) if a["role"] == "leaf"]
-    spines = [n for n, a in nodes(data=True) if a["role"] == "spine"]
-    for leaf in leaves:
-        pod_spines = [s for s in spines if fs.tiers == 2 or nodes[s]["pod"] == nodes[leaf]["pod"]]
-        assert len(pod_spines) == (fs.spines if fs.tiers == 2 else fs.spines_per_pod)
-        for spine in pod_spines:
-            assert pairs[(leaf, spine)] == fs.links_per_leaf_spine
-        assert sum(pairs[(leaf, s)] for s in spines) == fs.leaf_up_ports
-    if fs.tiers == 3:
-        cores = [n for n, a in nodes(data=True) if a["role"] == "core"]
-        assert len({nodes[c]["plane"] for c in cores}) == fs.spines_per_pod
-        for spine in spines:
-            for core in cores:
-                expected = fs.links_per_spine_core if nodes[core]["plane"] == nodes[spine]["plane"] else 0
-                assert pairs[(spine, core)] == expected
+    of_role = lambda role: [n for n, a in nodes(data=True) if a["role"] == role]  # noqa: E731
+    fs = design.fabric
+    if fs.tiers >= 2:
+        pairs = _pairs(graph, ("leaf-spine", "spine-core"))
+        spines = of_role("spine")
+        for leaf in of_role("leaf"):
+            pod_spines = [s for s in spines if fs.tiers == 2 or nodes[s]["pod"] == nodes[leaf]["pod"]]
+            assert len(pod_spines) == (fs.spines if fs.tiers == 2 else fs.spines_per_pod)
+            for spine in pod_spines:
+                assert pairs[(leaf, spine)] == fs.links_per_leaf_spine
+            assert sum(pairs[(leaf, s)] for s in spines) == fs.leaf_up_ports
+        if fs.tiers == 3:
+            cores = of_role("core")
+            assert len({nodes[c]["plane"] for c in cores}) == fs.spines_per_pod
+            for spine in spines:
+                for core in cores:
+                    expected = fs.links_per_spine_core if nodes[core]["plane"] == nodes[spine]["plane"] else 0
+                    assert pairs[(spine, core)] == expected
+    sn = design.storage_network
+    if sn.mode == "dedicated" and sn.tiers == 2:
+        pairs = _pairs(graph, ("storage-leaf-spine",))
+        leaves, spines = of_role("storage-leaf"), of_role("storage-spine")
+        up = graph.nodes[leaves[0]]["ports"] // 2
+        for leaf in leaves:
+            assert [pairs[(leaf, s)] for s in spines] == [up // len(spines)] * len(spines)
+    mn = design.management_network
+    pairs = _pairs(graph, ("mgmt-uplink",))
+    aggregation = of_role("mgmt-aggregation")
+    for leaf in of_role("mgmt-leaf"):
+        above = sorted(a for a in aggregation if pairs[(leaf, a)])
+        assert [pairs[(leaf, a)] for a in above] == ([1, 1] if mn.aggregation else [])
+        if above:
+            assert aggregation.index(above[1]) == aggregation.index(above[0]) + 1
+            assert aggregation.index(above[0]) % 2 == 0
 
 
-def check_connected(graph: nx.MultiGraph) -> None:
-    """The compute fabric (nodes and switches) is one connected graph."""
-    compute = graph.subgraph(n for n, a in graph.nodes(data=True) if a["role"] != "storage")
-    assert nx.is_connected(compute)
+def check_connected(design: Design, graph: nx.MultiGraph) -> None:
+    """The whole installation is connected; so is the compute fabric (nodes and compute switches
+    over compute links) and a dedicated storage network (nodes, storage switches and units)."""
+    assert nx.is_connected(graph)
+
+    def connected(classes: tuple[str, ...]) -> bool:
+        sub = nx.MultiGraph()
+        sub.add_edges_from((u, v) for u, v, a in graph.edges(data=True) if a["link_class"] in classes)
+        return nx.is_connected(sub)
+
+    converged = design.storage_network.mode == "converged"
+    if design.tiers:
+        assert connected(("node-leaf", "leaf-spine", "spine-core") + (("storage-unit",) if converged else ()))
+    if design.storage_network.mode == "dedicated":
+        assert connected(("node-storage", "storage-unit", "storage-leaf-spine"))
 
 
-def check_assemblies(graph: nx.MultiGraph, catalog: Catalog) -> dict[str, int]:
+def check_assemblies(graph: nx.MultiGraph, catalog: Catalog) -> dict[tuple[str, str], int]:
     """Every cable carries at most ``part.links`` links from ``a_ends`` cages of one upper device;
-    returns the number of assemblies per link class."""
+    returns the number of assemblies per (link class, part)."""
     cables: dict[str, list[dict]] = defaultdict(list)
     for _, _, attrs in graph.edges(data=True):
         cables[attrs["cable"]].append(attrs)
-    per_class: Counter = Counter()
-    for cable, links in cables.items():
+    per_group: Counter = Counter()
+    for links in cables.values():
         part = catalog.by_id("cables")[links[0]["part"]]
         assert len(links) <= part.links
         assert len({link["a_device"] for link in links}) == 1
+        assert len({(link["link_class"], link["part"]) for link in links}) == 1
         cages = {SWITCH_PORT.match(link["a_port"]).group(1) for link in links}
         assert len(cages) <= part.a_ends
-        per_class[links[0]["link_class"]] += 1
-    return dict(per_class)
+        per_group[links[0]["link_class"], links[0]["part"]] += 1
+    return dict(per_group)
 
 
-def check_all(design: Design, graph: nx.MultiGraph, catalog: Catalog) -> dict[str, int]:
+def check_all(design: Design, graph: nx.MultiGraph, catalog: Catalog) -> dict[tuple[str, str], int]:
     check_counts(design, graph, catalog)
     check_ports(design, graph, catalog)
     check_rails(design, graph)
     check_uplinks(design, graph)
-    check_connected(graph)
+    check_connected(design, graph)
     assemblies = check_assemblies(graph, catalog)
     for group in design.links:
         # The design counts ceil(links / part.links); part-filled cages can only add to that.
-        assert assemblies.get(group.between, 0) >= math.ceil(group.count / catalog.by_id("cables")[group.part].links)
+        key = (group.between, group.part)
+        assert assemblies.get(key, 0) >= math.ceil(group.count / catalog.by_id("cables")[group.part].links)
     return assemblies

@@ -12,6 +12,7 @@ from checker_fixtures import (
     BASE_COST,
     BASE_DESIGN,
     BASE_TOTAL,
+    HGX,
     SINGLE_NODE_DESIGN,
     THREE_TIER_DESIGN,
     THREE_TIER_INSTANCE_CHANGES,
@@ -72,14 +73,17 @@ def test_assemblies_are_whole_per_device_pair():
 
 
 # 4 nodes × 8 rails = 32 ports ≤ 64 of one qm9700: one switch, no uplinks, not rail-optimized.
+# Management ports: 4 nodes × 2 + 2 qm9700 (compute, storage) × 2 + 1 array × 2 = 14.
 ONE_TIER = {
     "tiers": 1, "rail_optimized": False,
     "fabric": {**BASE_DESIGN["fabric"], "tiers": 1, "leaves": 1, "spines": 0, "leaf_down_ports": 64,
                "leaf_up_ports": 0, "links_per_leaf_spine": 0, "spines_per_pod": 0, "leaves_per_pod": 1,
                "rail_optimized": False},
-    "switches": [{"tier": "leaf", "model": "qm9700", "count": 1, "ports_used": 32}],
-    "links": [BASE_DESIGN["links"][0]],
-    "racks.1.power_kw": 1.294,  # one qm9700: 750 W + 32 cages × 17 W = 1,294 W
+    "switches": [{"tier": "leaf", "model": "qm9700", "count": 1, "ports_used": 32}, BASE_DESIGN["switches"][2],
+                 {**BASE_DESIGN["switches"][3], "ports_used": 14}],
+    "links": [BASE_DESIGN["links"][0], *BASE_DESIGN["links"][2:4], {**BASE_DESIGN["links"][4], "count": 14, "assemblies": 14}],
+    "management_network.ports": 14,
+    "racks.1.power_kw": 2.588,  # two qm9700 (compute, storage) in one rack: 2 × (750 W + 32 cages × 17 W)
 }
 
 
@@ -90,50 +94,59 @@ def test_one_tier_design_is_clean():
 def test_single_node_design_without_a_fabric_is_clean():
     design = base_design(SINGLE_NODE_DESIGN)
     assert check_design(instance(), design) == []
-    assert {line.category for line in recompute_cost(instance(), design).breakdown} == {"server", "rack", "storage"}
+    lines = {(line.category, line.item): line.quantity for line in recompute_cost(instance(), design).breakdown}
+    # No compute NIC, switch or cable: the DGX's NICs are built in, and the only switches are the
+    # storage and management ones.
+    assert lines == {("server", "dgx-h100"): 1, ("switch", "qm9700"): 1, ("switch", "mgmt-48x1g-10g"): 1,
+                     ("cable", "ndr200-dr4-splitter-kit-qsfp112-50m"): 5, ("cable", "cat6-rj45-1g-100m"): 6,
+                     ("rack", "air-30kw"): 4, ("storage", "nvme-of-array"): 1}
 
 
-# hgx-h100 with 8 bought cx7-osfp (single-port osfp-flat cages): 10,000 W + 8 NICs × 25 W
-# + 8 cages × 9 W (hungriest b-end of a 400G part with one link per osfp-flat end) = 10,272 W;
-# 30 kW / 10,272 W = 2 nodes per rack, the fullest rack 2 × 10,272 W = 20,544 W. The node-leaf
-# kits break one twin-port switch cage out to two NIC cages: 8 rails × ceil(4 nodes / 2) = 16.
-HGX = {"server": "hgx-h100", "links.0.part": "ndr-sr4-kit-50m", "racks.0.power_kw": 20.544}
 
 
-def test_bought_nics_count_in_node_power():
+@pytest.mark.parametrize("recorded_kw, left_out", [
+    (20.284, "the compute NICs' 8 × 25 W"),
+    (20.584, "the storage NICs' 2 × 25 W"),
+    (20.644, "the storage optics' 4 × 5 W"),
+])
+def test_bought_nics_count_in_node_power(recorded_kw, left_out):
     assert check_design(instance(), base_design(**HGX)) == []
-    # Without the NICs' 8 × 25 W the rack would be recorded at 2 × 10,072 W = 20.144 kW.
-    found = check_design(instance(), base_design(**{**HGX, "racks.0.power_kw": 20.144}))
+    found = check_design(instance(), base_design(**{**HGX, "racks.0.power_kw": recorded_kw}))
     assert [str(v) for v in found] == [
-        "rack_power_within_limit: compute racks (air-30kw): 20.144 kW recorded for the fullest rack; "
-        "2 × hgx-h100 at 10.272 kW = 20.544 kW"]
+        f"rack_power_within_limit: compute racks (air-30kw): {recorded_kw} kW recorded for the fullest rack; "
+        "2 × hgx-h100 at 10.342 kW = 20.684 kW"], left_out
 
 
-def test_single_node_without_a_fabric_buys_no_nics_and_powers_only_its_server():
-    # hgx-h100 alone: 10,000 W, no NICs (8 × 25 W) and no optics (8 × 9 W) fitted;
-    # 30 kW / 10 kW = 3 nodes per rack.
-    alone = {"racks.0.nodes_per_rack": 3, "racks.0.power_kw": 10.0}
+def test_single_node_without_a_fabric_buys_no_compute_nics_and_powers_no_compute_optics():
+    # hgx-h100 alone: 10,000 W, no compute NICs (8 × 25 W) and no compute optics (8 × 9 W)
+    # fitted; its bought storage NICs 2 × 25 W and storage optics 4 × 5 W: 10,070 W;
+    # 30 kW / 10.07 kW = 2 nodes per rack.
+    alone = {"racks.0.power_kw": 10.07}
     design = base_design(SINGLE_NODE_DESIGN, server="hgx-h100", **alone)
     assert check_design(instance(), design) == []
-    assert {line.category for line in recompute_cost(instance(), design).breakdown} == {"server", "rack", "storage"}
+    nics = {line.item: line.quantity for line in recompute_cost(instance(), design).breakdown if line.category == "nic"}
+    assert nics == {"cx7-qsfp112-2x200g": 2}
     found = check_design(instance(), base_design(SINGLE_NODE_DESIGN, server="hgx-h100",
-                                                 **{**alone, "racks.0.power_kw": 10.272}))
+                                                 **{**alone, "racks.0.power_kw": 10.342}))
     assert [str(v) for v in found] == [
-        "rack_power_within_limit: compute racks (air-30kw): 10.272 kW recorded for the fullest rack; "
-        "1 × hgx-h100 at 10.0 kW = 10.0 kW"]
+        "rack_power_within_limit: compute racks (air-30kw): 10.342 kW recorded for the fullest rack; "
+        "1 × hgx-h100 at 10.07 kW = 10.07 kW"]
 
 
 # Node cables 2 m long (1 m in the row + 1 m slack), leaf-spine 50 + 1 = 51 m: short enough for
-# the twin-port DAC, whose one node end carries both links of a DGX cage.
+# the twin-port DAC, whose one node end carries both links of a DGX cage. Storage and management
+# links run in the row too (2 m).
 SHORT_ROWS = {"site.distances.in_row_m": 1.0, "site.distances.slack_m": 1.0}
-TWIN_DAC = {"links.0.part": "ndr-dac-twin-to-twin-flat-2m", "links.0.length_m": 2.0, "links.1.length_m": 51.0}
+TWIN_DAC = {"links.0.part": "ndr-dac-twin-to-twin-flat-2m", "links.0.length_m": 2.0, "links.1.length_m": 51.0,
+            "links.2.length_m": 2.0, "links.3.length_m": 2.0, "links.4.length_m": 2.0}
 
 
 def test_copper_node_cable_with_several_links_per_node_end_serves_one_switch():
     # 1 tier: both links of a node cage land on the one switch, so the DAC is fine (the 2-tier
     # case is a mutation below).
     one = apply_changes(BASE_DESIGN, {
-        **ONE_TIER, "links": [{**BASE_DESIGN["links"][0], "part": TWIN_DAC["links.0.part"], "length_m": 2.0}]})
+        **ONE_TIER, "links": [{**link, "length_m": 2.0} for link in ONE_TIER["links"]],
+        "links.0.part": TWIN_DAC["links.0.part"]})
     assert check_design(instance(**SHORT_ROWS), base_design(one)) == []
 
 
@@ -143,21 +156,23 @@ def test_copper_node_cable_with_several_links_per_node_end_serves_one_switch():
      "leaf_ports_cover_endpoints: fabric: 2 nodes without a compute fabric; only a single node needs none"),
     ({"switches": [{"tier": "leaf", "model": "qm9700", "count": 1, "ports_used": 8}]},
      "leaf_ports_cover_endpoints: leaf switches (qm9700): 1 recorded, 0 needed"),
-    ({"racks": [*SINGLE_NODE_DESIGN["racks"], {"class": "air-30kw", "role": "network", "count": 1, "nodes_per_rack": 0,
-                                                "power_kw": 1.294}]},
-     "racks_available: network racks (air-30kw): 1 recorded for a design without switches"),
+    # The storage qm9700 and the management switch share no rack: each model has racks of its own.
+    ({"racks.1.count": 1},
+     "racks_available: network racks (air-30kw): 1 recorded; ceil(1 × qm9700 / 23 per rack) + "
+     "ceil(1 × mgmt-48x1g-10g / 42 per rack) = 2"),
 ])
 def test_single_node_design_has_no_fabric(changes, fragment):
     found = check_design(instance(), base_design(SINGLE_NODE_DESIGN, **changes))
     assert fragment in [str(v) for v in found]
 
 
-# The fabric-less node draws its server's 10,200 W: 1 × 10,200 W + 1 × 1,600 W = 11.8 kW.
-MIXED_RACK = [{"class": "air-30kw", "role": "mixed", "count": 1, "nodes_per_rack": 1, "power_kw": 11.8}]
+# The fabric-less node draws its server's 10,200 W and its storage optics' 20 W: with the storage
+# qm9700, the management switch and the array, 10,220 + 1,294 + 150 + 1,600 W = 13.264 kW.
+MIXED_RACK = [{"class": "air-30kw", "role": "mixed", "count": 1, "nodes_per_rack": 1, "power_kw": 13.264}]
 
 
 def test_small_design_in_one_mixed_rack_is_clean():
-    # 1 × 10,200 W + 1 × 1,600 W = 11.8 kW ≤ 30 kW; 8 U + 2 U ≤ 42 U.
+    # 13.264 kW ≤ 30 kW; 8 U + 1 U + 1 U + 2 U ≤ 42 U.
     assert check_design(instance(), base_design(SINGLE_NODE_DESIGN, racks=MIXED_RACK)) == []
 
 
@@ -165,11 +180,17 @@ def test_small_design_in_one_mixed_rack_is_clean():
     ({"racks": [{**MIXED_RACK[0], "count": 2}]}, "racks_available: mixed rack (air-30kw): a mixed rack is the design's one rack"),
     ({"racks": [{**MIXED_RACK[0], "nodes_per_rack": 0}]}, "0 nodes per rack recorded; it holds all 1"),
     ({"racks": [{**MIXED_RACK[0], "power_kw": 10.0}]},
-     "rack_power_within_limit: mixed rack (air-30kw): 10 kW recorded; 1 × dgx-h100 at 10.2 kW + 1 × nvme-of-array at 1.6 kW = 11.8 kW"),
-    ({"storage.units": 3, "storage.read_gbps": 960.0, "storage.write_gbps": 480.0, "storage.capacity_tb": 900.0,
-      # 10,200 W + 3 × 1,600 W = 15,000 W: within 30 kW, so only the height is wrong.
-      "racks": [{**MIXED_RACK[0], "power_kw": 15.0}], "catalog": None},
-     "rack_units_within_limit: mixed rack (air-30kw): 1 × dgx-h100 at 8 U + 3 × nvme-of-array at 14 U = 50 U > 42 U"),
+     "rack_power_within_limit: mixed rack (air-30kw): 10 kW recorded; 1 × dgx-h100 at 10.22 kW + 1 × qm9700 at "
+     "1.294 kW + 1 × mgmt-48x1g-10g at 0.15 kW + 1 × nvme-of-array at 1.6 kW = 13.264 kW"),
+    ({"storage.units": 3, "storage.ports": 12, "storage.read_gbps": 960.0, "storage.write_gbps": 480.0,
+      "storage.capacity_tb": 900.0,
+      # 12 unit ports: E = 4 + 12 = 16, 3 unit kits; management ports 2 + 2 + 3 × 2 = 10.
+      "storage_network.unit_ports": 12, "switches.0.ports_used": 16, "links.1.count": 12, "links.1.assemblies": 3,
+      "management_network.ports": 10, "switches.1.ports_used": 10, "links.2.count": 10, "links.2.assemblies": 10,
+      # 10,220 + 1,294 + 150 + 3 × 1,600 W = 16,464 W: within 30 kW, so only the height is wrong.
+      "racks": [{**MIXED_RACK[0], "power_kw": 16.464}], "catalog": None},
+     "rack_units_within_limit: mixed rack (air-30kw): 1 × dgx-h100 at 8 U + 1 × qm9700 at 1 U + 1 × mgmt-48x1g-10g at "
+     "1 U + 3 × nvme-of-array at 14 U = 52 U > 42 U"),
 ])
 def test_mixed_rack_rules(changes, fragment):
     changes = dict(changes)
@@ -201,15 +222,15 @@ def test_reported_cost_must_equal_the_recomputation():
     inst, design = instance(), base_design()
     good = recompute_cost(inst, design)
     assert check_design(inst, design, cost=good) == []
-    line = good.breakdown[1].model_copy(update={"quantity": 11, "total": 11 * 36_000})
+    line = good.breakdown[1].model_copy(update={"quantity": 12, "total": 12 * 36_000})
     bad = Cost(basis="capex", currency="USD", total=good.total - 36_000,
                breakdown=[good.breakdown[0], line, *good.breakdown[2:]])
     found = check_design(inst, design, cost=bad)
     assert families(found) == {"budget_cap"}
     text = " | ".join(str(v) for v in found)
     assert "reported cost" in text
-    assert "total 2,298,720 USD reported, 2,334,720 USD recomputed" in text
-    assert "switch qm9700: 11 × 36,000 = 396,000 reported, 12 × 36,000 = 432,000 recomputed" in text
+    assert "total 2,366,760 USD reported, 2,402,760 USD recomputed" in text
+    assert "switch qm9700: 12 × 36,000 = 432,000 reported, 13 × 36,000 = 468,000 recomputed" in text
 
 
 def test_reported_performance_must_equal_the_recomputation():
@@ -228,11 +249,19 @@ def test_reported_performance_must_equal_the_recomputation():
 # one mutation per family: it breaks exactly that family, and the detail names the amounts
 
 CABLE = "ndr-dr4-twin-kit-500m"
+
+
+def MANAGEMENT_PORTS(ports: int) -> dict:
+    """Base design changes for ``ports`` management ports on its one management leaf."""
+    return {"management_network.ports": ports, "switches.3.ports_used": ports, "links.4.count": ports,
+            "links.4.assemblies": ports}
+
+
 MUTATIONS = [
     # (family, instance changes, design changes, fragment of the expected message)
     ("memory_fits", {}, {"gpus": 33}, "33 GPUs recorded; 4 nodes × 8 = 32"),
     ("deadline_met", {"goal.deadline_days": 0.5}, {}, "> deadline 0.5 days on 4 × dgx-h100"),
-    ("budget_cap", {"budget.max": 2_334_719.0}, {}, "cost 2,334,720 USD > budget 2,334,719 USD"),
+    ("budget_cap", {"budget.max": 2_402_759.0}, {}, "cost 2,402,760 USD > budget 2,402,759 USD"),
     ("allowed_by_lists", {"constraints.cables.deny": [CABLE]}, {}, f"cables {CABLE}: on constraints.cables.deny"),
     ("priced_in_book", {"catalog.add.storage": [unpriced_copy("nvme-of-array", "nvme-unpriced")]},
      {"storage.tier": "nvme-unpriced"}, "nvme-unpriced: no price in usd-capex"),
@@ -244,15 +273,18 @@ MUTATIONS = [
     ("leaf_ports_cover_endpoints", {}, {"fabric.leaves": 7, "switches.0.count": 7, "switches.0.ports_used": 256},
      "fabric.leaves: recorded 7, the rules give 8"),
     # 2 spines: 16 links per leaf-spine pair, a spine would need 8 × 16 = 128 > 64 ports.
-    # Network rack: (8 + 2) × 1,294 W = 12,940 W.
+    # Network rack: (8 + 2 + 1 storage) × 1,294 W = 14,234 W; management ports 36 − 2 × 2 = 32.
     ("spine_ports_cover_uplinks", {}, {"fabric.spines": 2, "fabric.spines_per_pod": 2, "fabric.links_per_leaf_spine": 16,
-                                       "switches.1.count": 2, "racks.1.power_kw": 12.94},
+                                       "switches.1.count": 2, "racks.1.power_kw": 14.234, **MANAGEMENT_PORTS(32)},
      "128 ports in use per spine > 64"),
     # 1 core per plane: 4 links per spine-core pair, a core would need 4 pods × 4 = 16 > 8 ports.
-    # Network rack: (16 + 16 + 4) × 368 W = 13,248 W.
+    # Network rack: (16 + 16 + 4) × 368 W = 13,248 W. Management ports 94 − 4 × 2 = 86: 2 leaves
+    # and 2 aggregation switches (4 uplinks).
     ("core_ports_cover_uplinks", THREE_TIER_INSTANCE_CHANGES,
      {"base": THREE_TIER_DESIGN, "fabric.cores": 4, "fabric.cores_per_plane": 1, "fabric.links_per_spine_core": 4,
-      "switches.2.count": 4, "racks.1.power_kw": 13.248},
+      "switches.2.count": 4, "racks.1.power_kw": 13.248, "management_network.ports": 86, "management_network.leaves": 2,
+      "switches.4.count": 2, "switches.4.ports_used": 90, "switches.5.ports_used": 4, "links.5.count": 86,
+      "links.5.assemblies": 86, "links.6.count": 4, "links.6.assemblies": 4},
      "4 pods × 4 links = 16 ports > 8"),
     # the ratio-3 split of 64 ports (48 down / 16 up) under the default limit of 1.
     ("oversubscription_within_limit", {}, {
@@ -260,26 +292,46 @@ MUTATIONS = [
         "fabric.links_per_leaf_spine": 4, "switches.0.ports_used": 160, "switches.1.ports_used": 128,
         "links.1.count": 128, "links.1.assemblies": 64, "parallelism": None},
      "48 down / 16 up = 3:1 > max 1"),
-    # 5 spines do not divide 32 uplinks. Network rack: (8 + 5) × 1,294 W = 16,822 W.
+    # 5 spines do not divide 32 uplinks. Network rack: (8 + 5 + 1 storage) × 1,294 W = 18,116 W;
+    # management ports 36 + 2 = 38.
     ("uplinks_balanced", {}, {"fabric.spines": 5, "fabric.spines_per_pod": 5, "fabric.links_per_leaf_spine": 6,
-                              "switches.1.count": 5, "links.1.assemblies": 8 * 5 * 3, "racks.1.power_kw": 16.822},
+                              "switches.1.count": 5, "links.1.assemblies": 8 * 5 * 3, "racks.1.power_kw": 18.116,
+                              **MANAGEMENT_PORTS(38)},
      "32 uplinks per leaf do not divide evenly over 5 spines"),
     ("port_form_factor_match", {}, {"links.0.part": "ndr-sr4-kit-50m"}, "end b is osfp-flat, node cages are osfp-twin-flat"),
     ("cable_reach", {"site.distances.in_row_m": 60.0}, {}, "reach 50 m < 62 m run"),
-    ("rack_power_within_limit", {}, {"racks.0.nodes_per_rack": 3, "racks.0.power_kw": 30.804},
-     "3 × dgx-h100 at 10.268 kW = 30.804 kW > 30.0 kW"),
+    ("rack_power_within_limit", {}, {"racks.0.nodes_per_rack": 3, "racks.0.power_kw": 30.864},
+     "3 × dgx-h100 at 10.288 kW = 30.864 kW > 30.0 kW"),
     # a 60 kW, 20U rack holds 2 DGX by height (and the same switches and arrays per rack as before).
     ("rack_units_within_limit", {"catalog.add.racks": [replaced("racks", "air-30kw", power_kw=60.0, rack_units=20)]},
-     {"racks.0.nodes_per_rack": 3, "racks.0.power_kw": 30.804}, "3 × dgx-h100 at 8 U = 24 U > 20 U"),
-    ("racks_available", {"site.max_racks": 3}, {}, "4 racks > 3 the site has"),
-    # 4 × 10,268 W + 12 × 1,294 W + 1 × 1,600 W = 41,072 + 15,528 + 1,600 = 58,200 W, just over 58.1 kW.
-    ("site_power_within_limit", {"site.power_cap_kw": 58.1}, {},
-     "4 × dgx-h100 at 10.268 kW + 12 × qm9700 at 1.294 kW + 1 × nvme-of-array at 1.6 kW = 58.2 kW > cap 58.1 kW"),
-    ("storage_bandwidth_met", {"workload.data.bytes_per_token": 1.0e7}, {}, "reads 40 GB/s < 154.321 GB/s needed"),
+     {"racks.0.nodes_per_rack": 3, "racks.0.power_kw": 30.864}, "3 × dgx-h100 at 8 U = 24 U > 20 U"),
+    ("racks_available", {"site.max_racks": 4}, {}, "5 racks > 4 the site has"),
+    # 4 × 10,288 W + 13 × 1,294 W + 150 W + 1,600 W = 41,152 + 16,822 + 150 + 1,600 = 59,724 W, just over 59.7 kW.
+    ("site_power_within_limit", {"site.power_cap_kw": 59.7}, {},
+     "4 × dgx-h100 at 10.288 kW + 13 × qm9700 at 1.294 kW + 1 × mgmt-48x1g-10g at 0.15 kW + 1 × nvme-of-array at "
+     "1.6 kW = 59.724 kW > cap 59.7 kW"),
+    # The storage network's record follows the need: 8 × 154.321 GB/s = 1,234.568 Gb/s.
+    ("storage_bandwidth_met", {"workload.data.bytes_per_token": 1.0e7}, {"storage_network.need_gbps": 1234.568},
+     "reads 40 GB/s < 154.321 GB/s needed"),
     ("storage_capacity_met", {"workload.data.dataset_tb": 1000.0}, {}, "holds 300 TB < 1,000.337 TB"),
     ("storage_latency_ok", {"workload.data.small_files": True,
                             "catalog.add.storage": [replaced("storage", "nvme-of-array", latency_class="high")]}, {},
      "latency class high with many small files"),
+    # A faster array (500 GB/s) feeding 2.7216e7 bytes per token at 7,716 tokens/s × 2 = 420 GB/s:
+    # 8 × 420 = 3,360 Gb/s > 4 nodes × 4 × 200G. The records follow the new figures.
+    ("storage_nic_bandwidth_met",
+     {"catalog.add.storage": [replaced("storage", "nvme-of-array", read_gb_per_s=500.0)],
+      "workload.data.bytes_per_token": 2.7216e7},
+     {"storage.read_gbps": 4000.0, "storage_network.need_gbps": 3360.0},
+     "storage NIC 4×200G per node × 4 nodes = 3,200 Gb/s < 3,360 Gb/s needed"),
+    ("storage_fabric_ports_cover", {"catalog.add.storage": [replaced("storage", "nvme-of-array", port_speeds_gbps=[100])]},
+     {}, "hot storage (1 × nvme-of-array): ports run 100 Gb/s, not the storage network's 200 Gb/s"),
+    # ceil(7 days × 24 / 2 h) = 84 checkpoints of 112.42 GB = 9.443 TB to archive, and no cold tier.
+    ("cold_storage_met", {"workload.checkpoint.archive_days": 7.0}, {},
+     "cold storage: missing; 9.443 TB to archive (0 TB of raw data and 84 archived checkpoints of 112.42 GB)"),
+    # A 24-port management switch: 36 ports need ceil(36 / 22) = 2 leaves (and an aggregation pair).
+    ("management_ports_cover", {"catalog.add.switches": [replaced("switches", "mgmt-48x1g-10g", cages=24)]}, {},
+     "management_network.leaves: recorded 1, the rules give 2 (ceil(36 ports / 22 per leaf))"),
 ]
 
 
@@ -323,10 +375,13 @@ def test_every_family_has_a_mutation():
 
 RECORD_MUTATIONS = [
     ("leaf_ports_cover_endpoints", {"switches.0.model": "qm9700-liquid"}, "model qm9700-liquid ≠ fabric switch qm9700"),
+    ("leaf_ports_cover_endpoints", {"switches.0.network": "storage"}, "network storage; it is on the compute fabric"),
     ("leaf_ports_cover_endpoints", {"links.0.count": 31}, "node-leaf links: 31 recorded, 32 needed"),
     ("leaf_ports_cover_endpoints", {"rail_optimized": False}, "design.rail_optimized: recorded False"),
-    ("spine_ports_cover_uplinks", {"switches": BASE_DESIGN["switches"][:1]}, "spine switches: missing; 4 × qm9700 needed"),
-    ("spine_ports_cover_uplinks", {"links": BASE_DESIGN["links"][:1]}, "leaf-spine links: missing; 256 links needed"),
+    ("spine_ports_cover_uplinks", {"switches": [s for s in BASE_DESIGN["switches"] if s["tier"] != "spine"]},
+     "spine switches: missing; 4 × qm9700 needed"),
+    ("spine_ports_cover_uplinks", {"links": [g for g in BASE_DESIGN["links"] if g["between"] != "leaf-spine"]},
+     "leaf-spine links: missing; 256 links needed"),
     ("core_ports_cover_uplinks", {"switches": [*BASE_DESIGN["switches"], {"tier": "core", "model": "qm9700", "count": 2,
                                                                           "ports_used": 0}]},
      "core switches (qm9700): 2 recorded, 0 needed"),
@@ -335,9 +390,9 @@ RECORD_MUTATIONS = [
     ("port_form_factor_match", {"links.1.assemblies": 127}, "127 assemblies recorded; 8 leaves × 4 spines × ceil(8 links / 2 per assembly) = 128"),
     ("cable_reach", {"links.1.length_m": 30.0}, "length 30 m recorded, the site gives 52 m"),
     ("link_speed", {"links.1.gbps": 200}, "recorded at 200 Gb/s ≠ link speed 400 Gb/s"),
-    ("rack_power_within_limit", {"racks.1.power_kw": 10.0}, "12 × qm9700 at 1.294 kW = 15.528 kW"),
+    ("rack_power_within_limit", {"racks.1.power_kw": 10.0}, "13 × qm9700 at 1.294 kW = 16.822 kW"),
     ("racks_available", {"racks.0.count": 3}, "3 recorded; ceil(4 × dgx-h100 / 2 per rack) = 2"),
-    ("racks_available", {"racks.0.nodes_per_rack": 1, "racks.0.power_kw": 10.268},
+    ("racks_available", {"racks.0.nodes_per_rack": 1, "racks.0.power_kw": 10.288},
      "1 nodes per rack recorded; a rack holds 2 × dgx-h100"),
     ("racks_available", {"racks.2.class": "air-45kw"}, "2 rack classes (air-30kw, air-45kw)"),
     ("storage_bandwidth_met", {"storage.read_gbps": 40.0}, "read_gbps 40 Gb/s recorded; 1 units deliver 320 Gb/s"),
@@ -386,8 +441,9 @@ def test_oversubscription_limit_bounds_the_actual_ratio():
     split = {"oversubscription": 2.0, "fabric.leaf_down_ports": 42, "fabric.leaf_up_ports": 21,
              "fabric.spines": 3, "fabric.spines_per_pod": 3, "fabric.links_per_leaf_spine": 7,
              "switches.0.ports_used": 32 + 8 * 21, "switches.1.count": 3, "switches.1.ports_used": 8 * 21,
-             # network rack: (8 leaves + 3 spines) × 1,294 W = 14,234 W
-             "links.1.count": 8 * 21, "links.1.assemblies": 8 * 3 * 4, "racks.1.power_kw": 14.234, "parallelism": None}
+             # network rack: (8 leaves + 3 spines + 1 storage) × 1,294 W = 15,528 W; management 36 − 2 = 34 ports
+             "links.1.count": 8 * 21, "links.1.assemblies": 8 * 3 * 4, "racks.1.power_kw": 15.528, "parallelism": None,
+             **MANAGEMENT_PORTS(34)}
     assert check_design(instance(**{"constraints.max_oversubscription": 2.0}), base_design(**split)) == []
     found = check_design(instance(**{"constraints.max_oversubscription": 1.99}), base_design(**split))
     assert [str(v) for v in found] == ["oversubscription_within_limit: leaf split: 42 down / 21 up = 2:1 > max 1.99"]
@@ -484,6 +540,18 @@ SOLVER_VARIANTS = {
     "air-15kw-only": {"site.rack_classes": ["air-15kw"], "constraints.pins": {"nodes": 6}},
     "single-node": {"constraints.pins": {"nodes": 1}},
     "hgx-4-rails": {"constraints.pins": {"server": "hgx-h100", "nodes": 9, "nics_per_node": 4}},
+    # The storage and management networks: a cold tier (on a single node and on eight, where the
+    # hot and cold tiers may be the same object-store model sharing racks), a converged storage
+    # network on 1 and on 2 compute tiers, a dedicated 25G storage network whose switch may be the
+    # compute fabric's model, and management aggregation past one leaf (100 nodes above).
+    "cold-tier-single-node": {"workload.data.archive_tb": 100.0, "workload.checkpoint.archive_days": 2.0,
+                              "constraints.pins": {"nodes": 1}},
+    "cold-tier-8-nodes": {"workload.data.archive_tb": 2000.0, "workload.checkpoint.archive_days": 30.0,
+                          "constraints.pins": {"nodes": 8}},
+    "converged-hdr": {"constraints.pins": {"storage_network": "converged", "interconnect": "ib-hdr", "nodes": 8}},
+    "converged-hdr-2-tiers": {**BIG_SITE, "constraints.pins": {"storage_network": "converged", "interconnect": "ib-hdr",
+                                                               "nodes": 40}},
+    "storage-nic-25g": {"constraints.pins": {"storage_nic": "eth-25g-2p", "nodes": 4}},
 }
 
 

@@ -22,7 +22,8 @@ INSTANCE = {
     },
     "budget": {"basis": "capex", "currency": "USD", "max": 50_000_000.0},
     "site": {"max_racks": 40},
-    "catalog": {"price_book": "usd-capex"},
+    # The hand-built designs use a few test items (fabric_designs.ADDITIONS): added to the catalog.
+    "catalog": {"price_book": "usd-capex", "add": fd.ADDITIONS.model_dump(mode="json"), "prices": fd.TEST_PRICES},
 }
 
 

@@ -13,12 +13,13 @@ import pytest
 
 import fabric_designs as fd
 import topoopt
-from topoopt.catalog import load_builtin_catalog
 from topoopt.fabric import fabric_graph, render, write_outputs
+from topoopt.fabric.draw import CLASS_NAME
 from topoopt.fabric.names import hostlist
 from topoopt.fabric.rendering import find_dot
+from topoopt.fabric.views import MAX_BLOCKS
 
-CATALOG = load_builtin_catalog()
+CATALOG = fd.CATALOG
 DESIGNS = [fd.one_tier_8_gpu, fd.two_tier_32_dgx, fd.three_tier_dgx_a100, fd.three_tier_16k, fd.two_tier_hgx_odd]
 
 
@@ -27,8 +28,8 @@ def written(request, tmp_path_factory):
     design = request.param()
     result = fd.result_for(design)
     out = tmp_path_factory.mktemp(request.param.__name__)
-    outputs = write_outputs(result, None, out)
-    GRAPHS[request.param.__name__] = fabric_graph(design)
+    outputs = write_outputs(result, None, out, catalog=CATALOG)
+    GRAPHS[request.param.__name__] = fabric_graph(design, catalog=CATALOG)
     return result, out, outputs
 
 
@@ -198,11 +199,14 @@ def test_drawing_labels_agree_with_the_counts(written):
             links[text.rsplit("(", 1)[1].rstrip(")")] += number
         else:
             devices[text.rsplit("(", 1)[1].rstrip(")")] += number
-    names = {"node-leaf": "node–leaf", "leaf-spine": "leaf–spine", "spine-core": "spine–core"}
-    assert links == Counter({names[g.between]: g.count for g in design.links})
+    declared = Counter()
+    for group in design.links:
+        declared[CLASS_NAME[group.between]] += group.count
+    assert links == declared
     for group in design.switches:
         assert devices[group.tier] == group.count
     assert devices["node"] == design.nodes and devices["storage"] == design.storage.units
+    assert devices["cold-storage"] == (design.cold_storage.units if design.cold_storage else 0)
     assert f"{design.gpus:,} × {design.gpu}" in dot
     assert f"cost {result.cost.total:,.0f} {result.cost.currency}" in dot
 
@@ -211,9 +215,12 @@ def test_large_designs_are_drawn_as_a_summary(written):
     result, out, _ = written
     dot = (out / "fabric.dot").read_text()
     boxes = re.findall(r'^\s*(\w+) \[label=', dot, flags=re.M)
-    if len(result.design.switches) and result.design.nodes + sum(g.count for g in result.design.switches) > 60:
+    if result.design.nodes + sum(g.count for g in result.design.switches) > 60:
         assert "rack001-node01" not in dot
-        assert len(boxes) <= 4 * 8 + 2  # at most 8 boxes per tier, plus storage and the legend
+        per_tier = Counter(box.rsplit("_", 1)[0] for box in boxes)
+        # at most MAX_BLOCKS boxes per tier (one more for storage leaves holding only units)
+        assert max(per_tier.values()) <= MAX_BLOCKS + 1, per_tier
+        assert per_tier["node"] <= MAX_BLOCKS
     else:
         assert all(f"rack01-node{n:02d}" in dot for n in range(1, min(result.design.nodes, 4) + 1))
 
@@ -228,7 +235,7 @@ def test_svg_is_rendered_when_dot_is_present(written):
 def test_missing_dot_keeps_the_dot_file_and_warns(tmp_path, monkeypatch):
     monkeypatch.setenv("TOPOOPT_DOT", "")
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    outputs = render(fd.result_for(fd.one_tier_8_gpu()), None, tmp_path, png=True)
+    outputs = render(fd.result_for(fd.one_tier_8_gpu()), None, tmp_path, png=True, catalog=CATALOG)
     assert (tmp_path / "fabric.dot").exists() and not (tmp_path / "fabric.svg").exists()
     assert any("dot' not found" in w for w in outputs.warnings)
 
@@ -238,13 +245,13 @@ def test_slow_dot_times_out_with_a_warning(tmp_path, monkeypatch):
     slow.write_text("#!/bin/sh\nexec sleep 30\n")
     slow.chmod(0o755)
     monkeypatch.setenv("TOPOOPT_DOT", str(slow))
-    outputs = write_outputs(fd.result_for(fd.one_tier_8_gpu()), None, tmp_path, dot_timeout_s=0.5)
+    outputs = write_outputs(fd.result_for(fd.one_tier_8_gpu()), None, tmp_path, dot_timeout_s=0.5, catalog=CATALOG)
     assert any("took over 0.5 s" in w for w in outputs.warnings)
     assert (tmp_path / "fabric.dot").exists() and not (tmp_path / "fabric.svg").exists()
 
 
 def test_render_is_the_public_entry_point(tmp_path):
-    outputs = topoopt.render(fd.result_for(fd.one_tier_8_gpu()), None, tmp_path)
+    outputs = topoopt.render(fd.result_for(fd.one_tier_8_gpu()), None, tmp_path, catalog=CATALOG)
     assert (tmp_path / "bom.csv") in outputs.files
 
 

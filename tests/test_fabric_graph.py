@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import networkx as nx
 import pytest
@@ -10,11 +11,20 @@ import pytest
 import fabric_designs as fd
 import topoopt
 from fabric_invariants import check_all, check_assemblies, switch_ports
-from topoopt.catalog import load_builtin_catalog
-from topoopt.fabric import FabricError, build_fabric, fabric_graph
+from topoopt.fabric import FabricError
+from topoopt.fabric import build_fabric as _build_fabric
+from topoopt.fabric import fabric_graph as _fabric_graph
 
-CATALOG = load_builtin_catalog()
-CONSISTENT = [fd.one_tier_8_gpu, fd.two_tier_32_dgx, fd.three_tier_dgx_a100]
+CATALOG = fd.CATALOG
+CONSISTENT = [fd.one_tier_8_gpu, fd.one_tier_converged, fd.two_tier_32_dgx, fd.three_tier_dgx_a100, fd.three_tier_16k]
+
+
+def build_fabric(design):
+    return _build_fabric(design, catalog=CATALOG)
+
+
+def fabric_graph(design):
+    return _fabric_graph(design, catalog=CATALOG)
 
 
 @pytest.fixture(scope="module", params=CONSISTENT, ids=lambda f: f.__name__)
@@ -26,23 +36,25 @@ def built(request):
 def test_invariants_hold(built):
     design, graph = built
     assemblies = check_all(design, graph, CATALOG)
-    assert assemblies == {g.between: g.assemblies for g in design.links}
+    assert assemblies == {(g.between, g.part): g.assemblies for g in design.links}
+    assert build_fabric(design).warnings == []
 
 
 def test_public_api_reexports_fabric_graph():
     design = fd.one_tier_8_gpu()
-    graph = topoopt.fabric_graph(design)
+    graph = topoopt.fabric_graph(design, catalog=CATALOG)
     assert isinstance(graph, nx.MultiGraph)
-    assert graph.number_of_edges() == 8
+    by_network = Counter(a["network"] for _, _, a in graph.edges(data=True))
+    assert by_network == {"compute": 8, "storage": 4 + 4 + 2, "management": 10}
 
 
 def test_one_tier_puts_all_eight_rails_on_one_switch():
     graph = fabric_graph(fd.one_tier_8_gpu())
-    assert sorted(graph.nodes) == ["leaf-01", "rack01-node01", "storage-01"]
+    assert sorted(graph.nodes) == ["cold-01", "leaf-01", "mgmt-01", "rack01-node01", "sleaf-01", "storage-01"]
     ports = sorted(switch_ports(graph)["leaf-01"])
     assert ports == ["p1/1", "p1/2", "p2/1", "p2/2", "p3/1", "p3/2", "p4/1", "p4/2"]
     # twin-port kits: a cage's two links share one cable
-    cables = {a["cable"] for _, _, a in graph.edges(data=True)}
+    cables = {a["cable"] for _, _, a in graph.edges(data=True) if a["link_class"] == "node-leaf"}
     assert len(cables) == 4
 
 
@@ -61,7 +73,14 @@ def test_names_follow_the_scheme(built):
         "spine": r"^spine-\d{2,}$",
         "core": r"^core-p\d+-\d{2,}$",
         "storage": r"^storage-\d{2,}$",
+        "cold-storage": r"^cold-\d{2,}$",
+        "storage-leaf": r"^sleaf-\d{2,}$",
+        "storage-spine": r"^sspine-\d{2,}$",
+        "mgmt-leaf": r"^mgmt-\d{2,}$",
+        "mgmt-aggregation": r"^mgmt-agg-\d{2,}$",
     }
+    if design.storage_network.mode == "converged":
+        patterns["leaf"] = f"{patterns['leaf']}|^leaf-st-\\d{{2,}}$"
     for name, attrs in graph.nodes(data=True):
         assert re.match(patterns[attrs["role"]], name), name
     for name, attrs in graph.nodes(data=True):
@@ -81,9 +100,10 @@ def test_three_tier_pods_keep_scalable_units_together():
     pods = {}
     for leaf in fabric.switches.leaves:
         pods.setdefault(leaf.pod, []).append(leaf.name)
-    # 24 leaves in scalable-unit order, 20 per pod: SUs 1-2 and rails 1-4 of SU 3 in pod 1.
-    assert [len(p) for p in pods.values()] == [20, 4]
-    assert pods[2] == [f"leaf-r{r}-03" for r in range(5, 9)]
+    # 24 node leaves in scalable-unit order, 20 per pod: SUs 1-2 and rails 1-4 of SU 3 in pod 1;
+    # the storage leaf of the converged storage network comes last.
+    assert [len(p) for p in pods.values()] == [20, 5]
+    assert pods[2] == [f"leaf-r{r}-03" for r in range(5, 9)] + ["leaf-st-01"]
 
 
 def test_part_filled_cages_are_reported_not_hidden():
@@ -92,7 +112,7 @@ def test_part_filled_cages_are_reported_not_hidden():
     graph = fabric_graph(design)
     assemblies = check_assemblies(graph, CATALOG)
     # 21 nodes per rail on one leaf: 10 full twin-port cages + 1 half cage, on each of 8 rails.
-    assert assemblies["node-leaf"] == 8 * 11
+    assert assemblies["node-leaf", "ndr-sr4-kit-50m"] == 8 * 11
     assert any("node-leaf" in w and "88" in w and "84" in w for w in fabric.warnings)
 
 
@@ -116,7 +136,7 @@ def test_nodes_split_evenly_over_the_leaves_of_a_rail():
         if attrs["link_class"] == "node-leaf" and attrs["rail"] == 1:
             loads[attrs["a_device"]] = loads.get(attrs["a_device"], 0) + 1
     assert sorted(loads.values(), reverse=True) == [18, 15]
-    assert check_assemblies(graph, CATALOG)["node-leaf"] == 8 * 17
+    assert check_assemblies(graph, CATALOG)["node-leaf", "ndr-sr4-kit-50m"] == 8 * 17
 
 
 def test_unknown_catalog_id_is_a_fabric_error():
@@ -137,22 +157,25 @@ def test_counts_that_cannot_be_wired_are_a_fabric_error():
 
 def test_single_node_without_fabric():
     base = fd.one_tier_8_gpu()
+    mgmt = base.management_network.model_copy(update={"ports": 8})  # no compute switch to manage
     design = base.model_copy(update={
         "tiers": 0,
         "fabric": base.fabric.model_copy(update={"tiers": 0, "switch": "none", "leaves": 0, "leaf_down_ports": 0,
                                                  "pods": 0, "leaves_per_pod": 0, "leaves_per_rail": 0}),
-        "switches": [],
-        "links": [],
-        # without a fabric the node draws its server's 10,200 W only: no optics in its cages
-        "racks": [g.model_copy(update={"power_kw": 10.2}) if g.role == "compute" else g
-                  for g in base.racks if g.role != "network"],
+        "switches": [g.model_copy(update={"ports_used": 8}) if g.tier == "mgmt-leaf" else g
+                     for g in base.switches if g.network != "compute"],
+        "links": [g.model_copy(update={"count": 8, "assemblies": 8}) if g.between == "mgmt" else g
+                  for g in base.links if g.network != "compute"],
+        "management_network": mgmt,
     })
     fabric = build_fabric(design)
     graph = fabric_graph(design)
-    assert fabric.switch_list == [] and graph.number_of_edges() == 0
-    assert sorted(graph.nodes) == ["rack01-node01", "storage-01"]
-    assert fabric.nodes[0].power_w == pytest.approx(10_200)
+    assert fabric.compute_switches == [] and not [e for e in graph.edges(data=True) if e[2]["network"] == "compute"]
+    assert sorted(graph.nodes) == ["cold-01", "mgmt-01", "rack01-node01", "sleaf-01", "storage-01"]
+    # without a fabric the node draws its server's 10,200 W and its 4 storage cages' 4 × 5 W only
+    assert fabric.nodes[0].power_w == pytest.approx(10_220)
     assert fabric.warnings == []
+    check_all(design, graph, CATALOG)
 
 
 def test_invariant_checks_catch_a_reused_port_and_a_missing_uplink():
@@ -176,7 +199,7 @@ def test_a_part_that_does_not_fill_its_cages_is_reported():
     design = fd.two_tier_32_dgx()
     # a single-port-per-end part on twin-port cages at both ends
     wrong = design.model_copy(update={"links": [design.links[0].model_copy(update={"part": "hdr-aoc-30m"}),
-                                                design.links[1]]})
+                                                *design.links[1:]]})
     warnings = build_fabric(wrong).warnings
     assert any("hdr-aoc-30m" in w and "port_form_factor_match" in w for w in warnings)
     assert not [w for w in build_fabric(design).warnings if "port_form_factor_match" in w]

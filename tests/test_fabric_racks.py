@@ -7,11 +7,14 @@ import math
 import pytest
 
 import fabric_designs as fd
-from topoopt.catalog import load_builtin_catalog
-from topoopt.fabric import build_fabric
+from topoopt.fabric import build_fabric as _build_fabric
 
-CATALOG = load_builtin_catalog()
-DESIGNS = [fd.one_tier_8_gpu, fd.two_tier_32_dgx, fd.three_tier_dgx_a100, fd.three_tier_16k]
+CATALOG = fd.CATALOG
+DESIGNS = [fd.one_tier_8_gpu, fd.one_tier_converged, fd.two_tier_32_dgx, fd.three_tier_dgx_a100, fd.three_tier_16k]
+
+
+def build_fabric(design):
+    return _build_fabric(design, catalog=CATALOG)
 
 
 @pytest.fixture(scope="module", params=DESIGNS, ids=lambda f: f.__name__)
@@ -28,9 +31,36 @@ def test_every_device_in_exactly_one_rack(fabric):
 
 
 def test_racks_hold_one_kind_of_device(fabric):
-    kinds = {"compute": {"node"}, "network": {"leaf", "spine", "core"}, "storage": {"storage"}}
+    switches = {"leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf", "mgmt-aggregation"}
+    kinds = {"compute": {"node"}, "network": switches, "storage": {"storage", "cold-storage"},
+             "mixed": switches | {"node", "storage", "cold-storage"}}
     for rack in fabric.racks.racks:
         assert {device.role for device in rack.devices} <= kinds[rack.role]
+        if rack.role in ("network", "storage"):
+            assert len({device.model for device in rack.devices}) == 1, rack.name
+
+
+def test_every_network_is_racked(fabric):
+    """Storage and management switches sit in network racks, cold units in storage racks."""
+    placed = {device.name: rack.role for rack in fabric.racks.racks for device in rack.devices}
+    mixed = fabric.racks.racks[0].role == "mixed"
+    for device in fabric.storage_switches.all + fabric.management_switches:
+        assert placed[device.name] == ("mixed" if mixed else "network")
+    for device in fabric.cold_storage:
+        assert placed[device.name] == ("mixed" if mixed else "storage")
+    assert fabric.management_switches
+
+
+def test_switch_racks_are_filled_model_by_model():
+    """16k: 1,280 qm9700 at 34 per rack (38 racks), then 129 sn5600 at 19 (7), then 159
+    management switches at 48 by height (4); each model starts a fresh rack."""
+    fabric = build_fabric(fd.three_tier_16k())
+    sizes: dict[str, list[int]] = {}
+    for rack in fabric.racks.by_role("network"):
+        sizes.setdefault(rack.devices[0].model, []).append(len(rack.devices))
+    assert sizes == {"qm9700": [34] * 37 + [22], "sn5600": [19] * 6 + [15], "mgmt-48x1g-10g": [48] * 3 + [15]}
+    names = [rack.name for rack in fabric.racks.by_role("network")]
+    assert names[0] == "net01" and names[-1] == "net49"
 
 
 def test_u_positions_stack_from_the_bottom_without_overlap(fabric):
@@ -49,10 +79,15 @@ def test_no_rack_over_power_or_units_and_counts_match_the_design(fabric):
     declared = {g.role: g.count for g in fabric.design.racks}
     for role, count in declared.items():
         assert len(fabric.racks.by_role(role)) == count
+    fullest = {g.role: g.power_kw for g in fabric.design.racks}
+    for role, kw in fullest.items():
+        assert max(rack.power_w for rack in fabric.racks.by_role(role)) == pytest.approx(kw * 1000)
     assert fabric.warnings == []
 
 
 def test_compute_racks_take_the_designs_nodes_per_rack(fabric):
+    if fabric.racks.racks[0].role == "mixed":
+        pytest.skip("one mixed rack")
     per = next(g.nodes_per_rack for g in fabric.design.racks if g.role == "compute")
     sizes = [len(rack.devices) for rack in fabric.racks.by_role("compute")]
     assert sizes[:-1] == [per] * (len(sizes) - 1) and 1 <= sizes[-1] <= per
@@ -73,18 +108,23 @@ def test_power_is_provisioned_with_the_hungriest_module_in_every_cage():
                if form_factor == qm9700.cage_form_factor and p.links == ends * qm9700.ports_per_cage.get(p.gbps, 0))
     # 17 W twin-port 2xSR4 / 2xDR4 modules at both; the 25 W XDR modules run 800G, which the QM9700 does not.
     assert (node_end, cage) == (17, 17)
-    assert fabric.nodes[0].power_w == pytest.approx(10_268)  # 10,200 + 4 × 17
+    # The 4 storage cages (2 built-in dual-port QSFP112 NICs at 200G) hold the hungriest 200G QSFP112 end.
+    storage_end = max(p.power_w_per_b_end for p in CATALOG.cables
+                      if p.b_form_factor == "qsfp112" and p.gbps == 200 and p.links == p.b_ends)
+    assert storage_end == 5
+    assert fabric.nodes[0].power_w == pytest.approx(10_288)  # 10,200 + 4 × 17 + 4 × 5
     assert fabric.switch_list[0].power_w == pytest.approx(1_294)  # 750 + 32 × 17
     rack = fabric.racks.by_role("compute")[0]
-    assert rack.power_w == pytest.approx(4 * 10_268)
+    assert rack.power_w == pytest.approx(4 * 10_288)
 
 
 def test_bought_nics_are_provisioned_with_the_node():
     # hgx-h100 with 8 bought cx7-osfp: 10,000 W + 8 × 25 W NICs + 8 single-port osfp-flat cages
-    # × 9 W (the hungriest 400G module end for one): 10,272 W; 4 of them in a 45 kW rack.
+    # × 9 W (the hungriest 400G module end for one), plus its bought dual-port cx7-qsfp112-2x200g
+    # storage NIC (25 W) and that NIC's 2 cages (5 W each): 10,307 W; 4 of them in a 45 kW rack.
     fabric = build_fabric(fd.two_tier_hgx_odd())
-    assert [node.power_w for node in fabric.nodes] == pytest.approx([10_272] * 21)
-    assert fabric.racks.by_role("compute")[0].power_w == pytest.approx(4 * 10_272)
+    assert [node.power_w for node in fabric.nodes] == pytest.approx([10_307] * 21)
+    assert fabric.racks.by_role("compute")[0].power_w == pytest.approx(4 * 10_307)
 
 
 def test_too_many_nodes_per_rack_is_reported():
@@ -105,4 +145,4 @@ def test_rack_count_disagreement_is_reported():
     wrong = design.model_copy(update={"racks": [
         g.model_copy(update={"count": 3}) if g.role == "network" else g for g in design.racks
     ]})
-    assert "rack plan has 1 network racks, the design counts 3" in build_fabric(wrong).warnings
+    assert "rack plan has 2 network racks, the design counts 3" in build_fabric(wrong).warnings

@@ -37,8 +37,10 @@ STRUCTURAL = ("nic_fits_server", "link_speed")
 
 SW8 = {"id": "sw8", "name": "SW 8x400", "source": SRC, "protocols": ["ib"], "cages": 4,
        "cage_form_factor": "osfp-twin-finned", "ports_per_cage": {400: 2}, "power_w": 600, "rack_units": 1}
-# Only the 8-port switch, 50 m switch-to-switch runs (the twin-port kit reaches), room for big fabrics.
-ONLY_SW8 = {"catalog.add.switches": [SW8], "catalog.prices": {**TINY_PRICES, "sw8": 6_000},
+# Only the 8-port switch for the compute fabric (the storage and management switches stay), 50 m
+# switch-to-switch runs (the twin-port kit reaches), room for big fabrics.
+ONLY_SW8 = {"catalog.add.switches": [SW8, *(s for s in TINY_CATALOG["switches"] if s["id"] != "sw64")],
+            "catalog.prices": {**TINY_PRICES, "sw8": 6_000},
             "site.distances.across_rows_m": 48, "budget.max": 1e9, "site.max_racks": 1_000,
             "goal.deadline_days": None}
 BIG_MODEL = {"workload.model": {"params_b": 70, "layers": 80, "hidden_size": 8192, "attention_heads": 64,
@@ -49,6 +51,8 @@ QSFP56_KIT = dict(copy.deepcopy(TINY_CATALOG["cables"][1]), id="q56", b_form_fac
 RACK_200KW = {"id": "r200", "name": "200 kW rack", "source": SRC, "power_kw": 200, "rack_units": 42,
               "cooling": "air"}
 HALF_A_DAY = {"goal.deadline_days": 0.5}  # 7 nodes of s80: several racks, a 1-tier fabric
+# 1.944e6 bytes per token at 2e10 tokens / 30 days, doubled for safety: 30 GB/s of reads.
+HEAVY_READS = {"workload.data": {"bytes_per_token": 1.944e6}}
 
 # family -> (why the family binds, instance changes). The instance is feasible with the family, or
 # infeasible only because of it; without the family the solver finds something cheaper.
@@ -89,6 +93,15 @@ CASES: dict[str, tuple[str, dict]] = {
                               {"workload.checkpoint": {"max_save_time_s": 10}}),
     "storage_capacity_met": ("4.5 PB of data needs 5 object nodes", {"workload.data": {"dataset_tb": 4500}}),
     "storage_latency_ok": ("small files rule out the cheaper object tier", {"workload.data": {"small_files": True}}),
+    # The storage and management networks (issue 8).
+    "storage_nic_bandwidth_met": ("30 GB/s of reads on one node need both 2 × 100G storage NICs; one is cheaper",
+                                  HEAVY_READS),
+    "storage_fabric_ports_cover": ("16 nodes' 32 storage ports and the units' overflow one 32-port storage switch; "
+                                   "a second tier costs more", {"constraints.pins.nodes": 16, "goal.deadline_days": None}),
+    "cold_storage_met": ("500 TB of raw data to archive need a cold tier; none is cheaper",
+                         {"workload.data": {"archive_tb": 500}, "constraints.pins.nodes": 8, "goal.deadline_days": None}),
+    "management_ports_cover": ("20 nodes, their switches and units need 2 management leaves and 2 aggregation "
+                               "switches; fewer are cheaper", {"constraints.pins.nodes": 20, "goal.deadline_days": None}),
 }
 # In 3 tiers the spine and core counts the broken model leaves out are the port families' records
 # (spines = pods x spines per pod, cores = planes x cores per plane), so they name it.

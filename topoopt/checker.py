@@ -11,7 +11,7 @@ its docstring and recomputed from first principles (docs/model.md):
 
 from __future__ import annotations
 
-from topoopt.checking import cabling, fabric, node, racks, selection, storage, workload
+from topoopt.checking import cabling, fabric, management, node, racks, selection, storage, storage_network, workload
 from topoopt.checking import cost as costing
 from topoopt.checking.context import CheckContext, Rule, build_context
 from topoopt.families import FAMILIES
@@ -28,6 +28,8 @@ CHECKER_RULES: dict[str, Rule] = {
     **cabling.RULES,
     **racks.RULES,
     **storage.RULES,
+    **storage_network.RULES,
+    **management.RULES,
 }
 """Family id -> rule; each rule returns every violation of its family it finds."""
 

@@ -1,73 +1,161 @@
-"""Cable and transceiver rules: form factors, ports per cage, speed, assemblies and reach."""
+"""Cable and transceiver rules for every network's link classes: form factors, ports per cage,
+speed, assemblies and reach."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from topoopt.checking import networks
 from topoopt.checking.context import CheckContext
 from topoopt.checking.derive import assemblies_needed
+from topoopt.checking.node import class_gbps
 from topoopt.checking.text import close, num
-from topoopt.models.design import Violation
+from topoopt.models.catalog import LinkPart, Switch
+from topoopt.models.design import LinkGroup, Violation
+
+MANAGEMENT_PORT_FORM_FACTOR = "rj45"
+"""Management ports of nodes, switches and storage units (in-band and BMC) are RJ45 copper ports:
+the catalog gives devices no management cage of their own."""
 
 COPPER_OR_AOC = ("dac", "acc", "aoc")
 """Media whose assembly is one piece end to end: its node end cannot be split over several leaves."""
 
 
+@dataclass(frozen=True)
+class Ends:
+    """What a link group's part plugs into: end *a* a cage of ``upper`` at ``gbps``; end *b* a
+    ``lower_form`` cage with ``lower_ports`` logical ports (unknown pieces are None)."""
+
+    gbps: int
+    upper: Switch | None
+    lower_form: str | None
+    lower_ports: int
+    lower_name: str
+
+
+def link_ends(ctx: CheckContext, group: LinkGroup, carried: list | None = None) -> list[Ends]:
+    """The ends of ``group``'s class (one per storage tier a ``storage-unit`` group carries)."""
+    cls, g = group.between, class_gbps(ctx, group.between)
+    if cls == "node-leaf":
+        return [Ends(g, ctx.switch, ctx.node_form_factor, ctx.node_ports_per_cage, "node")]
+    if cls in ("leaf-spine", "spine-core"):
+        return [Ends(g, ctx.switch, *_switch_cage(ctx.switch, g))]
+    if cls == "node-storage":
+        nic = ctx.storage_nic
+        return [Ends(g, ctx.storage_switch, nic.port_form_factor if nic else None, 1,
+                     f"storage NIC {nic.id}" if nic else "storage NIC")]
+    if cls == "storage-unit":
+        upper = ctx.switch if ctx.converged else ctx.storage_switch
+        return [Ends(g, upper, tier.port_form_factor if tier else None, 1, f"{role} storage {tier.id}" if tier else role)
+                for role, tier, _ in (carried or [])]
+    if cls == "storage-leaf-spine":
+        return [Ends(g, ctx.storage_switch, *_switch_cage(ctx.storage_switch, g))]
+    if cls == "mgmt":
+        return [Ends(g, ctx.mgmt_switch, MANAGEMENT_PORT_FORM_FACTOR, 1, "management port")]
+    return [Ends(g, ctx.mgmt_switch, *_switch_cage(ctx.mgmt_switch, g))]  # mgmt-uplink
+
+
+def _switch_cage(switch: Switch | None, gbps: int) -> tuple[str | None, int, str]:
+    if switch is None:
+        return None, 1, "switch"
+    return switch.cage_form_factor, switch.ports_per_cage.get(gbps, 0), switch.id
+
+
+def _assemblies(ctx: CheckContext, group: LinkGroup, q: int, carried: list | None) -> tuple[int, str] | None:
+    """Whole assemblies ``group`` needs with ``q`` links per assembly (None when not derivable)."""
+    cls, c, f = group.between, ctx.counts, ctx.design.fabric
+    if cls in ("node-leaf", "leaf-spine", "spine-core"):
+        if c is None:
+            return None
+        # Links per pair as the rules give them; the record's own when its uplinks do not divide
+        # evenly (uplinks_balanced reports that).
+        per_leaf_spine = f.links_per_leaf_spine if c.links_per_leaf_spine is None else c.links_per_leaf_spine
+        per_spine_core = f.links_per_spine_core if c.links_per_spine_core is None else c.links_per_spine_core
+        return assemblies_needed(cls, q, ctx.nodes, ctx.rails, c, per_leaf_spine, f.cores_per_plane, per_spine_core)
+    if cls == "node-storage":
+        return networks.assemblies_needed(cls, q, ctx.nodes, ctx.storage_ports_per_node)
+    if cls == "storage-unit":
+        tiers = [(tier, ports) for _, tier, ports in carried or []]
+        if any(tier is None for tier, _ in tiers):
+            return None
+        counted = [networks.assemblies_needed(cls, q, ports // tier.network_ports, tier.network_ports)
+                   for tier, ports in tiers]
+        return sum(n for n, _ in counted), " + ".join(how for _, how in counted) or "no units"
+    if cls == "storage-leaf-spine":
+        s, net = ctx.storage_counts, ctx.storage_net
+        if s is None or net.spines < 1:
+            return None
+        per_pair = s.links_per_leaf_spine if s.links_per_leaf_spine is not None else -(-s.up // net.spines)
+        return networks.assemblies_needed(cls, q, 0, 0, s.leaves * net.spines, per_pair)
+    m = ctx.mgmt_counts
+    if m is None:
+        return None
+    if cls == "mgmt":
+        return networks.assemblies_needed(cls, q, m.device_links, 1)
+    return networks.assemblies_needed(cls, q, 0, 0, m.uplinks, 1)  # one link per leaf-aggregation pair
+
+
 def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
     """End *a* fits the upper switch's cage and carries all of its logical ports (``links / a_ends =
-    ports_per_cage[g]``); end *b* likewise fits the node cage (node–leaf) or the lower switch's
-    cage; the part runs at the link speed; assemblies are whole, counted per pair of devices
-    (``derive.assemblies_needed``). A DAC, ACC or AOC whose node end carries several links serves
-    only 0 or 1 tier: with leaves per rail the links of one node cage go to different leaves."""
+    ports_per_cage[g]``); end *b* likewise fits the node cage (node–leaf), the storage NIC's or
+    storage unit's single-port cages (node–storage, storage-unit), an RJ45 management port (mgmt)
+    or the lower switch's cage; the part runs at its network's speed; assemblies are whole, counted
+    per pair of devices (``derive.assemblies_needed``, ``networks.assemblies_needed``). A DAC, ACC
+    or AOC whose node end carries several links serves only 0 or 1 tier: with leaves per rail the
+    links of one node cage go to different leaves."""
     family = "port_form_factor_match"
     out: list[Violation] = []
-    switch, g = ctx.switch, ctx.gbps
     tiers = ctx.design.fabric.tiers
+    carried_by = {id(group): carried for group, carried in ctx.unit_link_groups}
     for group in ctx.design.links:
-        part = ctx.part(group.between)
+        part = ctx.cable(group.part)
         if part is None:
             continue  # allowed_by_lists reports an unknown part
         item = f"{group.between} links ({part.id})"
+        carried = carried_by.get(id(group))
+        g = class_gbps(ctx, group.between)
         if part.gbps != g:
             out.append(Violation(family=family, item=item, detail=f"part runs {part.gbps} Gb/s, links run {g} Gb/s"))
         if group.between == "node-leaf" and part.media in COPPER_OR_AOC and part.links > part.b_ends and tiers >= 2:
             out.append(Violation(family=family, item=item, detail=(
                 f"a {part.media} node end carries {num(part.links / part.b_ends)} links, which cannot be split over "
                 f"the leaves of a {tiers}-tier fabric; it serves 0 or 1 tier only")))
-        c, f = ctx.counts, ctx.design.fabric
-        if c is not None and part.links >= 1:
-            # Links per pair as the rules give them; the record's own when its uplinks do not
-            # divide evenly (uplinks_balanced reports that).
-            per_leaf_spine = f.links_per_leaf_spine if c.links_per_leaf_spine is None else c.links_per_leaf_spine
-            per_spine_core = f.links_per_spine_core if c.links_per_spine_core is None else c.links_per_spine_core
-            needed, how = assemblies_needed(group.between, part.links, ctx.nodes, ctx.rails, c, per_leaf_spine,
-                                            f.cores_per_plane, per_spine_core)
-            if group.assemblies != needed:
-                out.append(Violation(family=family, item=item,
-                                     detail=f"{num(group.assemblies)} assemblies recorded; {how} = {num(needed)}"))
-        if switch is None:
-            continue
-        switch_ports = switch.ports_per_cage.get(g, 0)
+        needed = _assemblies(ctx, group, part.links, carried)
+        if needed is not None and group.assemblies != needed[0]:
+            out.append(Violation(family=family, item=item,
+                                 detail=f"{num(group.assemblies)} assemblies recorded; {needed[1]} = {num(needed[0])}"))
+        for ends in link_ends(ctx, group, carried):
+            out += _ends_fit(family, item, part, ends)
+    return out
+
+
+def _ends_fit(family: str, item: str, part: LinkPart, ends: Ends) -> list[Violation]:
+    out: list[Violation] = []
+    switch = ends.upper
+    if switch is not None:
+        switch_ports = switch.ports_per_cage.get(ends.gbps, 0)
         if part.a_form_factor != switch.cage_form_factor:
             out.append(Violation(family=family, item=item,
                                  detail=f"end a is {part.a_form_factor}, {switch.id} cages are {switch.cage_form_factor}"))
         if part.links != part.a_ends * switch_ports:
             out.append(Violation(family=family, item=item,
-                                 detail=f"{part.links} links over {part.a_ends} a-ends ≠ {switch_ports} ports per {switch.id} cage at {g} Gb/s"))
-        if group.between == "node-leaf":
-            lower_form, lower_ports, lower_name = ctx.node_form_factor, ctx.node_ports_per_cage, "node"
-        else:
-            lower_form, lower_ports, lower_name = switch.cage_form_factor, switch_ports, switch.id
-        if lower_form is not None and part.b_form_factor != lower_form:
-            out.append(Violation(family=family, item=item,
-                                 detail=f"end b is {part.b_form_factor}, {lower_name} cages are {lower_form}"))
-        if part.links != part.b_ends * lower_ports:
-            out.append(Violation(family=family, item=item,
-                                 detail=f"{part.links} links over {part.b_ends} b-ends ≠ {lower_ports} ports per {lower_name} cage"))
+                                 detail=f"{part.links} links over {part.a_ends} a-ends ≠ {switch_ports} ports per {switch.id} "
+                                        f"cage at {ends.gbps} Gb/s"))
+    if ends.lower_form is not None and part.b_form_factor != ends.lower_form:
+        out.append(Violation(family=family, item=item,
+                             detail=f"end b is {part.b_form_factor}, {ends.lower_name} cages are {ends.lower_form}"))
+    if ends.lower_form is not None and part.links != part.b_ends * ends.lower_ports:
+        out.append(Violation(family=family, item=item,
+                             detail=f"{part.links} links over {part.b_ends} b-ends ≠ {ends.lower_ports} ports per "
+                                    f"{ends.lower_name} cage"))
     return out
 
 
 def cable_reach(ctx: CheckContext) -> list[Violation]:
-    """Each part reaches its link class's run: node–leaf ``in_row_m + slack_m`` (leaves at the end
-    of the row), leaf–spine and spine–core ``across_rows_m + slack_m``; the record states that run."""
+    """Each part reaches its link class's run: device to leaf ``in_row_m + slack_m`` (node–leaf,
+    node–storage, storage-unit, mgmt: leaves at the end of the row), switch to switch
+    ``across_rows_m + slack_m`` (leaf–spine, spine–core, storage leaf–spine, mgmt uplinks); the
+    record states that run."""
     family = "cable_reach"
     out: list[Violation] = []
     for group in ctx.design.links:
@@ -75,7 +163,7 @@ def cable_reach(ctx: CheckContext) -> list[Violation]:
         if not close(group.length_m, length_m):
             out.append(Violation(family=family, item=f"{group.between} links",
                                  detail=f"length {num(group.length_m)} m recorded, the site gives {num(length_m)} m"))
-        part = ctx.part(group.between)
+        part = ctx.cable(group.part)
         if part is not None and part.max_reach_m < length_m:
             out.append(Violation(family=family, item=f"{group.between} links ({part.id})",
                                  detail=f"reach {num(part.max_reach_m)} m < {num(length_m)} m run"))

@@ -13,17 +13,19 @@ from typing import Callable
 from topoopt import perf
 from topoopt.catalog import ResolvedCatalog, resolve_catalog
 from topoopt.checking import derive
+from topoopt.checking.networks_view import NetworksView
 from topoopt.models.catalog import Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.design import Cost, Design, LinkGroup, RackGroup, Violation
 from topoopt.models.instance import Instance
 from topoopt.models.performance import Performance, StorageNeeds
+from topoopt.perf.storage import converged_storage_gb_per_step
 
 Rule = Callable[["CheckContext"], list[Violation]]
 SECONDS_PER_DAY = 86_400.0
 
 
 @dataclass
-class CheckContext:
+class CheckContext(NetworksView):
     instance: Instance
     design: Design
     catalog: ResolvedCatalog
@@ -65,6 +67,9 @@ class CheckContext:
         """The design's one rack class: that of its compute racks (or of its first rack group)."""
         groups = self.rack_groups("compute") or list(self.design.racks)
         return self._item("racks", groups[0].rack_class) if groups else None
+
+    def cable(self, part_id: str) -> LinkPart | None:
+        return self._item("cables", part_id)
 
     def part(self, link_class: str) -> LinkPart | None:
         group = self.link_group(link_class)
@@ -126,7 +131,10 @@ class CheckContext:
         return derive.fabric_counts(
             self.nodes, self.rails, self.radix, fabric.tiers, fabric.leaf_down_ports, fabric.leaf_up_ports,
             fabric.spines, fabric.cores_per_plane, fabric.links_per_leaf_spine,
+            storage_ports=self.unit_ports if self.converged and self.has_fabric else 0,
         )
+
+    # ---- lengths and power
 
     @cached_property
     def lengths_m(self) -> dict[str, float]:
@@ -135,17 +143,29 @@ class CheckContext:
 
     @cached_property
     def node_power_w(self) -> float | None:
+        """The node's compute side (``derive.node_power_w``) plus its storage side
+        (``derive.storage_nic_power_w``): dedicated storage NICs bought separately and the
+        hungriest module in every storage NIC port."""
         if self.server is None or self.node_form_factor is None:
             return None
         bought_nic_w = self.nic.power_w if self.nic is not None and self.server.builtin_compute_nics is None else 0.0
-        return derive.node_power_w(
+        compute_w = derive.node_power_w(
             self.server.power_w, self.rails, self.node_form_factor, self.node_ports_per_cage, self.gbps,
             self.all_parts, nic_power_w=bought_nic_w, fabric=self.design.tiers > 0,
         )
+        nic = self.storage_nic
+        if self.converged or nic is None:
+            return compute_w
+        bought = 0 if self.server.builtin_storage_nics is not None else self.storage_net.nics_per_node
+        return compute_w + derive.storage_nic_power_w(nic, bought, self.storage_ports_per_node, self.storage_gbps,
+                                                      self.all_parts)
 
     @cached_property
     def switch_power_w(self) -> float | None:
         return None if self.switch is None else derive.switch_power_w(self.switch, self.all_parts)
+
+    def power_of_switch_w(self, switch: Switch) -> float:
+        return derive.switch_power_w(switch, self.all_parts)
 
     @property
     def n_switches(self) -> int:
@@ -164,7 +184,9 @@ class CheckContext:
     @cached_property
     def hardware(self) -> perf.Hardware | None:
         """The hardware perf evaluates: the server's GPU (whatever the record says), the fabric's
-        tiers and exact ``d/u`` oversubscription; None when the catalog lacks a piece."""
+        tiers and exact ``d/u`` oversubscription, and, when the storage network is converged, the
+        storage reads that share the compute NICs (``converged_storage_gb_per_step``); None when
+        the catalog lacks a piece."""
         server, interconnect = self.server, self.interconnect
         gpu = None if server is None else self.catalog.catalog.by_id("gpus").get(server.gpu)
         if gpu is None or interconnect is None:
@@ -176,6 +198,7 @@ class CheckContext:
             gpu=gpu, gpus_per_node=server.gpus_per_node, nodes=self.nodes, nics_per_node=self.rails,
             link_gbps=interconnect.gbps, interconnect=interconnect, tiers=max(f.tiers, 1),
             oversubscription=oversubscription,
+            converged_storage_gb_per_step=converged_storage_gb_per_step(self.job) if self.converged else 0.0,
         )
 
     @cached_property

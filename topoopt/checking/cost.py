@@ -18,13 +18,16 @@ def bill(ctx: CheckContext) -> list[tuple[str, str, int]]:
     """``(category, item, quantity)`` of everything the design buys, from its own counts.
 
     A node is its server plus ``rails`` NICs unless the NICs are built in or the design has no
-    compute fabric (a single node); switches, cable assemblies and racks are summed over their
-    groups.
+    compute fabric (a single node), plus its dedicated storage NICs unless those are built in;
+    switches (compute, storage, management), cable assemblies and racks are summed over their
+    groups; hot and cold storage units each make a line.
     """
-    d = ctx.design
+    d, net = ctx.design, ctx.storage_net
     lines: list[tuple[str, str, int]] = [("server", d.server, d.nodes)]
     if (ctx.server is None or ctx.server.builtin_compute_nics is None) and d.tiers > 0:
         lines.append(("nic", d.nic, d.nodes * d.nics_per_node))
+    if not ctx.converged and net.nic is not None and (ctx.server is None or ctx.server.builtin_storage_nics is None):
+        lines.append(("nic", net.nic, d.nodes * net.nics_per_node))
     for category, pairs in (
         ("switch", [(g.model, g.count) for g in d.switches]),
         ("cable", [(g.part, g.assemblies) for g in d.links]),
@@ -35,6 +38,8 @@ def bill(ctx: CheckContext) -> list[tuple[str, str, int]]:
             totals[item_id] += quantity
         lines += [(category, item_id, quantity) for item_id, quantity in totals.items() if quantity]
     lines.append(("storage", d.storage.tier, d.storage.units))
+    if d.cold_storage is not None:
+        lines.append(("storage", d.cold_storage.tier, d.cold_storage.units))
     return lines
 
 

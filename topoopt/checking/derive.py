@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 
 from topoopt.checking.text import ceil_div
-from topoopt.models.catalog import LinkPart, RackClass, Switch
+from topoopt.models.catalog import LinkPart, Nic, RackClass, Switch
 
 OVERSUBSCRIPTION_RATIOS = (1, 2, 3)
 RAIL_CHOICES = (1, 2, 4, 8)
@@ -55,6 +55,8 @@ class FabricCounts:
     ports_per_leaf: int
     ports_per_spine: int
     ports_per_core: int
+    storage_leaves: int
+    """Leaves carrying storage units only (converged storage network, 2 or 3 tiers)."""
 
 
 THREE_TIER_LINKS_PER_PAIR = (1, 2)
@@ -63,13 +65,17 @@ THREE_TIER_LINKS_PER_PAIR = (1, 2)
 
 def fabric_counts(
     nodes: int, rails: int, radix: int, tiers: int, down: int, up: int, spines_2tier: int, cores_per_plane: int,
-    links_per_leaf_spine_3tier: int = 1,
+    links_per_leaf_spine_3tier: int = 1, storage_ports: int = 0,
 ) -> FabricCounts:
     """Leaves, spines, cores, links and ports in use for one fabric choice (docs/model.md, Fabric).
 
     ``spines_2tier`` (2 tiers), ``links_per_leaf_spine_3tier`` and ``cores_per_plane`` (3 tiers)
     are free choices of the design; when they do not divide the uplinks, the per-pair link count is
     None (rule ``uplinks_balanced``) and the per-switch loads are computed with rounded-up counts.
+
+    ``storage_ports`` are storage-unit ports on the compute fabric (a converged storage network):
+    on the one switch of 1 tier, or on ``ceil(storage_ports / d)`` extra leaves of 2 or 3 tiers,
+    which count among the leaves (so spines, pods, cores and leaf-spine links include them).
     """
     endpoints = nodes * rails
     if tiers == 0:
@@ -78,18 +84,21 @@ def fabric_counts(
             endpoints=endpoints, leaves=0, leaves_per_rail=0, pods=0, leaves_per_pod=0, spines=0,
             spines_per_pod=0, spine_up_ports=0, cores=0, links_per_leaf_spine=0, links_per_spine_core=0,
             node_leaf_links=0, leaf_spine_links=0, spine_core_links=0, leaf_ports_used=0, spine_ports_used=0,
-            core_ports_used=0, ports_per_leaf=0, ports_per_spine=0, ports_per_core=0,
+            core_ports_used=0, ports_per_leaf=0, ports_per_spine=0, ports_per_core=0, storage_leaves=0,
         )
     if tiers == 1:
+        used = endpoints + storage_ports
         return FabricCounts(
             endpoints=endpoints, leaves=1, leaves_per_rail=1, pods=1, leaves_per_pod=1, spines=0,
             spines_per_pod=0, spine_up_ports=0, cores=0, links_per_leaf_spine=0, links_per_spine_core=0,
-            node_leaf_links=endpoints, leaf_spine_links=0, spine_core_links=0, leaf_ports_used=endpoints,
-            spine_ports_used=0, core_ports_used=0, ports_per_leaf=endpoints, ports_per_spine=0, ports_per_core=0,
+            node_leaf_links=endpoints, leaf_spine_links=0, spine_core_links=0, leaf_ports_used=used,
+            spine_ports_used=0, core_ports_used=0, ports_per_leaf=used, ports_per_spine=0, ports_per_core=0,
+            storage_leaves=0,
         )
     # Rail-optimized: rail i of every node lands on leaf group i, so each rail needs ceil(n/d) leaves.
     leaves_per_rail = ceil_div(nodes, down)
-    leaves = rails * leaves_per_rail
+    storage_leaves = ceil_div(storage_ports, down)
+    leaves = rails * leaves_per_rail + storage_leaves
     leaf_spine_links = leaves * up
     if tiers == 2:
         spines = spines_2tier
@@ -99,8 +108,9 @@ def fabric_counts(
             endpoints=endpoints, leaves=leaves, leaves_per_rail=leaves_per_rail, pods=1, leaves_per_pod=leaves,
             spines=spines, spines_per_pod=spines, spine_up_ports=0, cores=0, links_per_leaf_spine=per_pair,
             links_per_spine_core=0, node_leaf_links=endpoints, leaf_spine_links=leaf_spine_links,
-            spine_core_links=0, leaf_ports_used=endpoints + leaf_spine_links, spine_ports_used=leaf_spine_links,
-            core_ports_used=0, ports_per_leaf=down + up, ports_per_spine=leaves * load, ports_per_core=0,
+            spine_core_links=0, leaf_ports_used=endpoints + storage_ports + leaf_spine_links,
+            spine_ports_used=leaf_spine_links, core_ports_used=0, ports_per_leaf=down + up,
+            ports_per_spine=leaves * load, ports_per_core=0, storage_leaves=storage_leaves,
         )
     # 3 tiers: a spine has floor(k/2) down-ports and u2 = k − floor(k/2) up-ports. With m links per
     # leaf-spine pair, pods hold P = floor(k/2)/m leaves and Q = u/m spines; spine j of every pod
@@ -120,9 +130,10 @@ def fabric_counts(
         spines=spines, spines_per_pod=pod_spines, spine_up_ports=spine_up, cores=pod_spines * cores_per_plane,
         links_per_leaf_spine=per_pair, links_per_spine_core=per_pair_sc, node_leaf_links=endpoints,
         leaf_spine_links=leaf_spine_links, spine_core_links=spine_core_links,
-        leaf_ports_used=endpoints + leaf_spine_links, spine_ports_used=leaf_spine_links + spine_core_links,
-        core_ports_used=spine_core_links, ports_per_leaf=down + up,
-        ports_per_spine=min(pod_leaves, leaves) * m + spine_up, ports_per_core=pods * load_sc,
+        leaf_ports_used=endpoints + storage_ports + leaf_spine_links,
+        spine_ports_used=leaf_spine_links + spine_core_links, core_ports_used=spine_core_links,
+        ports_per_leaf=down + up, ports_per_spine=min(pod_leaves, leaves) * m + spine_up,
+        ports_per_core=pods * load_sc, storage_leaves=storage_leaves,
     )
 
 
@@ -149,11 +160,14 @@ def assemblies_needed(
 
 
 def link_lengths_m(in_row_m: float, across_rows_m: float, slack_m: float) -> dict[str, float]:
-    """Cable run per link class: leaves sit at the end of the row; spines and cores across rows."""
+    """Cable run per link class. Leaves of every network (compute, storage, management) sit at the
+    end of the row, so a device reaches its leaf over ``in_row_m``; spines, cores and management
+    aggregation switches are ``across_rows_m`` away from the leaves. Every run adds ``slack_m``."""
+    in_row, across = in_row_m + slack_m, across_rows_m + slack_m
     return {
-        "node-leaf": in_row_m + slack_m,
-        "leaf-spine": across_rows_m + slack_m,
-        "spine-core": across_rows_m + slack_m,
+        "node-leaf": in_row, "leaf-spine": across, "spine-core": across,
+        "node-storage": in_row, "storage-unit": in_row, "storage-leaf-spine": across,
+        "mgmt": in_row, "mgmt-uplink": across,
     }
 
 
@@ -179,6 +193,14 @@ def node_power_w(
         return server_power_w
     end_w = max((p.power_w_per_b_end for p in parts if part_fits_node(p, form_factor, ports_per_cage, gbps)), default=0.0)
     return server_power_w + rails * nic_power_w + ceil_div(rails, ports_per_cage) * end_w
+
+
+def storage_nic_power_w(nic: Nic, bought: int, ports: int, gbps: int, parts: list[LinkPart]) -> float:
+    """A node's dedicated storage side: ``bought`` storage NICs at ``nic.power_w`` (built-in ones
+    are in the server's power) and, in each of its ``ports`` single-port storage cages, the
+    hungriest module whose b-end fits that cage at the storage speed ``gbps``."""
+    end_w = max((p.power_w_per_b_end for p in parts if part_fits_node(p, nic.port_form_factor, 1, gbps)), default=0.0)
+    return bought * nic.power_w + ports * end_w
 
 
 def switch_power_w(switch: Switch, parts: list[LinkPart]) -> float:

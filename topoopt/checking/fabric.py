@@ -41,6 +41,8 @@ def _groups(ctx: CheckContext, family: str, count: int, ports_used: int, links: 
             out.append(Violation(family=family, item=f"{tier} switches", detail=f"missing; {num(count)} × {model} needed"))
     else:
         item = f"{tier} switches ({group.model})"
+        if group.network != "compute":
+            out.append(Violation(family=family, item=item, detail=f"network {group.network}; it is on the compute fabric"))
         if group.model != model:
             out.append(Violation(family=family, item=item, detail=f"model {group.model} ≠ fabric switch {model}"))
         if group.count != count:
@@ -61,9 +63,10 @@ def _groups(ctx: CheckContext, family: str, count: int, ports_used: int, links: 
 
 
 def leaf_ports_cover_endpoints(ctx: CheckContext) -> list[Violation]:
-    """One switch holds every node port (``E ≤ k``), or ``ceil(n/d)`` leaves per rail do, and no
-    leaf uses more than ``k`` ports; rails > 1 make a multi-tier fabric rail-optimized; only a
-    single node goes without a compute fabric (tiers 0)."""
+    """One switch holds every node port (``E ≤ k``), or ``ceil(n/d)`` leaves per rail do (plus,
+    with a converged storage network, the leaves of storage units: ``storage_fabric_ports_cover``),
+    and no leaf uses more than ``k`` ports; rails > 1 make a multi-tier fabric rail-optimized; only
+    a single node goes without a compute fabric (tiers 0)."""
     family = "leaf_ports_cover_endpoints"
     out: list[Violation] = []
     d, f = ctx.design, ctx.design.fabric
@@ -91,7 +94,8 @@ def leaf_ports_cover_endpoints(ctx: CheckContext) -> list[Violation]:
     if f.tiers > 1:
         why = f"ceil({num(ctx.nodes)} nodes / {f.leaf_down_ports} down-ports)"
         _field(out, family, "leaves_per_rail", f.leaves_per_rail, c.leaves_per_rail, why)
-        _field(out, family, "leaves", f.leaves, c.leaves, f"{ctx.rails} rails × {why}")
+        storage = f" + {c.storage_leaves} leaves of storage units" if c.storage_leaves else ""
+        _field(out, family, "leaves", f.leaves, c.leaves, f"{ctx.rails} rails × {why}{storage}")
         if c.ports_per_leaf > k:
             out.append(Violation(family=family, item=f"leaf switches ({f.switch})",
                                  detail=f"{f.leaf_down_ports} down + {f.leaf_up_ports} up = {c.ports_per_leaf} ports > {k}"))
@@ -181,7 +185,8 @@ def oversubscription_within_limit(ctx: CheckContext) -> list[Violation]:
 def uplinks_balanced(ctx: CheckContext) -> list[Violation]:
     """Every leaf reaches every spine of its pod with the same ``m`` links: 2 tiers ``m = u/S`` (``S``
     divides ``u``); 3 tiers ``m ∈ {1, 2}`` dividing ``u``; every spine reaches every core of its
-    plane with ``m2 = u2/C`` links (``C`` divides ``u2 = k − floor(k/2)``)."""
+    plane with ``m2 = u2/C`` links (``C`` divides ``u2 = k − floor(k/2)``). A 2-tier storage
+    network likewise: ``S`` storage spines divide the ``floor(k/2)`` uplinks of a storage leaf."""
     family = "uplinks_balanced"
     out: list[Violation] = []
     f, c, k = ctx.design.fabric, ctx.counts, ctx.radix
@@ -199,6 +204,12 @@ def uplinks_balanced(ctx: CheckContext) -> list[Violation]:
     if f.tiers == 3 and k and f.cores_per_plane >= 1 and (k - k // 2) % f.cores_per_plane:
         out.append(Violation(family=family, item="spine-core links",
                              detail=f"{k - k // 2} spine uplinks do not divide evenly over {f.cores_per_plane} cores per plane"))
+    net = ctx.storage_net
+    if not ctx.converged and net.tiers == 2 and ctx.storage_radix >= 2:
+        up = ctx.storage_radix // 2
+        if net.spines >= 1 and up % net.spines:
+            out.append(Violation(family=family, item="storage-leaf-spine links",
+                                 detail=f"{up} uplinks per storage leaf do not divide evenly over {net.spines} storage spines"))
     if c is None:
         return out
     if f.tiers != 3 and c.links_per_leaf_spine is not None:

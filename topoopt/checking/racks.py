@@ -2,12 +2,15 @@
 
 Power is provisioned power (docs/model.md): devices at their maximum with every cage holding the
 hungriest module that fits it. All racks are of the design's one rack class. Either compute racks
-hold nodes only, network racks switches only and storage racks storage units only, or a small
-design puts everything in one *mixed* rack.
+hold nodes only, network racks switches only (compute, storage and management switches) and
+storage racks storage units only (hot and cold), every rack holding devices of one model; or a
+small design puts everything in one *mixed* rack. A role's racks are recorded as one group, or as
+one group per model in the order compute, storage, management switch (hot, cold tier).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from topoopt.checking.context import CheckContext
@@ -18,33 +21,74 @@ from topoopt.models.design import RackGroup, Violation
 
 
 @dataclass(frozen=True)
-class RackRole:
-    """One kind of device sharing racks: how many there are, and each one's power and height."""
+class Device:
+    """One device model sharing racks: how many there are, and each one's power and height."""
 
-    role: str
     device: str
     count: int
     power_w: float
     rack_units: int
 
-    @property
-    def label(self) -> str:
-        return f"{self.role} racks"
-
     def per_rack(self, rack: RackClass) -> int:
         return devices_per_rack(rack, self.power_w, self.rack_units)
 
+    def per_rack_by(self, rack: RackClass, by: str) -> int:
+        """Devices a rack holds by its power alone (``by="power"``) or by its rack units alone."""
+        if by == "power":
+            # The tiny tolerance keeps 31.2 kW / 10.4 kW at 3 despite binary floating point.
+            return math.floor(rack.power_kw * 1000 / self.power_w + 1e-9)
+        return rack.rack_units // self.rack_units
+
+
+@dataclass(frozen=True)
+class RackRole:
+    """The devices of one rack role (or of one model of it); each rack holds one model only."""
+
+    role: str
+    devices: tuple[Device, ...]
+    one_model: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"{self.role} racks of {self.devices[0].device}" if self.one_model else f"{self.role} racks"
+
+    @property
+    def count(self) -> int:
+        return sum(d.count for d in self.devices)
+
+    def racks_needed(self, per_rack) -> int:
+        """``Σ ceil(count / per_rack(device))`` over the models (a model that fits no rack adds none)."""
+        return sum(ceil_div(d.count, per_rack(d)) for d in self.devices if per_rack(d) >= 1)
+
+
+def _pooled(devices: list[Device]) -> tuple[Device, ...]:
+    """One entry per model: the same model in two roles (say compute and storage switches)
+    shares its racks."""
+    pooled: dict[str, Device] = {}
+    for d in devices:
+        if d.device in pooled:
+            d = Device(d.device, pooled[d.device].count + d.count, d.power_w, d.rack_units)
+        pooled[d.device] = d
+    return tuple(pooled.values())
+
 
 def rack_roles(ctx: CheckContext) -> list[RackRole]:
-    """The device kinds of the design whose catalog entries are known."""
+    """The device models of the design whose catalog entries are known, by rack role: nodes in
+    compute racks; compute, storage and management switches in network racks; hot and cold
+    storage units in storage racks."""
     roles: list[RackRole] = []
     if ctx.server is not None and ctx.node_power_w is not None:
-        roles.append(RackRole("compute", ctx.server.id, ctx.nodes, ctx.node_power_w, ctx.server.rack_units))
-    if ctx.switch is not None and ctx.switch_power_w is not None:
-        roles.append(RackRole("network", ctx.switch.id, ctx.n_switches, ctx.switch_power_w, ctx.switch.rack_units))
-    tier = ctx.storage_tier
-    if tier is not None:
-        roles.append(RackRole("storage", tier.id, ctx.design.storage.units, tier.power_w, tier.rack_units))
+        roles.append(RackRole("compute", (Device(ctx.server.id, ctx.nodes, ctx.node_power_w, ctx.server.rack_units),)))
+    switches = []
+    for switch, count in ((ctx.switch, ctx.n_switches), (ctx.storage_switch, ctx.n_storage_switches),
+                          (ctx.mgmt_switch, ctx.n_mgmt_switches)):
+        if switch is not None:
+            switches.append(Device(switch.id, count, ctx.power_of_switch_w(switch), switch.rack_units))
+    if switches:
+        roles.append(RackRole("network", _pooled(switches)))
+    units = [Device(tier.id, count, tier.power_w, tier.rack_units) for _, tier, count in ctx.storage_tiers if tier]
+    if units:
+        roles.append(RackRole("storage", _pooled(units)))
     return roles
 
 
@@ -53,37 +97,77 @@ def _recorded(ctx: CheckContext, role: str) -> RackGroup | None:
     return groups[0] if groups else None
 
 
+def recorded_racks(ctx: CheckContext, role: RackRole) -> list[tuple[RackRole, RackGroup | None]] | None:
+    """The role's devices with the rack group recording them: one group for the whole role, or one
+    group per model in the role's order (compute, storage, management switch; hot, cold tier).
+    None when the groups fit neither form (racks_available reports it)."""
+    groups = ctx.rack_groups(role.role)
+    models = [d for d in role.devices if d.count]
+    if len(groups) <= 1:
+        return [(role, groups[0] if groups else None)]
+    if len(groups) == len(models):
+        return [(RackRole(role.role, (d,), one_model=True), g) for d, g in zip(models, groups)]
+    return None
+
+
+def _racks(ctx: CheckContext, roles: list[RackRole]) -> list[tuple[RackRole, RackGroup | None]]:
+    return [pair for role in roles for pair in recorded_racks(ctx, role) or []]
+
+
 def _mixed(ctx: CheckContext) -> RackGroup | None:
     """The design's single mixed rack, if it has one."""
     return _recorded(ctx, "mixed")
 
 
-def _listing(roles: list[RackRole], value: str) -> str:
+def _devices(roles: list[RackRole]) -> list[Device]:
+    return [d for r in roles for d in r.devices]
+
+
+def _listing(devices: list[Device], value: str) -> str:
     """``"4 × dgx-h100 at 10.3 kW + 12 × qm9700 at 1.55 kW"`` (or ``at 8 U``)."""
     if value == "power":
-        return " + ".join(f"{num(r.count)} × {r.device} at {kw(r.power_w)}" for r in roles if r.count)
-    return " + ".join(f"{num(r.count)} × {r.device} at {r.rack_units} U" for r in roles if r.count)
+        return " + ".join(f"{num(d.count)} × {d.device} at {kw(d.power_w)}" for d in devices if d.count)
+    return " + ".join(f"{num(d.count)} × {d.device} at {d.rack_units} U" for d in devices if d.count)
 
 
-def crowded_rack(role: RackRole, group: RackGroup) -> int:
-    """Devices the fullest of the recorded racks holds at least: ``ceil(devices / racks)``. Too few
-    racks for the devices overfill one of them, whatever nodes per rack the record states."""
-    return ceil_div(role.count, group.count) if group.count >= 1 else role.count
+def _shortage(role: RackRole, group: RackGroup, rack: RackClass, by: str) -> str | None:
+    """Why the recorded racks cannot hold the role's devices by power (``by="power"``) or by rack
+    units, or None when they can. One model: the fullest rack holds at least ``ceil(devices /
+    racks)``; several: racks of one model each need ``Σ ceil(count / per rack)``."""
+    limit = kw(rack.power_kw * 1000) if by == "power" else f"{rack.rack_units} U"
+    devices = [d for d in role.devices if d.count]
+    if len(devices) == 1:
+        d = devices[0]
+        crowded = ceil_div(d.count, group.count) if group.count >= 1 else d.count
+        if crowded <= d.per_rack_by(rack, by):
+            return None
+        each, total = (kw(d.power_w), kw(crowded * d.power_w)) if by == "power" else (
+            f"{d.rack_units} U", f"{crowded * d.rack_units} U")
+        return f"{num(d.count)} × {d.device} in {num(group.count)} racks: one holds {crowded} at {each} = {total} > {limit}"
+    needed = sum(ceil_div(d.count, max(d.per_rack_by(rack, by), 1)) for d in devices)
+    if needed <= group.count:
+        return None
+    terms = " + ".join(f"ceil({num(d.count)} × {d.device} / {d.per_rack_by(rack, by)})" for d in devices)
+    return f"{num(group.count)} racks of one model each; within {limit} per rack they need {terms} = {num(needed)}"
 
 
-def fullest_rack(ctx: CheckContext, role: RackRole, group: RackGroup) -> int:
-    """Devices in the fullest rack: compute racks record their nodes per rack; network and
-    storage racks record none, so their fullest rack holds as many as fit."""
+def fullest_rack_w(role: RackRole, group: RackGroup, rack: RackClass) -> tuple[float, str]:
+    """Power of the fullest rack and how it is made up: compute racks record their nodes per rack;
+    network and storage racks record none, so their fullest rack holds as many of one model as fit."""
     if role.role == "compute":
-        return min(group.nodes_per_rack, role.count)
-    return min(role.per_rack(ctx.rack_class), role.count)
+        d = role.devices[0]
+        n = min(group.nodes_per_rack, d.count)
+    else:
+        d = max(role.devices, key=lambda x: min(x.per_rack(rack), x.count) * x.power_w)
+        n = min(d.per_rack(rack), d.count)
+    return n * d.power_w, f"{n} × {d.device} at {kw(d.power_w)}"
 
 
 def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
     """A rack's devices at provisioned power stay within the rack class's ``power_kw``: at least
-    one device fits and so do the recorded nodes per rack and the ``ceil(devices / racks)`` the
-    recorded racks must hold, or a mixed rack holds everything within it; the record states the
-    fullest rack's power."""
+    one device fits and so do the recorded nodes per rack and the devices the recorded racks must
+    hold (racks hold one model each), or a mixed rack holds everything within it; the record
+    states the fullest rack's power."""
     family = "rack_power_within_limit"
     out: list[Violation] = []
     rack = ctx.rack_class
@@ -94,44 +178,41 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
     mixed = _mixed(ctx)
     if mixed is not None:
         item = f"mixed rack ({rack.id})"
-        total_w = sum(r.count * r.power_w for r in roles)
+        devices = _devices(roles)
+        total_w = sum(d.count * d.power_w for d in devices)
         if total_w > rack_w * (1 + 1e-9):
-            out.append(Violation(family=family, item=item, detail=f"{_listing(roles, 'power')} = {kw(total_w)} > {kw(rack_w)}"))
+            out.append(Violation(family=family, item=item, detail=f"{_listing(devices, 'power')} = {kw(total_w)} > {kw(rack_w)}"))
         if not close(mixed.power_kw, total_w / 1000, rel=1e-4, abs_=1e-3):
             out.append(Violation(family=family, item=item,
-                                 detail=f"{num(mixed.power_kw)} kW recorded; {_listing(roles, 'power')} = {kw(total_w)}"))
+                                 detail=f"{num(mixed.power_kw)} kW recorded; {_listing(devices, 'power')} = {kw(total_w)}"))
         return out
-    for role in roles:
+    for role, group in _racks(ctx, roles):
         item = f"{role.label} ({rack.id})"
-        if role.count and role.power_w > rack_w:
-            out.append(Violation(family=family, item=item,
-                                 detail=f"one {role.device} at {kw(role.power_w)} > {kw(rack_w)}"))
+        too_big = [d for d in role.devices if d.count and d.power_w > rack_w]
+        out += [Violation(family=family, item=item, detail=f"one {d.device} at {kw(d.power_w)} > {kw(rack_w)}")
+                for d in too_big]
+        if too_big or group is None:
             continue
-        group = _recorded(ctx, role.role)
-        if group is None:
-            continue
-        held_w = group.nodes_per_rack * role.power_w
-        if held_w > rack_w * (1 + 1e-9):
-            out.append(Violation(family=family, item=item,
-                                 detail=f"{group.nodes_per_rack} × {role.device} at {kw(role.power_w)} = {kw(held_w)} > {kw(rack_w)}"))
-        crowded = crowded_rack(role, group)
-        if crowded * role.power_w > rack_w * (1 + 1e-9):
-            out.append(Violation(family=family, item=item,
-                                 detail=f"{num(role.count)} × {role.device} in {num(group.count)} racks: one holds {crowded} "
-                                        f"at {kw(role.power_w)} = {kw(crowded * role.power_w)} > {kw(rack_w)}"))
-        fullest = fullest_rack(ctx, role, group)
-        fullest_w = fullest * role.power_w
+        if role.role == "compute":
+            d = role.devices[0]
+            held_w = group.nodes_per_rack * d.power_w
+            if held_w > rack_w * (1 + 1e-9):
+                out.append(Violation(family=family, item=item,
+                                     detail=f"{group.nodes_per_rack} × {d.device} at {kw(d.power_w)} = {kw(held_w)} > {kw(rack_w)}"))
+        short = _shortage(role, group, rack, "power")
+        if short:
+            out.append(Violation(family=family, item=item, detail=short))
+        fullest_w, how = fullest_rack_w(role, group, rack)
         if not close(group.power_kw, fullest_w / 1000, rel=1e-4, abs_=1e-3):
             out.append(Violation(family=family, item=item,
-                                 detail=f"{num(group.power_kw)} kW recorded for the fullest rack; "
-                                        f"{fullest} × {role.device} at {kw(role.power_w)} = {kw(fullest_w)}"))
+                                 detail=f"{num(group.power_kw)} kW recorded for the fullest rack; {how} = {kw(fullest_w)}"))
     return out
 
 
 def rack_units_within_limit(ctx: CheckContext) -> list[Violation]:
     """A rack's devices fit in the rack class's rack units: at least one device, the recorded nodes
-    per rack and the ``ceil(devices / racks)`` the recorded racks must hold, or everything in a
-    mixed rack."""
+    per rack and the devices the recorded racks must hold (racks hold one model each), or
+    everything in a mixed rack."""
     family = "rack_units_within_limit"
     out: list[Violation] = []
     rack = ctx.rack_class
@@ -139,33 +220,34 @@ def rack_units_within_limit(ctx: CheckContext) -> list[Violation]:
         return out
     roles = rack_roles(ctx)
     if _mixed(ctx) is not None:
-        total_u = sum(r.count * r.rack_units for r in roles)
+        devices = _devices(roles)
+        total_u = sum(d.count * d.rack_units for d in devices)
         if total_u > rack.rack_units:
             out.append(Violation(family=family, item=f"mixed rack ({rack.id})",
-                                 detail=f"{_listing(roles, 'units')} = {total_u} U > {rack.rack_units} U"))
+                                 detail=f"{_listing(devices, 'units')} = {total_u} U > {rack.rack_units} U"))
         return out
-    for role in roles:
+    for role, group in _racks(ctx, roles):
         item = f"{role.label} ({rack.id})"
-        if role.count and role.rack_units > rack.rack_units:
-            out.append(Violation(family=family, item=item,
-                                 detail=f"one {role.device} takes {role.rack_units} U > {rack.rack_units} U"))
-        group = _recorded(ctx, role.role)
+        too_big = [d for d in role.devices if d.count and d.rack_units > rack.rack_units]
+        out += [Violation(family=family, item=item, detail=f"one {d.device} takes {d.rack_units} U > {rack.rack_units} U")
+                for d in too_big]
         if group is None:
             continue
-        if group.nodes_per_rack * role.rack_units > rack.rack_units:
-            out.append(Violation(family=family, item=item,
-                                 detail=f"{group.nodes_per_rack} × {role.device} at {role.rack_units} U = "
-                                        f"{group.nodes_per_rack * role.rack_units} U > {rack.rack_units} U"))
-        crowded = crowded_rack(role, group)
-        if crowded * role.rack_units > rack.rack_units:
-            out.append(Violation(family=family, item=item,
-                                 detail=f"{num(role.count)} × {role.device} in {num(group.count)} racks: one holds {crowded} "
-                                        f"at {role.rack_units} U = {crowded * role.rack_units} U > {rack.rack_units} U"))
+        if role.role == "compute":
+            d = role.devices[0]
+            if group.nodes_per_rack * d.rack_units > rack.rack_units:
+                out.append(Violation(family=family, item=item,
+                                     detail=f"{group.nodes_per_rack} × {d.device} at {d.rack_units} U = "
+                                            f"{group.nodes_per_rack * d.rack_units} U > {rack.rack_units} U"))
+        short = _shortage(role, group, rack, "units")
+        if short:
+            out.append(Violation(family=family, item=item, detail=short))
     return out
 
 
 def _rack_counts(ctx: CheckContext, rack: RackClass) -> list[Violation]:
-    """Per role ``ceil(devices / devices_per_rack)`` racks; or one mixed rack and nothing else."""
+    """Per role ``Σ ceil(devices / devices_per_rack)`` racks over its models; or one mixed rack and
+    nothing else."""
     family = "racks_available"
     out: list[Violation] = []
     mixed = _mixed(ctx)
@@ -179,41 +261,49 @@ def _rack_counts(ctx: CheckContext, rack: RackClass) -> list[Violation]:
             out.append(Violation(family=family, item=item,
                                  detail=f"{mixed.nodes_per_rack} nodes per rack recorded; it holds all {num(ctx.nodes)}"))
         return out
-    for role in rack_roles(ctx):
+    for whole in rack_roles(ctx):
+        pairs = recorded_racks(ctx, whole)
+        if pairs is None:
+            models = ", ".join(d.device for d in whole.devices if d.count)
+            out.append(Violation(family=family, item=f"{whole.label} ({rack.id})",
+                                 detail=f"{len(ctx.rack_groups(whole.role))} groups; one for the role or one per model ({models})"))
+            continue
+        out += _role_rack_count(ctx, rack, pairs)
+    return out
+
+
+def _role_rack_count(ctx: CheckContext, rack: RackClass, pairs: list[tuple[RackRole, RackGroup | None]]) -> list[Violation]:
+    family = "racks_available"
+    out: list[Violation] = []
+    for role, recorded in pairs:
         item = f"{role.label} ({rack.id})"
-        per_rack = role.per_rack(rack)
-        needed = ceil_div(role.count, per_rack) if per_rack >= 1 else 0
-        groups = ctx.rack_groups(role.role)
-        if len(groups) > 1:
-            out.append(Violation(family=family, item=item, detail=f"{len(groups)} groups for one role"))
-        recorded = groups[0] if groups else None
+        needed = role.racks_needed(lambda d: d.per_rack(rack))
         if recorded is None:
             if needed:
                 out.append(Violation(family=family, item=item, detail=f"missing; {needed} racks needed"))
             continue
         if recorded.count != needed:
+            how = " + ".join(f"ceil({num(d.count)} × {d.device} / {d.per_rack(rack)} per rack)" for d in role.devices if d.count)
             out.append(Violation(family=family, item=item,
-                                 detail=f"{num(recorded.count)} recorded; ceil({num(role.count)} × {role.device} / "
-                                        f"{per_rack} per rack) = {num(needed)}"))
+                                 detail=f"{num(recorded.count)} recorded; {how or 'no devices'} = {num(needed)}"))
         # Compute racks record their capacity (more than fits is the power/units families'
         # finding; fewer would buy racks the rules do not need); other racks record no nodes.
+        per_rack = role.devices[0].per_rack(rack)
         if role.role == "compute" and recorded.nodes_per_rack < per_rack:
             out.append(Violation(family=family, item=item,
-                                 detail=f"{recorded.nodes_per_rack} nodes per rack recorded; a rack holds {per_rack} × {role.device}"))
+                                 detail=f"{recorded.nodes_per_rack} nodes per rack recorded; a rack holds "
+                                        f"{per_rack} × {role.devices[0].device}"))
         elif role.role != "compute" and recorded.nodes_per_rack != 0:
             out.append(Violation(family=family, item=item,
                                  detail=f"{recorded.nodes_per_rack} nodes per rack recorded in a rack without nodes"))
-    if not ctx.has_fabric:
-        out += [Violation(family=family, item=f"network racks ({g.rack_class})",
-                          detail=f"{num(g.count)} recorded for a design without switches")
-                for g in ctx.rack_groups("network") if g.count]
     return out
 
 
 def racks_available(ctx: CheckContext) -> list[Violation]:
-    """One rack class, allowed by the site; per role ``ceil(devices / devices_per_rack)`` racks with
-    ``devices_per_rack = min(floor(rack W / device W), floor(rack U / device U))`` (or one mixed
-    rack); the total is within ``site.max_racks``."""
+    """One rack class, allowed by the site; per role ``Σ ceil(devices / devices_per_rack)`` racks
+    over its models (racks hold one model each) with ``devices_per_rack = min(floor(rack W /
+    device W), floor(rack U / device U))`` (or one mixed rack); the total is within
+    ``site.max_racks``."""
     family = "racks_available"
     out: list[Violation] = []
     site = ctx.instance.site
@@ -235,16 +325,17 @@ def racks_available(ctx: CheckContext) -> list[Violation]:
 
 
 def site_power_within_limit(ctx: CheckContext) -> list[Violation]:
-    """``nodes · node W + switches · switch W + storage units · unit W ≤ power_cap_kw``."""
+    """``nodes · node W + Σ switches · switch W + Σ storage units · unit W ≤ power_cap_kw`` over the
+    compute, storage and management switches and the hot and cold storage units."""
     family = "site_power_within_limit"
     cap_kw = ctx.instance.site.power_cap_kw
     if cap_kw is None:
         return []
-    roles = rack_roles(ctx)
-    total_w = sum(r.count * r.power_w for r in roles)
+    devices = _devices(rack_roles(ctx))
+    total_w = sum(d.count * d.power_w for d in devices)
     if total_w > cap_kw * 1000 * (1 + 1e-9):
         return [Violation(family=family, item="site",
-                          detail=f"{_listing(roles, 'power')} = {kw(total_w)} > cap {kw(cap_kw * 1000)}")]
+                          detail=f"{_listing(devices, 'power')} = {kw(total_w)} > cap {kw(cap_kw * 1000)}")]
     return []
 
 

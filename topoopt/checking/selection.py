@@ -7,30 +7,40 @@ from topoopt.checking.context import CheckContext
 from topoopt.models.design import Violation
 
 
+CATALOG_KIND = {"storage_nics": "nics"}
+"""Allow/deny lists whose items live under another catalog kind."""
+
+
 def chosen_items(ctx: CheckContext) -> dict[str, list[str]]:
-    """Ids the design uses, per catalog kind (the names the allow/deny lists use)."""
-    d = ctx.design
+    """Ids the design uses, per allow/deny list (``constraints.<kind>``): the compute, storage and
+    management switches; hot and cold storage tiers; the storage NIC of a dedicated storage network."""
+    d, net = ctx.design, ctx.storage_net
     # Without a fabric (tiers 0) the fabric's switch is a placeholder that nobody buys.
-    switches = ([d.fabric.switch] if d.fabric.tiers > 0 else []) + [g.model for g in d.switches if g.count]
+    switches = ([d.fabric.switch] if d.fabric.tiers > 0 else [])
+    switches += [net.switch] if not ctx.converged and net.switch is not None else []
+    switches += [d.management_network.switch] + [g.model for g in d.switches if g.count]
     cables = list(dict.fromkeys(g.part for g in d.links))
+    storage = [d.storage.tier] + ([d.cold_storage.tier] if d.cold_storage is not None else [])
     return {
         "gpus": [d.gpu],
         "servers": [d.server],
         "interconnects": [d.interconnect],
         "switches": list(dict.fromkeys(switches)),
         "cables": cables,
-        "storage": [d.storage.tier],
+        "storage": list(dict.fromkeys(storage)),
+        "storage_nics": [net.nic] if not ctx.converged and net.nic is not None else [],
     }
 
 
 def allowed_by_lists(ctx: CheckContext) -> list[Violation]:
-    """Every chosen GPU, server, interconnect, switch, cable and storage tier is in the catalog,
-    on the instance's allow list (when given) and not on its deny list."""
+    """Every chosen GPU, server, interconnect, switch (compute, storage, management), cable, storage
+    tier (hot, cold) and storage NIC is in the catalog, on the instance's allow list (when given)
+    and not on its deny list."""
     family = "allowed_by_lists"
     out: list[Violation] = []
     rules = ctx.instance.constraints
     for kind, ids in chosen_items(ctx).items():
-        known = ctx.catalog.catalog.by_id(kind)
+        known = ctx.catalog.catalog.by_id(CATALOG_KIND.get(kind, kind))
         lists = getattr(rules, kind)
         for item_id in ids:
             item = f"{kind} {item_id}"
@@ -46,17 +56,22 @@ def allowed_by_lists(ctx: CheckContext) -> list[Violation]:
 
 def pins_respected(ctx: CheckContext) -> list[Violation]:
     """Every pinned decision (server, GPU, nodes, interconnect, NIC, NICs per node, tiers, leaf
-    switch, rack class, storage tier) and a pinned parallel layout take their pinned values. A
-    pinned tier count or leaf switch asks for a compute fabric, so it rules out the fabric-less
-    single node whatever switch id that design records."""
+    switch, rack class, hot and cold storage tiers, storage network mode, storage NIC, management
+    switch) and a pinned parallel layout take their pinned values. A pinned tier count or leaf
+    switch asks for a compute fabric, so it rules out the fabric-less single node whatever switch
+    id that design records; a pinned cold tier or storage NIC asks for one."""
     family = "pins_respected"
     out: list[Violation] = []
-    d, pins = ctx.design, ctx.instance.constraints.pins
+    d, pins, net = ctx.design, ctx.instance.constraints.pins, ctx.storage_net
     racks = sorted({g.rack_class for g in d.racks})
     recorded = {
         "server": d.server, "gpu": d.gpu, "nodes": d.nodes, "interconnect": d.interconnect, "nic": d.nic,
         "nics_per_node": d.nics_per_node, "tiers": d.tiers, "leaf_switch": d.fabric.switch,
         "rack_class": racks[0] if len(racks) == 1 else ", ".join(racks), "storage": d.storage.tier,
+        "cold_storage": "no cold tier" if d.cold_storage is None else d.cold_storage.tier,
+        "storage_network": net.mode,
+        "storage_nic": "no storage NIC (converged)" if ctx.converged or net.nic is None else net.nic,
+        "management_switch": d.management_network.switch,
     }
     if not ctx.has_fabric:
         # The recorded switch of a fabric-less design is a placeholder: compare with the rule instead.
@@ -82,13 +97,17 @@ def pins_respected(ctx: CheckContext) -> list[Violation]:
 
 def bought_items(ctx: CheckContext) -> list[str]:
     """Ids that cost money: server, NIC (unless built in, or the design is a single node without a
-    compute fabric, which buys none), switch, cables, rack class, storage tier."""
+    compute fabric, which buys none), storage NIC (dedicated, unless built in), switches (compute,
+    storage, management), cables, rack class, storage tiers (hot, cold)."""
     d = ctx.design
     items = [d.server]
     if (ctx.server is None or ctx.server.builtin_compute_nics is None) and ctx.has_fabric:
         items.append(d.nic)
-    items += chosen_items(ctx)["switches"] + chosen_items(ctx)["cables"]
-    items += sorted({g.rack_class for g in d.racks}) + [d.storage.tier]
+    chosen = chosen_items(ctx)
+    if ctx.server is None or ctx.server.builtin_storage_nics is None:
+        items += chosen["storage_nics"]
+    items += chosen["switches"] + chosen["cables"]
+    items += sorted({g.rack_class for g in d.racks}) + chosen["storage"]
     return list(dict.fromkeys(items))
 
 

@@ -1,4 +1,4 @@
-"""Storage rules: read and write bandwidth, capacity, latency class.
+"""Storage rules: read and write bandwidth, capacity, latency class of the hot tier; the cold tier.
 
 The needs come from ``perf.storage_needs`` at the throughput target (tokens / deadline for
 ``min_cost``, the design's own rate for ``min_time``, zero otherwise); the supply is
@@ -6,6 +6,8 @@ The needs come from ``perf.storage_needs`` at the throughput target (tokens / de
 """
 
 from __future__ import annotations
+
+import math
 
 from topoopt.checking.context import CheckContext
 from topoopt.checking.text import close, num
@@ -82,8 +84,72 @@ def storage_latency_ok(ctx: CheckContext) -> list[Violation]:
     return []
 
 
+COUNT_SLACK = 1e-9
+"""A count is the ceiling of the exact quotient: 0.7 days × 24 / 1.4 h is 12 checkpoints, though
+binary floating point makes it 12.000000000000002."""
+
+
+def cold_needs(ctx: CheckContext) -> tuple[float, float, int]:
+    """``(capacity TB, write GB/s, archived checkpoints)`` the cold tier must give:
+    ``archive_tb + ceil(archive_days · 24 / interval_hours) · checkpoint_gb / 1000`` TB, and, when
+    checkpoints are archived, one written per interval: ``checkpoint_gb / (interval_hours · 3600)``
+    GB/s (raw data alone is archived once, not at a rate)."""
+    data, checkpoint = ctx.instance.workload.data, ctx.instance.workload.checkpoint
+    checkpoint_gb = ctx.storage_needs.checkpoint_gb
+    archived = max(math.ceil(checkpoint.archive_days * 24 / checkpoint.interval_hours - COUNT_SLACK), 0)
+    capacity_tb = data.archive_tb + archived * checkpoint_gb / 1000
+    write_gb_per_s = checkpoint_gb / (checkpoint.interval_hours * 3600) if archived else 0.0
+    return capacity_tb, write_gb_per_s, archived
+
+
+def cold_storage_met(ctx: CheckContext) -> list[Violation]:
+    """A cold tier exists exactly when something is archived (cold capacity > 0); it is an object
+    store; ``units · capacity_tb ≥ archive_tb + ceil(archive_days · 24 / interval_hours) ·
+    checkpoint_gb / 1000`` and ``units · write_gb_per_s ≥ checkpoint_gb / (interval_hours · 3600)``;
+    the record states ``units ×`` the tier's figures."""
+    family = "cold_storage_met"
+    out: list[Violation] = []
+    capacity_needed_tb, write_needed, archived = cold_needs(ctx)
+    choice, tier = ctx.design.cold_storage, ctx.cold_tier
+    why = (f"{num(ctx.instance.workload.data.archive_tb)} TB of raw data and {num(archived)} archived checkpoints of "
+           f"{num(ctx.storage_needs.checkpoint_gb)} GB")
+    if capacity_needed_tb <= 0:
+        if choice is not None:
+            out.append(Violation(family=family, item=f"cold storage ({choice.units} × {choice.tier})",
+                                 detail="nothing is archived (no archive_tb, no archive_days), so there is no cold tier"))
+        return out
+    if choice is None:
+        out.append(Violation(family=family, item="cold storage",
+                             detail=f"missing; {num(capacity_needed_tb)} TB to archive ({why})"))
+        return out
+    if tier is None:
+        return out  # allowed_by_lists reports an unknown tier
+    item = f"cold storage ({choice.units} × {tier.id})"
+    if tier.kind != "object":
+        out.append(Violation(family=family, item=item, detail=f"kind {tier.kind}; the cold tier is an object store"))
+    capacity_tb = choice.units * tier.capacity_tb
+    if _short(capacity_tb, capacity_needed_tb):
+        out.append(Violation(family=family, item=item,
+                             detail=f"holds {num(capacity_tb)} TB < {num(capacity_needed_tb)} TB for {why}"))
+    write_gb_per_s = choice.units * tier.write_gb_per_s
+    if _short(write_gb_per_s, write_needed):
+        interval = ctx.instance.workload.checkpoint.interval_hours
+        out.append(Violation(family=family, item=item,
+                             detail=f"writes {num(write_gb_per_s)} GB/s < {num(write_needed)} GB/s needed to archive a "
+                                    f"{num(ctx.storage_needs.checkpoint_gb)} GB checkpoint every {num(interval)} h"))
+    for name, recorded, supply in (("read_gbps", choice.read_gbps, choice.units * tier.read_gb_per_s * 8),
+                                   ("write_gbps", choice.write_gbps, write_gb_per_s * 8),
+                                   ("capacity_tb", choice.capacity_tb, capacity_tb)):
+        if not close(recorded, supply, rel=1e-4, abs_=1e-2):
+            unit = "TB" if name == "capacity_tb" else "Gb/s"
+            out.append(Violation(family=family, item=item,
+                                 detail=f"{name} {num(recorded)} {unit} recorded; {choice.units} units give {num(supply)} {unit}"))
+    return out
+
+
 RULES = {
     "storage_bandwidth_met": storage_bandwidth_met,
     "storage_capacity_met": storage_capacity_met,
     "storage_latency_ok": storage_latency_ok,
+    "cold_storage_met": cold_storage_met,
 }

@@ -11,8 +11,10 @@ from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INPUT, err, load_or_exit
 
 
 @app.command(help="Write the bill of materials, cable schedule, rack plan, GraphML, Slurm topology.conf, "
-                  "NetBox CSVs and the fabric drawing (DOT, SVG; PNG with --png) of DESIGN_JSON (a design.json "
-                  "from 'topoopt solve', or a bare design) into DIR. The SVG needs Graphviz 'dot' (or "
+                  "NetBox CSVs and the drawing (DOT, SVG; PNG with --png) of DESIGN_JSON (a design.json "
+                  "from 'topoopt solve', or a bare design) into DIR: the compute fabric, the storage network and "
+                  "the management network (Slurm's topology covers the compute fabric only). The SVG needs "
+                  "Graphviz 'dot' (or "
                   "$TOPOOPT_DOT); without it the DOT file is written and a warning printed. " + EXIT_CODES_HELP)
 def render(
     design_file: Path = typer.Argument(..., metavar="DESIGN_JSON", help="design.json written by 'topoopt solve'."),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from topoopt.models.design import SolveResult
+from topoopt.models.design import Design, SolveResult
 
 CURRENCY_SIGN = {"CNY": "¥", "USD": "$", "EUR": "€"}
 
@@ -30,15 +30,24 @@ def solved_summary(result: SolveResult, name: str) -> str:
         fabric = (f"{f.tiers} tiers of {f.switch}: {f.leaves:,} leaves ({f.leaf_down_ports} down / {f.leaf_up_ports} up, "
                   f"{d.oversubscription:g}:1), {f.spines:,} spines" + (f", {f.cores:,} cores in {f.spines_per_pod} planes, {f.pods} pods" if f.tiers == 3 else ""))
     lines.append(f"Fabric       {fabric}")
+    lines += storage_network_lines(d)
+    lines += management_lines(d)
     for i, link in enumerate(d.links):
         head = "Links        " if i == 0 else "             "
-        lines.append(f"{head}{link.between:<10} {link.count:>8,} × {link.gbps}G via {link.assemblies:,} × {link.part} ({link.length_m:g} m runs)")
+        lines.append(f"{head}{link.between:<18} {link.count:>8,} × {link.gbps}G via {link.assemblies:,} × {link.part} ({link.length_m:g} m runs)")
     for i, rack in enumerate(d.racks):
         head = "Racks        " if i == 0 else "             "
         extra = f", {rack.nodes_per_rack} nodes each" if rack.role == "compute" else ""
         lines.append(f"{head}{rack.count:,} × {rack.rack_class} {rack.role}{extra}, fullest {rack.power_kw:g} kW")
     s = d.storage
-    lines.append(f"Storage      {s.units} × {s.tier}: {s.read_gbps / 8:,.1f} GB/s read, {s.write_gbps / 8:,.1f} GB/s write, {s.capacity_tb:,.0f} TB")
+    lines.append(f"Storage      hot: {s.units:,} × {s.tier}: {s.read_gbps / 8:,.1f} GB/s read, {s.write_gbps / 8:,.1f} GB/s write, "
+                 f"{s.capacity_tb:,.0f} TB")
+    cold = d.cold_storage
+    if cold is None:
+        lines.append("             cold: none (nothing is archived)")
+    else:
+        lines.append(f"             cold: {cold.units:,} × {cold.tier}: {cold.capacity_tb:,.0f} TB for archived checkpoints "
+                     f"and data, {cold.write_gbps / 8:,.1f} GB/s write")
     if cost:
         by_category: dict[str, float] = {}
         for line in cost.breakdown:
@@ -59,6 +68,41 @@ def solved_summary(result: SolveResult, name: str) -> str:
         lines.append(f"Gap          {result.objective.gap:.2%} from the proven bound (time limit reached)")
     lines.append(f"Binding      {', '.join(result.binding) if result.binding else 'none (only the objective limits the design)'}")
     return "\n".join(lines)
+
+
+def plural(count: int, one: str, many: str) -> str:
+    return f"{count:,} {one if count == 1 else many}"
+
+
+def storage_network_lines(d: Design) -> list[str]:
+    """How the nodes reach storage, against what the workload needs ("storage: dedicated, 2 ×
+    cx7-qsfp112-2p per node at 200G = 800 Gb/s per node; need 1,040 Gb/s for 4 nodes")."""
+    sn = d.storage_network
+    need = f"need {sn.need_gbps:,.0f} Gb/s for {plural(d.nodes, 'node', 'nodes')}"
+    if sn.mode == "dedicated":
+        lines = [f"dedicated, {sn.nics_per_node} × {sn.nic} per node at {sn.link_gbps}G = "
+                 f"{sn.node_gbps:,.0f} Gb/s per node; {need}"]
+        if sn.tiers == 1:
+            switches = f"1 switch {sn.switch}"
+        else:
+            switches = (f"2 tiers of {sn.switch}: {plural(sn.leaves, 'leaf', 'leaves')}, "
+                        f"{plural(sn.spines, 'spine', 'spines')} (non-blocking)")
+        lines.append(f"{switches} · {sn.ports_per_node * d.nodes:,} node ports + {sn.unit_ports:,} storage-unit ports")
+    else:
+        lines = [f"converged on the compute fabric, {sn.ports_per_node} × {sn.link_gbps}G compute ports per "
+                 f"node = {sn.node_gbps:,.0f} Gb/s per node, shared with training traffic; {need}"]
+        where = (plural(sn.compute_storage_leaves, "extra compute leaf", "extra compute leaves")
+                 if sn.compute_storage_leaves else "the compute switch")
+        lines.append(f"{sn.unit_ports:,} storage-unit ports on {where}")
+    return [("Storage net  " if i == 0 else "             ") + line for i, line in enumerate(lines)]
+
+
+def management_lines(d: Design) -> list[str]:
+    mn = d.management_network
+    aggregation = f" + {mn.aggregation:,} aggregation" if mn.aggregation else ""
+    leaves = plural(mn.leaves, "leaf", "leaves")
+    return [f"Management   {mn.ports:,} ports (in-band + out-of-band) on {leaves} of {mn.switch}{aggregation}"
+            f" · {mn.link_gbps}G to devices" + (f", {mn.uplink_gbps}G uplinks" if mn.aggregation else "")]
 
 
 def infeasible_summary(result: SolveResult, name: str) -> str:

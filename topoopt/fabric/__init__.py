@@ -1,6 +1,8 @@
 """Design → concrete installation: devices, ports, links, racks, exports and drawings.
 
-Nothing here knows CP-SAT: the fabric is generated deterministically from the design's counts.
+Nothing here knows CP-SAT: the installation is generated deterministically from the design's
+counts — its three networks: the compute fabric, the storage network (dedicated storage NICs and
+switches, or converged on the compute fabric) and the management network.
 
 * :func:`fabric_graph` — the installation as a networkx MultiGraph;
 * :func:`render` — every output file (BOM, cable schedule, rack plan, GraphML, Slurm topology,

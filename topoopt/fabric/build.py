@@ -1,17 +1,21 @@
 """Design → installation: every device with its rack and U, every link with its ports and cable.
 
 :func:`build_fabric` is the one entry point; the graph, the exports and the drawings all read the
-:class:`Fabric` it returns, so they agree by construction.
+:class:`Fabric` it returns, so they agree by construction. The installation has three networks:
+the compute fabric (:mod:`topoopt.fabric.wiring`), the storage network
+(:mod:`topoopt.fabric.storage`) and the management network (:mod:`topoopt.fabric.management`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from topoopt.fabric.devices import Device, LinkBundle
 from topoopt.fabric.hardware import FabricError, Hardware, catalog_for, resolve_hardware
-from topoopt.fabric.names import numbered
+from topoopt.fabric.management import make_management_switches, wire_management
 from topoopt.fabric.racks import RackPlan, compute_racks, nodes_per_rack, plan_racks
-from topoopt.fabric.wiring import Device, LinkBundle, Switches, check_shape, make_switches, wire
+from topoopt.fabric.storage import StorageSwitches, make_storage_switches, make_units, wire_storage
+from topoopt.fabric.wiring import Switches, check_shape, make_switches, wire
 from topoopt.models.catalog import Catalog
 from topoopt.models.design import Design
 from topoopt.models.instance import Instance
@@ -25,25 +29,42 @@ class Fabric:
     hardware: Hardware
     nodes: list[Device]
     switches: Switches
+    """The compute fabric's switches."""
+    storage_switches: StorageSwitches
+    mgmt_leaves: list[Device]
+    mgmt_aggregation: list[Device]
     storage: list[Device]
+    """Hot storage units."""
+    cold_storage: list[Device]
     links: list[LinkBundle]
     racks: RackPlan
     warnings: list[str] = field(default_factory=list)
     """Where the installation and the design's own counts disagree, or a rack exceeds its class."""
 
     @property
-    def switch_list(self) -> list[Device]:
-        """All switches: leaves (wiring order), spines (pod-major), cores (plane-major)."""
+    def compute_switches(self) -> list[Device]:
+        """The compute fabric's switches: leaves (wiring order), spines (pod-major), cores (plane-major)."""
         spines = [s for pod in self.switches.spines for s in pod]
         cores = [c for plane in self.switches.cores for c in plane]
         return self.switches.leaves + spines + cores
 
     @property
-    def devices(self) -> list[Device]:
-        return self.nodes + self.switch_list + self.storage
+    def management_switches(self) -> list[Device]:
+        return self.mgmt_leaves + self.mgmt_aggregation
 
-    def bundle(self, link_class: str) -> LinkBundle | None:
-        return next((b for b in self.links if b.between == link_class), None)
+    @property
+    def switch_list(self) -> list[Device]:
+        """Every switch: compute fabric, then storage network, then management network."""
+        return self.compute_switches + self.storage_switches.all + self.management_switches
+
+    @property
+    def units(self) -> list[Device]:
+        """Every storage unit: hot tier, then cold tier."""
+        return self.storage + self.cold_storage
+
+    @property
+    def devices(self) -> list[Device]:
+        return self.nodes + self.switch_list + self.units
 
 
 def build_fabric(design: Design, instance: Instance | None = None, *, catalog: Catalog | None = None) -> Fabric:
@@ -53,21 +74,34 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
     one. Raises :class:`~topoopt.fabric.hardware.FabricError` when an id is unknown or the counts
     cannot be wired.
     """
-    hw = resolve_hardware(design, catalog if catalog is not None else catalog_for(instance))
+    resolved = catalog if catalog is not None else catalog_for(instance)
+    hw = resolve_hardware(design, resolved)
     check_shape(design, hw)
     nodes = _make_nodes(design, hw)
     switches = make_switches(design, hw)
-    storage = [
-        Device(name=numbered("storage-", i + 1, design.storage.units), role="storage", model=hw.storage.id,
-               rack_units=hw.storage.rack_units, power_w=hw.storage_power_w, ports=0)
-        for i in range(design.storage.units)
-    ]
+    storage_switches = make_storage_switches(design, hw)
+    mgmt_leaves, mgmt_aggregation = make_management_switches(design, hw)
+    hot, cold = make_units(design, hw)
     links = wire(design, hw, nodes, switches)
-    fabric = Fabric(design=design, hardware=hw, nodes=nodes, switches=switches, storage=storage, links=links,
-                    racks=RackPlan(racks=[]))
-    fabric.racks = plan_racks(design, hw, nodes, fabric.switch_list, storage)
-    fabric.warnings = _check_parts(hw, design.fabric.tiers) + _compare_links(design, links) + fabric.racks.warnings
+    links += wire_storage(design, hw, nodes, hot, cold, switches, storage_switches)
+    fabric = Fabric(design=design, hardware=hw, nodes=nodes, switches=switches, storage_switches=storage_switches,
+                    mgmt_leaves=mgmt_leaves, mgmt_aggregation=mgmt_aggregation, storage=hot, cold_storage=cold,
+                    links=links, racks=RackPlan(racks=[]))
+    managed = nodes + fabric.compute_switches + storage_switches.all + hot + cold
+    links += wire_management(design, hw, managed, _oob_ports(resolved, managed), mgmt_leaves, mgmt_aggregation)
+    for bundle in links:
+        bundle.name_cables()
+    fabric.racks = plan_racks(design, hw, nodes, fabric.switch_list, fabric.units)
+    fabric.warnings = _check_parts(fabric) + _compare_links(design, links) + fabric.racks.warnings
     return fabric
+
+
+def _oob_ports(catalog: Catalog, devices: list[Device]) -> dict[tuple[str, str], int]:
+    """Out-of-band ports per ``(role, model)`` from the catalog (servers, switches, storage tiers)."""
+    kinds = {"node": catalog.by_id("servers"), "storage": catalog.by_id("storage"),
+             "cold-storage": catalog.by_id("storage")}
+    switches = catalog.by_id("switches")
+    return {(d.role, d.model): kinds.get(d.role, switches)[d.model].oob_ports for d in devices}
 
 
 def _make_nodes(design: Design, hw: Hardware) -> list[Device]:
@@ -92,17 +126,37 @@ def _make_nodes(design: Design, hw: Hardware) -> list[Device]:
     ]
 
 
-def _check_parts(hw: Hardware, tiers: int) -> list[str]:
+def _cage_ports(fabric: Fabric, link_class: str) -> tuple[int, int]:
+    """Logical ports per cage at the upper (a) and lower (b) end of a link class."""
+    hw = fabric.hardware
+    if link_class in ("leaf-spine", "spine-core"):
+        return hw.switch_ports_per_cage, hw.switch_ports_per_cage
+    if link_class == "node-leaf":
+        return hw.switch_ports_per_cage, hw.node_ports_per_cage
+    if link_class == "storage-unit" and fabric.design.storage_network.mode == "converged":
+        return hw.switch_ports_per_cage, 1
+    if link_class in ("node-storage", "storage-unit"):
+        return hw.storage_net.ports_per_cage, 1
+    if link_class == "storage-leaf-spine":
+        return hw.storage_net.ports_per_cage, hw.storage_net.ports_per_cage
+    if link_class == "mgmt":
+        return hw.management.ports_per_cage, 1
+    return hw.management.uplink_ports_per_cage, hw.management.uplink_ports_per_cage
+
+
+def _check_parts(fabric: Fabric) -> list[str]:
     """Parts whose ends do not carry a whole cage's logical ports (``links / ends`` per cage), and
     multi-link node cables in a rail-optimized fabric."""
     notes = []
-    for link_class, part in hw.parts.items():
-        lower = hw.node_ports_per_cage if link_class == "node-leaf" else hw.switch_ports_per_cage
-        for end, ends, per_cage in (("a", part.a_ends, hw.switch_ports_per_cage), ("b", part.b_ends, lower)):
+    for group, part in fabric.hardware.groups:
+        link_class = group.between
+        upper, lower = _cage_ports(fabric, link_class)
+        for end, ends, per_cage in (("a", part.a_ends, upper), ("b", part.b_ends, lower)):
             if part.links != ends * per_cage:
                 notes.append(f"{link_class}: {part.id} carries {part.links} links on {ends} {end}-end cage(s), "
                              f"the cage there has {per_cage} ports [port_form_factor_match]")
-        if link_class == "node-leaf" and tiers > 1 and part.media in ("dac", "acc", "aoc") and part.links > part.b_ends:
+        if (link_class == "node-leaf" and fabric.design.fabric.tiers > 1 and part.media in ("dac", "acc", "aoc")
+                and part.links > part.b_ends):
             notes.append(f"node-leaf: {part.id} is a cable whose node end carries {part.links // part.b_ends} links; "
                          "it cannot split them over the leaves of a rail-optimized fabric [port_form_factor_match]")
     return notes
@@ -111,8 +165,12 @@ def _check_parts(hw: Hardware, tiers: int) -> list[str]:
 def _compare_links(design: Design, links: list[LinkBundle]) -> list[str]:
     """Differences between the wired links / assemblies and the design's link groups."""
     notes = []
+    wired = {bundle.group for bundle in links}
+    for index, group in enumerate(design.links):
+        if index not in wired and group.count:
+            notes.append(f"{group.between}: the design counts {group.count} links on {group.part}, none are wired")
     for bundle in links:
-        group = next(g for g in design.links if g.between == bundle.between)
+        group = design.links[bundle.group]
         if len(bundle) != group.count:
             notes.append(f"{bundle.between}: wiring has {len(bundle)} links, the design counts {group.count}")
         if bundle.assemblies != group.assemblies:

@@ -1,223 +1,70 @@
 """Drawings of the installation: DOT text built with the ``graphviz`` package (no binary needed).
 
-Two views, chosen by size:
+The boxes and lines come from :mod:`topoopt.fabric.views` (one box per device for small
+installations, collapsed tiers for large ones). The three networks are drawn apart: each has its
+own colours (compute blue, storage orange, management purple, dashed), boxes and lines alike, and
+its own frame; the legend lists each network's link classes with their colour.
 
-* **detail** (at most :data:`DETAIL_MAX_DEVICES` nodes and switches): one box per switch and one
-  table per rack listing its devices by U (highest on top, with the rack's power). The leaves of a
-  rail-optimized scalable unit share a frame, and links are drawn per rack and per frame —
-  "rack01 → SU 1: 32 × 400G" — so 256 node links stay 8 lines; racks wrap after
-  :data:`RACKS_PER_ROW`;
-* **summary** (anything larger): repeated devices collapse into one box per tier and block
-  ("256 × dgx-h100", "64 × qm9700 leaf"). A block is a run of scalable units (1–2 tiers) or pods
-  (3 tiers), at most :data:`MAX_BLOCKS` per tier, so the drawing has the same size at 1,000 and at
-  1,000,000 GPUs.
-
-Tiers run top-down: core, spine, leaf, nodes (with storage beside them). Every line is a bundle
-labelled with its size, speed, media and the part's reach ("512 × 400G mmf ≤ 50 m"); boxes and
-lines carry a tooltip "<count> × …" for the SVG. A legend lists the link classes and parts,
-switches, racks and storage; the title gives GPUs, cost and time to train.
+Rows run top-down: compute core, spine, leaf; the nodes (compute racks); storage leaves; storage
+spines beside the storage units (hot, cold); management aggregation, management leaves, and the
+table of what the management network reaches. Every line is a bundle labelled with its size,
+speed, media and the part's reach ("512 × 400G mmf ≤ 50 m"); boxes and lines carry a tooltip
+"<count> × …" for the SVG. The title gives GPUs, cost and time to train.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
 import graphviz
 
 from topoopt.fabric.build import Fabric
-from topoopt.fabric.wiring import Device, rail_optimized
+from topoopt.fabric.views import (
+    MANAGED,
+    NETWORK_OF_TIER,
+    Box,
+    View,
+    bundle_text,
+    count_of,
+    detail_view,
+    inventory,
+    lines_of,
+    summary_view,
+    view_name,
+)
 from topoopt.models.design import SolveResult
 
-DETAIL_MAX_DEVICES = 60
-"""Largest number of nodes + switches drawn one box per device."""
-MAX_BLOCKS = 8
-"""Most boxes per tier in the summary view."""
 RACKS_PER_ROW = 8
-"""Racks drawn side by side before the next row starts."""
+"""Racks drawn side by side before the next row starts (detail view)."""
 
-TIER_ORDER = ("core", "spine", "leaf", "node", "storage")
-TIER_COLOUR = {"core": "#fde2e4", "spine": "#e2ecfd", "leaf": "#e4f5e1", "node": "#fff4d6", "storage": "#eeeeee"}
-CLASS_COLOUR = {"node-leaf": "#4a7f3f", "leaf-spine": "#2f5d9e", "spine-core": "#9e2f4a"}
-CLASS_NAME = {"node-leaf": "node–leaf", "leaf-spine": "leaf–spine", "spine-core": "spine–core"}
+ROWS = (("core",), ("spine",), ("leaf",), ("node",), ("storage-leaf",), ("storage-spine", "storage", "cold-storage"),
+        ("mgmt-aggregation",), ("mgmt-leaf",), (MANAGED,))
+"""Tiers drawn on each row, top to bottom."""
 
-
-@dataclass
-class Box:
-    """One drawn box: a device, or a group of identical devices."""
-
-    id: str
-    tier: str
-    devices: list[Device]
-    label: str
-    frame: str = ""
-    """Cluster (rack or scalable unit) the box is drawn in; empty for none."""
-
-
-@dataclass
-class View:
-    """Boxes, frames, and where each device's links attach (a box, or a frame around boxes)."""
-
-    name: str
-    boxes: list[Box]
-    frame_labels: dict[str, str] = field(default_factory=dict)
-    end_of: dict[str, str] = field(default_factory=dict)
-    """Device name → box id or ``cluster_<frame>`` its links are drawn to."""
-
-
-@dataclass
-class Line:
-    a: str
-    b: str
-    link_class: str
-    count: int = 0
-
-
-def view_name(fabric: Fabric) -> str:
-    """``detail`` for small installations, else ``summary``."""
-    return "detail" if len(fabric.nodes) + len(fabric.switch_list) <= DETAIL_MAX_DEVICES else "summary"
-
-
-def _span(values: list[int], word: str) -> str:
-    low, high = min(values), max(values)
-    return f"{word} {low}" if low == high else f"{word}s {low}–{high}"
-
-
-def _count(number: int, word: str) -> str:
-    return f"{number:,} {word}" + ("" if number == 1 else "s")
+TIER_COLOUR = {
+    "core": "#c9dbf5", "spine": "#dbe7fa", "leaf": "#eaf1fd", "node": "#fff4d6",
+    "storage-leaf": "#fde3c4", "storage-spine": "#fbd3a5", "storage": "#fff0de", "cold-storage": "#f1e7dc",
+    "mgmt-aggregation": "#e4d5f3", "mgmt-leaf": "#efe6f8", MANAGED: "#f8f4fc",
+}
+NETWORK_COLOUR = {"compute": "#1f4e9e", "storage": "#c2570c", "management": "#7a4cb0"}
+NETWORK_NAME = {"compute": "compute fabric", "storage": "storage network", "management": "management network"}
+CLASS_COLOUR = {
+    "node-leaf": "#3b7dd8", "leaf-spine": "#1f4e9e", "spine-core": "#0f2c63",
+    "node-storage": "#e07b00", "storage-unit": "#a64b00", "storage-leaf-spine": "#f0a13a",
+    "mgmt": "#9b6fd0", "mgmt-uplink": "#5b2f8f",
+}
+CLASS_NAME = {
+    "node-leaf": "node–leaf", "leaf-spine": "leaf–spine", "spine-core": "spine–core",
+    "node-storage": "node–storage", "storage-unit": "storage unit", "storage-leaf-spine": "storage leaf–spine",
+    "mgmt": "management", "mgmt-uplink": "management uplink",
+}
+CLASS_STYLE = {"mgmt": "dashed", "mgmt-uplink": "dashed"}
 
 
 def _money(value: float) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
-
-
-# ---------------------------------------------------------------------------------------------
-# Views
-
-
-def detail_view(fabric: Fabric) -> View:
-    view = View("detail", [])
-    grouped = rail_optimized(fabric.design)
-    for device in fabric.switch_list:
-        frame = f"su{device.su}" if device.role == "leaf" and grouped else ""
-        label = f"{device.name}\n{device.model}\n{device.rack} U{device.u}"
-        view.boxes.append(Box(device.name, device.role, [device], label, frame))
-        view.end_of[device.name] = f"cluster_{frame}" if frame else device.name
-        if frame:
-            view.frame_labels[frame] = f"scalable unit {device.su}"
-    for rack in fabric.racks.racks:
-        if rack.role == "network":
-            continue
-        # Switches in a mixed rack keep their own boxes; the rack's table still lists them.
-        held = [d for d in rack.devices if d.role in ("node", "storage")]
-        tier = "storage" if rack.role == "storage" else "node"
-        view.boxes.append(Box(rack.name, tier, held, _rack_table(rack)))
-        for device in held:
-            view.end_of[device.name] = rack.name
-    return view
-
-
-def _rack_table(rack) -> str:
-    """A rack as an HTML-like table: what it holds and its power, then one row per device (top U first)."""
-    colour = TIER_COLOUR["storage" if rack.role == "storage" else "node"]
-    rows = [f'<tr><td colspan="2" bgcolor="{colour}"><b>{escape(rack.name)}</b> · '
-            f"{escape(_inventory(rack.devices))}<br/>"
-            f"{rack.power_w / 1000:.1f} of {rack.power_limit_w / 1000:.1f} kW · "
-            f"{rack.units_used} of {rack.units} U</td></tr>"]
-    for device in sorted(rack.devices, key=lambda d: -d.u):
-        rows.append(f'<tr><td align="right">U{device.u}</td><td align="left">{escape(device.name)}</td></tr>')
-    return '<<table border="0" cellborder="1" cellspacing="0" cellpadding="3">' + "".join(rows) + "</table>>"
-
-
-def _inventory(devices: list[Device]) -> str:
-    """``"4 × dgx-h100 (node), 1 × qm9700 (leaf)"``: what a box or rack holds, by model and role."""
-    counts: dict[tuple[str, str], int] = {}
-    for device in devices:
-        counts[(device.model, device.role)] = counts.get((device.model, device.role), 0) + 1
-    return ", ".join(f"{count:,} × {model} ({role})" for (model, role), count in counts.items())
-
-
-def _block_of(fabric: Fabric) -> dict[str, int]:
-    """Summary block (0-based) of every node, leaf and spine: runs of pods, else of SUs."""
-    fs = fabric.design.fabric
-    three = fs.tiers == 3
-    units = fs.pods if three else max((leaf.su for leaf in fabric.switches.leaves), default=1)
-    per_block = math.ceil(units / MAX_BLOCKS)
-    block = {d.name: ((d.pod if three else d.su) - 1) // per_block for d in fabric.switch_list if d.role != "core"}
-    if fs.tiers == 2:
-        block.update({s.name: 0 for pod in fabric.switches.spines for s in pod})
-    leaf_block: dict[int, int] = {}
-    for leaf in fabric.switches.leaves:
-        leaf_block.setdefault(leaf.su, block[leaf.name])
-    for node in fabric.nodes:
-        block[node.name] = leaf_block[node.su]
-    return block
-
-
-def summary_view(fabric: Fabric) -> View:
-    view = View("summary", [])
-    block = _block_of(fabric)
-    groups: dict[tuple[str, int], list[Device]] = {}
-    for device in fabric.switch_list + fabric.nodes:
-        groups.setdefault((device.role, block.get(device.name, 0)), []).append(device)
-    for (tier, index), devices in groups.items():
-        box = Box(f"{tier}_{index}", tier, devices, _summary_label(fabric, tier, devices))
-        view.boxes.append(box)
-        for device in devices:
-            view.end_of[device.name] = box.id
-    if fabric.storage:
-        storage = fabric.hardware.storage
-        label = (f"{len(fabric.storage):,} × {storage.id}\n"
-                 f"{len(fabric.storage) * storage.capacity_tb:,.0f} TB · {_count(len(fabric.racks.by_role('storage')), 'rack')}")
-        view.boxes.append(Box("storage_0", "storage", fabric.storage, label))
-    return view
-
-
-def _summary_label(fabric: Fabric, tier: str, devices: list[Device]) -> str:
-    fs = fabric.design.fabric
-    if tier == "node":
-        racks = len({d.rack for d in devices})
-        return (f"{_span([d.su for d in devices], 'SU')}\n{len(devices):,} × {devices[0].model}\n"
-                f"{sum(d.gpus for d in devices):,} GPUs · {_count(racks, 'rack')}")
-    lines = [f"{len(devices):,} × {devices[0].model} {tier}"]
-    if tier == "leaf":
-        lines.append(_span([d.su for d in devices], "SU"))
-        rails = sorted({d.rail for d in devices if d.rail})
-        if rails:
-            lines[-1] += f" · {_span(rails, 'rail')}"
-    elif tier == "spine" and fs.tiers == 3:
-        lines.append(_span([d.pod for d in devices], "pod"))
-    elif tier == "core":
-        lines.append(f"{fs.spines_per_pod} planes × {fs.cores_per_plane}")
-    return "\n".join(lines)
-
-
-def lines_of(fabric: Fabric, view: View) -> list[Line]:
-    """Links aggregated per (upper end, lower end, link class), in wiring order."""
-    result: list[Line] = []
-    for bundle in fabric.links:
-        index: dict[tuple[str, str], Line] = {}
-        end_of = view.end_of
-        for a, b in zip(bundle.a_device, bundle.b_device):
-            key = (end_of[a], end_of[b])
-            line = index.get(key)
-            if line is None:
-                line = index[key] = Line(key[0], key[1], bundle.between)
-                result.append(line)
-            line.count += 1
-    return result
-
-
-def bundle_text(fabric: Fabric, link_class: str, count: int) -> str:
-    """``"512 × 400G mmf ≤ 50 m"``: bundle size, speed, media and the part's reach."""
-    part = fabric.bundle(link_class).part
-    return f"{count:,} × {part.gbps}G {part.media} ≤ {part.max_reach_m:g} m"
-
-
-# ---------------------------------------------------------------------------------------------
-# DOT
 
 
 def headline(fabric: Fabric, result: SolveResult | None, title: str | None) -> str:
@@ -238,32 +85,66 @@ def headline(fabric: Fabric, result: SolveResult | None, title: str | None) -> s
     return "\n".join(lines)
 
 
-def _legend(fabric: Fabric, view: View) -> str:
-    """An HTML-like table: link classes and parts, switches per tier, racks, storage."""
-    rows = ['<tr><td colspan="3"><b>legend</b></td></tr>']
-    for bundle in fabric.links:
-        rows.append(
-            f'<tr><td align="left"><font color="{CLASS_COLOUR[bundle.between]}">■</font> '
-            f"{CLASS_NAME[bundle.between]}</td>"
-            f'<td align="left">{escape(bundle_text(fabric, bundle.between, len(bundle)))}</td>'
-            f'<td align="left">{bundle.assemblies:,} × {escape(bundle.part.id)} · {bundle.length_m:g} m runs</td></tr>'
-        )
-    tiers: dict[str, int] = {}
+def network_caption(fabric: Fabric, network: str) -> str:
+    """One line on what a network is: its technology, speed, switches."""
+    d = fabric.design
+    if network == "compute":
+        return f"{d.interconnect} · {d.link_gbps}G · {d.tiers} tier" + ("" if d.tiers == 1 else "s")
+    if network == "storage":
+        sn = d.storage_network
+        if sn.mode == "converged":
+            return f"converged on the compute fabric · {sn.link_gbps}G"
+        tiers = f"{sn.tiers} tier" + ("" if sn.tiers == 1 else "s")
+        return f"dedicated · {sn.nics_per_node} × {sn.nic} per node · {sn.link_gbps}G · {tiers} of {sn.switch}"
+    mn = d.management_network
+    return f"{mn.switch} · {mn.link_gbps}G to devices, {mn.uplink_gbps}G uplinks"
+
+
+def _switch_facts(fabric: Fabric, network: str) -> str:
+    tiers: dict[tuple[str, str], int] = {}
     for device in fabric.switch_list:
-        tiers[device.role] = tiers.get(device.role, 0) + 1
-    per_tier = ", ".join(f"{count:,} {tier}" for tier, count in tiers.items())
+        if device.network == network:
+            tiers[(device.model, device.role)] = tiers.get((device.model, device.role), 0) + 1
+    return ", ".join(f"{count:,} × {model} {role}" for (model, role), count in tiers.items()) or "none"
+
+
+def _legend(fabric: Fabric, view: View) -> str:
+    """An HTML-like table: per network its link classes and parts, switches and facts; then racks."""
+    design = fabric.design
+    rows = ['<tr><td colspan="3"><b>legend</b></td></tr>']
+    for network in ("compute", "storage", "management"):
+        colour = NETWORK_COLOUR[network]
+        rows.append(f'<tr><td colspan="3" align="left"><font color="{colour}"><b>{NETWORK_NAME[network]}</b></font>'
+                    f" · {escape(network_caption(fabric, network))}</td></tr>")
+        for bundle in fabric.links:
+            if bundle.network != network:
+                continue
+            rows.append(
+                f'<tr><td align="left"><font color="{CLASS_COLOUR[bundle.between]}">■</font> '
+                f"{CLASS_NAME[bundle.between]}</td>"
+                f'<td align="left">{escape(bundle_text(bundle, len(bundle)))}</td>'
+                f'<td align="left">{bundle.assemblies:,} × {escape(bundle.part.id)} · {bundle.length_m:g} m runs</td></tr>'
+            )
+        switches = _switch_facts(fabric, network)
+        if network == "storage" and design.storage_network.mode == "converged":
+            switches = "none of its own: the storage units sit on the compute fabric"
+        facts = [("switches", switches)]
+        if network == "storage":
+            for choice in (design.storage, design.cold_storage):
+                if choice is None:
+                    continue
+                which = "hot tier" if choice is design.storage else "cold tier"
+                facts.append((which, f"{choice.units:,} × {choice.tier} · {choice.capacity_tb:,.0f} TB · "
+                                     f"{choice.read_gbps:,.0f} Gb/s read · {choice.write_gbps:,.0f} Gb/s write"))
+            sn = design.storage_network
+            facts.append(("bandwidth", f"{sn.node_gbps:,.0f} Gb/s per node × {count_of(design.nodes, 'node')}; "
+                                       f"{sn.need_gbps:,.0f} Gb/s needed"))
+        rows += [f'<tr><td align="left">{k}</td><td align="left" colspan="2">{escape(v)}</td></tr>' for k, v in facts]
     by_role: dict[str, int] = {}
     for rack in fabric.racks.racks:
         by_role[rack.role] = by_role.get(rack.role, 0) + 1
     per_role = ", ".join(f"{count:,} {role}" for role, count in by_role.items())
-    storage = fabric.design.storage
-    switches = f"{len(fabric.switch_list):,} × {fabric.design.fabric.switch} ({per_tier})" if tiers else "none"
-    facts = [
-        ("switches", switches),
-        ("racks", f"{len(fabric.racks.racks):,} × {fabric.hardware.rack_class.id} ({per_role})"),
-        ("storage", f"{storage.units:,} × {storage.tier} · {storage.capacity_tb:,.0f} TB · "
-                    f"{storage.read_gbps:,.0f} Gb/s read (its network is not part of the design)"),
-    ]
+    facts = [("racks", f"{len(fabric.racks.racks):,} × {fabric.hardware.rack_class.id} ({per_role})")]
     if view.name == "detail":
         facts.append(("lines", "each line carries every link between a rack (or scalable unit) and a switch"))
     rows += [f'<tr><td align="left">{k}</td><td align="left" colspan="2">{escape(v)}</td></tr>' for k, v in facts]
@@ -273,18 +154,25 @@ def _legend(fabric: Fabric, view: View) -> str:
 def fabric_dot(fabric: Fabric, result: SolveResult | None = None, *, title: str | None = None,
                view: str | None = None) -> str:
     """The DOT source of the drawing (``view`` = ``detail``, ``summary``, or chosen by size)."""
-    chosen = detail_view(fabric) if (view or view_name(fabric)) == "detail" else summary_view(fabric)
+    detail = (view or view_name(fabric)) == "detail"
+    chosen = detail_view(fabric, TIER_COLOUR) if detail else summary_view(fabric)
     dot = graphviz.Graph("fabric", engine="dot")
-    dot.attr(rankdir="TB", newrank="true", compound="true", nodesep="0.3", ranksep="1.0", fontname="Helvetica",
+    # remincross=false: dot's final crossing pass over clusters ignores the invisible edges that keep
+    # each row in order (mgmt-03 would land left of mgmt-01).
+    dot.attr(rankdir="TB", newrank="true", compound="true", remincross="false", nodesep="0.3", ranksep="0.9",
+             fontname="Helvetica",
              label=headline(fabric, result, title), labelloc="t", fontsize="18", tooltip="topoopt fabric")
     dot.attr("node", shape="box", style="rounded,filled", fontname="Helvetica", fontsize="11")
     dot.attr("edge", fontname="Helvetica", fontsize="10")
-    bottoms = _add_boxes(dot, chosen)
+    bottoms = _add_boxes(dot, fabric, chosen)
     representative = _representatives(chosen)
     for line in lines_of(fabric, chosen):
-        text = bundle_text(fabric, line.link_class, line.count)
-        attrs = {"label": text, "tooltip": f"{text} ({CLASS_NAME[line.link_class]})",
-                 "color": CLASS_COLOUR[line.link_class], "penwidth": f"{1 + math.log10(line.count):.2f}"}
+        link_class = line.bundle.between
+        text = bundle_text(line.bundle, line.count)
+        attrs = {"label": text, "tooltip": f"{text} ({CLASS_NAME[link_class]})", "color": CLASS_COLOUR[link_class],
+                 "fontcolor": NETWORK_COLOUR[line.bundle.network], "penwidth": f"{1 + math.log10(line.count):.2f}"}
+        if link_class in CLASS_STYLE:
+            attrs["style"] = CLASS_STYLE[link_class]
         if line.a.startswith("cluster_"):
             attrs["ltail"] = line.a
         if line.b.startswith("cluster_"):
@@ -306,62 +194,84 @@ def _representatives(view: View) -> dict[str, str]:
     return {frame: boxes[len(boxes) // 2].id for frame, boxes in members.items()}
 
 
-def _add_boxes(dot: graphviz.Graph, view: View) -> list[str]:
-    """Emit every box by tier and frame, one row per tier; return the boxes of the lowest row."""
-    for tier in TIER_ORDER:
-        boxes = [box for box in view.boxes if box.tier == tier]
-        if not boxes:
+def _network_of(box: Box) -> str | None:
+    """The network frame a box is drawn in; None for nodes and racks of nodes (every network
+    reaches them)."""
+    return None if box.tier == "node" else NETWORK_OF_TIER[box.tier]
+
+
+def _rows(view: View) -> list[list[str]]:
+    """Box ids per drawn row, top to bottom; racks fill rows of at most RACKS_PER_ROW in the detail
+    view, collapsed boxes stay on one row."""
+    rows = []
+    for tiers in ROWS:
+        ids = [box.id for tier in tiers for box in view.boxes if box.tier == tier]
+        if not ids:
             continue
-        frames: dict[str, list[Box]] = {}
+        per_row = RACKS_PER_ROW if view.name == "detail" and len(ids) > RACKS_PER_ROW else len(ids)
+        rows += [ids[start:start + per_row] for start in range(0, len(ids), per_row)]
+    return rows
+
+
+def _add_boxes(dot: graphviz.Graph, fabric: Fabric, view: View) -> list[str]:
+    """Emit every box inside its network's frame (and scalable-unit frame), then one rank per row;
+    return the boxes of the lowest row.
+
+    Invisible edges between neighbours of a row keep it in order; dot honours them only inside
+    the frame both boxes are drawn in, so they are emitted there."""
+    rows = _rows(view)
+    right_of = {left: right for row in rows for left, right in zip(row, row[1:])}
+    frame_of = {box.id: (_network_of(box), box.frame) for box in view.boxes}
+
+    def emit(graph: graphviz.Graph, boxes: list[Box]) -> None:
         for box in boxes:
-            frames.setdefault(box.frame, []).append(box)
-        for frame, members in frames.items():
-            target = dot.subgraph(name=f"cluster_{frame}") if frame else _Same(dot)
-            with target as sub:
-                if frame:
-                    sub.attr(label=view.frame_labels.get(frame, frame), style="dashed,rounded", color="#888888",
-                             fontsize="10", tooltip=view.frame_labels.get(frame, frame))
-                for box in members:
-                    count = len(box.devices)
-                    table = box.label.startswith("<")
-                    sub.node(box.id, label=box.label, fillcolor=TIER_COLOUR[tier],
-                             shape="plaintext" if table else ("box3d" if count > 1 else "box"),
-                             style="" if table else "rounded,filled", tooltip=_inventory(box.devices))
-        if tier not in ("node", "storage"):
-            _row(dot, f"rank_{tier}", [box.id for box in boxes])
-    # Racks (or node blocks) and storage fill rows of at most RACKS_PER_ROW under the switches.
-    lowest = [box.id for box in view.boxes if box.tier == "node"] + [box.id for box in view.boxes if box.tier == "storage"]
-    per_row = RACKS_PER_ROW if view.name == "detail" else max(len(lowest), 1)
-    rows = [lowest[i:i + per_row] for i in range(0, len(lowest), per_row)]
+            _node(graph, box)
+        for box in boxes:
+            right = right_of.get(box.id)
+            if right is not None and frame_of[right] == frame_of[box.id]:
+                graph.edge(box.id, right, style="invis")
+
+    emit(dot, [box for box in view.boxes if _network_of(box) is None])
+    for network in ("compute", "storage", "management"):
+        members = [box for box in view.boxes if _network_of(box) == network]
+        if not members:
+            continue
+        colour = NETWORK_COLOUR[network]
+        caption = f"{NETWORK_NAME[network]} · {network_caption(fabric, network)}"
+        with dot.subgraph(name=f"cluster_net_{network}") as frame:
+            # Lines enter the storage and management frames from above: their captions go below.
+            frame.attr(label=caption, style="dashed,rounded", color=colour, fontcolor=colour, fontsize="12",
+                       tooltip=NETWORK_NAME[network], labeljust="l", labelloc="t" if network == "compute" else "b")
+            frames: dict[str, list[Box]] = {}
+            for box in members:
+                frames.setdefault(box.frame, []).append(box)
+            for name, boxes in frames.items():
+                if not name:
+                    emit(frame, boxes)
+                    continue
+                with frame.subgraph(name=f"cluster_{name}") as sub:
+                    label = view.frame_labels.get(name, name)
+                    sub.attr(label=label, style="dashed,rounded", color="#888888", fontcolor="#444444", fontsize="10",
+                             tooltip=label)
+                    emit(sub, boxes)
     for index, row in enumerate(rows):
-        _row(dot, f"rank_racks_{index}", row)
+        with dot.subgraph(name=f"rank_{index}") as rank:
+            rank.attr(rank="same")
+            for box_id in row:
+                rank.node(box_id)
         if index:
-            for upper, lower in zip(rows[index - 1], row):
-                dot.edge(upper, lower, style="invis")
+            # An invisible edge from the row above keeps the rows in order even without links.
+            above = rows[index - 1]
+            dot.edge(above[len(above) // 2], row[len(row) // 2], style="invis")
     return rows[-1] if rows else []
 
 
-def _row(dot: graphviz.Graph, name: str, ids: list[str]) -> None:
-    """One rank, left to right in the given order (invisible edges stop dot from reordering it)."""
-    with dot.subgraph(name=name) as rank:
-        rank.attr(rank="same")
-        for box_id in ids:
-            rank.node(box_id)
-        for left, right in zip(ids, ids[1:]):
-            rank.edge(left, right, style="invis")
-
-
-class _Same:
-    """Context manager yielding the graph itself, for boxes outside any frame."""
-
-    def __init__(self, graph: graphviz.Graph) -> None:
-        self.graph = graph
-
-    def __enter__(self) -> graphviz.Graph:
-        return self.graph
-
-    def __exit__(self, *exc) -> None:
-        return None
+def _node(graph: graphviz.Graph, box: Box) -> None:
+    table = box.label.startswith("<")
+    count = len(box.devices)
+    graph.node(box.id, label=box.label, fillcolor=TIER_COLOUR[box.tier],
+               shape="plaintext" if table else ("box3d" if count > 1 else "box"),
+               style="" if table else "rounded,filled", tooltip=box.tooltip or inventory(box.devices))
 
 
 def write_drawing(fabric: Fabric, result: SolveResult | None, path: Path, *, title: str | None = None) -> Path:

@@ -3,8 +3,9 @@
 =====================  ================================================================
 ``bom.csv``            bill of materials: the cost breakdown with catalog descriptions; a
                        final ``total`` row equals ``cost.total``
-``cables.csv``         cable schedule: one row per assembly (cable or transceiver kit);
-                       ports of a multi-link assembly are joined with ``+``
+``cables.csv``         cable schedule: one row per assembly (cable or transceiver kit) of
+                       all three networks (``network`` and ``link_class`` columns); ports of a
+                       multi-link assembly are joined with ``+``
 ``racks.csv``          rack plan: one row per device with its U position and power
 ``fabric.graphml``     the MultiGraph of :func:`topoopt.fabric.fabric_graph`
 ``topology.conf``      Slurm topology/tree (see :mod:`topoopt.fabric.slurm`)
@@ -31,8 +32,9 @@ from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
 
 BOM_COLUMNS = ["category", "part", "description", "quantity", "unit_price", "extended_price", "source"]
-CABLE_COLUMNS = ["id", "a_device", "a_port", "b_device", "b_port", "part", "media", "gbps", "length_m"]
-RACK_COLUMNS = ["rack", "u", "device", "power_w", "model", "rack_units", "rack_class"]
+CABLE_COLUMNS = ["id", "a_device", "a_port", "b_device", "b_port", "part", "media", "gbps", "length_m",
+                 "network", "link_class"]
+RACK_COLUMNS = ["rack", "u", "device", "power_w", "model", "rack_units", "rack_class", "role", "network"]
 
 
 @dataclass
@@ -92,25 +94,44 @@ def _write(path: Path, columns: list[str], rows) -> Path:
 
 def _descriptions(fabric: Fabric) -> dict[str, str]:
     hw = fabric.hardware
-    items = [hw.server, hw.nic, hw.switch, hw.rack_class, hw.storage, *hw.parts.values()]
+    parts = [part for _, part in hw.groups]
+    items = [hw.server, hw.nic, hw.switch, hw.rack_class, hw.storage, hw.cold_storage, hw.storage_net.nic,
+             hw.storage_net.switch, hw.management.switch, *parts]
     text = {item.id: item.name for item in items if item is not None}
-    for part in hw.parts.values():
+    for part in parts:
         if part.components:
             text[part.id] = f"{part.name}: {part.components}"
     return text
+
+
+def _counts(fabric: Fabric) -> list[tuple[str, str, int]]:
+    """``(category, item, quantity)`` of everything installed, for a design without a cost."""
+    design, hw = fabric.design, fabric.hardware
+    counts = [("server", design.server, len(fabric.nodes))]
+    sn = design.storage_network
+    if hw.storage_net.nic is not None and hw.storage_net.nics_bought:
+        counts.append(("nic", hw.storage_net.nic.id, len(fabric.nodes) * sn.nics_per_node))
+    switches: dict[str, int] = {}
+    for device in fabric.switch_list:
+        switches[device.model] = switches.get(device.model, 0) + 1
+    counts += [("switch", model, count) for model, count in switches.items()]
+    assemblies: dict[str, int] = {}
+    for bundle in fabric.links:
+        assemblies[bundle.part.id] = assemblies.get(bundle.part.id, 0) + bundle.assemblies
+    counts += [("cable", part, count) for part, count in assemblies.items()]
+    counts.append(("rack", hw.rack_class.id, len(fabric.racks.racks)))
+    units: dict[str, int] = {}
+    for device in fabric.units:
+        units[device.model] = units.get(device.model, 0) + 1
+    counts += [("storage", model, count) for model, count in units.items()]
+    return counts
 
 
 def bom_rows(result: SolveResult, fabric: Fabric) -> list[list]:
     """One row per cost line, then a ``total`` row; without a cost, quantities only."""
     describe = _descriptions(fabric)
     if result.cost is None:
-        counts = [("server", fabric.design.server, len(fabric.nodes))]
-        if fabric.switch_list:
-            counts.append(("switch", fabric.design.fabric.switch, len(fabric.switch_list)))
-        counts += [("cable", b.part.id, b.assemblies) for b in fabric.links]
-        counts += [("rack", fabric.hardware.rack_class.id, len(fabric.racks.racks)),
-                   ("storage", fabric.hardware.storage.id, len(fabric.storage))]
-        return [[c, item, describe.get(item, ""), q, "", "", ""] for c, item, q in counts]
+        return [[c, item, describe.get(item, ""), q, "", "", ""] for c, item, q in _counts(fabric)]
     cost = result.cost
     rows = [
         [line.category, line.item, describe.get(line.item, ""), line.quantity, _money(line.unit_price),
@@ -129,6 +150,7 @@ def cable_rows(fabric: Fabric):
     """One row per assembly: its upper device and ports, its lower device(s) and ports."""
     for bundle in fabric.links:
         part, media, gbps, length = bundle.part.id, bundle.part.media, bundle.gbps, f"{bundle.length_m:g}"
+        network, link_class = bundle.network, bundle.between
         a_dev, a_port, b_dev, b_port, cable = bundle.a_device, bundle.a_port, bundle.b_device, bundle.b_port, bundle.cable
         start = 0
         count = len(cable)
@@ -143,7 +165,7 @@ def cable_rows(fabric: Fabric):
                 "+".join(a_port[start:stop]),
                 b_devices[0] if b_devices.count(b_devices[0]) == len(b_devices) else "+".join(b_devices),
                 "+".join(b_port[start:stop]),
-                part, media, gbps, length,
+                part, media, gbps, length, network, link_class,
             )
             start = stop
 
@@ -151,4 +173,5 @@ def cable_rows(fabric: Fabric):
 def rack_rows(fabric: Fabric):
     for rack in fabric.racks.racks:
         for device in rack.devices:
-            yield rack.name, device.u, device.name, f"{device.power_w:g}", device.model, device.rack_units, rack.rack_class
+            yield (rack.name, device.u, device.name, f"{device.power_w:g}", device.model, device.rack_units,
+                   rack.rack_class, device.role, device.network)

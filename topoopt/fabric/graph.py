@@ -1,25 +1,31 @@
 """The installation as a networkx MultiGraph.
 
-Vertices are devices — every node (with its GPUs), every switch, every storage unit — keyed by
-name, with scalar attributes only (so the graph writes to GraphML as is):
+Vertices are devices of the three networks — every node (with its GPUs), every compute, storage
+and management switch, every hot and cold storage unit — keyed by name, with scalar attributes
+only (so the graph writes to GraphML as is):
 
-=============  =====================================================================
-``role``       ``node``, ``leaf``, ``spine``, ``core`` or ``storage``
-``model``      catalog id of the server, switch or storage tier
-``rack``, ``u`` rack name and lowest rack unit (from U1 at the bottom)
-``rack_units`` height; ``power_w`` provisioned power
-``ports``      logical compute ports (node rails, switch radix at the link speed)
-``gpus``, ``gpu``, ``nic``  nodes only; ``su`` scalable unit (nodes and leaves)
-``rail``       leaves of a rail-optimized fabric; ``pod``/``plane`` leaves, spines, cores
-=============  =====================================================================
+=================  ================================================================================
+``role``           ``node``; ``leaf``, ``spine``, ``core`` (compute); ``storage-leaf``,
+                   ``storage-spine``; ``mgmt-leaf``, ``mgmt-aggregation``; ``storage`` (hot unit),
+                   ``cold-storage`` (cold unit)
+``network``        ``compute`` (nodes, compute switches), ``storage`` (storage switches and units)
+                   or ``management``
+``model``          catalog id of the server, switch or storage tier
+``rack``, ``u``    rack name and lowest rack unit (from U1 at the bottom)
+``rack_units``     height; ``power_w`` provisioned power
+``ports``          logical data ports (node rails, switch radix at its network's speed, unit data ports)
+``gpus``, ``gpu``, ``nic``  nodes; ``storage_nic``, ``storage_ports`` nodes of a dedicated storage network
+``su``             scalable unit (nodes and leaves); ``rail`` leaves of a rail-optimized fabric;
+                   ``pod``/``plane`` leaves, spines, cores; ``carries_storage`` compute leaves
+                   holding the storage units of a converged storage network
+``capacity_tb``    storage units
+=================  ================================================================================
 
-Every logical link is its own edge, keyed ``<cable id>.<lane>``, with ``link_class``,
-``a_device``/``a_port`` (upper end) and ``b_device``/``b_port`` (lower end), ``part``, ``media``,
-``gbps``, ``length_m``, ``cable`` (the assembly id in ``cables.csv``) and, on node links, ``rail``.
-Every node compute port (NIC port) is the ``b_port`` of exactly one edge.
-
-The storage network is not part of the design, so storage units have no edges; the compute fabric
-(nodes and switches) is connected.
+Every logical link is its own edge, keyed ``<cable id>.<lane>``, with ``link_class``, ``network``,
+``a_device``/``a_port`` (upper end: the switch) and ``b_device``/``b_port`` (lower end), ``part``,
+``media``, ``gbps``, ``length_m``, ``cable`` (the assembly id in ``cables.csv``) and, on node links,
+``rail``. Every node port — compute rails, storage-NIC ports, management ports — and every storage
+unit port is the ``b_port`` of exactly one edge, so the whole graph is connected.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from __future__ import annotations
 import networkx as nx
 
 from topoopt.fabric.build import Fabric, build_fabric
-from topoopt.fabric.wiring import Device, LinkBundle
+from topoopt.fabric.devices import Device, LinkBundle
 from topoopt.models.catalog import Catalog
 from topoopt.models.design import Design
 from topoopt.models.instance import Instance
@@ -63,6 +69,9 @@ def graph_attributes(fabric: Fabric) -> dict:
         "link_gbps": design.link_gbps,
         "tiers": design.tiers,
         "switch": design.fabric.switch,
+        "storage_network": design.storage_network.mode,
+        "storage_switch": design.storage_network.switch or "",
+        "management_switch": design.management_network.switch,
     }
 
 
@@ -79,6 +88,7 @@ def device_attributes(device: Device, fabric: Fabric) -> dict:
     """Scalar attributes of one device vertex."""
     attrs = {
         "role": device.role,
+        "network": device.network,
         "model": device.model,
         "rack": device.rack,
         "u": device.u,
@@ -88,14 +98,20 @@ def device_attributes(device: Device, fabric: Fabric) -> dict:
     if device.role == "node":
         attrs.update(gpus=device.gpus, gpu=fabric.design.gpu, nic=fabric.hardware.nic.id,
                      ports=device.ports, su=device.su)
-    elif device.role == "storage":
-        attrs["capacity_tb"] = float(fabric.hardware.storage.capacity_tb)
+        storage_nic = fabric.hardware.storage_net.nic
+        if storage_nic is not None:
+            attrs.update(storage_nic=storage_nic.id, storage_ports=fabric.design.storage_network.ports_per_node)
+    elif device.role in ("storage", "cold-storage"):
+        tier = fabric.hardware.storage if device.role == "storage" else fabric.hardware.cold_storage
+        attrs.update(ports=device.ports, capacity_tb=float(tier.capacity_tb))
     else:
         attrs["ports"] = device.ports
         if device.role == "leaf":
             attrs["su"] = device.su
             if device.rail:
                 attrs["rail"] = device.rail
+            if device.carries_storage:
+                attrs["carries_storage"] = True
         if device.pod:
             attrs["pod"] = device.pod
         if device.plane:
@@ -107,6 +123,7 @@ def bundle_attributes(bundle: LinkBundle) -> dict:
     """Edge attributes shared by every link of a link class."""
     return {
         "link_class": bundle.between,
+        "network": bundle.network,
         "part": bundle.part.id,
         "media": bundle.part.media,
         "gbps": bundle.gbps,

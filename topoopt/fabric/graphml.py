@@ -15,7 +15,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from topoopt.fabric.build import Fabric
 from topoopt.fabric.graph import bundle_attributes, device_attributes, graph_attributes, link_keys
-from topoopt.fabric.wiring import LinkBundle
+from topoopt.fabric.devices import LinkBundle
 
 _TYPES = {bool: "boolean", int: "int", float: "double", str: "string"}
 

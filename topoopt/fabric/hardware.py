@@ -3,7 +3,8 @@
 A :class:`~topoopt.models.design.Design` holds ids and counts. Building the installation needs the
 items behind the ids (rack units, cages, ports per cage, end power) and the provisioned power of
 each device, by the rules of ``docs/model.md`` ("Racks and power") as ``topoopt.catalog.power``
-computes them; a storage unit draws its ``power_w``.
+computes them (a dedicated storage network adds the storage NICs and their optics to the node); a
+storage unit draws its ``power_w``.
 """
 
 from __future__ import annotations
@@ -11,14 +12,44 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from topoopt.catalog import load_builtin_catalog, resolve_catalog
-from topoopt.catalog.power import node_power_w, switch_power_w
+from topoopt.catalog.power import node_power_w, storage_nic_power_w, switch_power_w
 from topoopt.models.catalog import Catalog, LinkPart, Nic, RackClass, Server, StorageTier, Switch
-from topoopt.models.design import Design
+from topoopt.models.design import Design, LinkGroup
 from topoopt.models.instance import Instance
 
 
 class FabricError(ValueError):
     """A design the installation cannot be built from: unknown catalog ids or inconsistent counts."""
+
+
+@dataclass(frozen=True)
+class StorageNetHardware:
+    """The storage network's items: a dedicated network's storage NIC and switch (both None when
+    the storage network is converged on the compute fabric)."""
+
+    nic: Nic | None
+    nics_bought: bool
+    """Storage NICs bought for the node (not built into the server)."""
+    switch: Switch | None
+    ports_per_cage: int
+    """Logical storage-switch ports per cage at the storage link speed."""
+    radix: int
+    switch_power_w: float
+
+
+@dataclass(frozen=True)
+class ManagementHardware:
+    """The management switch model (leaves and aggregation) at its device and uplink speeds."""
+
+    switch: Switch
+    ports_per_cage: int
+    """Logical ports per cage at the device speed."""
+    uplink_ports_per_cage: int
+    """Logical ports per cage at the uplink speed."""
+    radix: int
+    """Logical ports at the device speed."""
+    uplink_radix: int
+    power_w: float
 
 
 @dataclass(frozen=True)
@@ -29,10 +60,13 @@ class Hardware:
     nic: Nic
     switch: Switch | None
     """None for a single node without a compute fabric (0 tiers)."""
-    parts: dict[str, LinkPart]
-    """Link part per link class present in the design (``node-leaf``, ``leaf-spine``, ``spine-core``)."""
+    groups: list[tuple[LinkGroup, LinkPart]]
+    """Every link group of the design with its part, in the design's order."""
     rack_class: RackClass
     storage: StorageTier
+    cold_storage: StorageTier | None
+    storage_net: StorageNetHardware
+    management: ManagementHardware
     node_port_form_factor: str
     node_ports_per_cage: int
     rails: int
@@ -43,10 +77,6 @@ class Hardware:
     """Logical switch ports at the link speed: ``cages × switch_ports_per_cage``."""
     node_power_w: float
     switch_power_w: float
-
-    @property
-    def storage_power_w(self) -> float:
-        return self.storage.power_w
 
 
 def catalog_for(instance: Instance | None) -> Catalog:
@@ -63,26 +93,34 @@ def _lookup(items: dict, item_id: str, kind: str):
     return item
 
 
+def _ports_per_cage(switch: Switch, gbps: int, what: str) -> int:
+    per_cage = switch.ports_per_cage.get(gbps, 0)
+    if per_cage < 1:
+        raise FabricError(f"{what} {switch.id} has no ports at {gbps} Gb/s")
+    return per_cage
+
+
 def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
     """Look up every id of ``design`` and compute the provisioned power per device.
 
-    Raises :class:`FabricError` when an id is unknown or the switch cannot run the link speed.
+    Raises :class:`FabricError` when an id is unknown or a switch cannot run its link speed.
     """
     server: Server = _lookup(catalog.by_id("servers"), design.server, "server")
     nic: Nic = _lookup(catalog.by_id("nics"), design.nic, "NIC")
+    switches = catalog.by_id("switches")
     no_fabric = design.fabric.tiers == 0
-    switch: Switch | None = None if no_fabric else _lookup(catalog.by_id("switches"), design.fabric.switch, "switch")
+    switch: Switch | None = None if no_fabric else _lookup(switches, design.fabric.switch, "switch")
     cables = catalog.by_id("cables")
-    parts = {group.between: _lookup(cables, group.part, "cable part") for group in design.links}
+    groups = [(group, _lookup(cables, group.part, "cable part")) for group in design.links]
     rack_ids = {group.rack_class for group in design.racks}
     if len(rack_ids) != 1:
         raise FabricError(f"design must use exactly one rack class, found {sorted(rack_ids) or 'none'}")
     rack_class: RackClass = _lookup(catalog.by_id("racks"), rack_ids.pop(), "rack class")
-    storage: StorageTier = _lookup(catalog.by_id("storage"), design.storage.tier, "storage tier")
+    tiers = catalog.by_id("storage")
+    storage: StorageTier = _lookup(tiers, design.storage.tier, "storage tier")
+    cold = _lookup(tiers, design.cold_storage.tier, "cold storage tier") if design.cold_storage else None
 
-    switch_ppc = switch.ports_per_cage.get(design.link_gbps, 0) if switch else 0
-    if switch and switch_ppc < 1:
-        raise FabricError(f"switch {switch.id} has no ports at {design.link_gbps} Gb/s")
+    switch_ppc = _ports_per_cage(switch, design.link_gbps, "switch") if switch else 0
     if server.compute_port_form_factor:
         node_ff, node_ppc = server.compute_port_form_factor, server.compute_ports_per_cage
     else:
@@ -91,19 +129,61 @@ def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
     all_parts = list(catalog.cables)
     bought_nic = None if server.builtin_compute_nics else nic
     node_w = node_power_w(server, bought_nic, rails, node_ff, node_ppc, design.link_gbps, all_parts, fabric=not no_fabric)
-    switch_w = switch_power_w(switch, all_parts) if switch else 0.0
+    storage_net = _storage_net(design, catalog, server, all_parts)
+    if storage_net.nic is not None:
+        sn = design.storage_network
+        node_w += storage_nic_power_w(server, storage_net.nic, sn.nics_per_node, sn.link_gbps, all_parts)
     return Hardware(
         server=server,
         nic=nic,
         switch=switch,
-        parts=parts,
+        groups=groups,
         rack_class=rack_class,
         storage=storage,
+        cold_storage=cold,
+        storage_net=storage_net,
+        management=_management(design, catalog, all_parts),
         node_port_form_factor=node_ff,
         node_ports_per_cage=node_ppc,
         switch_ports_per_cage=switch_ppc,
         radix=switch.cages * switch_ppc if switch else 0,
         node_power_w=node_w,
-        switch_power_w=switch_w,
+        switch_power_w=switch_power_w(switch, all_parts) if switch else 0.0,
         rails=rails,
+    )
+
+
+def _storage_net(design: Design, catalog: Catalog, server: Server, parts: list[LinkPart]) -> StorageNetHardware:
+    sn = design.storage_network
+    if sn.mode == "converged":
+        return StorageNetHardware(nic=None, nics_bought=False, switch=None, ports_per_cage=0, radix=0,
+                                  switch_power_w=0.0)
+    if sn.nic is None or sn.switch is None:
+        raise FabricError("a dedicated storage network names its storage NIC and storage switch")
+    nic: Nic = _lookup(catalog.by_id("nics"), sn.nic, "storage NIC")
+    switch: Switch = _lookup(catalog.by_id("switches"), sn.switch, "storage switch")
+    per_cage = _ports_per_cage(switch, sn.link_gbps, "storage switch")
+    builtin = server.builtin_storage_nics
+    return StorageNetHardware(
+        nic=nic,
+        nics_bought=not (builtin is not None and builtin.nic == nic.id),
+        switch=switch,
+        ports_per_cage=per_cage,
+        radix=switch.cages * per_cage,
+        switch_power_w=switch_power_w(switch, parts),
+    )
+
+
+def _management(design: Design, catalog: Catalog, parts: list[LinkPart]) -> ManagementHardware:
+    mn = design.management_network
+    switch: Switch = _lookup(catalog.by_id("switches"), mn.switch, "management switch")
+    per_cage = _ports_per_cage(switch, mn.link_gbps, "management switch")
+    up_per_cage = _ports_per_cage(switch, mn.uplink_gbps, "management switch")
+    return ManagementHardware(
+        switch=switch,
+        ports_per_cage=per_cage,
+        uplink_ports_per_cage=up_per_cage,
+        radix=switch.cages * per_cage,
+        uplink_radix=switch.cages * up_per_cage,
+        power_w=switch_power_w(switch, parts),
     )

@@ -7,12 +7,17 @@ Naming scheme (numbers are 1-based and zero-padded to the width of the largest o
   the bottom (so the nodes of racks 1–16 are the Slurm hostlist ``rack[01-16]-node[01-04]``);
 * leaves ``leaf-r1-07`` (rail 1, 7th leaf of that rail) in a rail-optimized fabric, else ``leaf-07``;
 * spines ``spine-05`` (numbered over all pods), cores ``core-p2-03`` (plane 2, 3rd core);
-* storage units ``storage-01``.
+* storage units ``storage-01`` (hot tier) and ``cold-01`` (cold tier);
+* storage network: leaves ``sleaf-01``, spines ``sspine-01``; a converged storage network's units
+  hang off compute leaves ``leaf-st-01``;
+* management network: leaves ``mgmt-01``, aggregation switches ``mgmt-agg-01``.
 
 Ports: a switch port is ``p<cage>`` when a cage carries one logical port at the link speed and
 ``p<cage>/<lane>`` when it carries several (a twin-port OSFP cage has ``p1/1`` and ``p1/2``); a node
 port is ``nic<rail>`` when each NIC has its own cage, else ``p<cage>/<lane>`` (DGX twin-port cages).
-The ``p`` prefix keeps spreadsheets from reading ``1/2`` as a date.
+The ``p`` prefix keeps spreadsheets from reading ``1/2`` as a date. Storage-NIC ports are ``snic<nic>``
+(``snic<nic>/<port>`` on multi-port NICs), storage-unit data ports ``data<n>``, and every device's
+management ports ``mgmt`` (in-band) and ``oob`` (out-of-band; ``oob1``, ``oob2`` … when several).
 """
 
 from __future__ import annotations
@@ -122,3 +127,22 @@ def hostlist(names: list[str]) -> str:
         else:
             out.append(f"{prefix}{_ranges(firsts, digits_a)}{middle}{_ranges(seconds, digits_b)}")
     return ",".join(out)
+
+
+def storage_port_names(nics: int, ports_per_nic: int) -> list[str]:
+    """A node's storage-NIC ports, NIC-major: ``snic1`` … for single-port NICs, else ``snic1/1``, ``snic1/2`` …"""
+    if ports_per_nic == 1:
+        return [f"snic{nic}" for nic in range(1, nics + 1)]
+    return [f"snic{nic}/{port}" for nic in range(1, nics + 1) for port in range(1, ports_per_nic + 1)]
+
+
+def data_port_names(ports: int) -> list[str]:
+    """A storage unit's data-network ports ``data1`` …"""
+    return [f"data{port}" for port in range(1, ports + 1)]
+
+
+def management_port_names(oob_ports: int) -> list[str]:
+    """A device's management ports: the in-band ``mgmt``, then ``oob`` (or ``oob1``, ``oob2`` …)."""
+    if oob_ports == 1:
+        return ["mgmt", "oob"]
+    return ["mgmt"] + [f"oob{port}" for port in range(1, oob_ports + 1)]

@@ -1,13 +1,16 @@
 """The rack plan: which rack and U position every device takes, and each rack's power.
 
 Rules (``docs/model.md``, "Racks and power"): one rack class for the design; compute racks hold
-nodes only, ``nodes_per_rack`` each (from the design); switch racks hold switches only and storage
-racks storage units only, as many as the class's power and rack units allow
-(``min(floor(rack_w / device_w), floor(rack_u / device_u))``). Devices stack from U1 upwards in
-wiring order (a scalable unit's leaves share racks). A small design may instead put everything in
-one ``mixed`` rack: nodes from U1 up, then storage, and the switches at the top of the rack. Power is provisioned power (see
-:mod:`topoopt.fabric.hardware`); each rack's total is checked against the class's ``power_kw``
-and rack units, and every excess is reported.
+nodes only, ``nodes_per_rack`` each (from the design). Network racks hold switches of one model
+only — compute, storage and management switches alike, so a storage network on the compute
+fabric's switch model shares its racks — and storage racks units of one storage tier only, as many
+as the class's power and rack units allow (``min(floor(rack_w / device_w), floor(rack_u /
+device_u))``); models take racks in order of appearance (compute fabric, storage network,
+management network; hot tier, cold tier). Devices stack from U1 upwards in wiring order (a
+scalable unit's leaves share racks). A small design may instead put everything in one ``mixed``
+rack: nodes from U1 up, then storage, and the switches at the top of the rack. Power is
+provisioned power (see :mod:`topoopt.fabric.hardware`); each rack's total is checked against the
+class's ``power_kw`` and rack units, and every excess is reported.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from dataclasses import dataclass, field
 
 from topoopt.fabric.hardware import FabricError, Hardware
 from topoopt.fabric.names import numbered
-from topoopt.fabric.wiring import Device
+from topoopt.fabric.devices import Device
 from topoopt.models.catalog import RackClass
 from topoopt.models.design import Design
 
@@ -114,24 +117,44 @@ def _fill(role: str, devices: list[Device], per: int, first: int, total: int, hw
     return racks
 
 
+def by_model(devices: list[Device]) -> list[list[Device]]:
+    """Devices grouped by model, models in order of first appearance, devices in their order."""
+    groups: dict[str, list[Device]] = {}
+    for device in devices:
+        groups.setdefault(device.model, []).append(device)
+    return list(groups.values())
+
+
+def _homogeneous(role: str, devices: list[Device], hw: Hardware) -> list[Rack]:
+    """Racks of one model each, numbered on from one model to the next."""
+    groups = []
+    for group in by_model(devices):
+        per = per_rack(hw.rack_class, group[0].power_w, group[0].rack_units)
+        if per < 1:
+            raise FabricError(f"a {group[0].model} ({group[0].role}) does not fit one {hw.rack_class.id} rack")
+        groups.append((group, per))
+    total = sum(math.ceil(len(group) / per) for group, per in groups)
+    racks: list[Rack] = []
+    for group, per in groups:
+        racks += _fill(role, group, per, len(racks) + 1, total, hw)
+    return racks
+
+
 def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list[Device],
-               storage: list[Device]) -> RackPlan:
-    """Place every device (sets ``rack`` and ``u``) and check every rack against its class."""
+               units: list[Device]) -> RackPlan:
+    """Place every device (sets ``rack`` and ``u``) and check every rack against its class.
+
+    ``switches`` are every network's switches, ``units`` the hot and cold storage units."""
     if single_rack(design):
-        plan = RackPlan(racks=[_mixed(nodes, switches, storage, hw)])
+        plan = RackPlan(racks=[_mixed(nodes, switches, units, hw)])
         plan.warnings.extend(plan.racks[0].problems())
         plan.warnings.extend(_compare_with_design(design, plan))
         return plan
     per_node = nodes_per_rack(design, hw)
-    per_switch = per_rack(hw.rack_class, hw.switch_power_w, hw.switch.rack_units) if hw.switch else 1
-    per_storage = per_rack(hw.rack_class, hw.storage_power_w, hw.storage.rack_units)
-    for what, count in (("switch", per_switch), ("storage unit", per_storage)):
-        if count < 1:
-            raise FabricError(f"a {what} does not fit one {hw.rack_class.id} rack")
     n_compute = compute_racks(len(nodes), per_node)
     racks = _fill("compute", nodes, per_node, 1, n_compute, hw)
-    racks += _fill("network", switches, per_switch, 1, math.ceil(len(switches) / per_switch), hw)
-    racks += _fill("storage", storage, per_storage, 1, math.ceil(len(storage) / per_storage), hw)
+    racks += _homogeneous("network", switches, hw)
+    racks += _homogeneous("storage", units, hw)
     plan = RackPlan(racks=racks)
     for rack in racks:
         plan.warnings.extend(rack.problems())

@@ -7,6 +7,8 @@ the file describes the fabric's *locality*, not every cable:
   switch ``su07`` holding the unit's nodes — every pair of its nodes is one hop apart on every
   rail. Listing each physical leaf would put every node under eight leaves.
 * Otherwise each leaf is a switch with its nodes.
+* Only the compute fabric: the storage and management networks carry no job traffic that Slurm
+  places, and compute leaves that carry storage units (converged storage) hold no nodes.
 * **2 tiers**: every leaf reaches every spine, so the spines act as one switch ``spines`` above
   all leaf-level switches. **3 tiers**: one switch per pod (``pod03``) above that pod's leaf-level
   switches, and ``cores`` above the pods.
@@ -25,7 +27,7 @@ def leaf_level(fabric: Fabric) -> list[tuple[str, list[str], list[str], int]]:
     """``(switch name, node names, physical leaves, pod)`` per scheduler leaf switch."""
     design = fabric.design
     groups: dict[int, tuple[list[str], list[str], set[int]]] = {}
-    for leaf in fabric.switches.leaves:
+    for leaf in fabric.switches.node_leaves:
         groups.setdefault(leaf.su, ([], [], set()))
         groups[leaf.su][1].append(leaf.name)
         groups[leaf.su][2].add(leaf.pod)

@@ -17,173 +17,101 @@ The rules (``docs/model.md``, "Fabric"), with the choices the counts leave open:
   class are consecutive, and its links are grouped into assemblies of ``part.links`` in port order:
   an assembly fills ``part.a_ends`` whole cages (``links / a_ends`` logical ports per cage).
 
-Links are stored column-wise (:class:`LinkBundle`) so the exports never pay per-edge object costs.
+* **Converged storage.** The ``compute_storage_leaves`` leaves that carry the storage units come
+  after the nodes' leaves (``leaf-st-01`` …) and uplink like every other leaf; in 3 tiers they
+  fill the last pod(s). Their down-ports are wired by :mod:`topoopt.fabric.storage`.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from topoopt.fabric.devices import Assembler, Device, LinkBundle, deal, uplink_base
 from topoopt.fabric.hardware import FabricError, Hardware
 from topoopt.fabric.names import node_port_names, numbered, port_names, width
-from topoopt.models.catalog import LinkPart
 from topoopt.models.design import Design
 
-CABLE_PREFIX = {"node-leaf": "NL", "leaf-spine": "LS", "spine-core": "SC"}
-
-
-@dataclass(slots=True)
-class Device:
-    """One box: a node, a switch or a storage unit."""
-
-    name: str
-    role: str
-    """``node``, ``leaf``, ``spine``, ``core`` or ``storage``."""
-    model: str
-    rack_units: int
-    power_w: float
-    ports: int
-    """Logical compute ports: rails of a node, radix of a switch at the link speed, 0 for storage."""
-    gpus: int = 0
-    rail: int = 0
-    su: int = 0
-    pod: int = 0
-    plane: int = 0
-    rack: str = ""
-    u: int = 0
-
-
-@dataclass
-class LinkBundle:
-    """Every link of one link class, column-wise; index ``i`` is one logical link.
-
-    End *a* is the upper device (leaf for node links, spine, core), end *b* the lower one.
-    ``cable[i]`` is the index of the assembly carrying link ``i`` (into ``cable_ids``).
-    """
-
-    between: str
-    part: LinkPart
-    gbps: int
-    length_m: float
-    a_device: list[str] = field(default_factory=list)
-    a_port: list[str] = field(default_factory=list)
-    b_device: list[str] = field(default_factory=list)
-    b_port: list[str] = field(default_factory=list)
-    rail: list[int] = field(default_factory=list)
-    cable: list[int] = field(default_factory=list)
-    cable_ids: list[str] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.a_device)
-
-    @property
-    def assemblies(self) -> int:
-        return len(self.cable_ids)
-
-    def name_cables(self) -> None:
-        """Give assemblies stable ids ``NL-0001`` … in wiring order."""
-        count = (max(self.cable) + 1) if self.cable else 0
-        prefix = CABLE_PREFIX[self.between]
-        self.cable_ids = [numbered(f"{prefix}-", i + 1, count) for i in range(count)]
+CABLE_PREFIX = {
+    "node-leaf": "NL", "leaf-spine": "LS", "spine-core": "SC",
+    "node-storage": "NS", "storage-unit": "SU", "storage-leaf-spine": "SS",
+    "mgmt": "MG", "mgmt-uplink": "MU",
+}
+"""Cable id prefix per link class; a second storage-unit group (cold units on another part) uses ``CU``."""
 
 
 @dataclass
 class Switches:
-    """The switches of each tier, indexed the way the wiring rules address them."""
+    """The compute switches of each tier, indexed the way the wiring rules address them."""
 
     leaves: list[Device]
-    """Leaves in wiring order: scalable-unit-major, rail-minor when rail-optimized."""
+    """Leaves in wiring order: scalable-unit-major, rail-minor when rail-optimized; then the leaves
+    carrying the storage units of a converged storage network."""
     spines: list[list[Device]]
     """``spines[pod][j]`` (2 tiers: one pod)."""
     cores: list[list[Device]]
     """``cores[plane][c]``."""
 
+    @property
+    def node_leaves(self) -> list[Device]:
+        """The leaves the nodes attach to (all but the storage leaves)."""
+        return [leaf for leaf in self.leaves if not leaf.carries_storage]
 
-def deal(total: int, bins: int, cap: int, grain: int) -> list[int]:
-    """Split ``total`` items over ``bins`` bins of at most ``cap``, evenly in whole grains.
-
-    Shares differ by at most one grain and only the last non-empty bin holds a part grain, so the
-    number of grains used is ``ceil(total / grain)``. Falls back to an item-even split when whole
-    grains cannot respect ``cap``.
-
-    >>> deal(33, 3, 32, 2)
-    [12, 12, 9]
-    """
-    if bins < 1:
-        raise FabricError("no leaf to wire nodes to")
-    grains = math.ceil(total / grain)
-    base, extra = divmod(grains, bins)
-    sizes = [(base + (1 if j < extra else 0)) * grain for j in range(bins)]
-    overshoot = sum(sizes) - total
-    for j in range(bins - 1, -1, -1):
-        if overshoot == 0:
-            break
-        cut = min(overshoot, sizes[j])
-        sizes[j] -= cut
-        overshoot -= cut
-    if max(sizes, default=0) > cap:
-        base, extra = divmod(total, bins)
-        sizes = [base + (1 if j < extra else 0) for j in range(bins)]
-    if max(sizes, default=0) > cap:
-        raise FabricError(f"{total} ports do not fit {bins} leaves of {cap} down-ports")
-    return sizes
+    @property
+    def storage_leaves(self) -> list[Device]:
+        return [leaf for leaf in self.leaves if leaf.carries_storage]
 
 
-def uplink_base(radix: int, ports_per_cage: int, down: int, up: int) -> int:
-    """First port index of the uplinks: the top ``ceil(up / ppc)`` cages, else right after ``down``."""
-    top = radix - math.ceil(up / ports_per_cage) * ports_per_cage
-    if top >= math.ceil(down / ports_per_cage) * ports_per_cage:
-        return top
-    return down
+def new_bundle(design: Design, hw: Hardware, group_index: int, prefix: str | None = None) -> LinkBundle:
+    """An empty bundle for the design's link group ``group_index``."""
+    group, part = hw.groups[group_index]
+    return LinkBundle(between=group.between, part=part, gbps=group.gbps, length_m=group.length_m,
+                      network=group.network, prefix=prefix or CABLE_PREFIX[group.between], group=group_index)
 
 
-class _Assembler:
-    """Appends links of one upper device and groups them into assemblies in port order."""
+def group_index(hw: Hardware, link_class: str) -> int:
+    """Index of the (first) link group of ``link_class``; :class:`FabricError` when there is none."""
+    for index, (group, _) in enumerate(hw.groups):
+        if group.between == link_class:
+            return index
+    raise FabricError(f"no {link_class} link group (part) in the design")
 
-    def __init__(self, bundle: LinkBundle) -> None:
-        self.bundle = bundle
-        self.next_cable = 0
 
-    def add_device(self, a_device: str, a_ports: list[str], b_devices: list[str], b_ports: list[str],
-                   rails: list[int] | None = None) -> None:
-        b = self.bundle
-        count = len(a_ports)
-        if count == 0:
-            return
-        per = b.part.links
-        b.a_device.extend([a_device] * count)
-        b.a_port.extend(a_ports)
-        b.b_device.extend(b_devices)
-        b.b_port.extend(b_ports)
-        b.rail.extend(rails if rails is not None else [0] * count)
-        first = self.next_cable
-        b.cable.extend(first + t // per for t in range(count))
-        self.next_cable = first + math.ceil(count / per)
+def storage_leaf_count(design: Design) -> int:
+    """Compute-fabric leaves that carry the storage units (converged storage network)."""
+    sn = design.storage_network
+    return sn.compute_storage_leaves if sn.mode == "converged" else 0
 
 
 def check_shape(design: Design, hw: Hardware) -> None:
     """Raise :class:`FabricError` unless the counts describe a wirable folded Clos."""
     fs, n, r, k = design.fabric, design.nodes, design.nics_per_node, hw.radix
     d, u, m = fs.leaf_down_ports, fs.leaf_up_ports, fs.links_per_leaf_spine
+    extra = storage_leaf_count(design)
+    node_leaves = fs.leaves - extra
     problems = []
     if fs.tiers != design.tiers:
         problems.append(f"design.tiers {design.tiers} != fabric.tiers {fs.tiers}")
     if fs.tiers and d + u > k:
         problems.append(f"leaf ports {d} down + {u} up exceed the radix {k} of {hw.switch.id}")
+    if extra and fs.tiers < 2:
+        problems.append(f"{extra} storage leaves in a {fs.tiers}-tier compute fabric (only 2 or 3 tiers have leaves)")
     if fs.tiers == 0:
-        if n != 1 or fs.leaves or fs.spines or fs.cores or design.links:
-            problems.append("a design without a compute fabric has one node, no switches and no links")
+        if n != 1 or fs.leaves or fs.spines or fs.cores or any(g.between in COMPUTE_CLASSES for g, _ in hw.groups):
+            problems.append("a design without a compute fabric has one node, no switches and no compute links")
+        if design.storage_network.mode == "converged":
+            problems.append("a converged storage network needs a compute fabric")
     elif fs.tiers == 1:
         if fs.leaves != 1 or fs.spines or fs.cores:
             problems.append("a 1-tier fabric has exactly one switch")
-        if n * r > k:
-            problems.append(f"{n * r} node ports exceed the {k} ports of one {hw.switch.id}")
+        units = design.storage_network.unit_ports if design.storage_network.mode == "converged" else 0
+        if n * r + units > k:
+            problems.append(f"{n * r} node ports + {units} storage-unit ports exceed the {k} ports of one {hw.switch.id}")
     elif rail_optimized(design):
         if fs.leaves_per_rail * d < n:
             problems.append(f"{fs.leaves_per_rail} leaves per rail × {d} down-ports < {n} nodes")
-    elif fs.leaves * d < n * r:
-        problems.append(f"{fs.leaves} leaves × {d} down-ports < {n * r} node ports")
+    elif node_leaves * d < n * r:
+        problems.append(f"{node_leaves} node leaves × {d} down-ports < {n * r} node ports")
     if fs.tiers == 2:
         if fs.spines < 1 or fs.spines * m != u:
             problems.append(f"{fs.spines} spines × {m} links per leaf-spine pair != {u} leaf uplinks")
@@ -205,8 +133,9 @@ def check_shape(design: Design, hw: Hardware) -> None:
             problems.append(f"{fs.cores} cores != {q} planes × {c}, or {c} × {m2} links != {u2} spine uplinks")
         if fs.pods * m2 > k:
             problems.append(f"{fs.pods} pods × {m2} links exceed the core radix {k}")
+    classes = {group.between for group, _ in hw.groups}
     for link_class in required_link_classes(design):
-        if link_class not in hw.parts:
+        if link_class not in classes:
             problems.append(f"no {link_class} link group (part) in the design")
     if problems:
         raise FabricError("inconsistent fabric counts: " + "; ".join(problems))
@@ -219,24 +148,29 @@ def rail_optimized(design: Design) -> bool:
         fs.tiers >= 2
         and fs.rail_optimized
         and design.nics_per_node > 1
-        and fs.leaves == design.nics_per_node * fs.leaves_per_rail
+        and fs.leaves == design.nics_per_node * fs.leaves_per_rail + storage_leaf_count(design)
     )
 
 
+COMPUTE_CLASSES = ("node-leaf", "leaf-spine", "spine-core")
+
+
 def required_link_classes(design: Design) -> list[str]:
-    return ["node-leaf", "leaf-spine", "spine-core"][: design.fabric.tiers]
+    """The compute fabric's link classes, by tier count."""
+    return list(COMPUTE_CLASSES[: design.fabric.tiers])
 
 
 def make_switches(design: Design, hw: Hardware) -> Switches:
-    """Create the switches with their names and tier attributes (no racks yet)."""
+    """Create the compute switches with their names and tier attributes (no racks yet)."""
     fs, r = design.fabric, design.nics_per_node
     if hw.switch is None:
         return Switches(leaves=[], spines=[], cores=[])
     model, ru, power, k = hw.switch.id, hw.switch.rack_units, hw.switch_power_w, hw.radix
 
-    def switch(name: str, role: str, **attrs: int) -> Device:
+    def switch(name: str, role: str, **attrs) -> Device:
         return Device(name=name, role=role, model=model, rack_units=ru, power_w=power, ports=k, **attrs)
 
+    extra = storage_leaf_count(design)
     leaves: list[Device] = []
     if rail_optimized(design):
         per_rail = fs.leaves_per_rail
@@ -244,7 +178,9 @@ def make_switches(design: Design, hw: Hardware) -> Switches:
             for rail in range(1, r + 1):
                 leaves.append(switch(f"leaf-r{rail}-{j + 1:0{width(per_rail)}d}", "leaf", rail=rail, su=j + 1))
     else:
-        leaves = [switch(numbered("leaf-", j + 1, fs.leaves), "leaf", su=j + 1) for j in range(fs.leaves)]
+        node_leaves = fs.leaves - extra
+        leaves = [switch(numbered("leaf-", j + 1, node_leaves), "leaf", su=j + 1) for j in range(node_leaves)]
+    leaves += [switch(numbered("leaf-st-", j + 1, extra), "leaf", carries_storage=True) for j in range(extra)]
     pods = fs.pods if fs.tiers == 3 else 1
     per_pod = fs.leaves_per_pod if fs.tiers == 3 else max(fs.leaves, 1)
     for index, leaf in enumerate(leaves):
@@ -269,7 +205,8 @@ def make_switches(design: Design, hw: Hardware) -> Switches:
 
 
 def wire(design: Design, hw: Hardware, nodes: list[Device], sw: Switches) -> list[LinkBundle]:
-    """Every logical link of the design, grouped into assemblies; sets each node's ``su``."""
+    """Every compute-fabric link of the design, grouped into assemblies; sets each node's ``su``.
+    Cable ids are given by the caller, once every bundle is complete."""
     if design.fabric.tiers == 0:
         return []
     bundles = [_node_leaf(design, hw, nodes, sw)]
@@ -277,20 +214,17 @@ def wire(design: Design, hw: Hardware, nodes: list[Device], sw: Switches) -> lis
         bundles.append(_leaf_spine(design, hw, sw))
     if design.fabric.tiers == 3:
         bundles.append(_spine_core(design, hw, sw))
-    for bundle in bundles:
-        bundle.name_cables()
     return bundles
 
 
 def _bundle(design: Design, hw: Hardware, link_class: str) -> LinkBundle:
-    group = next(g for g in design.links if g.between == link_class)
-    return LinkBundle(between=link_class, part=hw.parts[link_class], gbps=design.link_gbps, length_m=group.length_m)
+    return new_bundle(design, hw, group_index(hw, link_class))
 
 
 def _node_leaf(design: Design, hw: Hardware, nodes: list[Device], sw: Switches) -> LinkBundle:
     fs, r = design.fabric, design.nics_per_node
     bundle = _bundle(design, hw, "node-leaf")
-    out = _Assembler(bundle)
+    out = Assembler(bundle)
     leaf_ports = port_names(hw.switch.cages, hw.switch_ports_per_cage)
     node_ports = node_port_names(r, hw.node_ports_per_cage)
     grain = bundle.part.links
@@ -308,9 +242,10 @@ def _node_leaf(design: Design, hw: Hardware, nodes: list[Device], sw: Switches) 
                 out.add_device(leaf.name, leaf_ports[:size], names, [node_ports[rail - 1]] * size, [rail] * size)
         return bundle
     endpoints = [(node, rail) for node in nodes for rail in range(1, r + 1)]
-    sizes = deal(len(endpoints), len(sw.leaves), fs.leaf_down_ports if fs.tiers > 1 else hw.radix, grain)
+    leaves = sw.node_leaves
+    sizes = deal(len(endpoints), len(leaves), fs.leaf_down_ports if fs.tiers > 1 else hw.radix, grain)
     start = 0
-    for leaf, size in zip(sw.leaves, sizes):
+    for leaf, size in zip(leaves, sizes):
         block = endpoints[start:start + size]
         start += size
         for node, _ in block:
@@ -324,7 +259,7 @@ def _node_leaf(design: Design, hw: Hardware, nodes: list[Device], sw: Switches) 
 def _leaf_spine(design: Design, hw: Hardware, sw: Switches) -> LinkBundle:
     fs = design.fabric
     bundle = _bundle(design, hw, "leaf-spine")
-    out = _Assembler(bundle)
+    out = Assembler(bundle)
     ports = port_names(hw.switch.cages, hw.switch_ports_per_cage)
     m = fs.links_per_leaf_spine
     leaf_up = uplink_base(hw.radix, hw.switch_ports_per_cage, fs.leaf_down_ports, fs.leaf_up_ports)
@@ -341,7 +276,7 @@ def _leaf_spine(design: Design, hw: Hardware, sw: Switches) -> LinkBundle:
 def _spine_core(design: Design, hw: Hardware, sw: Switches) -> LinkBundle:
     fs = design.fabric
     bundle = _bundle(design, hw, "spine-core")
-    out = _Assembler(bundle)
+    out = Assembler(bundle)
     ports = port_names(hw.switch.cages, hw.switch_ports_per_cage)
     m2 = fs.links_per_spine_core
     spine_up = uplink_base(hw.radix, hw.switch_ports_per_cage, fs.leaves_per_pod * fs.links_per_leaf_spine,

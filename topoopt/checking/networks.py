@@ -1,0 +1,144 @@
+"""Storage and management network arithmetic, recomputed from the rules as pure functions.
+
+Nothing here reads a design record: inputs are the free choices (storage switch tiers and spines,
+the management switch's radix) and counts of ports; outputs are what those choices imply.
+
+Storage network, dedicated (``E`` endpoint ports = node storage ports + storage-unit ports, ``k``
+the storage switch's logical radix at the storage speed):
+
+* 1 tier: one switch, ``E ≤ k``;
+* 2 tiers, non-blocking: a leaf has ``d = u = floor(k/2)`` endpoint and uplink ports;
+  ``leaves = ceil(E / d)``; ``S`` spines, ``S`` dividing ``u``, every leaf reaching every spine
+  with ``u / S`` links; a spine uses ``leaves · u / S ≤ k`` ports.
+
+Management network (``M`` management ports, ``k_m`` the management switch's radix at its device
+speed): a leaf has ``k_m − 2`` device ports and 2 uplinks; ``leaves = ceil(M / (k_m − 2))``; past
+one leaf, ``2 · ceil(leaves / k_m)`` aggregation switches in pairs, each pair taking up to ``k_m``
+leaves, every leaf with one uplink to each switch of its pair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from topoopt.checking.text import ceil_div
+from topoopt.models.catalog import Switch
+
+MANAGEMENT_UPLINKS_PER_LEAF = 2
+"""One uplink to each aggregation switch of the leaf's pair (two for redundancy)."""
+
+
+@dataclass(frozen=True)
+class StorageFabricCounts:
+    """Counts implied by a dedicated storage network choice; per-switch loads for the busiest switch."""
+
+    node_ports: int
+    unit_ports: int
+    endpoints: int
+    down: int
+    up: int
+    leaves: int
+    spines: int
+    links_per_leaf_spine: int | None
+    leaf_spine_links: int
+    leaf_ports_used: int
+    spine_ports_used: int
+    ports_per_leaf: int
+    ports_per_spine: int
+
+
+def storage_fabric_counts(node_ports: int, unit_ports: int, radix: int, tiers: int, spines: int) -> StorageFabricCounts:
+    """Storage leaves, spines, links and ports in use for ``tiers`` (1 or 2) and ``spines`` (2 tiers).
+
+    When ``spines`` does not divide the uplinks the per-pair link count is None and the busiest
+    spine's load is computed with the rounded-up count.
+    """
+    endpoints = node_ports + unit_ports
+    if tiers == 1:
+        return StorageFabricCounts(
+            node_ports=node_ports, unit_ports=unit_ports, endpoints=endpoints, down=radix, up=0, leaves=1, spines=0,
+            links_per_leaf_spine=0, leaf_spine_links=0, leaf_ports_used=endpoints, spine_ports_used=0,
+            ports_per_leaf=endpoints, ports_per_spine=0,
+        )
+    down = up = radix // 2
+    leaves = ceil_div(endpoints, down) if down >= 1 else 0
+    per_pair = up // spines if spines >= 1 and up % spines == 0 else None
+    load = ceil_div(up, spines) if spines >= 1 else up
+    links = leaves * up
+    return StorageFabricCounts(
+        node_ports=node_ports, unit_ports=unit_ports, endpoints=endpoints, down=down, up=up, leaves=leaves,
+        spines=spines, links_per_leaf_spine=per_pair, leaf_spine_links=links, leaf_ports_used=endpoints + links,
+        spine_ports_used=links, ports_per_leaf=down + up, ports_per_spine=leaves * load,
+    )
+
+
+def switch_protocol(interconnect_protocol: str) -> str:
+    """The switch protocol an interconnect needs: ``ib`` → InfiniBand, ``roce``/``tcp`` → Ethernet."""
+    return "ib" if interconnect_protocol == "ib" else "ethernet"
+
+
+def management_speeds_gbps(switch: Switch) -> tuple[int, int]:
+    """``(device speed, uplink speed)``: the lowest and the highest speed the switch's ports run."""
+    speeds = sorted(switch.ports_per_cage)
+    return speeds[0], speeds[-1]
+
+
+@dataclass(frozen=True)
+class ManagementCounts:
+    ports: int
+    radix: int
+    leaf_down_ports: int
+    leaves: int
+    aggregation: int
+    device_links: int
+    uplinks: int
+    leaf_ports_used: int
+    aggregation_ports_used: int
+    leaves_per_pair: int
+    """Leaves on the busiest aggregation pair: every switch of that pair has this many uplinks."""
+
+
+def management_counts(ports: int, radix: int) -> ManagementCounts:
+    """Leaves and aggregation switches for ``ports`` management ports on switches of ``radix``
+    device ports (``radix ≥ 3``, so a leaf keeps at least one device port)."""
+    down = radix - MANAGEMENT_UPLINKS_PER_LEAF
+    leaves = max(ceil_div(ports, down), 1)
+    pairs = ceil_div(leaves, radix) if leaves > 1 else 0
+    uplinks = MANAGEMENT_UPLINKS_PER_LEAF * leaves if pairs else 0
+    return ManagementCounts(
+        ports=ports, radix=radix, leaf_down_ports=down, leaves=leaves, aggregation=2 * pairs, device_links=ports,
+        uplinks=uplinks, leaf_ports_used=ports + uplinks, aggregation_ports_used=uplinks,
+        leaves_per_pair=ceil_div(leaves, pairs) if pairs else 0,
+    )
+
+
+def management_ports(devices: list[tuple[int, int]]) -> int:
+    """``Σ count · (1 + oob_ports)`` over ``(count, oob_ports)`` of every managed device kind: one
+    in-band port each, plus its out-of-band (BMC) ports."""
+    return sum(count * (1 + oob) for count, oob in devices)
+
+
+def assemblies_needed(link_class: str, links_per_assembly: int, devices: int, ports_per_device: int,
+                      pairs: int = 0, links_per_pair: int = 0) -> tuple[int, str]:
+    """Whole assemblies for a storage or management link class, and how they were counted.
+
+    An assembly joins one switch cage to one device cage, or fans one cage out to ``q`` ports:
+    * ``node-storage``: storage port *i* of every node is counted like a compute rail, its nodes
+      split over the switches in whole assemblies: ``P · ceil(n / q)``;
+    * ``storage-unit``: per unit, as a fan-out does not span units: ``units · ceil(ports / q)``
+      (per tier);
+    * ``mgmt``: every management port on its own: ``ceil(M / q)``;
+    * switch-to-switch classes (``storage-leaf-spine``, ``mgmt-uplink``) per pair of switches:
+      ``pairs · ceil(links per pair / q)``.
+    """
+    q = links_per_assembly
+    if link_class in ("storage-leaf-spine", "mgmt-uplink"):
+        return (pairs * ceil_div(links_per_pair, q),
+                f"{pairs:,} switch pairs × ceil({links_per_pair} links / {q} per assembly)")
+    if link_class == "node-storage":
+        return (ports_per_device * ceil_div(devices, q),
+                f"{ports_per_device} ports × ceil({devices:,} nodes / {q} per assembly)")
+    if link_class == "storage-unit":
+        return (devices * ceil_div(ports_per_device, q),
+                f"{devices:,} units × ceil({ports_per_device} ports / {q} per assembly)")
+    return ceil_div(devices * ports_per_device, q), f"ceil({devices * ports_per_device:,} ports / {q} per assembly)"

@@ -1,0 +1,193 @@
+"""The checker's view of a design's storage and management networks: their catalog items and the
+counts their free choices imply (``networks`` gives the arithmetic).
+
+A mixin of ``CheckContext``: it reads the context's instance, design, catalog and compute-side
+amounts (``nodes``, ``rails``, ``gbps``, ``switch``, ``n_switches``, ``server``, ``storage_tier``).
+Catalog look-ups are tolerant: an unknown id resolves to None and the arithmetic that needs it
+falls back to the design's own record.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from topoopt.checking import networks
+from topoopt.models.catalog import Nic, StorageTier, Switch
+from topoopt.models.design import LinkGroup, StorageNetwork
+
+
+class NetworksView:
+    # ---- catalog items of the storage and management networks
+
+    @cached_property
+    def cold_tier(self) -> StorageTier | None:
+        cold = self.design.cold_storage
+        return None if cold is None else self._item("storage", cold.tier)
+
+    @property
+    def storage_net(self) -> StorageNetwork:
+        return self.design.storage_network
+
+    @property
+    def converged(self) -> bool:
+        """Storage traffic rides the compute NICs and fabric (no storage NICs or switches)."""
+        return self.storage_net.mode == "converged"
+
+    @cached_property
+    def storage_nic(self) -> Nic | None:
+        nic = self.storage_net.nic
+        return None if self.converged or nic is None else self._item("nics", nic)
+
+    @cached_property
+    def storage_switch(self) -> Switch | None:
+        switch = self.storage_net.switch
+        return None if self.converged or switch is None else self._item("switches", switch)
+
+    @cached_property
+    def mgmt_switch(self) -> Switch | None:
+        return self._item("switches", self.design.management_network.switch)
+
+    # ---- the storage network
+
+    @property
+    def storage_gbps(self) -> int:
+        """Speed of every storage port: the compute link speed when converged, else the record's choice."""
+        return self.gbps if self.converged else self.storage_net.link_gbps
+
+    @property
+    def storage_radix(self) -> int:
+        """Storage switch ports at the storage speed (0 when unknown or it cannot run that speed)."""
+        return self.storage_switch.radix(self.storage_gbps) if self.storage_switch is not None else 0
+
+    @cached_property
+    def storage_ports_per_node(self) -> int:
+        """``nics · ports`` of the storage NIC (all ports used), or the compute rails when converged;
+        the record's own figure when the NIC is unknown."""
+        if self.converged:
+            return self.rails
+        if self.storage_nic is None:
+            return self.storage_net.ports_per_node
+        return self.storage_net.nics_per_node * self.storage_nic.ports
+
+    @cached_property
+    def storage_tiers(self) -> list[tuple[str, StorageTier | None, int]]:
+        """``(role, tier, units)`` of the hot tier and, when the design has one, the cold tier."""
+        tiers = [("hot", self.storage_tier, self.design.storage.units)]
+        if self.design.cold_storage is not None:
+            tiers.append(("cold", self.cold_tier, self.design.cold_storage.units))
+        return tiers
+
+    @cached_property
+    def unit_ports(self) -> int:
+        """Storage-unit data ports: ``units · network_ports`` over the hot and cold tiers (a tier the
+        catalog lacks counts its record's ports)."""
+        records = {"hot": self.design.storage, "cold": self.design.cold_storage}
+        return sum(units * tier.network_ports if tier is not None else records[role].ports
+                   for role, tier, units in self.storage_tiers)
+
+    @cached_property
+    def storage_protocols(self) -> set[str] | None:
+        """Switch protocols ("ib", "ethernet") the storage network can run: the compute
+        interconnect's when converged; else those the storage switch speaks and the storage NIC runs
+        at the storage speed. None when a piece is unknown."""
+        if self.converged:
+            return None if self.interconnect is None else {networks.switch_protocol(self.interconnect.protocol)}
+        if self.storage_nic is None or self.storage_switch is None:
+            return None
+        return self.nic_protocols_at(self.storage_nic, self.storage_gbps) & set(self.storage_switch.protocols)
+
+    def nic_protocols_at(self, nic: Nic, gbps: int) -> set[str]:
+        """Switch protocols of the interconnects ``nic`` runs at ``gbps``."""
+        known = self.catalog.catalog.by_id("interconnects")
+        return {networks.switch_protocol(known[i].protocol) for i in nic.interconnects
+                if i in known and known[i].gbps == gbps}
+
+    @cached_property
+    def unit_link_groups(self) -> list[tuple[LinkGroup, list[tuple[str, StorageTier | None, int]]]]:
+        """The ``storage-unit`` link groups, each with the tiers whose ports it carries as
+        ``(role, tier, ports)``: one group may carry both tiers, or one group each (their ports
+        may differ in form factor). Of the ways to share the tiers among the groups, the one whose
+        link counts and part form factors agree best with the tiers is taken; a group left
+        without a tier carries none."""
+        groups = [g for g in self.design.links if g.between == "storage-unit"]
+        records = {"hot": self.design.storage, "cold": self.design.cold_storage}
+        tiers = [(role, tier, units * tier.network_ports if tier is not None else records[role].ports)
+                 for role, tier, units in self.storage_tiers]
+        if not groups:
+            return []
+        if len(groups) == 1:
+            return [(groups[0], tiers)]
+
+        def mismatches(assignment) -> int:
+            bad = 0
+            for group, carried in assignment:
+                part = self.cable(group.part)
+                bad += group.count != sum(ports for _, _, ports in carried)
+                bad += sum(1 for _, tier, _ in carried
+                           if part is not None and tier is not None and part.b_form_factor != tier.port_form_factor)
+            return bad
+
+        options = []
+        for order in (tiers, tiers[::-1]):
+            # One tier per group, in order; groups beyond the tiers carry none.
+            options.append([(g, [order[i]] if i < len(order) else []) for i, g in enumerate(groups)])
+        return min(options, key=mismatches)
+
+    @cached_property
+    def storage_counts(self) -> networks.StorageFabricCounts | None:
+        """The dedicated storage network the free choices imply; None when converged, or when the
+        storage switch cannot run the storage speed, or the tier count is not 1 or 2."""
+        net = self.storage_net
+        if self.converged or net.tiers not in (1, 2) or self.storage_radix < (2 if net.tiers == 2 else 1):
+            return None
+        return networks.storage_fabric_counts(self.nodes * self.storage_ports_per_node, self.unit_ports,
+                                              self.storage_radix, net.tiers, net.spines)
+
+    @property
+    def n_storage_switches(self) -> int:
+        """Storage leaves and spines implied (the record's when they cannot be derived)."""
+        if self.converged:
+            return 0
+        c = self.storage_counts
+        return c.leaves + c.spines if c is not None else self.storage_net.leaves + self.storage_net.spines
+
+    # ---- the management network
+
+    @cached_property
+    def mgmt_speeds_gbps(self) -> tuple[int, int] | None:
+        return None if self.mgmt_switch is None else networks.management_speeds_gbps(self.mgmt_switch)
+
+    @property
+    def mgmt_radix(self) -> int:
+        """Management switch ports at its device speed."""
+        return 0 if self.mgmt_speeds_gbps is None else self.mgmt_switch.radix(self.mgmt_speeds_gbps[0])
+
+    @cached_property
+    def mgmt_devices(self) -> list[tuple[str, int, int]]:
+        """``(what, count, oob ports)`` of every device on the management network: nodes, compute
+        and storage switches, hot and cold storage units (management switches themselves are not)."""
+        devices = []
+        if self.server is not None:
+            devices.append((self.server.id, self.nodes, self.server.oob_ports))
+        if self.switch is not None:
+            devices.append((self.switch.id, self.n_switches, self.switch.oob_ports))
+        if self.storage_switch is not None:
+            devices.append((self.storage_switch.id, self.n_storage_switches, self.storage_switch.oob_ports))
+        devices += [(tier.id, units, tier.oob_ports) for _, tier, units in self.storage_tiers if tier is not None]
+        return devices
+
+    @cached_property
+    def mgmt_ports(self) -> int:
+        return networks.management_ports([(count, oob) for _, count, oob in self.mgmt_devices])
+
+    @cached_property
+    def mgmt_counts(self) -> networks.ManagementCounts | None:
+        """The management network implied; None when the switch is unknown or has under 3 device ports."""
+        if self.mgmt_radix < 3:
+            return None
+        return networks.management_counts(self.mgmt_ports, self.mgmt_radix)
+
+    @property
+    def n_mgmt_switches(self) -> int:
+        c, m = self.mgmt_counts, self.design.management_network
+        return c.leaves + c.aggregation if c is not None else m.leaves + m.aggregation

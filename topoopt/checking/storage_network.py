@@ -1,0 +1,228 @@
+"""Storage network rules: node storage bandwidth, and the ports of the storage (or compute)
+switches that carry the storage units (``networks`` gives the arithmetic).
+
+The storage traffic is ``need_gbps = 8 · max(read_gb_per_s, write_gb_per_s)`` of
+``perf.storage_needs`` at the throughput target: reads run continuously and a checkpoint save
+blocks training, so the two never overlap.
+"""
+
+from __future__ import annotations
+
+from topoopt.checking.context import CheckContext
+from topoopt.checking.text import close, num
+from topoopt.models.design import Violation
+
+TOLERANCE = 1e-9
+"""Relative slack on supply ≥ need, so a need computed through another float path still matches."""
+
+STORAGE_SWITCH_TIERS = {"storage-leaf": "leaves", "storage-spine": "spines"}
+
+
+def need_gbps(ctx: CheckContext) -> float:
+    """Storage traffic all nodes together carry, Gb/s."""
+    need = ctx.storage_needs
+    return 8 * max(need.read_gb_per_s, need.write_gb_per_s)
+
+
+def storage_nic_bandwidth_met(ctx: CheckContext) -> list[Violation]:
+    """``n · P · g ≥ 8 · max(read, write)`` GB/s of storage traffic, where a node has ``P = nics ·
+    ports`` dedicated storage ports at the storage speed ``g``, or, converged, its ``rails`` compute
+    ports at the compute link speed; the record states ``P``, ``P · g`` and the need."""
+    family = "storage_nic_bandwidth_met"
+    out: list[Violation] = []
+    net = ctx.storage_net
+    ports, g = ctx.storage_ports_per_node, ctx.storage_gbps
+    node_gbps = ports * g
+    needed = need_gbps(ctx)
+    item = f"storage network ({net.mode})"
+    total = ctx.nodes * node_gbps
+    if total < needed * (1 - TOLERANCE):
+        what = "compute NICs" if ctx.converged else "storage NIC"
+        out.append(Violation(family=family, item=item,
+                             detail=f"{what} {ports}×{num(g)}G per node × {num(ctx.nodes)} nodes = {num(total)} Gb/s "
+                                    f"< {num(needed)} Gb/s needed"))
+    if net.ports_per_node != ports:
+        why = f"{ctx.rails} compute rails" if ctx.converged else (
+            f"{net.nics_per_node} × {ctx.storage_nic.ports} ports of {ctx.storage_nic.id}" if ctx.storage_nic else "")
+        out.append(Violation(family=family, item=item,
+                             detail=f"ports_per_node {net.ports_per_node} recorded, the rules give {ports} ({why})"))
+    if not close(net.node_gbps, node_gbps, rel=1e-6, abs_=1e-6):
+        out.append(Violation(family=family, item=item,
+                             detail=f"node_gbps {num(net.node_gbps)} recorded; {ports} ports × {num(g)} Gb/s = {num(node_gbps)}"))
+    if not close(net.need_gbps, needed, rel=1e-4, abs_=1e-2):
+        out.append(Violation(family=family, item=item,
+                             detail=f"need_gbps {num(net.need_gbps)} recorded; 8 × max(read {num(ctx.storage_needs.read_gb_per_s)}, "
+                                    f"write {num(ctx.storage_needs.write_gb_per_s)} GB/s) = {num(needed)} Gb/s"))
+    return out
+
+
+def _show(value) -> str:
+    return num(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
+
+
+def _field(out: list[Violation], family: str, name: str, recorded, expected, why: str = "") -> None:
+    """Compare one recorded storage-network field with its recomputed value."""
+    if recorded != expected:
+        because = f" ({why})" if why else ""
+        out.append(Violation(family=family, item=f"storage_network.{name}",
+                             detail=f"recorded {_show(recorded)}, the rules give {_show(expected)}{because}"))
+
+
+def _switch_groups(ctx: CheckContext, family: str, expected: dict[str, tuple[int, int]]) -> list[Violation]:
+    """Storage switch groups: ``expected`` maps a tier to ``(count, ports in use)``; absent tiers
+    must have no group (a zero count may be left out)."""
+    out: list[Violation] = []
+    model = ctx.storage_net.switch
+    for tier in STORAGE_SWITCH_TIERS:
+        groups = [g for g in ctx.design.switches if g.tier == tier]
+        count, used = expected.get(tier, (0, 0))
+        if len(groups) > 1:
+            out.append(Violation(family=family, item=f"{tier} switches", detail=f"{len(groups)} groups for one tier"))
+        if not groups:
+            if count:
+                out.append(Violation(family=family, item=f"{tier} switches", detail=f"missing; {num(count)} × {model} needed"))
+            continue
+        g = groups[0]
+        item = f"{tier} switches ({g.model})"
+        if g.network != "storage":
+            out.append(Violation(family=family, item=item, detail=f"network {g.network}; storage switches are on the storage network"))
+        if count and g.model != model:
+            out.append(Violation(family=family, item=item, detail=f"model {g.model} ≠ storage switch {model}"))
+        if g.count != count:
+            out.append(Violation(family=family, item=item, detail=f"{num(g.count)} recorded, {num(count)} needed"))
+        if g.ports_used != used:
+            out.append(Violation(family=family, item=item,
+                                 detail=f"{num(g.ports_used)} ports in use recorded, {num(used)} by the rules"))
+    return out
+
+
+def _link_counts(ctx: CheckContext, family: str, expected: dict[str, int]) -> list[Violation]:
+    """Storage link groups carry the expected links (absent classes: none)."""
+    out: list[Violation] = []
+    for link_class in ("node-storage", "storage-unit", "storage-leaf-spine"):
+        groups = [g for g in ctx.design.links if g.between == link_class]
+        links = expected.get(link_class, 0)
+        if link_class != "storage-unit" and len(groups) > 1:
+            out.append(Violation(family=family, item=f"{link_class} links", detail=f"{len(groups)} groups for one class"))
+        recorded = sum(g.count for g in groups)
+        if not groups and links:
+            out.append(Violation(family=family, item=f"{link_class} links", detail=f"missing; {num(links)} links needed"))
+        elif recorded != links:
+            out.append(Violation(family=family, item=f"{link_class} links", detail=f"{num(recorded)} recorded, {num(links)} needed"))
+    for group, carried in ctx.unit_link_groups:
+        ports = sum(p for _, _, p in carried)
+        if len(ctx.unit_link_groups) > 1 and group.count != ports:
+            tiers = " + ".join(f"{role} {tier.id if tier else '?'}" for role, tier, _ in carried) or "no tier"
+            out.append(Violation(family=family, item=f"storage-unit links ({group.part})",
+                                 detail=f"{num(group.count)} recorded for {tiers}, whose units have {num(ports)} ports"))
+    return out
+
+
+def _unit_ports(ctx: CheckContext, family: str) -> list[Violation]:
+    """Each tier records ``units · network_ports`` ports and speaks the storage network's speed and protocol."""
+    out: list[Violation] = []
+    records = {"hot": ctx.design.storage, "cold": ctx.design.cold_storage}
+    g, protocols = ctx.storage_gbps, ctx.storage_protocols
+    switch = ctx.switch if ctx.converged else ctx.storage_switch
+    for role, tier, units in ctx.storage_tiers:
+        if tier is None:
+            continue
+        item = f"{role} storage ({units} × {tier.id})"
+        if records[role].ports != units * tier.network_ports:
+            out.append(Violation(family=family, item=item,
+                                 detail=f"{num(records[role].ports)} ports recorded; {units} units × {tier.network_ports} = "
+                                        f"{num(units * tier.network_ports)}"))
+        if g not in tier.port_speeds_gbps:
+            out.append(Violation(family=family, item=item,
+                                 detail=f"ports run {', '.join(map(str, tier.port_speeds_gbps))} Gb/s, not the storage "
+                                        f"network's {num(g)} Gb/s"))
+        # No protocol at all means the NIC and the switch disagree: nic_supports_interconnect says so.
+        if protocols and not protocols & set(tier.protocols):
+            network = f"{switch.id} at {num(g)} Gb/s" if switch is not None else f"{num(g)} Gb/s"
+            out.append(Violation(family=family, item=item,
+                                 detail=f"speaks {', '.join(tier.protocols)}; the storage network ({network}) runs "
+                                        f"{', '.join(sorted(protocols)) or 'no common protocol'}"))
+    _field(out, family, "unit_ports", ctx.storage_net.unit_ports, ctx.unit_ports, "hot and cold units' ports")
+    return out
+
+
+def _converged(ctx: CheckContext, family: str) -> list[Violation]:
+    """Converged: the units sit on the compute fabric: its one switch holds ``E + U ≤ k``, or
+    ``ceil(U / d)`` extra compute leaves do; no storage switch, tier or link of its own."""
+    out: list[Violation] = []
+    net, f, c = ctx.storage_net, ctx.design.fabric, ctx.counts
+    for name, value in (("switch", None), ("tiers", 0), ("leaves", 0), ("spines", 0)):
+        _field(out, family, name, getattr(net, name), value, "converged")
+    if not ctx.has_fabric:
+        out.append(Violation(family=family, item="storage network (converged)",
+                             detail="a single node without a compute fabric has no fabric to converge on"))
+        return out + _switch_groups(ctx, family, {}) + _link_counts(ctx, family, {"storage-unit": ctx.unit_ports})
+    if c is not None:
+        if f.tiers == 1 and c.ports_per_leaf > ctx.radix:
+            out.append(Violation(family=family, item=f"leaf switch ({f.switch})",
+                                 detail=f"{num(c.endpoints)} node ports + {num(ctx.unit_ports)} storage-unit ports = "
+                                        f"{num(c.ports_per_leaf)} > {ctx.radix} ports of one switch"))
+        why = "one switch" if f.tiers == 1 else f"ceil({num(ctx.unit_ports)} unit ports / {f.leaf_down_ports} down-ports)"
+        _field(out, family, "compute_storage_leaves", net.compute_storage_leaves, c.storage_leaves, why)
+    out += _switch_groups(ctx, family, {})
+    out += _link_counts(ctx, family, {"storage-unit": ctx.unit_ports})
+    return out
+
+
+def _dedicated(ctx: CheckContext, family: str) -> list[Violation]:
+    """Dedicated: 1 tier ``E ≤ k``; 2 tiers ``ceil(E / floor(k/2))`` leaves and spines using
+    ``leaves · u/S ≤ k`` ports; the storage switch is a data-fabric switch (role compute)."""
+    out: list[Violation] = []
+    net, c, k = ctx.storage_net, ctx.storage_counts, ctx.storage_radix
+    switch = ctx.storage_switch
+    _field(out, family, "compute_storage_leaves", net.compute_storage_leaves, 0, "dedicated")
+    if net.switch is None:
+        out.append(Violation(family=family, item="storage network (dedicated)", detail="no storage switch recorded"))
+    if switch is not None and switch.role != "compute":
+        out.append(Violation(family=family, item=f"storage switch {switch.id}",
+                             detail=f"role {switch.role}; storage networks use data-fabric (compute) switches"))
+    if net.tiers not in (1, 2):
+        out.append(Violation(family=family, item="storage network (dedicated)",
+                             detail=f"{net.tiers} storage switch tiers; a dedicated network has 1 or 2"))
+        return out
+    if c is None:
+        return out  # the switch is unknown or runs no port at the storage speed (nic_supports_interconnect)
+    where = f"{num(c.node_ports)} node ports + {num(c.unit_ports)} unit ports"
+    if net.tiers == 1:
+        if c.endpoints > k:
+            out.append(Violation(family=family, item=f"storage switch ({switch.id})",
+                                 detail=f"{where} = {num(c.endpoints)} > {k} ports of one switch"))
+        _field(out, family, "leaves", net.leaves, 1, "one switch")
+        _field(out, family, "spines", net.spines, 0, "one switch")
+        expected = {"storage-leaf": (1, c.leaf_ports_used)}
+    else:
+        _field(out, family, "leaves", net.leaves, c.leaves, f"ceil(({where}) / {c.down} down-ports)")
+        if net.spines < 1:
+            out.append(Violation(family=family, item=f"storage spine switches ({switch.id})", detail="2 tiers with no spine"))
+        elif c.ports_per_spine > k:
+            out.append(Violation(family=family, item=f"storage spine switches ({switch.id})",
+                                 detail=f"{num(c.leaves)} leaves × {num(c.ports_per_spine // max(c.leaves, 1))} links = "
+                                        f"{num(c.ports_per_spine)} ports in use per spine > {k}"))
+        expected = {"storage-leaf": (c.leaves, c.leaf_ports_used), "storage-spine": (net.spines, c.spine_ports_used)}
+    out += _switch_groups(ctx, family, expected)
+    out += _link_counts(ctx, family, {"node-storage": c.node_ports, "storage-unit": c.unit_ports,
+                                      "storage-leaf-spine": c.leaf_spine_links})
+    return out
+
+
+def storage_fabric_ports_cover(ctx: CheckContext) -> list[Violation]:
+    """The storage ports are covered and compatible: every storage unit runs the storage speed in a
+    protocol the network speaks and records ``units · network_ports`` ports; dedicated: storage
+    switches (1 tier ``E ≤ k``; 2 tiers ``ceil(E / floor(k/2))`` leaves, spines within ``k``)
+    with ``E = n·P + unit ports``; converged: the compute fabric's one switch (``E + U ≤ k``) or
+    ``ceil(U / d)`` extra compute leaves carry the units. Switch and link groups agree."""
+    family = "storage_fabric_ports_cover"
+    out = _unit_ports(ctx, family)
+    out += _converged(ctx, family) if ctx.converged else _dedicated(ctx, family)
+    return out
+
+
+RULES = {
+    "storage_nic_bandwidth_met": storage_nic_bandwidth_met,
+    "storage_fabric_ports_cover": storage_fabric_ports_cover,
+}

@@ -1,0 +1,219 @@
+"""Devices and link bundles, the two record types every part of the build-out shares.
+
+Links are stored column-wise (:class:`LinkBundle`) so the exports never pay per-edge object
+costs; :class:`Assembler` appends the links of one upper device and groups them into cable
+assemblies in port order; :func:`fill` deals endpoint ports out to switches in order.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from topoopt.fabric.hardware import FabricError
+from topoopt.fabric.names import width
+from topoopt.models.catalog import LinkPart
+
+NETWORKS = ("compute", "storage", "management")
+
+
+@dataclass(slots=True)
+class Device:
+    """One box: a node, a switch or a storage unit."""
+
+    name: str
+    role: str
+    """``node``; compute switches ``leaf``, ``spine``, ``core``; storage switches ``storage-leaf``,
+    ``storage-spine``; management switches ``mgmt-leaf``, ``mgmt-aggregation``; storage units
+    ``storage`` (hot tier) and ``cold-storage``."""
+    model: str
+    rack_units: int
+    power_w: float
+    ports: int
+    """Logical data ports at the device's network speed: a node's compute rails, a switch's radix,
+    a storage unit's data ports."""
+    network: str = "compute"
+    """``compute``, ``storage`` or ``management``: the network the device belongs to (nodes belong
+    to the compute fabric, storage units to the storage network)."""
+    gpus: int = 0
+    rail: int = 0
+    su: int = 0
+    pod: int = 0
+    plane: int = 0
+    carries_storage: bool = False
+    """A compute-fabric leaf that carries the storage units (converged storage network)."""
+    rack: str = ""
+    u: int = 0
+
+
+@dataclass
+class LinkBundle:
+    """Every link of one link group of the design, column-wise; index ``i`` is one logical link.
+
+    End *a* is the upper device (the switch a node, unit or lower switch plugs into), end *b* the
+    lower one. ``cable[i]`` is the index of the assembly carrying link ``i`` (into ``cable_ids``).
+    """
+
+    between: str
+    part: LinkPart
+    gbps: int
+    length_m: float
+    network: str = "compute"
+    prefix: str = "XX"
+    """Cable id prefix, unique per bundle (``NL-0001`` …)."""
+    group: int = -1
+    """Index of the design's link group the bundle wires (into ``design.links``)."""
+    a_device: list[str] = field(default_factory=list)
+    a_port: list[str] = field(default_factory=list)
+    b_device: list[str] = field(default_factory=list)
+    b_port: list[str] = field(default_factory=list)
+    rail: list[int] = field(default_factory=list)
+    cable: list[int] = field(default_factory=list)
+    cable_ids: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.a_device)
+
+    @property
+    def assemblies(self) -> int:
+        return len(self.cable_ids)
+
+    def name_cables(self) -> None:
+        """Give assemblies stable ids ``NL-0001`` … in wiring order."""
+        count = (max(self.cable) + 1) if self.cable else 0
+        digits = width(count)
+        self.cable_ids = [f"{self.prefix}-{i:0{digits}d}" for i in range(1, count + 1)]
+
+
+class Assembler:
+    """Appends links of one upper device and groups them into assemblies in port order."""
+
+    def __init__(self, bundle: LinkBundle) -> None:
+        self.bundle = bundle
+        self.next_cable = 0
+
+    def add_device(self, a_device: str, a_ports: list[str], b_devices: list[str], b_ports: list[str],
+                   rails: list[int] | None = None) -> None:
+        b = self.bundle
+        count = len(a_ports)
+        if count == 0:
+            return
+        per = b.part.links
+        b.a_device.extend([a_device] * count)
+        b.a_port.extend(a_ports)
+        b.b_device.extend(b_devices)
+        b.b_port.extend(b_ports)
+        b.rail.extend(rails if rails is not None else [0] * count)
+        first = self.next_cable
+        b.cable.extend(first + t // per for t in range(count))
+        self.next_cable = first + math.ceil(count / per)
+
+
+def deal(total: int, bins: int, cap: int, grain: int) -> list[int]:
+    """Split ``total`` items over ``bins`` bins of at most ``cap``, evenly in whole grains.
+
+    Shares differ by at most one grain and only the last non-empty bin holds a part grain, so the
+    number of grains used is ``ceil(total / grain)``. Falls back to an item-even split when whole
+    grains cannot respect ``cap``.
+
+    >>> deal(33, 3, 32, 2)
+    [12, 12, 9]
+    """
+    if bins < 1:
+        raise FabricError("no leaf to wire nodes to")
+    grains = math.ceil(total / grain)
+    base, extra = divmod(grains, bins)
+    sizes = [(base + (1 if j < extra else 0)) * grain for j in range(bins)]
+    overshoot = sum(sizes) - total
+    for j in range(bins - 1, -1, -1):
+        if overshoot == 0:
+            break
+        cut = min(overshoot, sizes[j])
+        sizes[j] -= cut
+        overshoot -= cut
+    if max(sizes, default=0) > cap:
+        base, extra = divmod(total, bins)
+        sizes = [base + (1 if j < extra else 0) for j in range(bins)]
+    if max(sizes, default=0) > cap:
+        raise FabricError(f"{total} ports do not fit {bins} leaves of {cap} down-ports")
+    return sizes
+
+
+def uplink_base(radix: int, ports_per_cage: int, down: int, up: int) -> int:
+    """First port index of the uplinks: the top ``ceil(up / ppc)`` cages, else right after ``down``."""
+    top = radix - math.ceil(up / ports_per_cage) * ports_per_cage
+    if top >= math.ceil(down / ports_per_cage) * ports_per_cage:
+        return top
+    return down
+
+
+@dataclass
+class Run:
+    """Endpoint ports of one link bundle, in the order they are dealt to switches."""
+
+    bundle: LinkBundle
+    b_devices: list[str]
+    b_ports: list[str]
+    keys: list | None = None
+    """Assembly key per endpoint: an assembly joins ports of one key only (one storage unit; one
+    NIC port index across nodes, as a rail does), the way the model counts assemblies. None: any
+    consecutive ports share assemblies."""
+    by_key: bool = False
+    """On each switch, take the ports key by key (every node's ``snic1/1``, then every ``snic1/2`` …)."""
+
+
+def _key_groups(run: Run, start: int, stop: int) -> list[list[int]]:
+    """Endpoint indices ``start … stop − 1`` in wiring order, split where the key changes."""
+    indices = list(range(start, stop))
+    if run.keys is None:
+        return [indices]
+    keys = run.keys
+    if run.by_key:
+        indices.sort(key=lambda i: keys[i])
+    groups = [[indices[0]]]
+    for i in indices[1:]:
+        if keys[i] == keys[groups[-1][-1]]:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
+def fill(switches: list[Device], port_names: list[str], capacity: int, runs: list[Run], *, taken: int = 0,
+         what: str = "switches") -> None:
+    """Deal the runs' endpoint ports to ``switches`` in order, ports ``0 … capacity − 1`` of each.
+
+    A switch is filled before the next one starts (so a rack's devices share switches); the first
+    ``taken`` ports of the first switch are already in use. Each run, and on a switch each key of a
+    run, starts on a fresh assembly boundary (a multiple of the part's links), so two link classes
+    never share a cage and an assembly serves one key — unless the ports skipped that way would
+    not fit the switch, when the switch's share of the run is taken in order (fewer, fuller
+    assemblies, which the build reports against the design's count).
+    Raises :class:`FabricError` when the switches run out of ports.
+    """
+    index, used = 0, taken
+    for run in runs:
+        grain = max(1, run.bundle.part.links)
+        out = Assembler(run.bundle)
+        out.next_cable = max(run.bundle.cable, default=-1) + 1
+        start, total = 0, len(run.b_devices)
+        while start < total:
+            if used:
+                used = math.ceil(used / grain) * grain
+            if used >= capacity:
+                index, used = index + 1, 0
+            if index >= len(switches):
+                raise FabricError(f"{total - start} {run.bundle.between} ports left over: {len(switches)} {what} "
+                                  f"of {capacity} ports are full")
+            take = min(total - start, capacity - used)
+            groups = _key_groups(run, start, start + take)
+            needed = sum(math.ceil(len(g) / grain) * grain for g in groups[:-1]) + len(groups[-1])
+            if used + needed > capacity:
+                groups = [list(range(start, start + take))]
+            switch = switches[index]
+            for group in groups:
+                used = math.ceil(used / grain) * grain
+                out.add_device(switch.name, port_names[used:used + len(group)],
+                               [run.b_devices[i] for i in group], [run.b_ports[i] for i in group])
+                used += len(group)
+            start += take

@@ -1,0 +1,94 @@
+"""The management network: management leaves and aggregation switches and their links.
+
+Rules (:class:`~topoopt.models.design.ManagementNetwork`), with the choices the counts leave open:
+
+* **Ports.** Every node, compute switch, storage switch and storage unit (hot and cold) has one
+  in-band port ``mgmt`` and its catalog ``oob_ports`` out-of-band ports (``oob``); management
+  switches themselves are not managed over this network.
+* **Leaves.** ``leaves`` management leaves (``mgmt-01`` …) of ``leaf_down_ports = k − 2`` device
+  ports at ``link_gbps`` (``k`` the switch's radix at that speed) and 2 uplinks at ``uplink_gbps``
+  on the top ports. Devices are dealt out in order — nodes (rack by rack), compute switches,
+  storage switches, hot units, cold units, each device's ports together — filling a leaf before
+  the next starts, so a rack's nodes share a management leaf.
+* **Aggregation.** Past one leaf, ``aggregation`` switches of the same model in pairs
+  (``mgmt-agg-01`` …); pair *p* takes leaves ``p·k`` … ``p·k + k − 1``, and each leaf has one
+  uplink to each switch of its pair.
+"""
+
+from __future__ import annotations
+
+from topoopt.fabric.devices import Assembler, Device, LinkBundle, Run, fill
+from topoopt.fabric.hardware import FabricError, Hardware
+from topoopt.fabric.names import management_port_names, numbered, port_names
+from topoopt.fabric.wiring import group_index, new_bundle
+from topoopt.models.design import Design
+
+
+def make_management_switches(design: Design, hw: Hardware) -> tuple[list[Device], list[Device]]:
+    """The management leaves and aggregation switches."""
+    mn, mg = design.management_network, hw.management
+    problems = []
+    cages = -(-mn.leaf_down_ports // mg.ports_per_cage) + -(-2 // mg.uplink_ports_per_cage)
+    if mn.leaf_down_ports + 2 > mg.radix or cages > mg.switch.cages:
+        problems.append(f"{mn.leaf_down_ports} device ports + 2 uplinks exceed the {mg.radix} ports of "
+                        f"{mg.switch.id} at {mn.link_gbps} Gb/s")
+    expected_aggregation = 2 * -(-mn.leaves // mg.radix) if mn.leaves > 1 else 0
+    if mn.aggregation != expected_aggregation:
+        problems.append(f"{mn.leaves} management leaves need {expected_aggregation} aggregation switches "
+                        f"(pairs of up to {mg.radix} leaves), the design has {mn.aggregation}")
+    if mn.aggregation and min(mn.leaves, mg.radix) > mg.uplink_radix:
+        problems.append(f"an aggregation pair takes up to {mg.radix} leaves, {mg.switch.id} has "
+                        f"{mg.uplink_radix} ports at {mn.uplink_gbps} Gb/s")
+    if problems:
+        raise FabricError("inconsistent management network counts: " + "; ".join(problems))
+
+    def switch(name: str, role: str) -> Device:
+        return Device(name=name, role=role, model=mg.switch.id, rack_units=mg.switch.rack_units, power_w=mg.power_w,
+                      ports=mg.radix, network="management")
+
+    leaves = [switch(numbered("mgmt-", j + 1, mn.leaves), "mgmt-leaf") for j in range(mn.leaves)]
+    aggregation = [switch(numbered("mgmt-agg-", j + 1, mn.aggregation), "mgmt-aggregation")
+                   for j in range(mn.aggregation)]
+    return leaves, aggregation
+
+
+def managed_ports(devices: list[Device], oob_ports: dict[tuple[str, str], int]) -> tuple[list[str], list[str]]:
+    """``(device names, port names)`` of every management port, device by device; ``oob_ports``
+    is keyed by ``(role, model)``."""
+    names: list[str] = []
+    ports: list[str] = []
+    for device in devices:
+        own = management_port_names(oob_ports[device.role, device.model])
+        names.extend([device.name] * len(own))
+        ports.extend(own)
+    return names, ports
+
+
+def wire_management(design: Design, hw: Hardware, managed: list[Device], oob_ports: dict[tuple[str, str], int],
+                    leaves: list[Device], aggregation: list[Device]) -> list[LinkBundle]:
+    """Every management link: device ports to the leaves, leaves to their aggregation pair."""
+    mn, mg = design.management_network, hw.management
+    bundle = new_bundle(design, hw, group_index(hw, "mgmt"))
+    devices, device_ports = managed_ports(managed, oob_ports)
+    down_ports = port_names(mg.switch.cages, mg.ports_per_cage)
+    fill(leaves, down_ports, mn.leaf_down_ports, [Run(bundle, devices, device_ports)],
+         what=f"management leaves ({mg.switch.id})")
+    bundles = [bundle]
+    if aggregation:
+        bundles.append(_uplinks(design, hw, leaves, aggregation))
+    return bundles
+
+
+def _uplinks(design: Design, hw: Hardware, leaves: list[Device], aggregation: list[Device]) -> LinkBundle:
+    mg = hw.management
+    bundle = new_bundle(design, hw, group_index(hw, "mgmt-uplink"))
+    out = Assembler(bundle)
+    up_ports = port_names(mg.switch.cages, mg.uplink_ports_per_cage)
+    top = up_ports[-2:]  # a leaf's two uplinks, one to each switch of its pair
+    for p in range(len(aggregation) // 2):
+        pair_leaves = leaves[p * mg.radix:(p + 1) * mg.radix]
+        for side in (0, 1):
+            switch = aggregation[2 * p + side]
+            out.add_device(switch.name, up_ports[:len(pair_leaves)], [leaf.name for leaf in pair_leaves],
+                           [top[side]] * len(pair_leaves))
+    return bundle

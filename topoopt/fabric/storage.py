@@ -1,0 +1,175 @@
+"""The storage network: storage units, storage switches and their links, from the design's counts.
+
+Rules (the issue-8 design record :class:`~topoopt.models.design.StorageNetwork`), with the
+choices the counts leave open:
+
+* **Units.** ``design.storage.units`` hot units (``storage-01`` …) and ``design.cold_storage.units``
+  cold units (``cold-01`` …); every unit's ``network_ports`` data ports are attached.
+* **Dedicated.** Every node has ``nics_per_node × nic.ports`` storage ports (``snic1/1`` …), all at
+  ``link_gbps``. One tier: one storage switch takes every node and unit port. Two tiers: a storage
+  leaf has ``k // 2`` down-ports and ``k // 2`` uplinks (non-blocking, ``k`` the switch's radix at
+  the link speed), and reaches every storage spine with ``m = (k // 2) / spines`` links, bought as
+  ``ceil(m / part.links)`` assemblies per (spine, leaf) pair (a kit is never split over two leaves).
+* **Converged.** No storage NICs: the units hang off the compute fabric — off the extra
+  ``compute_storage_leaves`` leaves (``leaf-st-01`` …) in 2 or 3 tiers, or off the single switch
+  after the node ports in 1 tier.
+* **Order.** Endpoint ports are dealt to the switches in order — the nodes' storage ports (node by
+  node), then the hot units', then the cold units' — each switch filled before the next, and each
+  link group starting on a fresh cable assembly (never a cage shared by two parts).
+* **Assemblies.** As the model counts them: one joins the same storage port (``snic1/1``) of
+  consecutive nodes on a switch, like a rail (``ports_per_node × ceil(nodes / part.links)``),
+  and one serves one storage unit (``units × ceil(ports / part.links)``).
+* **Parts.** Node ports use the ``node-storage`` link group, leaf–spine links the
+  ``storage-leaf-spine`` group. Unit ports use the design's ``storage-unit`` groups in order
+  (hot tier, then cold tier), or the only one for both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from topoopt.fabric.devices import Assembler, Device, LinkBundle, Run, fill, uplink_base
+from topoopt.fabric.hardware import FabricError, Hardware
+from topoopt.fabric.names import data_port_names, numbered, port_names, storage_port_names
+from topoopt.fabric.wiring import Switches, group_index, new_bundle
+from topoopt.models.catalog import StorageTier
+from topoopt.models.design import Design
+
+
+@dataclass
+class StorageSwitches:
+    """The dedicated storage network's switches (empty when converged)."""
+
+    leaves: list[Device]
+    spines: list[Device]
+
+    @property
+    def all(self) -> list[Device]:
+        return self.leaves + self.spines
+
+
+def make_units(design: Design, hw: Hardware) -> tuple[list[Device], list[Device]]:
+    """The hot and the cold storage units."""
+
+    def units(tier: StorageTier, count: int, prefix: str, role: str) -> list[Device]:
+        return [Device(name=numbered(prefix, i + 1, count), role=role, model=tier.id, rack_units=tier.rack_units,
+                       power_w=tier.power_w, ports=tier.network_ports, network="storage") for i in range(count)]
+
+    hot = units(hw.storage, design.storage.units, "storage-", "storage")
+    cold = units(hw.cold_storage, design.cold_storage.units, "cold-", "cold-storage") if hw.cold_storage else []
+    return hot, cold
+
+
+def storage_leaf_ports(design: Design, hw: Hardware) -> tuple[int, int]:
+    """``(down, up)`` ports of a dedicated storage leaf: the whole radix in 1 tier, half and half in 2."""
+    k = hw.storage_net.radix
+    if design.storage_network.tiers == 1:
+        return k, 0
+    return k // 2, k // 2
+
+
+def make_storage_switches(design: Design, hw: Hardware) -> StorageSwitches:
+    """The storage leaves and spines of a dedicated storage network."""
+    sn, net = design.storage_network, hw.storage_net
+    if sn.mode == "converged" or net.switch is None:
+        return StorageSwitches(leaves=[], spines=[])
+    problems = []
+    _, up = storage_leaf_ports(design, hw)
+    if sn.tiers == 1 and (sn.leaves != 1 or sn.spines):
+        problems.append("a 1-tier storage network has exactly one switch")
+    if sn.tiers == 2:
+        if sn.spines < 1 or up % sn.spines:
+            problems.append(f"{sn.spines} storage spines do not divide the {up} uplinks of a storage leaf")
+        elif sn.leaves * (up // sn.spines) > net.radix:
+            problems.append(f"{sn.leaves} storage leaves × {up // sn.spines} links exceed the spine radix {net.radix}")
+    if problems:
+        raise FabricError("inconsistent storage network counts: " + "; ".join(problems))
+
+    def switch(name: str, role: str) -> Device:
+        return Device(name=name, role=role, model=net.switch.id, rack_units=net.switch.rack_units,
+                      power_w=net.switch_power_w, ports=net.radix, network="storage")
+
+    return StorageSwitches(
+        leaves=[switch(numbered("sleaf-", j + 1, sn.leaves), "storage-leaf") for j in range(sn.leaves)],
+        spines=[switch(numbered("sspine-", j + 1, sn.spines), "storage-spine") for j in range(sn.spines)],
+    )
+
+
+def wire_storage(design: Design, hw: Hardware, nodes: list[Device], hot: list[Device], cold: list[Device],
+                 compute: Switches, storage: StorageSwitches) -> list[LinkBundle]:
+    """Every storage-network link: node and unit ports to their switches, storage leaves to spines."""
+    sn = design.storage_network
+    unit_runs, unit_bundles = _unit_runs(design, hw, hot, cold)
+    if sn.mode == "converged":
+        _attach_converged(design, hw, compute, unit_runs)
+        return unit_bundles
+    net = hw.storage_net
+    node_bundle = new_bundle(design, hw, group_index(hw, "node-storage"))
+    names = storage_port_names(sn.nics_per_node, net.nic.ports)
+    if len(names) != sn.ports_per_node:
+        raise FabricError(f"{sn.nics_per_node} × {net.nic.id} have {len(names)} ports, the design counts "
+                          f"{sn.ports_per_node} storage ports per node")
+    # An assembly joins the same storage port of consecutive nodes, as a rail's does (the model
+    # counts ports_per_node × ceil(nodes / part.links) of them).
+    node_run = Run(node_bundle, [node.name for node in nodes for _ in names], names * len(nodes),
+                   keys=list(range(len(names))) * len(nodes), by_key=True)
+    down, _ = storage_leaf_ports(design, hw)
+    ports = port_names(net.switch.cages, net.ports_per_cage)
+    fill(storage.leaves, ports, down, [node_run, *unit_runs], what=f"storage leaves ({net.switch.id})")
+    bundles = [node_bundle, *unit_bundles]
+    if sn.tiers == 2:
+        bundles.append(_storage_leaf_spine(design, hw, storage))
+    return bundles
+
+
+def _unit_runs(design: Design, hw: Hardware, hot: list[Device], cold: list[Device]) -> tuple[list[Run], list[LinkBundle]]:
+    """One run per storage tier, and the bundles (one per storage-unit link group in use).
+
+    The design lists one storage-unit link group per tier in use, hot first; a design with one
+    group for both tiers puts both on it."""
+    groups = [i for i, (group, _) in enumerate(hw.groups) if group.between == "storage-unit"]
+    tiers = [(units, tier) for units, tier in ((hot, hw.storage), (cold, hw.cold_storage)) if units]
+    if tiers and not groups:
+        raise FabricError("no storage-unit link group (part) in the design")
+    if len(groups) not in (1, len(tiers)):
+        raise FabricError(f"{len(groups)} storage-unit link groups for {len(tiers)} storage tiers")
+    bundles: dict[int, LinkBundle] = {}
+    runs = []
+    for position, (units, tier) in enumerate(tiers):
+        index = groups[position] if len(groups) > 1 else groups[0]
+        if index not in bundles:
+            bundles[index] = new_bundle(design, hw, index, prefix="SU" if not bundles else "CU")
+        names = data_port_names(tier.network_ports)
+        # An assembly serves one unit (the model counts units × ceil(ports / part.links)).
+        runs.append(Run(bundles[index], [unit.name for unit in units for _ in names], names * len(units),
+                        keys=[unit.name for unit in units for _ in names]))
+    return runs, list(bundles.values())
+
+
+def _attach_converged(design: Design, hw: Hardware, compute: Switches, runs: list[Run]) -> None:
+    """Units on the compute fabric: the storage leaves, or the single switch after the node ports."""
+    fs = design.fabric
+    if hw.switch is None:
+        raise FabricError("a converged storage network needs a compute fabric")
+    ports = port_names(hw.switch.cages, hw.switch_ports_per_cage)
+    if fs.tiers == 1:
+        taken = design.nodes * design.nics_per_node
+        fill(compute.leaves, ports, hw.radix, runs, taken=taken, what=f"compute switch ({hw.switch.id})")
+    else:
+        fill(compute.storage_leaves, ports, fs.leaf_down_ports, runs, what=f"storage leaves ({hw.switch.id})")
+
+
+def _storage_leaf_spine(design: Design, hw: Hardware, storage: StorageSwitches) -> LinkBundle:
+    """Every storage leaf reaches every storage spine with ``m = up / spines`` links, in whole
+    assemblies per (spine, leaf) pair: ``ceil(m / part.links)`` each."""
+    net = hw.storage_net
+    bundle = new_bundle(design, hw, group_index(hw, "storage-leaf-spine"))
+    out = Assembler(bundle)
+    ports = port_names(net.switch.cages, net.ports_per_cage)
+    down, up = storage_leaf_ports(design, hw)
+    m = up // len(storage.spines)
+    leaf_up = uplink_base(net.radix, net.ports_per_cage, down, up)
+    for j, spine in enumerate(storage.spines):
+        for i, leaf in enumerate(storage.leaves):
+            out.add_device(spine.name, ports[i * m:(i + 1) * m], [leaf.name] * m, ports[leaf_up + j * m:leaf_up + (j + 1) * m])
+    return bundle
