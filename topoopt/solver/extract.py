@@ -117,9 +117,10 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
     switch_counts = {sid: value(var) for sid, var in n.switches_of.items() if value(var)}
     unit_counts = {t: value(var) for t, var in n.units_of.items() if value(var)}
     # Network racks per switch model (compute, storage, management), storage racks per tier model.
-    switch_order = [x for x in (f.switch and f.switch.id, net.switch and net.switch.id, pick.management.switch.id)
-                    if x in switch_counts]
-    tier_order = [x for x in (storage.id, cold and cold.id) if x in unit_counts]
+    # One entry per model (compute and storage switches, hot and cold units may share a model).
+    switch_order = list(dict.fromkeys(x for x in (f.switch and f.switch.id, net.switch and net.switch.id,
+                                                  pick.management.switch.id) if x in switch_counts))
+    tier_order = list(dict.fromkeys(x for x in (storage.id, cold and cold.id) if x in unit_counts))
     switch_w = {sid: switch_power_w(switch_models[sid], o.all_parts) for sid in switch_order}
     if value(v.single_rack):
         total_w = (nodes * node_w + sum(switch_counts[s] * switch_w[s] for s in switch_order)
@@ -129,9 +130,9 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
     else:
         racks = [_rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, c.server.rack_units)]
         racks += [_rack_group(rack, "network", value(n.switch_racks_of[sid]), switch_counts[sid], switch_w[sid],
-                              switch_models[sid].rack_units) for sid in dict.fromkeys(switch_order)]
+                              switch_models[sid].rack_units) for sid in switch_order]
         racks += [_rack_group(rack, "storage", value(n.unit_racks_of[t]), unit_counts[t], tier_models[t].power_w,
-                              tier_models[t].rack_units) for t in dict.fromkeys(tier_order)]
+                              tier_models[t].rack_units) for t in tier_order]
     performance = evaluate(problem.job, problem.hardware(c, f.perf_class, nodes, pick.converged))
     parallelism = performance.parallelism if performance else Parallelism(tp=1, pp=1, dp=1, zero_stage=0, microbatch=1)
     design = Design(
