@@ -267,7 +267,8 @@ def _rack_group(rack, role: str, count: int, devices: int, device_w: float, devi
 
 
 def _cost(dm: DesignModel, pick: Choice, design: Design, value) -> Cost:
-    """Cost lines, one per (category, item), at the whole-unit prices the model used."""
+    """Cost lines, one per (category, item) (hot and cold storage apart), at the whole-unit prices
+    the model used."""
     catalog = dm.problem.catalog
     c, f, net = pick.config, pick.fabric, pick.storage_net
     nodes = design.nodes
@@ -287,11 +288,12 @@ def _cost(dm: DesignModel, pick: Choice, design: Design, value) -> Cost:
     for link in design.links:
         add("cable", link.part, link.assemblies)
     add("rack", dm.options.racks[pick.rack_index].rack.id, sum(r.count for r in design.racks))
-    add("storage", design.storage.tier, design.storage.units)
+    # The hot and the cold tier each make a line, even when they are the same model.
+    storage = [(design.storage.tier, design.storage.units)]
     if design.cold_storage:
-        add("storage", design.cold_storage.tier, design.cold_storage.units)
+        storage.append((design.cold_storage.tier, design.cold_storage.units))
     lines = []
-    for (category, item), quantity in quantities.items():
+    for (category, item), quantity in [*quantities.items(), *((("storage", t), units) for t, units in storage)]:
         unit = int(round(catalog.price(item)))
         lines.append(CostLine(category=category, item=item, quantity=quantity, unit_price=unit,
                               total=unit * quantity, source=catalog.prices[item].source))
