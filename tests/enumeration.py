@@ -347,7 +347,7 @@ class Enumerator:
     def candidates(self):
         """Every screened, priced combination: ``(cost, Candidate)``."""
         instance, pins = self.instance, self.instance.constraints.pins
-        site, budget = instance.site, instance.budget.max
+        budget = instance.budget.max
         price = self.price
         nodes, switches, racks, storage = self.admitted()
         all_parts = list(self.catalog.cables)
@@ -380,7 +380,7 @@ class Enumerator:
                     if not ports_fit(fabric, base) or not self.runs(node, fabric, n):
                         continue
                     for tier, units in self.sized_storage(storage, node, fabric, n):
-                        networks = pareto(list(self.networks.storage_networks(node, fabric, n, base, (tier, units))))
+                        networks = self.networks.storage_networks(node, fabric, n, base, (tier, units), pareto)
                         for net in networks:
                             converged = net.record.mode == "converged"
                             counts = net.counts or base

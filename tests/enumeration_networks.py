@@ -53,9 +53,20 @@ class Networks:
         d = self.instance.site.distances
         self.in_row_m, self.across_m = d.in_row_m + d.slack_m, d.across_rows_m + d.slack_m
         self.need_gbps = enumerator.needs.network_gbps
+        self._dedicated: dict[tuple, list[Network]] = {}
+        self._parts: dict[tuple, LinkPart | None] = {}
 
     def price(self, item_id: str) -> int | None:
         return self.e.price(item_id)
+
+    def part_between(self, a: tuple[str, int], b: tuple[str, int], gbps: int, length_m: float) -> LinkPart | None:
+        """The cheapest part whose a-end fits (form factor, ports per cage) ``a`` and b-end ``b`` at
+        ``gbps`` and reaches ``length_m`` (cached)."""
+        key = (a, b, gbps, length_m)
+        if key not in self._parts:
+            self._parts[key] = self.cheapest_part(lambda p: derive.part_fits_cage(p, "a", *a, gbps)
+                                                  and derive.part_fits_cage(p, "b", *b, gbps), length_m)
+        return self._parts[key]
 
     def cheapest_part(self, fits, length_m: float) -> LinkPart | None:
         """The cheapest part that fits, reaches, is priced and allowed."""
@@ -90,9 +101,7 @@ class Networks:
         for tier, count in units:
             if gbps not in tier.port_speeds_gbps or protocol not in tier.protocols:
                 return None
-            part = self.cheapest_part(lambda p, tier=tier: derive.part_fits_cage(p, "a", switch.cage_form_factor,
-                                                                                  per_cage, gbps)
-                                      and derive.part_fits_cage(p, "b", tier.port_form_factor, 1, gbps), self.in_row_m)
+            part = self.part_between((switch.cage_form_factor, per_cage), (tier.port_form_factor, 1), gbps, self.in_row_m)
             if part is None:
                 return None
             assemblies = count * ceil_div(tier.network_ports, part.links)
@@ -102,21 +111,31 @@ class Networks:
         return links, cost
 
     # -- storage networks -----------------------------------------------------------------------------
-    def storage_networks(self, node, fabric, n: int, counts, hot: tuple[StorageTier, int]):
-        """Every storage network (with the cold tier) the rules allow for this compute candidate."""
+    def storage_networks(self, node, fabric, n: int, counts, hot: tuple[StorageTier, int], keep) -> list[Network]:
+        """Every storage network (with the cold tier) the rules allow for this compute candidate,
+        less the dedicated ones ``keep`` (a filter over a list) drops. Dedicated networks do not
+        depend on the compute fabric: they are listed once per (server, node count, hot tier)."""
         pins = self.instance.constraints.pins
+        found: list[Network] = []
         for cold in self.cold_tiers():
             units = [hot] + ([cold] if cold else [])
             unit_ports = sum(t.network_ports * c for t, c in units)
             if pins.storage_network in (None, "converged") and pins.storage_nic is None:
-                found = self.converged(node, fabric, n, counts, units, unit_ports)
-                if found is not None:
-                    found.cold = cold
-                    yield found
+                converged = self.converged(node, fabric, n, counts, units, unit_ports)
+                if converged is not None:
+                    converged.cold = cold
+                    found.append(converged)
+        key = (node.server.id, n, hot[0].id, hot[1])
+        if key not in self._dedicated:
+            dedicated = []
             if pins.storage_network in (None, "dedicated"):
-                for found in self.dedicated(node, n, units, unit_ports):
-                    found.cold = cold
-                    yield found
+                for cold in self.cold_tiers():
+                    units = [hot] + ([cold] if cold else [])
+                    for network in self.dedicated(node, n, units, sum(t.network_ports * c for t, c in units)):
+                        network.cold = cold
+                        dedicated.append(network)
+            self._dedicated[key] = keep(dedicated)
+        return found + self._dedicated[key]
 
     def converged(self, node, fabric, n: int, counts, units, unit_ports: int) -> Network | None:
         """Storage on the compute fabric: its switch at the compute speed takes the units."""
@@ -173,9 +192,8 @@ class Networks:
                         continue
                     found = self.unit_links(units, switch, protocol, gbps)
                     per_cage = switch.ports_per_cage[gbps]
-                    node_part = self.cheapest_part(
-                        lambda p: derive.part_fits_cage(p, "a", switch.cage_form_factor, per_cage, gbps)
-                        and derive.part_fits_cage(p, "b", nic.port_form_factor, 1, gbps), self.in_row_m)
+                    node_part = self.part_between((switch.cage_form_factor, per_cage), (nic.port_form_factor, 1), gbps,
+                                                  self.in_row_m)
                     if found is None or node_part is None:
                         continue
                     unit_links, unit_cost = found
@@ -199,9 +217,8 @@ class Networks:
                     if half < 1:
                         continue
                     leaves = ceil_div(endpoints, half)
-                    spine_part = self.cheapest_part(
-                        lambda p: derive.part_fits_cage(p, "a", switch.cage_form_factor, per_cage, gbps)
-                        and derive.part_fits_cage(p, "b", switch.cage_form_factor, per_cage, gbps), self.across_m)
+                    spine_part = self.part_between((switch.cage_form_factor, per_cage), (switch.cage_form_factor, per_cage),
+                                                   gbps, self.across_m)
                     if spine_part is None:
                         continue
                     for spines in (s for s in range(1, half + 1) if half % s == 0):

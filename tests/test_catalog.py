@@ -96,9 +96,9 @@ def test_catalog_has_the_agreed_ids() -> None:
         "interconnects": {"ib-hdr", "ib-hdr100", "ib-ndr", "ib-ndr200", "ib-xdr", "roce-100", "roce-200",
                           "roce-400", "roce-800", "tcp-10", "tcp-25", "tcp-100"},
         "switches": {"qm8700", "qm9700", "qm9700-liquid", "q3400", "sn4700", "sn5600", "th5-64x800",
-                     "th4-64x400", "tor-32x100", "sn2410", "mgmt-48x1g-10g"},
+                     "th4-64x400", "tor-32x100", "sn2410", "mgmt-48x1g-10g", "mgmt-48x10g-sfpplus"},
         "racks": {"air-15kw", "air-30kw", "air-45kw", "rear-door-50kw", "liquid-80kw", "liquid-130kw"},
-        "storage": {"nvme-of-array", "pfs-building-block", "object-store-node", "nfs-server"},
+        "storage": {"nvme-of-array", "nvme-of-array-400g", "pfs-building-block", "object-store-node", "nfs-server"},
         "models": {"llama2-7b", "llama3-8b", "llama3-70b", "llama3-405b", "mpt-7b", "mpt-30b", "mpt-70b",
                    "gpt3-175b", "qwen2.5-7b", "bloom-176b"},
     }
@@ -445,8 +445,9 @@ def test_cold_tier_candidates_exist() -> None:
 
 
 def test_management_switch_speeds_and_cords() -> None:
-    """A management switch runs 1G device ports and faster uplinks; Cat6 reaches an end-of-row
-    leaf at the device speed and Cat6a an aggregation switch across rows at the uplink speed."""
+    """A management switch runs 1G device ports and faster uplinks; a Cat6 cord (with a
+    1000BASE-T module in an SFP+ cage) reaches an end-of-row leaf at the device speed, and Cat6a
+    (RJ45 cages) or fibre (SFP+ cages) an aggregation switch across rows at the uplink speed."""
     assert MGMT_SWITCHES
     for switch in MGMT_SWITCHES:
         device, uplink = min(switch.ports_per_cage), max(switch.ports_per_cage)
@@ -455,7 +456,7 @@ def test_management_switch_speeds_and_cords() -> None:
         down = [p for p in CAT.cables if fits_switch(p, switch, device, "a") and p.b_form_factor == "rj45"]
         up = [p for p in CAT.cables if fits_switch(p, switch, uplink, "a") and fits_switch(p, switch, uplink, "b")]
         assert any(p.media == "utp" and p.max_reach_m >= NODE_LEAF_RUN_M for p in down), switch.id
-        assert any(p.media == "utp" and p.max_reach_m >= SWITCH_RUN_M for p in up), switch.id
+        assert any(p.media in {"utp", *OPTICAL} and p.max_reach_m >= SWITCH_RUN_M for p in up), switch.id
 
 
 def test_rj45_cords_serve_only_management_switches() -> None:

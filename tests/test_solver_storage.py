@@ -18,6 +18,7 @@ from solver_fixtures import SRC, TINY_CATALOG, TINY_PRICES, tiny
 
 from topoopt import perf
 from topoopt.catalog import resolve_catalog
+from topoopt.checker import check_design
 from topoopt.loader import load_instance
 from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
@@ -226,6 +227,24 @@ def test_cold_storage_met_feasible_units_cover_the_archive(archive_tb, units):
     assert d.cold_storage.capacity_tb >= _cold_tb(changes)
     # Cold units sit on the storage network beside the hot ones.
     assert d.storage_network.unit_ports == d.storage.ports + d.cold_storage.ports
+
+
+def test_cold_storage_met_hot_and_cold_units_of_one_tier_counted_once():
+    """The object tier as hot and cold tier: its units share racks and each is counted once."""
+    changes = {"workload.data": {"archive_tb": 10}, "constraints.pins.storage": "obj"}
+    result = optimal(inst(changes))
+    d = result.design
+    assert (d.storage.tier, d.cold_storage.tier) == ("obj", "obj")
+    [rack] = d.racks
+    catalog = resolve_catalog(inst(changes)).catalog
+    server = catalog.by_id("servers")[d.server]
+    counted_w = server.power_w + (d.storage.units + d.cold_storage.units) * catalog.by_id("storage")["obj"].power_w
+    assert rack.role == "mixed" and rack.power_kw * 1000 < counted_w + 2_000  # switches and NICs add < 2 kW
+    assert check_design(inst(changes), d, result.cost, result.performance) == []
+    many = {"workload.data": {"archive_tb": 10, "dataset_tb": 20_000}, "constraints.pins.storage": "obj"}
+    separate = optimal(inst(many))
+    assert [g.role for g in separate.design.racks].count("storage") == 1  # one group for the one tier model
+    assert check_design(inst(many), separate.design, separate.cost, separate.performance) == []
 
 
 def test_cold_storage_met_archived_checkpoints_count():

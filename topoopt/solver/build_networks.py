@@ -9,13 +9,12 @@ states every rule in words.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
 from topoopt.solver.networks import server_takes
-from topoopt.solver.options import devices_per_rack_by_power
+from topoopt.solver.node_power import node_power_classes
 
 
 
@@ -146,7 +145,7 @@ def unit_attachments(dm) -> list[tuple[tuple, object]]:
 
 def define_networks(dm) -> None:
     """Choices, counts, links and costs of the storage and management networks."""
-    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    m, v, n = dm.m, dm.v, dm.n
     m.add_exactly_one(n.use_sn)
     m.add_exactly_one(n.use_cold)
     m.add_exactly_one(n.use_mgmt)
@@ -157,7 +156,7 @@ def define_networks(dm) -> None:
     _storage_shape(dm, ded, ded_lits)
     _management_shape(dm)
     _switch_totals(dm, ded, ded_lits)
-    _node_power_classes(dm)
+    node_power_classes(dm)
     _network_costs(dm, ded, ded_lits)
     _converged_speeds(dm)
     dm.attachments = unit_attachments(dm)
@@ -278,63 +277,6 @@ def _switch_totals(dm, ded: list, lits: list) -> None:
     for sid, total in n.switches_of.items():
         parts = [d[sid] for d in (v.switches_of, n.storage_of, n.mgmt_of) if sid in d]
         m.add(total == sum(parts))
-
-
-def _node_power_classes(dm) -> None:
-    """Provisioned node power, and one Boolean per distinct nodes-per-rack vector it gives.
-
-    A node's power is its configuration's (with or without a compute fabric) plus what its
-    dedicated storage network adds (storage NICs and modules in their ports), each in mW rounded
-    up; the nodes' total is rounded up to whole W once. The rack rules need nodes per rack =
-    floor(rack W / node W) in every rack class, which depends on the sum: the sums a node can have
-    are grouped by that vector of nodes per rack, and a group's Boolean restricts the node's power
-    to its sums (a domain constraint), so the model stays small however many sums there are.
-    """
-    m, o, v, n = dm.m, dm.options, dm.v, dm.n
-    parts = o.all_parts
-    compute_mw, storage_mw = dm.int_var(10**10, "node_compute_mw"), dm.int_var(10**10, "node_storage_mw")
-    total_compute_mw, total_storage_mw = dm.int_var(10**16, "nodes_compute_mw"), dm.int_var(10**16, "nodes_storage_mw")
-
-    def watts_of(c) -> tuple[int, int]:
-        return mw(c.power_w(parts, fabric=True)), mw(c.power_w(parts, fabric=False))
-
-    for group, configs in dm.node_groups(watts_of):
-        attached, single = watts_of(configs[0])
-        for value, when in ((attached, v.use_tier[0].Not()), (single, v.use_tier[0])):
-            m.add(compute_mw == value).only_enforce_if([group, when])
-            m.add(total_compute_mw == value * v.nodes).only_enforce_if([group, when])
-    for value, lit in by_value(dm, o.storage_nets, n.use_sn, lambda s: mw(s.node_w), "storage_node_mw").items():
-        m.add(storage_mw == value).only_enforce_if(lit)
-        m.add(total_storage_mw == value * v.nodes).only_enforce_if(lit)
-    m.add(n.node_mw == compute_mw + storage_mw)
-    total = total_compute_mw + total_storage_mw
-    m.add(1000 * v.power_w["node"] >= total)
-    m.add(1000 * v.power_w["node"] <= total + 999)
-    # The sums a node can have: its configuration with each storage option its server takes.
-    storage_w: dict[str, set[int]] = {}
-    values: set[int] = set()
-    for c in o.node_configs:
-        server = c.server
-        if server.id not in storage_w:
-            storage_w[server.id] = {mw(s.node_w) for s in o.storage_nets
-                                    if s.mode == "dedicated" and server_takes(server, s.nic_choice)}
-        attached, single = watts_of(c)
-        converged = {0} if c.speed_key in o.converged_speeds else set()
-        values |= {attached + w for w in storage_w[server.id] | converged}
-        values |= {single + w for w in storage_w[server.id]}
-    by_caps: dict[tuple, list[int]] = {}
-    for value in sorted(values):
-        by_caps.setdefault(tuple(devices_per_rack_by_power(r.rack, value / 1000) for r in o.racks), []).append(value)
-    for i, (caps, members) in enumerate(by_caps.items()):
-        lit = m.new_bool_var(f"node_power_caps_{i}")
-        m.add_linear_expression_in_domain(n.node_mw, cp_model.Domain.from_values(members)).only_enforce_if(lit)
-        n.node_power_caps.append((lit, caps))
-    m.add_exactly_one([lit for lit, _ in n.node_power_caps])
-
-
-def mw(watts: float) -> int:
-    """Power in whole mW, rounded up (decimal inputs stay exact)."""
-    return math.ceil(watts * 1000 - 1e-6)
 
 
 def _network_costs(dm, ded: list, lits: list) -> None:

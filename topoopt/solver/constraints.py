@@ -236,7 +236,7 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
 
     # Nodes: one bound per family, compute racks are the larger (build_networks.py).
     if by_power:
-        node_groups = [(lit, caps) for lit, caps in n.node_power_caps]
+        node_groups = list(n.node_power_caps)  # (literal, nodes per rack in each rack class)
         racks = n.node_racks_by_power
     else:
         node_groups = [(lit, tuple(r.rack.rack_units // configs[0].server.rack_units for r in o.racks))
@@ -326,11 +326,7 @@ def storage_latency_ok(dm: DesignModel) -> None:
     dm.forbid_violations("storage_latency_ok")
 
 
-from topoopt.solver.storage_constraints import (  # noqa: E402  (families of the storage and management networks)
-    cold_storage_met,
-    management_ports_cover,
-    storage_fabric_ports_cover,
-    storage_nic_bandwidth_met,
-)
+from topoopt.solver import storage_constraints  # noqa: E402  (the storage and management networks' families)
 
-FAMILY_FUNCTIONS: dict[str, Callable[[DesignModel], None]] = {family: globals()[family] for family in FAMILIES}
+FAMILY_FUNCTIONS: dict[str, Callable[[DesignModel], None]] = {
+    family: globals().get(family) or getattr(storage_constraints, family) for family in FAMILIES}

@@ -117,9 +117,10 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
     switch_counts = {sid: value(var) for sid, var in n.switches_of.items() if value(var)}
     unit_counts = {t: value(var) for t, var in n.units_of.items() if value(var)}
     # Network racks per switch model (compute, storage, management), storage racks per tier model.
-    switch_order = [x for x in (f.switch and f.switch.id, net.switch and net.switch.id, pick.management.switch.id)
-                    if x in switch_counts]
-    tier_order = [x for x in (storage.id, cold and cold.id) if x in unit_counts]
+    # One entry per model (compute and storage switches, hot and cold units may share a model).
+    switch_order = list(dict.fromkeys(x for x in (f.switch and f.switch.id, net.switch and net.switch.id,
+                                                  pick.management.switch.id) if x in switch_counts))
+    tier_order = list(dict.fromkeys(x for x in (storage.id, cold and cold.id) if x in unit_counts))
     switch_w = {sid: switch_power_w(switch_models[sid], o.all_parts) for sid in switch_order}
     if value(v.single_rack):
         total_w = (nodes * node_w + sum(switch_counts[s] * switch_w[s] for s in switch_order)
@@ -129,9 +130,9 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
     else:
         racks = [_rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, c.server.rack_units)]
         racks += [_rack_group(rack, "network", value(n.switch_racks_of[sid]), switch_counts[sid], switch_w[sid],
-                              switch_models[sid].rack_units) for sid in dict.fromkeys(switch_order)]
+                              switch_models[sid].rack_units) for sid in switch_order]
         racks += [_rack_group(rack, "storage", value(n.unit_racks_of[t]), unit_counts[t], tier_models[t].power_w,
-                              tier_models[t].rack_units) for t in dict.fromkeys(tier_order)]
+                              tier_models[t].rack_units) for t in tier_order]
     performance = evaluate(problem.job, problem.hardware(c, f.perf_class, nodes, pick.converged))
     parallelism = performance.parallelism if performance else Parallelism(tp=1, pp=1, dp=1, zero_stage=0, microbatch=1)
     design = Design(
@@ -266,7 +267,8 @@ def _rack_group(rack, role: str, count: int, devices: int, device_w: float, devi
 
 
 def _cost(dm: DesignModel, pick: Choice, design: Design, value) -> Cost:
-    """Cost lines, one per (category, item), at the whole-unit prices the model used."""
+    """Cost lines, one per (category, item) (hot and cold storage apart), at the whole-unit prices
+    the model used."""
     catalog = dm.problem.catalog
     c, f, net = pick.config, pick.fabric, pick.storage_net
     nodes = design.nodes
@@ -286,11 +288,12 @@ def _cost(dm: DesignModel, pick: Choice, design: Design, value) -> Cost:
     for link in design.links:
         add("cable", link.part, link.assemblies)
     add("rack", dm.options.racks[pick.rack_index].rack.id, sum(r.count for r in design.racks))
-    add("storage", design.storage.tier, design.storage.units)
+    # The hot and the cold tier each make a line, even when they are the same model.
+    storage = [(design.storage.tier, design.storage.units)]
     if design.cold_storage:
-        add("storage", design.cold_storage.tier, design.cold_storage.units)
+        storage.append((design.cold_storage.tier, design.cold_storage.units))
     lines = []
-    for (category, item), quantity in quantities.items():
+    for (category, item), quantity in [*quantities.items(), *((("storage", t), units) for t, units in storage)]:
         unit = int(round(catalog.price(item)))
         lines.append(CostLine(category=category, item=item, quantity=quantity, unit_price=unit,
                               total=unit * quantity, source=catalog.prices[item].source))

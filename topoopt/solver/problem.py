@@ -11,6 +11,7 @@ from topoopt.models.instance import Instance
 from topoopt.models.performance import StorageNeeds
 from topoopt.perf import Hardware, Job, min_nodes_for_time, min_nodes_to_fit, storage_needs, time_to_train_s
 from topoopt.perf.storage import converged_storage_gb_per_step
+from topoopt.solver.networks import server_takes
 from topoopt.solver.options import MAX_NODES, NodeConfig, Options, build_options
 from topoopt.solver.rules import PREFILTERABLE
 
@@ -49,7 +50,11 @@ class Problem:
         """The same problem limited to these node configurations and fabric options and, when
         ``converged`` is given, to that storage network mode."""
         sub = copy.copy(self)
-        nets = self.options.storage_nets
+        # Dedicated networks whose storage NICs no server of these configurations takes are never
+        # chosen (the servers' slots rule them out): dropping them only makes the model smaller.
+        servers = {c.server.id: c.server for c in configs}.values()
+        nets = [n for n in self.options.storage_nets
+                if n.mode == "converged" or any(server_takes(server, n.nic_choice) for server in servers)]
         if converged is not None:
             nets = [n for n in nets if (n.mode == "converged") == converged]
         sub.options = dataclasses.replace(
