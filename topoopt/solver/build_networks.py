@@ -148,7 +148,9 @@ def define_networks(dm) -> None:
     m, v, n = dm.m, dm.v, dm.n
     m.add_exactly_one(n.use_sn)
     m.add_exactly_one(n.use_cold)
-    m.add_exactly_one(n.use_mgmt)
+    # A catalog without a management switch leaves no choice: management_ports_cover says so.
+    m.add_at_most_one(n.use_mgmt)
+    dm.add("management_ports_cover", m.add_bool_or(n.use_mgmt))
     m.add(n.dedicated + n.converged == 1)
     ded, ded_lits = dedicated_options(dm)
     _server_slots(dm, ded, ded_lits)
@@ -187,18 +189,18 @@ def _converged_speeds(dm) -> None:
     catalog runs (physical: the units could never attach to such a fabric)."""
     for group, configs in dm.node_groups(lambda c: c.speed_key):
         if configs[0].speed_key not in dm.options.converged_speeds:
-            dm.m.add_bool_or([group.Not(), dm.n.converged.Not()])
+            dm.forbid("storage_fabric_ports_cover", group, dm.n.converged)
 
 
 def _server_slots(dm, ded: list, lits: list) -> None:
     """A dedicated network's storage NICs are the server's built-in ones or fit its slots
-    (structural, as the compute NICs: never a choice the model could break)."""
+    (nic_fits_server, so that a server with no storage path shows in explanations)."""
     choices = by_value(dm, ded, lits, lambda s: s.nic_choice, "storage_nic")
     for server_lit, configs in dm.node_groups(lambda c: c.server.id):
         server = configs[0].server
         for choice, lit in choices.items():
             if not server_takes(server, choice):
-                dm.m.add_bool_or([server_lit.Not(), lit.Not()])
+                dm.forbid("nic_fits_server", server_lit, lit)
 
 
 def _units_and_ports(dm) -> None:
