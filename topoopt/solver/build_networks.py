@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from topoopt.solver.networks import server_takes
 from topoopt.solver.node_power import node_power_classes
 
 
@@ -191,14 +190,9 @@ def _converged_speeds(dm) -> None:
 
 
 def _server_slots(dm, ded: list, lits: list) -> None:
-    """A dedicated network's storage NICs are the server's built-in ones or fit its slots
-    (structural, as the compute NICs: never a choice the model could break)."""
-    choices = by_value(dm, ded, lits, lambda s: s.nic_choice, "storage_nic")
-    for server_lit, configs in dm.node_groups(lambda c: c.server.id):
-        server = configs[0].server
-        for choice, lit in choices.items():
-            if not server_takes(server, choice):
-                dm.m.add_bool_or([server_lit.Not(), lit.Not()])
+    """Storage network options do not depend on the server: their storage NIC choices, (NIC id,
+    count, built in) -> literal, for nic_fits_server to pair with the servers that take them."""
+    dm.storage_nic_choices = by_value(dm, ded, lits, lambda s: s.nic_choice, "storage_nic")
 
 
 def _units_and_ports(dm) -> None:
