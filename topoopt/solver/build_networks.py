@@ -183,10 +183,25 @@ def define_networks(dm) -> None:
 
 def _converged_speeds(dm) -> None:
     """A converged network is offered only to nodes whose compute speed some storage tier of the
-    catalog runs (physical: the units could never attach to such a fabric)."""
-    for group, configs in dm.node_groups(lambda c: c.speed_key):
-        if configs[0].speed_key not in dm.options.converged_speeds:
+    catalog runs (physical: the units could never attach to such a fabric). For a server without
+    any storage NIC that is its only storage path, so the rule is then stated under
+    storage_fabric_ports_cover, which an explanation can name."""
+    for group, configs in dm.node_groups(lambda c: (c.speed_key, has_storage_nics(c.server))):
+        if configs[0].speed_key in dm.options.converged_speeds:
+            continue
+        if has_storage_nics(configs[0].server):
             dm.m.add_bool_or([group.Not(), dm.n.converged.Not()])
+        else:
+            dm.forbid("storage_fabric_ports_cover", group, dm.n.converged)
+
+
+def has_storage_nics(server) -> bool:
+    return server.builtin_storage_nics is not None or bool(server.storage_nic_options and server.max_storage_nics)
+
+
+def converged_offered(config) -> bool:
+    """Whether the model states a converged network's rules for this configuration (see above)."""
+    return not has_storage_nics(config.server)
 
 
 def _server_slots(dm, ded: list, lits: list) -> None:

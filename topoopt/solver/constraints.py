@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from topoopt.families import FAMILIES
 from topoopt.solver.build import DesignModel
+from topoopt.solver.build_networks import converged_offered
 from topoopt.catalog.power import switch_power_w
 from topoopt.solver.networks import server_takes
 from topoopt.solver.options import devices_per_rack_by_power, part_fits_node_end, part_fits_switch_end
@@ -38,7 +39,8 @@ def _nodes_at_least(dm: DesignModel, family: str, need_of, by_mode: bool = False
         needs = []
         for cls, cls_lit in v.use_cls.items():
             for mode, converged in modes:
-                if converged and configs[0].speed_key not in dm.options.converged_speeds:
+                if (converged and configs[0].speed_key not in dm.options.converged_speeds
+                        and not converged_offered(configs[0])):
                     continue  # not offered (build_networks.py)
                 need = need_of(configs[0], cls, converged)
                 if need is None:

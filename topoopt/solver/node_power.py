@@ -24,7 +24,7 @@ def node_power_classes(dm) -> None:
     are grouped by that vector of nodes per rack, and a group's Boolean restricts the node's power
     to its sums (a domain constraint), so the model stays small however many sums there are.
     """
-    from topoopt.solver.build_networks import by_value  # build_networks calls this function
+    from topoopt.solver.build_networks import by_value, converged_offered  # build_networks calls this function
 
     m, o, v, n = dm.m, dm.options, dm.v, dm.n
     parts = o.all_parts
@@ -52,7 +52,7 @@ def node_power_classes(dm) -> None:
     values: set[int] = set()
     for c in o.node_configs:
         attached, single = watts_of(c)
-        converged = {0} if c.speed_key in o.converged_speeds else set()
+        converged = {0} if c.speed_key in o.converged_speeds or converged_offered(c) else set()
         values |= {attached + w for w in storage_w | converged}
         values |= {single + w for w in storage_w}
     by_caps: dict[tuple, list[int]] = {}
