@@ -379,8 +379,9 @@ class Enumerator:
                     # Storage leaves only add to a fabric's load: a fabric too small without them stays so.
                     if not ports_fit(fabric, base) or not self.runs(node, fabric, n):
                         continue
-                    for tier, units in self.sized_storage(storage, node, fabric, n):
-                        networks = self.networks.storage_networks(node, fabric, n, base, (tier, units), pareto)
+                    for mode, tier, units, need_gbps in self.sized_storage(storage, node, fabric, n):
+                        networks = self.networks.storage_networks(node, fabric, n, base, (tier, units), pareto,
+                                                                  mode, need_gbps)
                         for net in networks:
                             converged = net.record.mode == "converged"
                             counts = net.counts or base
@@ -431,8 +432,10 @@ class Enumerator:
                                               tuple(devices), net, mgmt)
 
     def sized_storage(self, storage, node: NodeChoice, fabric: FabricChoice, n: int):
-        """Storage tiers with their fewest units; for min_cost the same for every combination."""
-        return storage
+        """``(storage network mode, hot tier, units, storage network need Gb/s)``: the mode None
+        (either), the tiers with their fewest units and the need at tokens / deadline; for min_cost
+        the same for every combination."""
+        return [(None, tier, units, self.needs.network_gbps) for tier, units in storage]
 
     def rank(self, candidate) -> float:
         """What the enumeration minimises: the cost."""
@@ -576,15 +579,20 @@ class JobCostEnumerator(Enumerator):
         return self.rate_and_time(c.node, c.fabric, c.nodes, converged)[1] / SECONDS_PER_MONTH
 
     def sized_storage(self, storage, node: NodeChoice, fabric: FabricChoice, n: int):
-        """Sized at the dedicated network's rate: the differential cases have no converged option."""
-        found = self.rate_and_time(node, fabric, n)
-        if found is None:
-            return []
-        needs = perf.storage_needs(self.job, found[0])
-        return [(tier, max(1, *(math.ceil(need * (1 - TOLERANCE) / supply) for need, supply in (
-                    (needs.read_gb_per_s, tier.read_gb_per_s), (needs.write_gb_per_s, tier.write_gb_per_s),
-                    (needs.capacity_tb, tier.capacity_tb)))))
-                for tier, _ in storage]
+        """Per storage network mode, the hot tiers with the fewest units and the storage network's
+        need at the design's own rate in that mode (converged reads slow the step, so the rate and
+        the need are lower there), as the checker sizes them."""
+        found = []
+        for mode in ("dedicated", "converged"):
+            rate = self.rate_and_time(node, fabric, n, mode == "converged")
+            if rate is None:
+                continue
+            needs = perf.storage_needs(self.job, rate[0])
+            found += [(mode, tier, max(1, *(math.ceil(need * (1 - TOLERANCE) / supply) for need, supply in (
+                          (needs.read_gb_per_s, tier.read_gb_per_s), (needs.write_gb_per_s, tier.write_gb_per_s),
+                          (needs.capacity_tb, tier.capacity_tb)))), needs.network_gbps)
+                      for tier, _ in storage]
+        return found
 
     def rank(self, candidate) -> float:
         """Job cost: cost per month × months of training."""

@@ -111,40 +111,46 @@ class Networks:
         return links, cost
 
     # -- storage networks -----------------------------------------------------------------------------
-    def storage_networks(self, node, fabric, n: int, counts, hot: tuple[StorageTier, int], keep) -> list[Network]:
+    def storage_networks(self, node, fabric, n: int, counts, hot: tuple[StorageTier, int], keep,
+                         mode: str | None = None, need_gbps: float | None = None) -> list[Network]:
         """Every storage network (with the cold tier) the rules allow for this compute candidate,
-        less the dedicated ones ``keep`` (a filter over a list) drops. Dedicated networks do not
-        depend on the compute fabric: they are listed once per (server, node count, hot tier)."""
+        less the dedicated ones ``keep`` (a filter over a list) drops; only of ``mode`` when given;
+        each carrying ``need_gbps`` (default: at tokens / deadline). Dedicated networks do not
+        depend on the compute fabric: they are listed once per (server, node count, hot tier, need)."""
         pins = self.instance.constraints.pins
+        need = self.need_gbps if need_gbps is None else need_gbps
         found: list[Network] = []
-        for cold in self.cold_tiers():
-            units = [hot] + ([cold] if cold else [])
-            unit_ports = sum(t.network_ports * c for t, c in units)
-            if pins.storage_network in (None, "converged") and pins.storage_nic is None:
-                converged = self.converged(node, fabric, n, counts, units, unit_ports)
-                if converged is not None:
-                    converged.cold = cold
-                    found.append(converged)
-        key = (node.server.id, n, hot[0].id, hot[1])
+        if mode in (None, "converged"):
+            for cold in self.cold_tiers():
+                units = [hot] + ([cold] if cold else [])
+                unit_ports = sum(t.network_ports * c for t, c in units)
+                if pins.storage_network in (None, "converged") and pins.storage_nic is None:
+                    converged = self.converged(node, fabric, n, counts, units, unit_ports, need)
+                    if converged is not None:
+                        converged.cold = cold
+                        found.append(converged)
+        if mode not in (None, "dedicated"):
+            return found
+        key = (node.server.id, n, hot[0].id, hot[1], need)
         if key not in self._dedicated:
             dedicated = []
             if pins.storage_network in (None, "dedicated"):
                 for cold in self.cold_tiers():
                     units = [hot] + ([cold] if cold else [])
-                    for network in self.dedicated(node, n, units, sum(t.network_ports * c for t, c in units)):
+                    for network in self.dedicated(node, n, units, sum(t.network_ports * c for t, c in units), need):
                         network.cold = cold
                         dedicated.append(network)
             self._dedicated[key] = keep(dedicated)
         return found + self._dedicated[key]
 
-    def converged(self, node, fabric, n: int, counts, units, unit_ports: int) -> Network | None:
+    def converged(self, node, fabric, n: int, counts, units, unit_ports: int, need_gbps: float) -> Network | None:
         """Storage on the compute fabric: its switch at the compute speed takes the units."""
         if fabric.tiers == 0:
             return None
         gbps = node.interconnect.gbps
         protocol = switch_protocol(node.interconnect.protocol)
         found = self.unit_links(units, fabric.switch, protocol, gbps)
-        if found is None or n * node.rails * gbps < self.need_gbps * (1 - TOLERANCE):
+        if found is None or n * node.rails * gbps < need_gbps * (1 - TOLERANCE):
             return None
         links, cost = found
         extra = 0
@@ -154,7 +160,7 @@ class Networks:
         else:
             extra = ceil_div(unit_ports, fabric.down)
         record = StorageNetwork(mode="converged", nic=None, nics_per_node=0, ports_per_node=node.rails, link_gbps=gbps,
-                                node_gbps=float(node.rails * gbps), need_gbps=round(self.need_gbps, 3), switch=None,
+                                node_gbps=float(node.rails * gbps), need_gbps=round(need_gbps, 3), switch=None,
                                 tiers=0, leaves=0, spines=0, compute_storage_leaves=extra, unit_ports=unit_ports)
         return Network(cost=cost, links=links, counts=with_storage_leaves(counts, fabric, extra, unit_ports),
                        record=record)
@@ -167,7 +173,7 @@ class Networks:
         return [(nics[nic_id], count, False) for nic_id in server.storage_nic_options if nic_id in nics
                 for count in range(1, server.max_storage_nics + 1)]
 
-    def dedicated(self, node, n: int, units, unit_ports: int):
+    def dedicated(self, node, n: int, units, unit_ports: int, need_gbps: float):
         """Storage NICs, storage switches in 1 or 2 non-blocking tiers, every spine count."""
         rules, pins = self.instance.constraints, self.instance.constraints.pins
         interconnects = self.catalog.by_id("interconnects")
@@ -179,7 +185,7 @@ class Networks:
             speeds = sorted({(switch_protocol(interconnects[i].protocol), interconnects[i].gbps)
                              for i in nic.interconnects if i in interconnects})
             for protocol, gbps in speeds:
-                if n * ports * gbps < self.need_gbps * (1 - TOLERANCE):
+                if n * ports * gbps < need_gbps * (1 - TOLERANCE):
                     continue
                 end_w = max((p.power_w_per_b_end for p in self.parts
                              if derive.part_fits_cage(p, "b", nic.port_form_factor, 1, gbps)), default=0.0)
@@ -200,7 +206,7 @@ class Networks:
                     endpoints = n * ports + unit_ports
                     node_assemblies = ports * ceil_div(n, node_part.links)
                     common = dict(mode="dedicated", nic=nic.id, nics_per_node=nics, ports_per_node=ports,
-                                  link_gbps=gbps, node_gbps=float(ports * gbps), need_gbps=round(self.need_gbps, 3),
+                                  link_gbps=gbps, node_gbps=float(ports * gbps), need_gbps=round(need_gbps, 3),
                                   switch=switch.id, compute_storage_leaves=0, unit_ports=unit_ports)
                     node_links = [LinkGroup(network="storage", between="node-storage", count=n * ports,
                                             part=node_part.id, assemblies=node_assemblies, length_m=self.in_row_m,

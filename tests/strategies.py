@@ -262,7 +262,8 @@ def catalogs(draw, size: Size = DEFAULT, all_priced: bool = False) -> tuple[dict
     for kind, (low, high, unit) in PRICE_RANGES.items():
         for entry in add[kind]:
             prices[entry["id"]] = draw(st.integers(low, high)) * unit
-    with_networks(add, prices, storage_nics=draw(st.sampled_from([1, 2, 0])),
+    # Now and then the servers have no storage slot: only a converged network can reach storage.
+    with_networks(add, prices, storage_nics=0 if one_in(draw, 10) else draw(st.sampled_from([1, 2])),
                   storage_nic_ports=draw(st.sampled_from([2, 1])), storage_switch_ports=draw(st.sampled_from([32, 16])))
     # Now and then an item has no price (priced_in_book).
     if not all_priced and one_in(draw, 15):

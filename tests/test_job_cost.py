@@ -50,8 +50,15 @@ RENTED = {
     "catalog.prices": {**TINY_PRICES, "sw8": 6_000, "r20": 3_000},
     "site.distances.across_rows_m": 48,
 }
-ONLY_SW8 = {"constraints.switches": {"allow": ["sw8"]}}
+# The 8-port switch as the only compute switch (the storage and management switches stay allowed).
+ONLY_SW8 = {"constraints.switches": {"allow": ["sw8", "esw32", "esw256", "m48"]}}
 HEAVY_READS = {"workload.data": {"bytes_per_token": 100_000}}
+# An NVMe array with InfiniBand 400G data ports: it can sit on the compute fabric, so a converged
+# storage network is offered (its reads then share the compute NICs and slow the step).
+IB_NVME = dict(TINY_CATALOG["storage"][0], id="ibnvme", name="NVMe array, IB 400G", source=SRC,
+               port_speeds_gbps=[400], port_form_factor="osfp-flat", protocols=["ib"])
+CONVERGED = {"catalog.add.storage": [*TINY_CATALOG["storage"], IB_NVME],
+             "catalog.prices": {**RENTED["catalog.prices"], "ibnvme": 25_000}}
 CASES = {
     "no deadline": {"goal.deadline_days": None},
     "deadline 1 day": {"goal.deadline_days": 1},
@@ -59,7 +66,7 @@ CASES = {
     "1 node pinned": {"constraints.pins.nodes": 1, "goal.deadline_days": None},
     "5 nodes pinned": {"constraints.pins.nodes": 5, "goal.deadline_days": None},
     "8-port switch, 6 hours": {"goal.deadline_days": 0.25, **ONLY_SW8},
-    "8-port switch, 12 hours, 6 racks": {"goal.deadline_days": 0.5, "site.max_racks": 6, **ONLY_SW8},
+    "8-port switch, 12 hours, 7 racks": {"goal.deadline_days": 0.5, "site.max_racks": 7, **ONLY_SW8},
     "30 nodes, 8-port switch, 3:1": {"constraints.pins.nodes": 30, "goal.deadline_days": None,
                                      "constraints.max_oversubscription": 3, **ONLY_SW8},
     "20 kW racks, 1 day": {"goal.deadline_days": 1, "site.rack_classes": ["r20"]},
@@ -69,6 +76,9 @@ CASES = {
     "heavy reads, 12 hours": {"goal.deadline_days": 0.5, **HEAVY_READS},
     "budget too small": {"goal.deadline_days": 0.5, "budget.max": 1_000_000},
     "3 racks, 12 hours": {"goal.deadline_days": 0.5, "site.max_racks": 3},
+    "converged offered": {"goal.deadline_days": None, **CONVERGED},
+    "converged offered, 12 hours": {"goal.deadline_days": 0.5, **CONVERGED},
+    "converged offered, heavy reads, 1 day": {"goal.deadline_days": 1, **HEAVY_READS, **CONVERGED},
 }
 
 
@@ -102,11 +112,13 @@ def test_optimum_equals_exhaustive_enumeration(case):
 
 
 def test_the_cases_are_not_all_alike():
-    """Several fabric tiers, both answers, and designs that min_cost would not pick."""
+    """Several fabric tiers, both storage network modes, both answers, and designs that min_cost
+    would not pick."""
     from topoopt.solver import solve
 
     results = {case: solved(case) for case in CASES}
     assert {r.design.tiers for r in results.values() if r.design} >= {0, 1, 2}
+    assert {r.design.storage_network.mode for r in results.values() if r.design} == {"dedicated", "converged"}
     assert {r.status for r in results.values()} == {"optimal", "infeasible"}
     cheaper_jobs = 0
     for case, result in results.items():
@@ -120,7 +132,8 @@ def test_the_cases_are_not_all_alike():
     assert cheaper_jobs >= 3, "min_job_cost should differ from min_cost on several cases"
 
 
-@pytest.mark.parametrize("case", ["no deadline", "8-port switch, 6 hours", "heavy reads"])
+@pytest.mark.parametrize("case", ["no deadline", "8-port switch, 6 hours", "heavy reads",
+                                  "converged offered, heavy reads, 1 day"])
 def test_solution_passes_the_checker_at_the_value_it_reports(case):
     result = solved(case)
     instance = rented(**CASES[case])
@@ -131,15 +144,9 @@ def test_solution_passes_the_checker_at_the_value_it_reports(case):
 
 # == The lemmas of the optimality proof, candidate by candidate =====================================
 def candidate(search, pair, n: int, tokens_per_s: float):
-    """The candidate's model with storage at ``tokens_per_s`` (the search's own model at its rate)."""
-    from topoopt.solver import enforce_all
-    from topoopt.solver.build import DesignModel
-    from topoopt.solver.job_cost import RatedProblem
-
-    rated = RatedProblem(search.problem, tokens_per_s).restricted(pair.configs, pair.fabrics)
-    dm = enforce_all(DesignModel(rated, throughput_target_tokens_per_s=tokens_per_s))
-    dm.m.add(dm.v.nodes == n)
-    return dm
+    """The candidate's model (its pair's options and storage mode, ``nodes == n``) with storage at
+    ``tokens_per_s``."""
+    return search.model(pair, n, tokens_per_s)
 
 
 def cheapest(dm):
@@ -154,7 +161,7 @@ def cheapest(dm):
 
 
 @pytest.mark.parametrize("case", ["no deadline", "8-port switch, 6 hours", "30 nodes, 8-port switch, 3:1",
-                                  "heavy reads, 12 hours"])
+                                  "heavy reads, 12 hours", "converged offered, heavy reads, 1 day"])
 def test_cost_floor_and_node_range_hold_for_every_candidate(case):
     from topoopt.perf import evaluate
     from topoopt.solver.job_cost import JobCostSearch
@@ -180,7 +187,7 @@ def test_cost_floor_and_node_range_hold_for_every_candidate(case):
             floor = search.cost_floor(pair, n, tokens / seconds)
             assert floor >= last_floor  # the floor grows with n (the frontier bound relies on it)
             assert seconds >= search.duration_s(pair, pair.n_hi)  # so a range's key bounds its counts
-            hardware = search.problem.hardware(pair.configs[0], pair.perf_class, n)
+            hardware = search.problem.hardware(pair.configs[0], pair.perf_class, n, pair.converged)
             rate = evaluate(search.problem.job, hardware).tokens_per_s
             assert rate >= tokens / seconds * (1 - 1e-12)  # the floor's rate is at most the own rate
             cost = cheapest(candidate(search, pair, n, rate))
@@ -267,12 +274,13 @@ def test_storage_feeds_the_designs_own_rate():
 
 
 def test_checker_rejects_storage_sized_below_the_own_rate():
-    """Without a deadline min_cost sizes no read rate; judged as a job, that storage is too slow."""
+    """Without a deadline min_cost sizes no read rate; judged as a job, that storage and the
+    storage network's path to it are too slow."""
     from topoopt.solver import solve
 
     per_month = solve(rented(**CASES["heavy reads"], **{"goal.objective": "min_cost"}), explain=False)
     violations = check_design(rented(**CASES["heavy reads"]), per_month.design)
-    assert [v.family for v in violations] == ["storage_bandwidth_met"]
+    assert sorted(v.family for v in violations) == ["storage_bandwidth_met", "storage_nic_bandwidth_met"]
 
 
 def test_infeasible_only_because_of_the_own_rate_says_so():
@@ -318,7 +326,7 @@ def test_a_time_limit_reports_an_honest_bound():
 def test_same_instance_same_design_whatever_the_run_or_worker_count():
     from topoopt.solver import solve
 
-    instance = rented(**CASES["8-port switch, 12 hours, 6 racks"])
+    instance = rented(**CASES["8-port switch, 12 hours, 7 racks"])
     runs = [solve(instance, explain=False), solve(instance, explain=False), solve(instance, workers=2, explain=False)]
     assert len({r.design.model_dump_json() for r in runs}) == 1
     assert len({r.cost.model_dump_json() for r in runs}) == 1

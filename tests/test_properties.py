@@ -51,6 +51,7 @@ from typer.testing import CliRunner
 import topoopt.cli  # noqa: F401  (registers the commands)
 from topoopt.checker import check_design, recompute_cost
 from topoopt.checking.context import build_context
+from topoopt.checking.racks import _devices, rack_roles
 from topoopt.cli.app import app
 from topoopt.families import FAMILIES
 from topoopt.models.design import Design, SolveResult
@@ -410,6 +411,11 @@ def design_renamed(design: Design, mapping: dict[str, str]) -> Design:
     for rack in data["racks"]:
         rack["class"] = r(rack["class"])
     data["storage"]["tier"] = r(data["storage"]["tier"])
+    if data["cold_storage"]:
+        data["cold_storage"]["tier"] = r(data["cold_storage"]["tier"])
+    for key in ("nic", "switch"):
+        data["storage_network"][key] = r(data["storage_network"][key])
+    data["management_network"]["switch"] = r(data["management_network"]["switch"])
     return Design.model_validate(data)
 
 
@@ -426,12 +432,10 @@ def test_renaming_ids_renames_the_design(data):
 
 
 def provisioned_power_w(instance: Instance, design: Design) -> int:
-    """Total provisioned power in whole W as the tie-break counts it (checker's derived amounts)."""
-    ctx = build_context(instance, design)
-    storage_w = ctx.storage_tier.power_w
-    switch_w = math.ceil(ctx.switch_power_w) if ctx.switch_power_w else 0
-    return (design.nodes * math.ceil(ctx.node_power_w) + ctx.n_switches * switch_w
-            + design.storage.units * math.ceil(storage_w))
+    """Total provisioned power in whole W as the tie-break counts it: every device of the three
+    networks at its per-unit power rounded up (the checker's derived amounts)."""
+    devices = _devices(rack_roles(build_context(instance, design)))
+    return sum(d.count * math.ceil(d.power_w) for d in devices)
 
 
 @examples(1)

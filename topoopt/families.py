@@ -14,7 +14,7 @@ FAMILIES: dict[str, str] = {
     "allowed_by_lists": "Every chosen item is allowed by the instance's allow and deny lists.",
     "priced_in_book": "Every chosen item has a price in the selected price book.",
     "pins_respected": "Every pinned decision takes its pinned value.",
-    "nic_fits_server": "The compute NIC model and count fit the server's slots.",
+    "nic_fits_server": "The compute and storage NIC models and counts fit the server's slots.",
     "nic_supports_interconnect": "The NIC, the switch and the interconnect speak the same protocol at the link speed.",
     "link_speed": "A link runs at the slower of its two ends; the design reports that speed.",
     "leaf_ports_cover_endpoints": "Leaf down-ports cover every node NIC port (one switch only when it has enough ports).",

@@ -37,7 +37,8 @@ def solved_summary(result: SolveResult, name: str) -> str:
         lines.append(f"{head}{link.between:<18} {link.count:>8,} × {link.gbps}G via {link.assemblies:,} × {link.part} ({link.length_m:g} m runs)")
     for i, rack in enumerate(d.racks):
         head = "Racks        " if i == 0 else "             "
-        extra = f", {rack.nodes_per_rack} nodes each" if rack.role == "compute" else ""
+        per_rack = f"{rack.nodes_per_rack} node{'s' if rack.nodes_per_rack != 1 else ''}"
+        extra = f", {per_rack} each" if rack.role == "compute" else ""
         lines.append(f"{head}{rack.count:,} × {rack.rack_class} {rack.role}{extra}, fullest {rack.power_kw:g} kW")
     s = d.storage
     lines.append(f"Storage      hot: {s.units:,} × {s.tier}: {s.read_gbps / 8:,.1f} GB/s read, {s.write_gbps / 8:,.1f} GB/s write, "

@@ -147,7 +147,10 @@ def define_networks(dm) -> None:
     m, v, n = dm.m, dm.v, dm.n
     m.add_exactly_one(n.use_sn)
     m.add_exactly_one(n.use_cold)
-    m.add_exactly_one(n.use_mgmt)
+    if n.use_mgmt:
+        m.add_exactly_one(n.use_mgmt)
+    else:  # a catalog without a management switch: management_ports_cover says so
+        dm.forbid("management_ports_cover")
     m.add(n.dedicated + n.converged == 1)
     ded, ded_lits = dedicated_options(dm)
     _server_slots(dm, ded, ded_lits)

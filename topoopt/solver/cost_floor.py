@@ -16,7 +16,13 @@ avoids, counted as the model counts it, at the cheapest option:
   of them the design is not a single mixed rack, so its storage units (at least one) and its
   switches (if any) need a rack each at least;
 * storage: the cheapest tier at the fewest whole units that meet the needs at a rate at most the
-  design's own.
+  design's own (in its storage network mode: a converged network's slower rate).
+
+The storage and management networks only add to a design's cost, so the floor leaves them out:
+storage NICs, storage switches and their cables, a converged network's extra compute leaves, the
+cold tier, management switches and cords, and the racks these need beyond the ones counted above.
+They also only add node power, so the site-power cap on ``n`` (job_cost.py ``most_nodes``) taken
+at the compute side's power stays an upper bound.
 
 Each term is non-decreasing in ``n`` (and in the storage rate), which the search relies on.
 """

@@ -11,29 +11,35 @@ for ``min_time``: the duration is what the job is charged for, so storage may no
 
 Why not one CP-SAT model. The time to train depends nonlinearly on the node-configuration group
 (GPU, GPUs per node, rails, interconnect: :meth:`Problem.perf_key`), the fabric class (tiers,
-oversubscription) and the node count ``n``, and the product cost × time is not linear either.
-So the search decomposes: a *candidate* is ``(group, fabric class, n)``. Everything the
-performance model sees is fixed by the candidate, so its duration ``D`` and its storage rate are
-constants, and the cheapest design of the candidate is one CP-SAT ``min_cost`` solve of the model
-restricted to the group's configurations and the class's fabric options with ``nodes == n``.
-Its job cost is ``C*(candidate) × D(candidate)``.
+oversubscription), the storage network mode (a converged network's reads share the compute NICs
+and slow the step: ``Problem.hardware(..., converged=True)``) and the node count ``n``, and the
+product cost × time is not linear either. So the search decomposes: a *candidate* is
+``(group, fabric class, storage mode, n)``. Everything the performance model sees is fixed by the
+candidate, so its duration ``D`` and its storage rate are constants, and the cheapest design of
+the candidate is one CP-SAT ``min_cost`` solve of the model restricted to the group's
+configurations, the class's fabric options and the mode's storage networks with ``nodes == n``;
+its hot tier and its storage network's need are sized at that rate (as the checker sizes them:
+checking/context.py ``throughput_target``). Its job cost is ``C*(candidate) × D(candidate)``.
 
 Why the result is optimal. Every valid design belongs to exactly one candidate, and the cheapest
 design of a candidate has the smallest job cost among that candidate's designs (``D`` is the same
 for all of them), so the optimum is the smallest ``C* × D`` over the candidates. Candidates are
 visited best-first by a *lower bound* on their job cost:
 
-* ``n`` ranges over ``[n_lo, n_hi]`` per (group, class): ``n_lo`` is the fewest nodes the model
-  admits (``memory_fits``, ``deadline_met``, a pinned count); ``n_hi`` (:meth:`most_nodes`) is the
-  most any way of buying the pair's nodes allows: the cost floor below within the budget, the
-  racks times nodes per rack, the site power, a pinned count. No design lies outside the range.
+* ``n`` ranges over ``[n_lo, n_hi]`` per (group, class, mode): ``n_lo`` is the fewest nodes the
+  model admits (``memory_fits``, ``deadline_met`` in that mode, a pinned count); ``n_hi``
+  (:meth:`most_nodes`) is the most any way of buying the pair's nodes allows: the cost floor below
+  within the budget, the racks times nodes per rack, the site power, a pinned count. No design
+  lies outside the range. A converged pair keeps only the fabric options a converged network can
+  use (a fabric at a speed some storage tier runs: build_networks.py); a group whose speed no tier
+  runs has no converged pair.
 * :meth:`JobCostSearch.cost_floor` (cost_floor.py) bounds the monthly cost of any design of a
   candidate from below with the model's own counts at the cheapest options: nodes, the fabric's
   switches and cables, racks, and storage at the rate ``tokens / D`` (at most the design's own).
   So ``cost_floor × D ≤ C* × D``.
 * The floor does not decrease with ``n`` (every term grows with ``n``; the storage rate grows as
   ``D`` falls) and the time to train does not increase with ``n`` (the performance model may leave
-  GPUs idle; docs/model.md), so a *range* ``low..high`` of a pair's node counts has no job cost
+  GPUs idle, docs/model.md; converged reads add ``c / n`` to a step), so a *range* ``low..high`` of a pair's node counts has no job cost
   below ``cost_floor(low, tokens / D(low)) × D(high)``. Each pair starts as one range
   ``n_lo..n_hi``; a popped range is split in two (at the geometric mean), a popped one-count range
   becomes a candidate keyed by its own floor.
@@ -67,6 +73,7 @@ from topoopt.models.design import ConflictItem, Explanation, Relaxation
 from topoopt.perf import evaluate
 from topoopt.solver.build import DesignModel
 from topoopt.solver.extract import chosen
+from topoopt.solver.networks import StorageNetOption
 from topoopt.solver.cost_floor import CostFloor, Way
 from topoopt.solver.options import MAX_NODES, FabricOption, NodeConfig
 from topoopt.solver.problem import SECONDS_PER_DAY, Problem
@@ -99,11 +106,15 @@ class RatedProblem(Problem):
 
 @dataclass
 class Pair:
-    """A node-configuration group (same perf key) with one fabric class, and its node range."""
+    """A node-configuration group (same perf key) with one fabric class and one storage network
+    mode, and its node range."""
 
     configs: list[NodeConfig]
     fabrics: list[FabricOption]
     perf_class: tuple[int, float]
+    converged: bool
+    nets: list[StorageNetOption]
+    """The mode's storage network options, as in the full problem (their catalog positions)."""
     ways: list[Way]
     n_lo: int = 1
     n_hi: int = 1
@@ -149,15 +160,21 @@ class JobCostSearch:
 
     # -- the pieces ---------------------------------------------------------------------------------
     def duration_s(self, pair: Pair, n: int) -> float | None:
-        """Time to train the candidate (cached: the whole group shares it)."""
-        key = (self.problem.perf_key(pair.configs[0]), pair.perf_class, n)
+        """Time to train the candidate in its storage mode (cached: the whole group shares it)."""
+        key = (self.problem.perf_key(pair.configs[0]), pair.perf_class, pair.converged, n)
         if key not in self._durations:
             self.result.perf_evaluations += 1
-            self._durations[key] = self.problem.time_to_train_s(pair.configs[0], pair.perf_class, n)
+            self._durations[key] = self.problem.time_to_train_s(pair.configs[0], pair.perf_class, n, pair.converged)
         return self._durations[key]
 
+    def rate(self, pair: Pair, n: int) -> float:
+        """The candidate's own training rate (tokens/s) in its storage mode: what its storage feeds."""
+        p = self.problem
+        performance = evaluate(p.job, p.hardware(pair.configs[0], pair.perf_class, n, pair.converged))
+        return 0.0 if performance is None else performance.tokens_per_s
+
     def pairs(self) -> list[Pair]:
-        """Every (group, fabric class) with a non-empty node range, in catalog order."""
+        """Every (group, fabric class, storage mode) with a non-empty node range, in catalog order."""
         p, o = self.problem, self.problem.options
         groups: dict[tuple, list[NodeConfig]] = {}
         for c in o.node_configs:
@@ -170,17 +187,25 @@ class JobCostSearch:
                 continue
             speed = configs[0].speed_key  # the group shares its interconnect, so its speed
             for cls in sorted({f.perf_class for f in o.fabrics}):
-                fabrics = [f for f in o.fabrics if f.perf_class == cls and (f.tiers == 0 or f.speed_key == speed)]
-                n_lo = fit
-                if p.time_limit_s is not None:
-                    in_time = p.min_nodes_for_time(configs[0], cls, p.time_limit_s)
-                    n_lo = max(n_lo, in_time or MAX_NODES + 1)
-                pair = Pair(configs, fabrics, cls, self.floor.ways(configs, fabrics))
-                pair.n_lo, pair.n_hi = n_lo, self.most_nodes(pair)
-                if pinned is not None:
-                    pair.n_lo, pair.n_hi = max(n_lo, pinned), min(pair.n_hi, pinned)
-                if pair.ways and pair.n_lo <= pair.n_hi:
-                    found.append(pair)
+                for converged in (False, True):
+                    nets = [s for s in o.storage_nets if (s.mode == "converged") == converged]
+                    if converged and speed not in o.converged_speeds:
+                        nets = []  # no storage tier runs the group's speed (build_networks.py)
+                    # A converged network puts the units on the compute fabric: one is needed.
+                    fabrics = [f for f in o.fabrics if f.perf_class == cls
+                               and (f.speed_key == speed if f.tiers else not converged)]
+                    if not nets or not fabrics:
+                        continue
+                    n_lo = fit
+                    if p.time_limit_s is not None:
+                        in_time = p.min_nodes_for_time(configs[0], cls, p.time_limit_s, converged)
+                        n_lo = max(n_lo, in_time or MAX_NODES + 1)
+                    pair = Pair(configs, fabrics, cls, converged, nets, self.floor.ways(configs, fabrics))
+                    pair.n_lo, pair.n_hi = n_lo, self.most_nodes(pair)
+                    if pinned is not None:
+                        pair.n_lo, pair.n_hi = max(n_lo, pinned), min(pair.n_hi, pinned)
+                    if pair.ways and pair.n_lo <= pair.n_hi:
+                        found.append(pair)
         return found
 
     def most_nodes(self, pair: Pair) -> int:
@@ -209,13 +234,13 @@ class JobCostSearch:
         """A lower bound on the monthly cost of any design of the candidate (module docstring)."""
         return self.floor.at(pair.ways, n, tokens_per_s)
 
-    def model(self, pair: Pair, n: int) -> DesignModel:
-        """The candidate's model: the pair's options, ``nodes == n``, storage at the own rate."""
+    def model(self, pair: Pair, n: int, tokens_per_s: float | None = None) -> DesignModel:
+        """The candidate's model: the pair's options and storage mode, ``nodes == n``, the hot tier
+        and the storage network's need at ``tokens_per_s`` (default: the candidate's own rate)."""
         from topoopt.solver import enforce_all  # circular at import time
 
-        p = self.problem
-        performance = evaluate(p.job, p.hardware(pair.configs[0], pair.perf_class, n))
-        rated = RatedProblem(p, performance.tokens_per_s).restricted(pair.configs, pair.fabrics)
+        rate = self.rate(pair, n) if tokens_per_s is None else tokens_per_s
+        rated = RatedProblem(self.problem, rate).restricted(pair.configs, pair.fabrics, pair.converged)
         dm = enforce_all(DesignModel(rated, throughput_target_tokens_per_s=rated.throughput_target))
         dm.m.add(dm.v.nodes == n)
         return dm
@@ -225,7 +250,8 @@ class JobCostSearch:
         pick = chosen(dm, value)
         parts = tuple(pick.parts[cls].index if cls in pick.parts else -1 for cls in dm.options.parts)
         return (pair.configs[pick.config.index].index, pair.fabrics[pick.fabric.index].index, *parts,
-                pick.rack_index, pick.storage_index)
+                pick.rack_index, pick.storage_index, pair.nets[pick.storage_net.index].index, pick.cold.index,
+                pick.management.index)
 
     def finish(self, pair: Pair, n: int, seconds: float) -> Solved | None:
         """The candidate re-solved lexicographically (cost, GPUs and power, catalog order)."""
