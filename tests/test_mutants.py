@@ -8,10 +8,11 @@ also applied before the model is built (``topoopt.solver.rules.PREFILTERABLE``: 
 prices, pins, reach, …) are removed from that prefilter too; otherwise the prefilter alone would
 still enforce them and the mutant would be the same model.
 
-Two families are structural and cannot be removed this way: the option tables never offer a design
-that breaks them (``nic_fits_server``: node configurations come from each server's NIC options
-and slots; ``link_speed``: a configuration runs one interconnect and fabrics are built at its
-speed), so their model functions add nothing; ``test_structural_families_add_nothing`` checks that.
+One family is structural and cannot be removed this way: the option tables never offer a design
+that breaks it (``link_speed``: a configuration runs one interconnect and fabrics are built at its
+speed), so its model function adds nothing; ``test_structural_families_add_nothing`` checks that.
+(``nic_fits_server`` is structural for compute NICs, whose node configurations come from each
+server's NIC options and slots, but storage NIC choices are paired with servers in the model.)
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from topoopt.solver.problem import Problem
 from topoopt.solver.rules import PREFILTERABLE
 
 SRC = "estimate: test fixture"
-STRUCTURAL = ("nic_fits_server", "link_speed")
+STRUCTURAL = ("link_speed",)
 
 SW8 = {"id": "sw8", "name": "SW 8x400", "source": SRC, "protocols": ["ib"], "cages": 4,
        "cage_form_factor": "osfp-twin-finned", "ports_per_cage": {400: 2}, "power_w": 600, "rack_units": 1}
@@ -50,6 +51,8 @@ ETHERNET_SWITCH = dict(copy.deepcopy(TINY_CATALOG["switches"][0]), id="eth64", p
 QSFP56_KIT = dict(copy.deepcopy(TINY_CATALOG["cables"][1]), id="q56", b_form_factor="qsfp56")
 RACK_200KW = {"id": "r200", "name": "200 kW rack", "source": SRC, "power_kw": 200, "rack_units": 42,
               "cooling": "air"}
+CHEAP_STORAGE_NIC = dict(next(copy.deepcopy(n) for n in TINY_CATALOG["nics"] if n["id"] == "snic100"),
+                         id="snic-cheap", name="Storage NIC only s80 takes")
 HALF_A_DAY = {"goal.deadline_days": 0.5}  # 7 nodes of s80: several racks, a 1-tier fabric
 # 1.944e6 bytes per token at 2e10 tokens / 30 days, doubled for safety: 30 GB/s of reads.
 HEAVY_READS = {"workload.data": {"bytes_per_token": 1.944e6}}
@@ -93,6 +96,11 @@ CASES: dict[str, tuple[str, dict]] = {
                               {"workload.checkpoint": {"max_save_time_s": 10}}),
     "storage_capacity_met": ("4.5 PB of data needs 5 object nodes", {"workload.data": {"dataset_tb": 4500}}),
     "storage_latency_ok": ("small files rule out the cheaper object tier", {"workload.data": {"small_files": True}}),
+    "nic_fits_server": ("a cheaper storage NIC that only the other server's slots take",
+                        {"catalog.add.nics": [*TINY_CATALOG["nics"], CHEAP_STORAGE_NIC],
+                         "catalog.add.servers": [dict(s, storage_nic_options=["snic100", "snic-cheap"])
+                                                 if s["id"] == "s80" else s for s in TINY_CATALOG["servers"]],
+                         "catalog.prices": {**TINY_PRICES, "snic-cheap": 100}, "constraints.pins.server": "s40"}),
     # The storage and management networks (issue 8).
     "storage_nic_bandwidth_met": ("30 GB/s of reads on one node need both 2 × 100G storage NICs; one is cheaper",
                                   HEAVY_READS),

@@ -7,8 +7,9 @@ one minimal conflict exists, the conflict is exactly that set. Numeric edges are
 at the value the optimal design uses is feasible, one unit (or 1 %) less is not.
 
 Three families are structural: the option tables never offer a design that breaks them
-(``nic_fits_server``, ``link_speed``, ``uplinks_balanced``), so they get no infeasible case;
-their tests check that solved designs honour the rule.
+(``nic_fits_server`` for compute NICs, ``link_speed``, ``uplinks_balanced``), so they get no
+infeasible case; their tests check that solved designs honour the rule. Storage NICs are paired
+with servers in the model, so ``nic_fits_server`` has an infeasible case for them.
 """
 
 from __future__ import annotations
@@ -414,6 +415,28 @@ def test_nic_fits_server_honoured_by_solved_designs():
     with_nics = infeasible(inst(catalog_with(servers=[*servers, dgx]), {"catalog.prices": prices, "constraints.pins.server": "dgx",
                                    "constraints.pins.nics_per_node": 4}))
     assert conflict(with_nics) == {"pins_respected"}
+
+
+def test_nic_fits_server_storage_nics_the_servers_slots_take():
+    """Storage NICs fit the server: s80 alone takes a cheaper storage NIC; pinned to s40 the design
+    keeps s40's own storage NIC."""
+    cheap = dict(item("nics", "snic100"), id="snic-cheap", name="Cheap storage NIC")
+    servers = [dict(item("servers", "s80"), storage_nic_options=["snic100", "snic-cheap"]), item("servers", "s40")]
+    changes = {**catalog_with(nics=[*TINY_CATALOG["nics"], cheap], servers=servers),
+               "catalog.prices": {**TINY_PRICES, "snic-cheap": 100}}
+    assert optimal(inst(changes, {"constraints.pins.server": "s80"})).design.storage_network.nic == "snic-cheap"
+    assert optimal(inst(changes, {"constraints.pins.server": "s40"})).design.storage_network.nic == "snic100"
+
+
+def test_nic_fits_server_infeasible_without_a_storage_path():
+    """A server with no storage NIC slots has no dedicated storage network, and no converged one
+    here (the storage units do not run the compute fabric's 400G InfiniBand): pinned, no design."""
+    servers = [item("servers", "s80"), dict(item("servers", "s40"), storage_nic_options=[], max_storage_nics=0)]
+    assert optimal(inst(catalog_with(servers=servers))).design.server == "s80"
+    result = infeasible(inst(catalog_with(servers=servers), {"constraints.pins.server": "s40"}))
+    # Either storage path would do: storage NICs in s40 (nic_fits_server) or the units on the compute
+    # fabric (storage_fabric_ports_cover).
+    assert conflict(result) == {"nic_fits_server", "storage_fabric_ports_cover", "pins_respected"}
 
 
 # -- nic_supports_interconnect ----------------------------------------------------------------------

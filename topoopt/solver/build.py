@@ -298,6 +298,23 @@ class DesignModel:
         for quantity in (v.power_w, v.rack_units):
             m.add(quantity["total"] == quantity["node"] + quantity["switch"] + quantity["storage"])
         m.add(v.racks == v.compute_racks + v.switch_racks + v.storage_racks)
+        self._one_rack_when_everything_fits()
+
+    def _one_rack_when_everything_fits(self) -> None:
+        """A design whose devices all fit in one rack of its class uses that single mixed rack.
+
+        One rack never costs more than several nor draws more power, so this only makes the
+        answer unique (free racks would otherwise leave the layout open).
+        """
+        m, v = self.m, self.v
+        for r in self.options.racks:
+            power_fits, units_fits = m.new_bool_var(f"power_fits_{r.index}"), m.new_bool_var(f"units_fit_{r.index}")
+            limit_w = math.floor(r.rack.power_kw * 1000 + 1e-6)
+            m.add(v.power_w["total"] <= limit_w).only_enforce_if(power_fits)
+            m.add(v.power_w["total"] >= limit_w + 1).only_enforce_if(power_fits.Not())
+            m.add(v.rack_units["total"] <= r.rack.rack_units).only_enforce_if(units_fits)
+            m.add(v.rack_units["total"] >= r.rack.rack_units + 1).only_enforce_if(units_fits.Not())
+            m.add_bool_or([v.use_rack[r.index].Not(), power_fits.Not(), units_fits.Not(), v.single_rack])
 
     def _costs(self) -> None:
         """Cost per kind at whole-unit prices (unpriced options are ruled out by priced_in_book).

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from topoopt.solver.networks import server_takes
 from topoopt.solver.node_power import node_power_classes
 
 
@@ -187,21 +186,31 @@ def define_networks(dm) -> None:
 
 def _converged_speeds(dm) -> None:
     """A converged network is offered only to nodes whose compute speed some storage tier of the
-    catalog runs (physical: the units could never attach to such a fabric)."""
-    for group, configs in dm.node_groups(lambda c: c.speed_key):
-        if configs[0].speed_key not in dm.options.converged_speeds:
+    catalog runs (physical: the units could never attach to such a fabric). For a server without
+    any storage NIC that is its only storage path, so the rule is then stated under
+    storage_fabric_ports_cover, which an explanation can name."""
+    for group, configs in dm.node_groups(lambda c: (c.speed_key, has_storage_nics(c.server))):
+        if configs[0].speed_key in dm.options.converged_speeds:
+            continue
+        if has_storage_nics(configs[0].server):
+            dm.m.add_bool_or([group.Not(), dm.n.converged.Not()])
+        else:
             dm.forbid("storage_fabric_ports_cover", group, dm.n.converged)
 
 
+def has_storage_nics(server) -> bool:
+    return server.builtin_storage_nics is not None or bool(server.storage_nic_options and server.max_storage_nics)
+
+
+def converged_offered(config) -> bool:
+    """Whether the model states a converged network's rules for this configuration (see above)."""
+    return not has_storage_nics(config.server)
+
+
 def _server_slots(dm, ded: list, lits: list) -> None:
-    """A dedicated network's storage NICs are the server's built-in ones or fit its slots
-    (nic_fits_server, so that a server with no storage path shows in explanations)."""
-    choices = by_value(dm, ded, lits, lambda s: s.nic_choice, "storage_nic")
-    for server_lit, configs in dm.node_groups(lambda c: c.server.id):
-        server = configs[0].server
-        for choice, lit in choices.items():
-            if not server_takes(server, choice):
-                dm.forbid("nic_fits_server", server_lit, lit)
+    """Storage network options do not depend on the server: their storage NIC choices, (NIC id,
+    count, built in) -> literal, for nic_fits_server to pair with the servers that take them."""
+    dm.storage_nic_choices = by_value(dm, ded, lits, lambda s: s.nic_choice, "storage_nic")
 
 
 def _units_and_ports(dm) -> None:

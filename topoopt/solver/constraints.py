@@ -12,7 +12,9 @@ from collections.abc import Callable
 
 from topoopt.families import FAMILIES
 from topoopt.solver.build import DesignModel
+from topoopt.solver.build_networks import converged_offered
 from topoopt.catalog.power import switch_power_w
+from topoopt.solver.networks import server_takes
 from topoopt.solver.options import devices_per_rack_by_power, part_fits_node_end, part_fits_switch_end
 
 
@@ -37,7 +39,8 @@ def _nodes_at_least(dm: DesignModel, family: str, need_of, by_mode: bool = False
         needs = []
         for cls, cls_lit in v.use_cls.items():
             for mode, converged in modes:
-                if converged and configs[0].speed_key not in dm.options.converged_speeds:
+                if (converged and configs[0].speed_key not in dm.options.converged_speeds
+                        and not converged_offered(configs[0])):
                     continue  # not offered (build_networks.py)
                 need = need_of(configs[0], cls, converged)
                 if need is None:
@@ -92,8 +95,14 @@ def pins_respected(dm: DesignModel) -> None:
 
 
 def nic_fits_server(dm: DesignModel) -> None:
-    """Node configurations are enumerated from each server's NIC options and slots (options.py);
-    a NIC that does not fit never becomes a variable, so there is nothing left to constrain."""
+    """Compute NICs: node configurations are enumerated from each server's NIC options and slots
+    (options.py), so a compute NIC that does not fit never becomes a variable. Storage NICs: a
+    dedicated network's NICs are the server's built-in ones, or 1 … max_storage_nics of one of its
+    storage_nic_options; other (server, storage NIC choice) pairs are ruled out."""
+    for server_lit, configs in dm.node_groups(lambda c: c.server.id):
+        for choice, lit in dm.storage_nic_choices.items():
+            if not server_takes(configs[0].server, choice):
+                dm.forbid("nic_fits_server", server_lit, lit)
 
 
 def link_speed(dm: DesignModel) -> None:

@@ -11,7 +11,6 @@ import math
 
 from ortools.sat.python import cp_model
 
-from topoopt.solver.networks import server_takes
 from topoopt.solver.options import devices_per_rack_by_power
 
 
@@ -25,7 +24,7 @@ def node_power_classes(dm) -> None:
     are grouped by that vector of nodes per rack, and a group's Boolean restricts the node's power
     to its sums (a domain constraint), so the model stays small however many sums there are.
     """
-    from topoopt.solver.build_networks import by_value  # build_networks calls this function
+    from topoopt.solver.build_networks import by_value, converged_offered  # build_networks calls this function
 
     m, o, v, n = dm.m, dm.options, dm.v, dm.n
     parts = o.all_parts
@@ -47,18 +46,15 @@ def node_power_classes(dm) -> None:
     total = total_compute_mw + total_storage_mw
     m.add(1000 * v.power_w["node"] >= total)
     m.add(1000 * v.power_w["node"] <= total + 999)
-    # The sums a node can have: its configuration with each storage option its server takes.
-    storage_w: dict[str, set[int]] = {}
+    # The sums a node can have: its configuration with each storage option (the storage NICs its
+    # server takes, or any when nic_fits_server is relaxed), or converged at a converged speed.
+    storage_w = {mw(s.node_w) for s in o.storage_nets if s.mode == "dedicated"}
     values: set[int] = set()
     for c in o.node_configs:
-        server = c.server
-        if server.id not in storage_w:
-            storage_w[server.id] = {mw(s.node_w) for s in o.storage_nets
-                                    if s.mode == "dedicated" and server_takes(server, s.nic_choice)}
         attached, single = watts_of(c)
-        converged = {0} if c.speed_key in o.converged_speeds else set()
-        values |= {attached + w for w in storage_w[server.id] | converged}
-        values |= {single + w for w in storage_w[server.id]}
+        converged = {0} if c.speed_key in o.converged_speeds or converged_offered(c) else set()
+        values |= {attached + w for w in storage_w | converged}
+        values |= {single + w for w in storage_w}
     by_caps: dict[tuple, list[int]] = {}
     for value in sorted(values):
         by_caps.setdefault(tuple(devices_per_rack_by_power(r.rack, value / 1000) for r in o.racks), []).append(value)
