@@ -535,9 +535,13 @@ class Enumerator:
             return False
         cost = int(round(recompute_cost(self.instance, design).total))
         result.cost_mismatches += cost != candidate[0]
+        self._keep(candidate, cost, design, result)
+        return True
+
+    def _keep(self, candidate, cost: int, design, result: Enumerated) -> None:
+        """Record an accepted candidate when it is cheaper than the best so far."""
         if result.cost is None or cost < result.cost:
             result.cost, result.design = cost, design
-        return True
 
     def _judge_all(self) -> Enumerated:
         result = Enumerated(cost=None, design=None)
@@ -598,22 +602,12 @@ class JobCostEnumerator(Enumerator):
         """Job cost: cost per month × months of training."""
         return candidate[0] * self._months(candidate)
 
-    def _judge(self, candidate, result: Enumerated) -> bool:
-        """Check one candidate; keep it when accepted and its job cost, from the checker's price
-        and perf's time for the written-out design, is the smallest so far."""
-        design = self.design(candidate)
-        result.checked += 1
-        violations = check_design(self.instance, design)
-        if violations:
-            for family in {v.family for v in violations}:
-                result.rejected[family] = result.rejected.get(family, 0) + 1
-            return False
-        cost = int(round(recompute_cost(self.instance, design).total))
-        result.cost_mismatches += cost != candidate[0]
+    def _keep(self, candidate, cost: int, design, result: Enumerated) -> None:
+        """Record an accepted candidate when its job cost, from the checker's price and perf's time
+        for the written-out design, is the smallest so far."""
         value = cost * self._months(candidate)
         if result.job_cost is None or value < result.job_cost:
             result.cost, result.design, result.job_cost = cost, design, value
-        return True
 
 
 def enumerate_min_job_cost(instance: Instance, keep: int = 256) -> Enumerated:

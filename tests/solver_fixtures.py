@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 
+from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
+from topoopt.solver import solve
 
 SRC = "estimate: test fixture"
 
@@ -114,3 +116,31 @@ def tiny(**changes) -> Instance:
         else:
             node[leaf] = value
     return Instance.model_validate(data)
+
+
+def inst(*changes: dict) -> Instance:
+    """The tiny instance with the dotted-path changes of each dict applied, later ones winning."""
+    merged: dict = {}
+    for change in changes:
+        merged.update(change)
+    return tiny(**merged)
+
+
+def optimal(instance: Instance) -> SolveResult:
+    # explain=False skips the binding-family solves, which these tests do not read.
+    result = solve(instance, explain=False)
+    assert result.status == "optimal", result.explanation
+    assert result.design is not None and result.cost is not None
+    assert result.cost.total == result.objective.value
+    return result
+
+
+def infeasible(instance: Instance) -> SolveResult:
+    result = solve(instance)
+    assert result.status == "infeasible", (result.status, result.design)
+    assert result.explanation is not None
+    return result
+
+
+def conflict(result: SolveResult) -> set[str]:
+    return {item.family for item in result.explanation.conflict}

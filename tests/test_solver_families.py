@@ -18,14 +18,13 @@ import copy
 import math
 
 import pytest
-from solver_fixtures import TINY_CATALOG, TINY_PRICES, tiny
+from solver_fixtures import TINY_CATALOG, TINY_PRICES, conflict, infeasible, inst, optimal, tiny
 
 from topoopt import perf
 from topoopt.catalog import resolve_catalog
 from topoopt.families import FAMILIES
 from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
-from topoopt.solver import solve
 
 SECONDS_PER_DAY = 86_400.0
 SRC = "estimate: test fixture"
@@ -48,32 +47,12 @@ MULTI_NODE = {
 
 
 # -- helpers ----------------------------------------------------------------------------------------
-def inst(*changes: dict) -> Instance:
-    """The tiny instance with the dotted-path changes of each dict applied, later ones winning."""
-    merged: dict = {}
-    for change in changes:
-        merged.update(change)
-    return tiny(**merged)
 
 
-def optimal(instance: Instance) -> SolveResult:
-    # explain=False skips the binding-family solves, which these tests do not read.
-    result = solve(instance, explain=False)
-    assert result.status == "optimal", result.explanation
-    assert result.design is not None and result.cost is not None
-    assert result.cost.total == result.objective.value
-    return result
 
 
-def infeasible(instance: Instance) -> SolveResult:
-    result = solve(instance)
-    assert result.status == "infeasible", (result.status, result.design)
-    assert result.explanation is not None
-    return result
 
 
-def conflict(result: SolveResult) -> set[str]:
-    return {item.family for item in result.explanation.conflict}
 
 
 def relaxation(result: SolveResult, family: str):

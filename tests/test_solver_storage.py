@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from solver_fixtures import SRC, TINY_CATALOG, TINY_PRICES, tiny
+from solver_fixtures import SRC, TINY_CATALOG, TINY_PRICES, conflict, infeasible, inst, optimal, tiny
 
 from topoopt import perf
 from topoopt.catalog import resolve_catalog
@@ -28,28 +28,12 @@ REPO = Path(__file__).resolve().parents[1]
 ROOMY = {"budget.max": 1e13, "site.max_racks": 100_000}
 
 
-def inst(*changes: dict) -> Instance:
-    merged: dict = {}
-    for change in changes:
-        merged.update(change)
-    return tiny(**merged)
 
 
-def optimal(instance: Instance) -> SolveResult:
-    result = solve(instance, explain=False)
-    assert result.status == "optimal", result.explanation
-    assert result.cost.total == result.objective.value
-    return result
 
 
-def infeasible(instance: Instance) -> SolveResult:
-    result = solve(instance)
-    assert result.status == "infeasible", (result.status, result.design)
-    return result
 
 
-def conflict(result: SolveResult) -> set[str]:
-    return {item.family for item in result.explanation.conflict}
 
 
 def needs(instance: Instance):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from topoopt.checking.context import CheckContext
+from topoopt.checking.switch_groups import switch_group_violations
 from topoopt.checking.text import num
 from topoopt.models.design import Violation
 
@@ -51,25 +52,8 @@ def management_ports_cover(ctx: CheckContext) -> list[Violation]:
                                     f"{num(ctx.mgmt_speeds_gbps[1])} Gb/s"))
     expected = {"mgmt-leaf": (c.leaves, c.leaf_ports_used), "mgmt-aggregation": (c.aggregation, c.aggregation_ports_used)}
     for tier in MANAGEMENT_SWITCH_TIERS:
-        groups = [g for g in ctx.design.switches if g.tier == tier]
         count, used = expected[tier]
-        if len(groups) > 1:
-            out.append(Violation(family=family, item=f"{tier} switches", detail=f"{len(groups)} groups for one tier"))
-        if not groups:
-            if count:
-                out.append(Violation(family=family, item=f"{tier} switches", detail=f"missing; {num(count)} × {m.switch} needed"))
-            continue
-        g = groups[0]
-        item = f"{tier} switches ({g.model})"
-        if g.network != "management":
-            out.append(Violation(family=family, item=item, detail=f"network {g.network}; it is on the management network"))
-        if g.model != m.switch:
-            out.append(Violation(family=family, item=item, detail=f"model {g.model} ≠ management switch {m.switch}"))
-        if g.count != count:
-            out.append(Violation(family=family, item=item, detail=f"{num(g.count)} recorded, {num(count)} needed"))
-        if g.ports_used != used:
-            out.append(Violation(family=family, item=item,
-                                 detail=f"{num(g.ports_used)} ports in use recorded, {num(used)} by the rules"))
+        out += switch_group_violations(ctx, family, tier, count, used, m.switch, "management")
     for link_class, links in (("mgmt", c.device_links), ("mgmt-uplink", c.uplinks)):
         groups = [g for g in ctx.design.links if g.between == link_class]
         if len(groups) > 1:

@@ -9,6 +9,7 @@ blocks training, so the two never overlap.
 from __future__ import annotations
 
 from topoopt.checking.context import CheckContext
+from topoopt.checking.switch_groups import switch_group_violations
 from topoopt.checking.text import close, num
 from topoopt.models.design import Violation
 
@@ -74,25 +75,8 @@ def _switch_groups(ctx: CheckContext, family: str, expected: dict[str, tuple[int
     out: list[Violation] = []
     model = ctx.storage_net.switch
     for tier in STORAGE_SWITCH_TIERS:
-        groups = [g for g in ctx.design.switches if g.tier == tier]
         count, used = expected.get(tier, (0, 0))
-        if len(groups) > 1:
-            out.append(Violation(family=family, item=f"{tier} switches", detail=f"{len(groups)} groups for one tier"))
-        if not groups:
-            if count:
-                out.append(Violation(family=family, item=f"{tier} switches", detail=f"missing; {num(count)} × {model} needed"))
-            continue
-        g = groups[0]
-        item = f"{tier} switches ({g.model})"
-        if g.network != "storage":
-            out.append(Violation(family=family, item=item, detail=f"network {g.network}; storage switches are on the storage network"))
-        if count and g.model != model:
-            out.append(Violation(family=family, item=item, detail=f"model {g.model} ≠ storage switch {model}"))
-        if g.count != count:
-            out.append(Violation(family=family, item=item, detail=f"{num(g.count)} recorded, {num(count)} needed"))
-        if g.ports_used != used:
-            out.append(Violation(family=family, item=item,
-                                 detail=f"{num(g.ports_used)} ports in use recorded, {num(used)} by the rules"))
+        out += switch_group_violations(ctx, family, tier, count, used, model, "storage")
     return out
 
 
