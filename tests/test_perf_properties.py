@@ -1,7 +1,8 @@
 """Contracts the solver relies on for exactness, checked with hypothesis.
 
 * time to train never grows with the node count, and fitting is monotone in it;
-* a faster link or a lower oversubscription never slows a step;
+* a faster link or a lower oversubscription never slows a step; a fabric class never slower by
+  ``never_slower`` (fewer tiers, more bandwidth share) is never slower;
 * more GPU memory never turns a fit into a non-fit (nor slows the job);
 * ``min_nodes_to_fit`` / ``min_nodes_for_time`` equal a linear scan over node counts;
 * the branch-and-bound search returns the best layout of its space (against brute force).
@@ -17,7 +18,7 @@ from perf_fixtures import A100_40, A100_80, H100, IB_HDR, IB_NDR, ROCE_400, TCP_
 
 from topoopt.perf import fits_in_memory, min_nodes_for_time, min_nodes_to_fit, time_to_train_s
 from topoopt.perf import search
-from topoopt.perf.job import Fabric
+from topoopt.perf.job import Fabric, never_slower
 
 EXAMPLES = 200 if os.environ.get("HYPOTHESIS_PROFILE") == "deep" else 30
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -122,6 +123,26 @@ def test_faster_link_never_slower(job_, hw, gbps):
 def test_lower_oversubscription_never_slower(job_, hw, ratio):
     low, high = sorted((ratio, hw.oversubscription))
     assert _time(job_, _with(hw, oversubscription=low)) <= _time(job_, _with(hw, oversubscription=high))
+
+
+CLASSES = [(1, 1.0), (2, 1.0), (2, 2.0), (2, 3.0), (3, 1.0), (3, 2.0), (3, 3.0)]
+
+
+@SETTINGS
+@given(jobs(), clusters(), st.sampled_from(CLASSES), st.sampled_from(CLASSES))
+def test_a_class_never_slower_trains_no_slower(job_, hw, a, b):
+    """The solver settles one fabric class's deadline answer from another's (solver/problem.py)."""
+    if not never_slower(a, b):
+        a, b = b, a
+    if never_slower(a, b):
+        time_a = _time(job_, _with(hw, tiers=a[0], oversubscription=a[1]))
+        assert time_a <= _time(job_, _with(hw, tiers=b[0], oversubscription=b[1]))
+
+
+def test_never_slower_orders_tiers_and_oversubscription():
+    assert never_slower((1, 1.0), (3, 3.0)) and never_slower((2, 1.0), (2, 2.0))
+    assert never_slower((1, 3.0), (2, 1.0))  # one switch: no spine layer to oversubscribe
+    assert not never_slower((3, 1.0), (2, 1.0)) and not never_slower((2, 2.0), (3, 1.0))
 
 
 @SETTINGS

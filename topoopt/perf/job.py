@@ -180,6 +180,20 @@ class Fabric:
         )
 
 
+def never_slower(a: tuple[int, float], b: tuple[int, float]) -> bool:
+    """Whether fabric class ``a`` = (tiers, oversubscription) never trains slower than ``b``.
+
+    :meth:`Fabric.of` gives ``a`` at least ``b``'s scale-out bandwidth (oversubscription divides it
+    only with a spine layer) and at most ``b``'s switch hops (2·tiers − 1); a step never slows with
+    more bandwidth or fewer hops (tests/test_perf_properties.py), so neither does the best step.
+    """
+
+    def bandwidth_share(tiers: int, oversubscription: float) -> float:
+        return 1.0 / max(1.0, oversubscription) if tiers >= 2 else 1.0
+
+    return a[0] <= b[0] and bandwidth_share(*a) >= bandwidth_share(*b)
+
+
 @dataclass(frozen=True)
 class ModelShape:
     """Derived sizes of the architecture (parameters split into layers and embedding)."""

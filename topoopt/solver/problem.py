@@ -10,12 +10,21 @@ from topoopt.catalog import ResolvedCatalog, resolve_catalog
 from topoopt.models.instance import Instance
 from topoopt.models.performance import StorageNeeds
 from topoopt.perf import Hardware, Job, min_nodes_for_time, min_nodes_to_fit, storage_needs, time_to_train_s
+from topoopt.perf.job import never_slower
 from topoopt.perf.storage import converged_storage_gb_per_step
 from topoopt.solver.networks import server_takes
 from topoopt.solver.options import MAX_NODES, NodeConfig, Options, build_options
 from topoopt.solver.rules import PREFILTERABLE
 
 SECONDS_PER_DAY = 86_400.0
+
+
+def _never_slower(a: tuple[tuple[int, float], bool], b: tuple[tuple[int, float], bool]) -> bool:
+    """(fabric class, converged) ``a`` never trains slower than ``b``: its class is never slower
+    (perf ``never_slower``) and its storage reads do not share the compute NICs unless ``b``'s do
+    (converged reads only add to a step)."""
+    (class_a, converged_a), (class_b, converged_b) = a, b
+    return never_slower(class_a, class_b) and converged_a <= converged_b
 
 
 class Problem:
@@ -44,7 +53,12 @@ class Problem:
         self.time_limit_s: float | None = like.time_limit_s if like else self.deadline_s
         self.pinned_nodes_shortcut = True
         self._fit_cache: dict[tuple, int | None] = like._fit_cache if like else {}
-        self._time_cache: dict[tuple, int | None] = like._time_cache if like else {}
+        # Answers per (perf key, seconds[, nodes]), by (fabric class, converged): fewest nodes in
+        # time, and whether a pinned count is in time. Kept together so that one class's answer
+        # can settle a class it is never slower (or never faster) than.
+        self._time_cache: dict[tuple, dict[tuple, int | None]] = like._time_cache if like else {}
+        self._in_time_cache: dict[tuple, dict[tuple, bool]] = like._in_time_cache if like else {}
+        self._slowest: tuple[list | None, tuple[int, float] | None] = (None, None)
 
     def restricted(self, configs: list, fabrics: list, converged: bool | None = None) -> "Problem":
         """The same problem limited to these node configurations and fabric options and, when
@@ -120,26 +134,60 @@ class Problem:
         shortcut on), only the pinned count matters: it is returned when it is fast enough."""
         pinned = self.instance.constraints.pins.nodes
         if pinned is not None and "pins_respected" in self.prefilter and self.pinned_nodes_shortcut:
-            time_s = self.time_to_train_s(config, perf_class, pinned, converged)
-            return pinned if time_s is not None and time_s <= seconds else None
-        key = (*self.perf_key(config), perf_class, seconds, converged)
-        if key not in self._time_cache:
-            self._time_cache[key] = self._min_nodes_for_time(config, perf_class, seconds, converged)
-        return self._time_cache[key]
+            return pinned if self._in_time(config, perf_class, pinned, seconds, converged) else None
+        known = self._time_cache.setdefault((self.perf_key(config), seconds), {})
+        if (perf_class, converged) not in known:
+            known[perf_class, converged] = self._min_nodes_for_time(config, perf_class, seconds, converged, known)
+        return known[perf_class, converged]
 
     def _min_nodes_for_time(self, config: NodeConfig, perf_class: tuple[int, float], seconds: float,
-                            converged: bool) -> int | None:
+                            converged: bool, known: dict[tuple, int | None]) -> int | None:
+        """Exact, by the performance model's search, unless a known answer settles it: a class and
+        mode never slower than this one (``_never_slower``) needs no more nodes. So when one of
+        them has no count in time, neither has this one; otherwise this one needs at least the
+        most they need, and when that count is in time it is the answer (one evaluation instead
+        of a search). The same class's dedicated network is asked first for a converged one."""
         if converged:
-            # Converged storage reads only add to a step (perf: storage_s ≥ 0), so its answer is
-            # never below the dedicated one, and is that one when it is fast enough there: one
-            # evaluation instead of a search, in most cases.
-            dedicated = self.min_nodes_for_time(config, perf_class, seconds, False)
-            if dedicated is None:
-                return None
-            time_s = self.time_to_train_s(config, perf_class, dedicated, True)
+            self.min_nodes_for_time(config, perf_class, seconds, False)
+        faster = [nodes for (cls, conv), nodes in known.items() if _never_slower((cls, conv), (perf_class, converged))]
+        if None in faster:
+            return None
+        if faster:
+            least = max(faster)
+            time_s = self.time_to_train_s(config, perf_class, least, converged)
             if time_s is not None and time_s <= seconds:
-                return dedicated
+                return least
         return min_nodes_for_time(self.job, self.hardware(config, perf_class, 1, converged), seconds, MAX_NODES)
+
+    def _in_time(self, config: NodeConfig, perf_class: tuple[int, float], nodes: int, seconds: float,
+                 converged: bool) -> bool:
+        """Whether ``nodes`` such nodes train within ``seconds``; settled without an evaluation
+        when a class and mode never faster is known in time, or one never slower is known late.
+        The slowest fabric class is asked first: in time, it settles every class of its mode."""
+        known = self._in_time_cache.setdefault((self.perf_key(config), nodes, seconds), {})
+        here = (perf_class, converged)
+        slowest = self._slowest_class()
+        if here not in known and slowest not in (None, perf_class):
+            self._in_time(config, slowest, nodes, seconds, converged)
+        if here not in known:
+            if any(ok and _never_slower(here, other) for other, ok in known.items()):
+                known[here] = True
+            elif any(not ok and _never_slower(other, here) for other, ok in known.items()):
+                known[here] = False
+            else:
+                time_s = self.time_to_train_s(config, perf_class, nodes, converged)
+                known[here] = time_s is not None and time_s <= seconds
+        return known[here]
+
+    def _slowest_class(self) -> tuple[int, float] | None:
+        """The fabric class of the options that every other one is never slower than, if any
+        (cached per option table: restricted problems have their own)."""
+        fabrics = self.options.fabrics
+        if self._slowest[0] is not fabrics:
+            classes = {f.perf_class for f in fabrics}
+            self._slowest = (fabrics, next((c for c in sorted(classes)
+                                            if all(never_slower(other, c) for other in classes)), None))
+        return self._slowest[1]
 
     def time_to_train_s(self, config: NodeConfig, perf_class: tuple[int, float], nodes: int,
                         converged: bool = False) -> float | None:
