@@ -1,15 +1,16 @@
 """``make bench``: how fast and how far topoopt scales.
 
-Writes ``benchmarks/results/latest.md`` and ``benchmarks/results/latest.json`` with five sections
+Writes ``benchmarks/results/latest.md`` and ``benchmarks/results/latest.json`` with six sections
 (``benchmarks/sections.py``), each stating its target and PASS/MISS with the ratio measured ÷ limit:
 
 1. **scale** — median solve time (``solve(..., explain=False)`` and the default ``solve``) and the
    CP-SAT model's size for one 70B job at 8 … 131,072 GPUs, full built-in catalog;
-2. **catalog** — solve time as the catalog grows 1× … 10× with vendor variants;
-3. **enumeration** — CP-SAT vs exhaustive enumeration (``tests/enumeration.py``: ``topoopt.perf``
+2. **examples** — median ``solve()`` time of every bundled example instance (full built-in catalog);
+3. **catalog** — solve time as the catalog grows 1× … 10× with vendor variants;
+4. **enumeration** — CP-SAT vs exhaustive enumeration (``tests/enumeration.py``: ``topoopt.perf``
    and the checker only) on growing small instances, and whether the optima agree;
-4. **end_to_end** — ``topoopt solve --out DIR`` as a subprocess: wall time and peak memory;
-5. **startup** — ``topoopt --help`` and ``import topoopt`` wall time; ``import topoopt`` must not
+5. **end_to_end** — ``topoopt solve --out DIR`` as a subprocess: wall time and peak memory;
+6. **startup** — ``topoopt --help`` and ``import topoopt`` wall time; ``import topoopt`` must not
    import ortools.
 
 Measurement (``measure.py``): wall time by ``time.perf_counter`` (and process CPU time where the

@@ -23,6 +23,7 @@ from topoopt.families import FAMILIES
 from topoopt.models.design import SCHEMA_VERSION, ObjectiveValue, Provenance, SolveResult
 from topoopt.models.instance import Instance
 from topoopt.solver.build import POWER_MAX_W, DesignModel
+from topoopt.solver.cost_floor import CostFloor
 from topoopt.solver.binding import binding_families
 from topoopt.solver.explain import explain_infeasible
 from topoopt.solver.extract import chosen, extract
@@ -144,17 +145,30 @@ def fastest_time_s(problem: Problem, settings: Settings, stats: Stats, relaxed=f
     network never trains faster than a dedicated one at the same node count (its storage reads
     share the compute NICs), so the solve prefers a dedicated network among the largest counts;
     only when the largest count needs a converged network is the dedicated network's own largest
-    count solved for too. Pairs are visited in order of the time at an optimistic node count and
-    the search stops when no pair can beat the best found: the result is exact.
+    count solved for too. Pairs are visited in order of the time at an upper bound on their node
+    count (the most nodes the budget buys at the cost floor, cost_floor.py; optimistic_nodes when
+    more than the deadline is relaxed) and the search stops when no pair can beat the best found:
+    the result is exact.
     """
     dm = model_for(problem, relaxed)
     p = dm.problem
     dedicated_offered = any(s.mode == "dedicated" for s in p.options.storage_nets)
+    # The cost floor bounds the nodes more tightly than optimistic_nodes, but it relies on the
+    # budget, fabric, rack and site rules: only when nothing but the deadline is relaxed.
+    floor = CostFloor(p) if relaxed <= {"deadline_met"} else None
+    pinned = p.instance.constraints.pins.nodes if "pins_respected" not in relaxed else None
     pairs = []
     for _, configs in dm.node_groups(p.perf_key):
         for cls in dm.v.use_cls:
             fabrics = [f for f in p.options.fabrics if f.perf_class == cls]
-            most = max(optimistic_nodes(p, c, fabrics, relaxed) for c in configs)
+            if floor is None:
+                most = max(optimistic_nodes(p, c, fabrics, relaxed) for c in configs)
+            else:
+                speed = configs[0].speed_key
+                most = floor.most_nodes(floor.ways(configs, [f for f in fabrics if f.tiers == 0 or f.speed_key == speed]))
+                most = most if pinned is None else min(most, pinned)
+                if most < 1:
+                    continue  # no design of the pair fits the budget
             bound = p.time_to_train_s(configs[0], cls, most, converged=not dedicated_offered)
             if bound is not None:
                 pairs.append((bound, len(pairs), configs, fabrics, cls))

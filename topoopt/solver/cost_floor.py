@@ -32,7 +32,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from topoopt.solver.options import FabricOption, NodeConfig, part_fits_node_end, part_fits_switch_end, per_rack
+from topoopt.solver.options import (
+    MAX_NODES,
+    FabricOption,
+    NodeConfig,
+    part_fits_node_end,
+    part_fits_switch_end,
+    per_rack,
+)
 from topoopt.solver.problem import Problem
 
 
@@ -194,6 +201,29 @@ class CostFloor:
                     units = max(units, math.ceil(need / supply * (1 - 1e-9)))
             best = min(best, (s.unit_price or 0) * units)
         return 0.0 if best == math.inf else best
+
+    def most_nodes(self, ways: list[Way]) -> int:
+        """An upper bound on the nodes of any design bought one of these ways: each way's most
+        under the budget (its floor, with the storage every design needs, grows with ``n``: found
+        by bisection), the racks and the site power; 0 when none fits the budget."""
+        inst = self.problem.instance
+        fixed = self.storage(0.0)
+        most = 0
+        for way in ways:
+            cap = min(MAX_NODES, inst.site.max_racks * max(per for _, per in way.racks))
+            if way.node_price > 0:
+                cap = min(cap, int(inst.budget.max // way.node_price))
+            if inst.site.power_cap_kw is not None:
+                cap = min(cap, int((inst.site.power_cap_kw * 1000 + 1e-6) // way.node_w))
+            low, high = 0, cap
+            while low < high:
+                middle = (low + high + 1) // 2
+                if way.floor(middle) + fixed <= inst.budget.max:
+                    low = middle
+                else:
+                    high = middle - 1
+            most = max(most, low)
+        return most
 
     def at(self, ways: list[Way], n: int, tokens_per_s: float) -> float:
         """The bound for ``n`` nodes bought any of these ways, storage at ``tokens_per_s``."""

@@ -209,26 +209,8 @@ class JobCostSearch:
         return found
 
     def most_nodes(self, pair: Pair) -> int:
-        """An upper bound on the nodes of any design of the pair: each way's most under the budget
-        (at the cost floor), the racks and the site power; one for the fabric-less way."""
-        inst = self.problem.instance
-        fixed = self.floor.storage(0.0)
-        most = 0
-        for way in pair.ways:
-            cap = min(MAX_NODES, inst.site.max_racks * max(per for _, per in way.racks))
-            if way.node_price > 0:
-                cap = min(cap, int(inst.budget.max // way.node_price))
-            if inst.site.power_cap_kw is not None:
-                cap = min(cap, int((inst.site.power_cap_kw * 1000 + 1e-6) // way.node_w))
-            low, high = 0, cap  # the floor grows with n: the largest n within the budget, by bisection
-            while low < high:
-                mid = (low + high + 1) // 2
-                if way.floor(mid) + fixed <= inst.budget.max:
-                    low = mid
-                else:
-                    high = mid - 1
-            most = max(most, low)
-        return most
+        """An upper bound on the nodes of any design of the pair (cost_floor.py ``most_nodes``)."""
+        return self.floor.most_nodes(pair.ways)
 
     def cost_floor(self, pair: Pair, n: int, tokens_per_s: float) -> float:
         """A lower bound on the monthly cost of any design of the candidate (module docstring)."""
