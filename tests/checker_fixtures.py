@@ -157,13 +157,15 @@ THREE_TIER_DESIGN = {
         {"network": "management", "tier": "mgmt-aggregation", "model": "mgmt-48x1g-10g", "count": 2, "ports_used": 6},
     ],
     "links": [
-        # whole kits per device pair: node-leaf 8 rails × ceil(5 nodes / 2) = 24; leaf-spine
-        # 16 leaves × 4 spines × ceil(1 link / 2) = 64 (half-used twin kits); spine-core
-        # 16 spines × 2 cores × ceil(2 links / 2) = 32.
+        # whole kits: node-leaf 8 rails × ceil(5 nodes / 2) = 24; between switches a kit is
+        # counted by the twin cages it fills: leaf-spine 16 spines × ceil(4 leaves × 1 link / 2)
+        # = 32 above, 16 leaves × ceil(4 uplinks / 2) = 32 below, so 32 (one twin module's two
+        # ports reach two spines); spine-core 8 cores × ceil(4 pods × 2 / 2) = 32 = 16 spines ×
+        # ceil(4 / 2).
         {"between": "node-leaf", "count": 40, "part": "ndr-sr4-twin-to-twin-flat-kit-50m",
          "assemblies": 24, "length_m": 17.0, "gbps": 400},
         {"between": "leaf-spine", "count": 64, "part": "ndr-dr4-twin-kit-500m",
-         "assemblies": 64, "length_m": 52.0, "gbps": 400},
+         "assemblies": 32, "length_m": 52.0, "gbps": 400},
         {"between": "spine-core", "count": 64, "part": "ndr-dr4-twin-kit-500m",
          "assemblies": 32, "length_m": 52.0, "gbps": 400},
         # node-storage 4 ports × ceil(5 nodes / 4) = 8 kits; storage-unit 1 kit.

@@ -444,9 +444,11 @@ class Enumerator:
     @staticmethod
     def assemblies(link_class: str, part: LinkPart, node: NodeChoice, fabric: FabricChoice, n: int,
                    counts: derive.FabricCounts) -> int:
-        """Whole assemblies per pair of devices (docs/model.md, "Cables and transceivers")."""
+        """Whole assemblies: per pair of devices for a one-piece cable, by cages filled for a
+        transceiver kit between switches (docs/model.md, "Cables and transceivers")."""
         spine_core = (fabric.radix - fabric.radix // 2) // fabric.cores_per_plane if fabric.cores_per_plane else 0
-        return derive.assemblies_needed(link_class, part.links, n, node.rails, counts, fabric.links_per_leaf_spine,
+        ppc = fabric.switch.ports_per_cage.get(node.interconnect.gbps, 0) if fabric.switch else 0
+        return derive.assemblies_needed(link_class, part, ppc, n, node.rails, counts, fabric.links_per_leaf_spine,
                                         fabric.cores_per_plane, spine_core)[0]
 
     def design(self, candidate) -> Design:

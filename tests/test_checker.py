@@ -43,11 +43,13 @@ def test_three_tier_design_is_clean():
 
 # 3 tiers with 2 links per leaf-spine pair on the 8-port switch: P = floor(8/2)/2 = 2 leaves and
 # Q = 4/2 = 2 spines per pod; 16 leaves -> 8 pods, 16 spines; 4 cores per plane (1 link each), so a
-# core uses 8 pods × 1 = 8 ports; cores = 2 planes × 4 = 8. Twin kits: leaf-spine 16 × 2 × ceil(2/2)
-# = 32, spine-core 16 × 4 × ceil(1/2) = 64.
+# core uses 8 pods × 1 = 8 ports; cores = 2 planes × 4 = 8. Twin kits by the cages they fill:
+# leaf-spine 16 leaves × ceil(4 uplinks / 2) = 32 = 16 spines × ceil(2 leaves × 2 / 2); spine-core
+# 8 cores × ceil(8 pods × 1 / 2) = 32 = 16 spines × ceil(4 / 2) (a core's twin module reaches two
+# spines, so per pair it would be 16 × 4 = 64).
 TWO_LINKS_PER_PAIR = {
     "fabric.links_per_leaf_spine": 2, "fabric.pods": 8, "fabric.spines_per_pod": 2, "fabric.leaves_per_pod": 2,
-    "fabric.cores_per_plane": 4, "fabric.links_per_spine_core": 1, "links.1.assemblies": 32, "links.2.assemblies": 64,
+    "fabric.cores_per_plane": 4, "fabric.links_per_spine_core": 1, "links.1.assemblies": 32, "links.2.assemblies": 32,
 }
 
 
@@ -63,13 +65,38 @@ def test_three_tier_links_per_pair_are_one_or_two():
             "4 uplinks per leaf") in [str(v) for v in found]
 
 
-def test_assemblies_are_whole_per_device_pair():
-    # 64 single leaf-spine links fill only 32 twin kits, but each leaf-spine pair needs a kit of its own.
+def test_switch_kits_are_counted_by_cages_filled():
+    # 64 single leaf-spine links fill 32 twin cages on the spines and 32 on the leaves: a twin
+    # module's two ports reach two switches, so 32 kits, not one per leaf-spine pair (64).
     inst = instance(**THREE_TIER_INSTANCE_CHANGES)
-    found = check_design(inst, base_design(THREE_TIER_DESIGN, inst, **{"links.1.assemblies": 32}))
+    found = check_design(inst, base_design(THREE_TIER_DESIGN, inst, **{"links.1.assemblies": 64}))
     assert [str(v) for v in found] == [
-        "port_form_factor_match: leaf-spine links (ndr-dr4-twin-kit-500m): 32 assemblies recorded; "
-        "16 leaves × 4 spines × ceil(1 links / 2 per assembly) = 64"]
+        "port_form_factor_match: leaf-spine links (ndr-dr4-twin-kit-500m): 64 assemblies recorded; "
+        "max(ceil(4 spines × (3 full pods × ceil(4 leaves × 1 / 2) + ceil(4 leaves × 1 / 2)) cages / 1), "
+        "ceil(16 leaves × ceil(4 uplinks / 2) cages / 1)) (kits by cages filled) = 32"]
+
+
+def test_switch_kits_count_the_part_filled_cages_of_the_fuller_end():
+    # 2 links per spine-core pair on 1 core per plane: a spine's 4 uplinks fill 2 cages, a core's
+    # 4 pods × 2 = 8 links fill 4. Twin cages below: 16 spines × 2 = 32; above 4 cores × 4 = 16.
+    inst = instance(**THREE_TIER_INSTANCE_CHANGES)
+    design = base_design(THREE_TIER_DESIGN, inst, **{"fabric.cores_per_plane": 1, "fabric.links_per_spine_core": 4,
+                                                     "fabric.cores": 4, "links.2.assemblies": 16})
+    found = [str(v) for v in check_design(inst, design) if "spine-core links" in str(v) and "assemblies" in str(v)]
+    assert found == [
+        "port_form_factor_match: spine-core links (ndr-dr4-twin-kit-500m): 16 assemblies recorded; "
+        "max(ceil(4 cores × ceil(4 pods × 4 / 2) cages / 1), ceil(16 spines × ceil(4 uplinks / 2) cages / 1)) "
+        "(kits by cages filled) = 32"]
+
+
+def test_one_piece_cables_are_whole_per_device_pair():
+    # A twin DAC's two ends are fixed to it, so both of its links join one leaf-spine pair: with 1
+    # link per pair each pair needs a cable of its own.
+    inst = instance(**THREE_TIER_INSTANCE_CHANGES)
+    found = check_design(inst, base_design(THREE_TIER_DESIGN, inst, **{"links.1.part": "ndr-dac-twin-2m",
+                                                                       "links.1.assemblies": 32}))
+    assert ("port_form_factor_match: leaf-spine links (ndr-dac-twin-2m): 32 assemblies recorded; "
+            "16 leaves × 4 spines × ceil(1 links / 2 per assembly) = 64") in [str(v) for v in found]
 
 
 # 4 nodes × 8 rails = 32 ports ≤ 64 of one qm9700: one switch, no uplinks, not rail-optimized.
@@ -295,7 +322,9 @@ MUTATIONS = [
     # 5 spines do not divide 32 uplinks. Network rack: (8 + 5 + 1 storage) × 1,294 W = 18,116 W;
     # management ports 36 + 2 = 38.
     ("uplinks_balanced", {}, {"fabric.spines": 5, "fabric.spines_per_pod": 5, "fabric.links_per_leaf_spine": 6,
-                              "switches.1.count": 5, "links.1.assemblies": 8 * 5 * 3, "racks.1.power_kw": 18.116,
+                              # twin kits: 5 spines × ceil(8 leaves × 6 / 2) = 120 cages above, 8 leaves ×
+                              # ceil(32 uplinks / 2) = 128 below
+                              "switches.1.count": 5, "links.1.assemblies": 128, "racks.1.power_kw": 18.116,
                               **MANAGEMENT_PORTS(38)},
      "32 uplinks per leaf do not divide evenly over 5 spines"),
     ("port_form_factor_match", {}, {"links.0.part": "ndr-sr4-kit-50m"}, "end b is osfp-flat, node cages are osfp-twin-flat"),
@@ -387,7 +416,8 @@ RECORD_MUTATIONS = [
      "core switches (qm9700): 2 recorded, 0 needed"),
     ("uplinks_balanced", {"fabric.links_per_leaf_spine": 7}, "fabric.links_per_leaf_spine: recorded 7, the rules give 8"),
     ("oversubscription_within_limit", {"oversubscription": 2.0}, "oversubscription 2 ≠ 32/32 = 1"),
-    ("port_form_factor_match", {"links.1.assemblies": 127}, "127 assemblies recorded; 8 leaves × 4 spines × ceil(8 links / 2 per assembly) = 128"),
+    ("port_form_factor_match", {"links.1.assemblies": 127}, "127 assemblies recorded; max(ceil(4 spines × ceil(8 leaves × 8 / 2) cages / 1), "
+                                                         "ceil(8 leaves × ceil(32 uplinks / 2) cages / 1)) (kits by cages filled) = 128"),
     ("cable_reach", {"links.1.length_m": 30.0}, "length 30 m recorded, the site gives 52 m"),
     ("link_speed", {"links.1.gbps": 200}, "recorded at 200 Gb/s ≠ link speed 400 Gb/s"),
     ("rack_power_within_limit", {"racks.1.power_kw": 10.0}, "13 × qm9700 at 1.294 kW = 16.822 kW"),
@@ -442,7 +472,8 @@ def test_oversubscription_limit_bounds_the_actual_ratio():
              "fabric.spines": 3, "fabric.spines_per_pod": 3, "fabric.links_per_leaf_spine": 7,
              "switches.0.ports_used": 32 + 8 * 21, "switches.1.count": 3, "switches.1.ports_used": 8 * 21,
              # network rack: (8 leaves + 3 spines + 1 storage) × 1,294 W = 15,528 W; management 36 − 2 = 34 ports
-             "links.1.count": 8 * 21, "links.1.assemblies": 8 * 3 * 4, "racks.1.power_kw": 15.528, "parallelism": None,
+             # twin kits by cages: 3 spines × ceil(8 × 7 / 2) = 84 above, 8 leaves × ceil(21 / 2) = 88 below
+                 "links.1.count": 8 * 21, "links.1.assemblies": 88, "racks.1.power_kw": 15.528, "parallelism": None,
              **MANAGEMENT_PORTS(34)}
     assert check_design(instance(**{"constraints.max_oversubscription": 2.0}), base_design(**split)) == []
     found = check_design(instance(**{"constraints.max_oversubscription": 1.99}), base_design(**split))

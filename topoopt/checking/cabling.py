@@ -61,9 +61,9 @@ def _switch_cage(switch: Switch | None, gbps: int) -> tuple[str | None, int, str
     return switch.cage_form_factor, switch.ports_per_cage.get(gbps, 0), switch.id
 
 
-def _assemblies(ctx: CheckContext, group: LinkGroup, q: int, carried: list | None) -> tuple[int, str] | None:
-    """Whole assemblies ``group`` needs with ``q`` links per assembly (None when not derivable)."""
-    cls, c, f = group.between, ctx.counts, ctx.design.fabric
+def _assemblies(ctx: CheckContext, group: LinkGroup, part: LinkPart, carried: list | None) -> tuple[int, str] | None:
+    """Whole assemblies of ``part`` ``group`` needs (None when not derivable)."""
+    cls, c, f, q = group.between, ctx.counts, ctx.design.fabric, part.links
     if cls in ("node-leaf", "leaf-spine", "spine-core"):
         if c is None:
             return None
@@ -71,7 +71,9 @@ def _assemblies(ctx: CheckContext, group: LinkGroup, q: int, carried: list | Non
         # evenly (uplinks_balanced reports that).
         per_leaf_spine = f.links_per_leaf_spine if c.links_per_leaf_spine is None else c.links_per_leaf_spine
         per_spine_core = f.links_per_spine_core if c.links_per_spine_core is None else c.links_per_spine_core
-        return assemblies_needed(cls, q, ctx.nodes, ctx.rails, c, per_leaf_spine, f.cores_per_plane, per_spine_core)
+        ppc = _switch_cage(ctx.switch, class_gbps(ctx, cls))[1]
+        return assemblies_needed(cls, part, ppc, ctx.nodes, ctx.rails, c, per_leaf_spine, f.cores_per_plane,
+                                 per_spine_core)
     if cls == "node-storage":
         return networks.assemblies_needed(cls, q, ctx.nodes, ctx.storage_ports_per_node)
     if cls == "storage-unit":
@@ -100,7 +102,8 @@ def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
     ports_per_cage[g]``); end *b* likewise fits the node cage (node–leaf), the storage NIC's or
     storage unit's single-port cages (node–storage, storage-unit), an RJ45 management port (mgmt)
     or the lower switch's cage; the part runs at its network's speed; assemblies are whole, counted
-    per pair of devices (``derive.assemblies_needed``, ``networks.assemblies_needed``). A DAC, ACC
+    per pair of devices, except transceiver kits between compute switches, which are counted by the
+    cages they fill (``derive.assemblies_needed``, ``networks.assemblies_needed``). A DAC, ACC
     or AOC whose node end carries several links serves only 0 or 1 tier: with leaves per rail the
     links of one node cage go to different leaves."""
     family = "port_form_factor_match"
@@ -120,7 +123,7 @@ def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
             out.append(Violation(family=family, item=item, detail=(
                 f"a {part.media} node end carries {num(part.links / part.b_ends)} links, which cannot be split over "
                 f"the leaves of a {tiers}-tier fabric; it serves 0 or 1 tier only")))
-        needed = _assemblies(ctx, group, part.links, carried)
+        needed = _assemblies(ctx, group, part, carried)
         if needed is not None and group.assemblies != needed[0]:
             out.append(Violation(family=family, item=item,
                                  detail=f"{num(group.assemblies)} assemblies recorded; {needed[1]} = {num(needed[0])}"))

@@ -138,25 +138,55 @@ def fabric_counts(
 
 
 def assemblies_needed(
-    link_class: str, links_per_assembly: int, nodes: int, rails: int, counts: FabricCounts,
+    link_class: str, part: LinkPart, ports_per_cage: int, nodes: int, rails: int, counts: FabricCounts,
     links_per_leaf_spine: int, cores_per_plane: int, links_per_spine_core: int,
 ) -> tuple[int, str]:
-    """Whole assemblies for a link class, counted per pair of devices, and how they were counted.
+    """Whole assemblies of ``part`` for a compute link class, and how they were counted.
 
-    An assembly joins one cage to one cage (or fans one cage out to its ``b_ends`` ports), so with
-    ``q`` links per assembly: node–leaf ``rails · ceil(n / q)`` (each rail's nodes are split over
-    its leaves in whole assemblies); leaf–spine ``leaves · spines per pod · ceil(m / q)``;
-    spine–core ``spines · cores per plane · ceil(m2 / q)``, ``m``/``m2`` the links per pair.
+    ``q`` links per assembly. Node–leaf: ``rails · ceil(n / q)`` (each rail's nodes are split over
+    its leaves in whole assemblies). Leaf–spine and spine–core (``m``/``m2`` links per pair):
+
+    * a one-piece cable (DAC, ACC, AOC) joins one pair of switches, so ``pairs · ceil(m / q)``;
+    * a transceiver kit's module ports are cabled one by one (one module's ports may reach
+      different switches), so kits follow the cages the class fills: every switch fills
+      ``ceil(its links of the class / ports_per_cage)`` cages, ``A`` on the upper tier and ``B``
+      on the lower one, and a kit brings ``a_ends`` upper and ``b_ends`` lower modules:
+      ``max(ceil(A / a_ends), ceil(B / b_ends))``.
     """
-    q = links_per_assembly
+    q = part.links
     if link_class == "node-leaf":
         return rails * ceil_div(nodes, q), f"{rails} rails × ceil({nodes:,} nodes / {q} per assembly)"
+    c = counts
     if link_class == "leaf-spine":
-        return (counts.leaves * counts.spines_per_pod * ceil_div(links_per_leaf_spine, q),
-                f"{counts.leaves:,} leaves × {counts.spines_per_pod} spines × "
-                f"ceil({links_per_leaf_spine} links / {q} per assembly)")
-    return (counts.spines * cores_per_plane * ceil_div(links_per_spine_core, q),
-            f"{counts.spines:,} spines × {cores_per_plane} cores × ceil({links_per_spine_core} links / {q} per assembly)")
+        m, pairs = links_per_leaf_spine, c.leaves * c.spines_per_pod
+        pair_text = f"{c.leaves:,} leaves × {c.spines_per_pod} spines"
+    else:
+        m, pairs = links_per_spine_core, c.spines * cores_per_plane
+        pair_text = f"{c.spines:,} spines × {cores_per_plane} cores"
+    if part.one_piece:
+        return pairs * ceil_div(m, q), f"{pair_text} × ceil({m} links / {q} per assembly)"
+    ppc = max(ports_per_cage, 1)
+    if link_class == "leaf-spine":
+        # Spines above: a full pod's spine carries m links per leaf of the pod; the last pod may
+        # hold fewer leaves (2 tiers: one pod of every leaf). Leaves below carry their uplinks.
+        last = c.leaves - c.leaves_per_pod * (c.pods - 1)
+        upper = c.spines_per_pod * ((c.pods - 1) * ceil_div(c.leaves_per_pod * m, ppc) + ceil_div(last * m, ppc))
+        up = c.leaf_spine_links // max(c.leaves, 1)
+        lower = c.leaves * ceil_div(up, ppc)
+        upper_text = f"{c.spines_per_pod} spines × ceil({last} leaves × {m} / {ppc})"
+        if c.pods > 1:
+            upper_text = (f"{c.spines_per_pod} spines × ({c.pods - 1} full pods × ceil({c.leaves_per_pod} leaves × {m} "
+                          f"/ {ppc}) + ceil({last} leaves × {m} / {ppc}))")
+        lower_text = f"{c.leaves:,} leaves × ceil({up} uplinks / {ppc})"
+    else:
+        # Cores above: every core carries m2 links per pod. Spines below carry their uplinks.
+        upper = c.cores * ceil_div(c.pods * m, ppc)
+        lower = c.spines * ceil_div(c.spine_up_ports, ppc)
+        upper_text = f"{c.cores:,} cores × ceil({c.pods} pods × {m} / {ppc})"
+        lower_text = f"{c.spines:,} spines × ceil({c.spine_up_ports} uplinks / {ppc})"
+    kits = max(ceil_div(upper, part.a_ends), ceil_div(lower, part.b_ends))
+    return kits, (f"max(ceil({upper_text} cages / {part.a_ends}), ceil({lower_text} cages / {part.b_ends})) "
+                  f"(kits by cages filled)")
 
 
 def link_lengths_m(in_row_m: float, across_rows_m: float, slack_m: float) -> dict[str, float]:

@@ -155,7 +155,7 @@ def _check_parts(fabric: Fabric) -> list[str]:
             if part.links != ends * per_cage:
                 notes.append(f"{link_class}: {part.id} carries {part.links} links on {ends} {end}-end cage(s), "
                              f"the cage there has {per_cage} ports [port_form_factor_match]")
-        if (link_class == "node-leaf" and fabric.design.fabric.tiers > 1 and part.media in ("dac", "acc", "aoc")
+        if (link_class == "node-leaf" and fabric.design.fabric.tiers > 1 and part.one_piece
                 and part.links > part.b_ends):
             notes.append(f"node-leaf: {part.id} is a cable whose node end carries {part.links // part.b_ends} links; "
                          "it cannot split them over the leaves of a rail-optimized fabric [port_form_factor_match]")
@@ -175,7 +175,7 @@ def _compare_links(design: Design, links: list[LinkBundle]) -> list[str]:
             notes.append(f"{bundle.between}: wiring has {len(bundle)} links, the design counts {group.count}")
         if bundle.assemblies != group.assemblies:
             why = ("part-filled cages on some switches" if bundle.assemblies > group.assemblies else
-                   "the design buys one per device pair; the wiring fills each cage with links to several devices")
+                   "the wiring fills its assemblies fuller than the design counts them")
             notes.append(f"{bundle.between}: wiring needs {bundle.assemblies} × {bundle.part.id}, the design counts "
                          f"{group.assemblies} ({why})")
     return notes

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 
 from topoopt.fabric.hardware import FabricError
-from topoopt.fabric.names import width
+from topoopt.fabric.names import cage_of, width
 from topoopt.models.catalog import LinkPart
 
 NETWORKS = ("compute", "storage", "management")
@@ -70,19 +70,29 @@ class LinkBundle:
     rail: list[int] = field(default_factory=list)
     cable: list[int] = field(default_factory=list)
     cable_ids: list[str] = field(default_factory=list)
+    kits_by_cage: bool = False
+    """Count the part by the cages its links fill (a transceiver kit between switches): module
+    ports are cabled one by one, so a cable id names one upper-end module's links, and the kits
+    bought are ``max(ceil(upper cages / a_ends), ceil(lower cages / b_ends))``."""
+    kits: int = 0
 
     def __len__(self) -> int:
         return len(self.a_device)
 
     @property
     def assemblies(self) -> int:
-        return len(self.cable_ids)
+        """Assemblies (kits) to buy."""
+        return self.kits if self.kits_by_cage else len(self.cable_ids)
 
     def name_cables(self) -> None:
-        """Give assemblies stable ids ``NL-0001`` … in wiring order."""
+        """Give assemblies stable ids ``NL-0001`` … in wiring order (and count kits by cage)."""
         count = (max(self.cable) + 1) if self.cable else 0
         digits = width(count)
         self.cable_ids = [f"{self.prefix}-{i:0{digits}d}" for i in range(1, count + 1)]
+        if self.kits_by_cage:
+            upper = len(set(zip(self.a_device, map(cage_of, self.a_port))))
+            lower = len(set(zip(self.b_device, map(cage_of, self.b_port))))
+            self.kits = max(math.ceil(upper / self.part.a_ends), math.ceil(lower / self.part.b_ends))
 
 
 class Assembler:
@@ -93,7 +103,10 @@ class Assembler:
         self.next_cable = 0
 
     def add_device(self, a_device: str, a_ports: list[str], b_devices: list[str], b_ports: list[str],
-                   rails: list[int] | None = None) -> None:
+                   rails: list[int] | None = None, *, per_pair: bool = False) -> None:
+        """Append the links of ``a_device``, ``part.links`` to an assembly in port order; with
+        ``per_pair`` an assembly also never joins two lower devices (a one-piece cable between
+        switches), so a new one starts wherever the lower device changes."""
         b = self.bundle
         count = len(a_ports)
         if count == 0:
@@ -104,9 +117,18 @@ class Assembler:
         b.b_device.extend(b_devices)
         b.b_port.extend(b_ports)
         b.rail.extend(rails if rails is not None else [0] * count)
-        first = self.next_cable
-        b.cable.extend(first + t // per for t in range(count))
-        self.next_cable = first + math.ceil(count / per)
+        if not per_pair:
+            first = self.next_cable
+            b.cable.extend(first + t // per for t in range(count))
+            self.next_cable = first + math.ceil(count / per)
+            return
+        cable, filled, previous = self.next_cable - 1, per, None
+        for device in b_devices:
+            if filled == per or device != previous:
+                cable, filled = cable + 1, 0
+            b.cable.append(cable)
+            filled, previous = filled + 1, device
+        self.next_cable = cable + 1
 
 
 def deal(total: int, bins: int, cap: int, grain: int) -> list[int]:

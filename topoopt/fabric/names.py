@@ -42,6 +42,11 @@ def port_names(cages: int, ports_per_cage: int, prefix: str = "p") -> list[str]:
     return [f"{prefix}{cage}/{lane}" for cage in range(1, cages + 1) for lane in range(1, ports_per_cage + 1)]
 
 
+def cage_of(port: str) -> str:
+    """The cage of a logical port named by :func:`port_names` (``p3/2`` → ``p3``; ``p3`` is its own cage)."""
+    return port.split("/", 1)[0]
+
+
 def node_port_names(rails: int, ports_per_cage: int) -> list[str]:
     """Node compute port per rail (index = rail − 1)."""
     if ports_per_cage == 1:

@@ -16,6 +16,9 @@ The rules (``docs/model.md``, "Fabric"), with the choices the counts leave open:
   classes never share a cage (they use different parts). On the upper device the ports of one link
   class are consecutive, and its links are grouped into assemblies of ``part.links`` in port order:
   an assembly fills ``part.a_ends`` whole cages (``links / a_ends`` logical ports per cage).
+  Between switches a one-piece cable (DAC, ACC, AOC) never joins two lower switches, so its
+  assemblies are counted per pair; a transceiver kit's modules are cabled port by port, so a
+  cage's links may reach different switches and kits are counted by the cages filled at each end.
 
 * **Converged storage.** The ``compute_storage_leaves`` leaves that carry the storage units come
   after the nodes' leaves (``leaf-st-01`` …) and uplink like every other leaf; in 3 tiers they
@@ -256,9 +259,17 @@ def _node_leaf(design: Design, hw: Hardware, nodes: list[Device], sw: Switches) 
     return bundle
 
 
+def _switch_bundle(design: Design, hw: Hardware, link_class: str) -> LinkBundle:
+    """A switch-to-switch bundle: a transceiver kit is counted by the cages it fills, a one-piece
+    cable per pair of switches (docs/model.md, "Cables and transceivers")."""
+    bundle = _bundle(design, hw, link_class)
+    bundle.kits_by_cage = not bundle.part.one_piece
+    return bundle
+
+
 def _leaf_spine(design: Design, hw: Hardware, sw: Switches) -> LinkBundle:
     fs = design.fabric
-    bundle = _bundle(design, hw, "leaf-spine")
+    bundle = _switch_bundle(design, hw, "leaf-spine")
     out = Assembler(bundle)
     ports = port_names(hw.switch.cages, hw.switch_ports_per_cage)
     m = fs.links_per_leaf_spine
@@ -269,13 +280,13 @@ def _leaf_spine(design: Design, hw: Hardware, sw: Switches) -> LinkBundle:
         b_devices = [leaf.name for leaf in pod_leaves for _ in range(m)]
         for j, spine in enumerate(pod_spines):
             b_ports = [ports[leaf_up + j * m + t] for _ in pod_leaves for t in range(m)]
-            out.add_device(spine.name, ports[:count], b_devices, b_ports)
+            out.add_device(spine.name, ports[:count], b_devices, b_ports, per_pair=bundle.part.one_piece)
     return bundle
 
 
 def _spine_core(design: Design, hw: Hardware, sw: Switches) -> LinkBundle:
     fs = design.fabric
-    bundle = _bundle(design, hw, "spine-core")
+    bundle = _switch_bundle(design, hw, "spine-core")
     out = Assembler(bundle)
     ports = port_names(hw.switch.cages, hw.switch_ports_per_cage)
     m2 = fs.links_per_spine_core
@@ -286,5 +297,5 @@ def _spine_core(design: Design, hw: Hardware, sw: Switches) -> LinkBundle:
         b_devices = [pod[j].name for pod in sw.spines for _ in range(m2)]
         for c, core in enumerate(plane):
             b_ports = [ports[spine_up + c * m2 + t] for _ in sw.spines for t in range(m2)]
-            out.add_device(core.name, ports[:count], b_devices, b_ports)
+            out.add_device(core.name, ports[:count], b_devices, b_ports, per_pair=bundle.part.one_piece)
     return bundle

@@ -18,6 +18,9 @@ Cooling = Literal["air", "rear_door", "liquid"]
 Media = Literal["dac", "acc", "aoc", "mmf", "smf", "utp"]
 """dac/acc: passive/active copper twinax; aoc: active optical; mmf/smf: transceivers over multimode /
 single-mode fibre; utp: twisted-pair copper patch cord (RJ45, Cat6/Cat6a)."""
+
+ONE_PIECE_MEDIA = ("dac", "acc", "aoc")
+"""Media sold as one piece end to end (the others are modules cabled with separate fibre or cord)."""
 LatencyClass = Literal["low", "medium", "high"]
 StorageKind = Literal["nvme_of", "parallel_fs", "object", "nfs"]
 
@@ -159,6 +162,14 @@ class LinkPart(Sourced):
     power_w_per_a_end: float = Field(ge=0, le=50)
     power_w_per_b_end: float = Field(ge=0, le=50)
     components: str = Field("", description="What one assembly consists of (for the BOM).")
+
+    @property
+    def one_piece(self) -> bool:
+        """A cable whose ends are fixed to it (DAC, ACC, AOC, splitters included): all its links
+        run between the devices its ends plug into. Otherwise the part is a transceiver kit
+        (modules + separate fibres or patch cords): each module port is cabled on its own, so one
+        module's ports may reach different far devices, and kits are counted by cages filled."""
+        return self.media in ONE_PIECE_MEDIA
 
 
 class RackClass(Sourced):

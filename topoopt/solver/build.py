@@ -230,13 +230,12 @@ class DesignModel:
                 m.add(v.pods == 1).only_enforce_if(lit)
 
     def _cables(self) -> None:
-        """Links per class, one part per class in use, and whole assemblies per device pair.
+        """Links per class, one part per class in use, and whole assemblies.
 
-        An assembly joins one cage to one cage (or fans one cage out to ``b_ends`` ports), so it
-        is counted per pair of devices: node–leaf ``rails × ceil(n / q)`` (each rail's nodes are
-        split over its leaves in whole assemblies), leaf–spine ``leaves × spines_per_pod ×
-        ceil(links per pair / q)``, spine–core ``spines × cores per plane × ceil(links per pair /
-        q)``, where ``q`` is the part's links per assembly.
+        Node–leaf: ``rails × ceil(n / q)`` (each rail's nodes are split over its leaves in whole
+        assemblies), ``q`` the part's links per assembly. Leaf–spine and spine–core: per device
+        pair for a one-piece cable, by cages filled for a transceiver kit
+        (:meth:`_switch_link_assemblies`).
         """
         m, o, v = self.m, self.options, self.v
         m.add(v.links["node-leaf"] == v.endpoints).only_enforce_if(v.use_tier[0].Not())
@@ -261,22 +260,82 @@ class DesignModel:
             m.add(q * per_rail <= v.nodes + q - 1).only_enforce_if(lit)
         for c in o.node_configs:
             m.add(total["node-leaf"] == c.rails * per_rail).only_enforce_if(v.use_nc[c.index])
-        # switch-switch classes: per upper/lower device pair, ceil(links per pair / q).
-        for cls, per_pair, count, fanout in (
-            ("leaf-spine", lambda f: f.links_per_leaf_spine, v.leaves, lambda f: f.spines),
-            ("spine-core", lambda f: f.links_per_spine_core, v.spines, lambda f: f.cores_per_plane),
-        ):
-            by_q: dict[int, list] = {}
+        self._switch_link_assemblies(total)
+
+    def _switch_link_assemblies(self, total: dict) -> None:
+        """Assemblies of the leaf–spine and spine–core classes, by the kind of part in use.
+
+        A one-piece cable (DAC, ACC, AOC) joins one pair of devices: ``upper-lower pairs ×
+        ceil(links per pair / q)``. A transceiver kit's module ports are cabled one by one, so kits
+        are counted by the cages their modules fill: ``max(ceil(A / a_ends), ceil(B / b_ends))``
+        with ``A`` (``B``) the cages the class fills on the upper (lower) switches, each switch
+        filling ``ceil(its links of the class / ports per cage)``. Per switch tier every switch
+        carries the same links, except the spines of a part-filled last pod (leaf–spine). The
+        ceilings of variable link counts are one auxiliary variable per class, shared by the fabric
+        options (fixed to 0 where unused), so the model's size does not depend on the node count.
+        """
+        m, o, v = self.m, self.options, self.v
+        # Per-switch cages of the upper tier's variable link count (the spines of the last pod;
+        # every core), and the cage-rounded kits of each end.
+        last_pod_cages = self.int_var(COUNT_MAX, "leaf_spine_last_pod_spine_cages")
+        core_cages = self.int_var(COUNT_MAX, "spine_core_core_cages")
+        for f in o.fabrics:
+            lit = v.use_fo[f.index]
+            ppc = f.switch.ports_per_cage.get(f.gbps, 1) if f.switch is not None else 1
+            if f.tiers >= 2:
+                # The last pod's leaves: all of them in 2 tiers (pods = 1).
+                last = v.leaves - (f.leaves_per_pod if f.tiers == 3 else 0) * (v.pods - 1)
+                links = f.links_per_leaf_spine * last
+                m.add(ppc * last_pod_cages >= links).only_enforce_if(lit)
+                m.add(ppc * last_pod_cages <= links + ppc - 1).only_enforce_if(lit)
+            else:
+                m.add(last_pod_cages == 0).only_enforce_if(lit)
+            if f.tiers == 3:
+                links = f.links_per_spine_core * v.pods
+                m.add(ppc * core_cages >= links).only_enforce_if(lit)
+                m.add(ppc * core_cages <= links + ppc - 1).only_enforce_if(lit)
+            else:
+                m.add(core_cages == 0).only_enforce_if(lit)
+        for cls, tiers in (("leaf-spine", 2), ("spine-core", 3)):
+            kinds: dict[tuple, list] = {}
             for p in o.parts[cls]:
-                by_q.setdefault(p.part.links, []).append(v.use_part[cls, p.index])
-            q_lits = {q: self.any_of(lits, f"{cls}_q{q}") for q, lits in by_q.items()}
-            tiers = 2 if cls == "leaf-spine" else 3
+                part = p.part
+                key = (part.links, True, 1, 1) if part.one_piece else (part.links, False, part.a_ends, part.b_ends)
+                kinds.setdefault(key, []).append(v.use_part[cls, p.index])
+            kind_lits = {key: self.any_of(lits, f"{cls}_kind{i}") for i, (key, lits) in enumerate(kinds.items())}
+            # Kits per end, ceil(cages / ends per kit); the class's kits are the larger (0 unless a kit is used).
+            by_end = [self.int_var(COUNT_MAX, f"{cls}_kits_{end}") for end in ("upper", "lower")]
+            kits = self.int_var(COUNT_MAX, f"{cls}_kits")
+            m.add_max_equality(kits, by_end)
             for f in o.fabrics:
+                fo = v.use_fo[f.index]
                 if f.tiers < tiers:
+                    for var in by_end:
+                        m.add(var == 0).only_enforce_if(fo)
                     continue
-                for q, q_lit in q_lits.items():
-                    per_device = fanout(f) * -(-per_pair(f) // q)
-                    m.add(total[cls] == per_device * count).only_enforce_if([v.use_fo[f.index], q_lit])
+                ppc = f.switch.ports_per_cage.get(f.gbps, 1)
+                if cls == "leaf-spine":
+                    pairs = v.leaves * f.spines
+                    per_pair = f.links_per_leaf_spine
+                    full_pod_cages = -(-(f.leaves_per_pod * f.links_per_leaf_spine) // ppc) if f.tiers == 3 else 0
+                    upper = f.spines * (full_pod_cages * (v.pods - 1) + last_pod_cages)
+                    lower = -(-f.up // ppc) * v.leaves
+                else:
+                    pairs = v.spines * f.cores_per_plane
+                    per_pair = f.links_per_spine_core
+                    upper = f.spines * f.cores_per_plane * core_cages
+                    lower = -(-f.spine_up // ppc) * v.spines
+                for (q, one_piece, a_ends, b_ends), kind in kind_lits.items():
+                    both = [fo, kind]
+                    if one_piece:
+                        m.add(total[cls] == -(-per_pair // q) * pairs).only_enforce_if(both)
+                        for var in by_end:
+                            m.add(var == 0).only_enforce_if(both)
+                        continue
+                    for var, cages, ends in zip(by_end, (upper, lower), (a_ends, b_ends)):
+                        m.add(ends * var >= cages).only_enforce_if(both)
+                        m.add(ends * var <= cages + ends - 1).only_enforce_if(both)
+                    m.add(total[cls] == kits).only_enforce_if(both)
 
     def _power_and_units(self) -> None:
         """Provisioned power (W, rounded up) and rack units of nodes, switches and storage units.

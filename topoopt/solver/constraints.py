@@ -207,7 +207,7 @@ def port_form_factor_match(dm: DesignModel) -> None:
             upper = switches_fitting(p.part, "a")
             if cls == "node-leaf":
                 lower = [v.use_nc[c.index] for c in o.node_configs if part_fits_node_end(p.part, c)]
-                if p.part.media in ("dac", "acc", "aoc") and p.part.links > p.part.b_ends:
+                if p.part.one_piece and p.part.links > p.part.b_ends:
                     dm.forbid("port_form_factor_match", lit, v.multi_tier)
             else:
                 lower = switches_fitting(p.part, "b")

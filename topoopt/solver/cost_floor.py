@@ -9,7 +9,9 @@ avoids, counted as the model counts it, at the cheapest option:
 * fabric: the cheapest fabric option's exact switch count (leaves ``rails × ceil(n / down)``,
   spines, cores and pods as in docs/model.md "Fabric"; one switch for one tier) times its price,
   plus cable assemblies per link class at the cheapest part whose ends fit (reach, lists and the
-  DAC-splitting rule can only rule a part out, so they are ignored); infinite where the option's
+  DAC-splitting rule can only rule a part out, so they are ignored; between switches
+  ``ceil(links / q)``, which neither the per-pair count of a cable nor the per-cage count of a kit
+  goes below); infinite where the option's
   port rules (``leaf_ports_cover_endpoints``, ``spine_ports_cover_uplinks``,
   ``core_ports_cover_uplinks``) exclude ``n``;
 * racks: the cheapest rack class's compute racks ``ceil(n / nodes per rack)``; with more than one
@@ -85,10 +87,12 @@ class FabricFloor:
                 spines, cores = f.spines * pods, f.spines * f.cores_per_plane
         total = (f.unit_price or 0) * (leaves + spines + cores)
         total += _cheapest(self.node_leaf, lambda q: r * -(-n // q))
+        # Between switches a one-piece cable is counted per pair and a kit by cages filled; both
+        # are at least ceil(links / q), which bounds either from below.
         if f.tiers >= 2:
-            total += _cheapest(self.leaf_spine, lambda q: leaves * f.spines * -(-f.links_per_leaf_spine // q))
+            total += _cheapest(self.leaf_spine, lambda q: -(-(leaves * f.up) // q))
         if f.tiers == 3:
-            total += _cheapest(self.spine_core, lambda q: spines * f.cores_per_plane * -(-f.links_per_spine_core // q))
+            total += _cheapest(self.spine_core, lambda q: -(-(spines * f.spine_up) // q))
         return total
 
 
