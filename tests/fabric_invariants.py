@@ -234,21 +234,43 @@ def check_connected(design: Design, graph: nx.MultiGraph) -> None:
         assert connected(("node-storage", "storage-unit", "storage-leaf-spine"))
 
 
+def _one_end(links: list[dict], end: str, ends: int) -> bool:
+    """The links leave at most ``ends`` cages of one device at ``end``."""
+    if len({link[f"{end}_device"] for link in links}) != 1:
+        return False
+    return len({SWITCH_PORT.match(link[f"{end}_port"]).group(1) for link in links}) <= ends
+
+
 def check_assemblies(graph: nx.MultiGraph, catalog: Catalog) -> dict[tuple[str, str], int]:
-    """Every cable carries at most ``part.links`` links from ``a_ends`` cages of one upper device;
-    returns the number of assemblies per (link class, part)."""
+    """Every cable carries at most ``part.links`` links from ``a_ends`` cages of one upper device
+    — or, for a transceiver kit between compute switches (numbered by the cages of its fuller
+    end), into ``b_ends`` cages of one lower device; a one-piece cable between compute switches
+    joins one pair of switches. Returns the number of assemblies per (link class, part)."""
     cables: dict[str, list[dict]] = defaultdict(list)
     for _, _, attrs in graph.edges(data=True):
         cables[attrs["cable"]].append(attrs)
     per_group: Counter = Counter()
     for links in cables.values():
         part = catalog.by_id("cables")[links[0]["part"]]
+        link_class = links[0]["link_class"]
         assert len(links) <= part.links
-        assert len({link["a_device"] for link in links}) == 1
         assert len({(link["link_class"], link["part"]) for link in links}) == 1
-        cages = {SWITCH_PORT.match(link["a_port"]).group(1) for link in links}
-        assert len(cages) <= part.a_ends
-        per_group[links[0]["link_class"], links[0]["part"]] += 1
+        between_switches = link_class in ("leaf-spine", "spine-core")
+        if between_switches and not part.one_piece:
+            assert _one_end(links, "a", part.a_ends) or _one_end(links, "b", part.b_ends), links
+        else:
+            assert _one_end(links, "a", part.a_ends), links
+        if between_switches and part.one_piece:
+            assert len({link["b_device"] for link in links}) == 1, links
+        per_group[link_class, links[0]["part"]] += 1
+    # A one-piece cable's end fills its cage: no other cable shares it.
+    holders: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for _, _, attrs in graph.edges(data=True):
+        if attrs["link_class"] in ("leaf-spine", "spine-core") and catalog.by_id("cables")[attrs["part"]].one_piece:
+            for end in ("a", "b"):
+                cage = SWITCH_PORT.match(attrs[f"{end}_port"]).group(1)
+                holders[attrs[f"{end}_device"], cage].add(attrs["cable"])
+    assert all(len(cables) == 1 for cables in holders.values()), holders
     return dict(per_group)
 
 

@@ -101,3 +101,21 @@ def test_missing_dot_is_a_warning_not_a_failure(files, monkeypatch):
     assert run.exit_code == 0
     assert "warning: graphviz 'dot' not found" in run.stderr
     assert (tmp / "out" / "fabric.dot").exists()
+
+
+def test_solve_out_prints_the_fabric_warnings_as_render_does(tmp_path, monkeypatch):
+    from solver_fixtures import TINY
+
+    instance_path = tmp_path / "tiny.yaml"
+    # Through JSON: instance files spell the per-speed mapping keys as strings.
+    instance_path.write_text(yaml.safe_dump(json.loads(json.dumps(TINY)), sort_keys=False), encoding="utf-8")
+    # Without Graphviz the build-out warns (and keeps the DOT file).
+    monkeypatch.setenv("TOPOOPT_DOT", "")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    solved = runner.invoke(app, ["solve", str(instance_path), "--out", str(tmp_path / "solved")])
+    assert solved.exit_code == 0, solved.output
+    warnings = [line for line in solved.stderr.splitlines() if line.startswith("warning: ")]
+    assert any("graphviz 'dot' not found" in line for line in warnings)
+    rendered = invoke(tmp_path / "solved" / "design.json", instance_path, "--out", tmp_path / "rendered")
+    assert rendered.exit_code == 0, rendered.output
+    assert warnings == [line for line in rendered.stderr.splitlines() if line.startswith("warning: ")]

@@ -69,8 +69,7 @@ def _assemblies(ctx: CheckContext, group: LinkGroup, part: LinkPart, carried: li
             return None
         # Links per pair as the rules give them; the record's own when its uplinks do not divide
         # evenly (uplinks_balanced reports that).
-        per_leaf_spine = f.links_per_leaf_spine if c.links_per_leaf_spine is None else c.links_per_leaf_spine
-        per_spine_core = f.links_per_spine_core if c.links_per_spine_core is None else c.links_per_spine_core
+        per_leaf_spine, per_spine_core = (_links_per_switch_pair(ctx, name) for name in ("leaf-spine", "spine-core"))
         ppc = _switch_cage(ctx.switch, class_gbps(ctx, cls))[1]
         return assemblies_needed(cls, part, ppc, ctx.nodes, ctx.rails, c, per_leaf_spine, f.cores_per_plane,
                                  per_spine_core)
@@ -97,13 +96,25 @@ def _assemblies(ctx: CheckContext, group: LinkGroup, part: LinkPart, carried: li
     return networks.assemblies_needed(cls, q, 0, 0, m.uplinks, 1)  # one link per leaf-aggregation pair
 
 
+def _links_per_switch_pair(ctx: CheckContext, link_class: str) -> int | None:
+    """Links per leaf–spine or spine–core pair (the rules' count, else the record's); None otherwise."""
+    c, f = ctx.counts, ctx.design.fabric
+    if c is None or link_class not in ("leaf-spine", "spine-core"):
+        return None
+    if link_class == "leaf-spine":
+        return f.links_per_leaf_spine if c.links_per_leaf_spine is None else c.links_per_leaf_spine
+    return f.links_per_spine_core if c.links_per_spine_core is None else c.links_per_spine_core
+
+
 def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
     """End *a* fits the upper switch's cage and carries all of its logical ports (``links / a_ends =
     ports_per_cage[g]``); end *b* likewise fits the node cage (node–leaf), the storage NIC's or
     storage unit's single-port cages (node–storage, storage-unit), an RJ45 management port (mgmt)
     or the lower switch's cage; the part runs at its network's speed; assemblies are whole, counted
     per pair of devices, except transceiver kits between compute switches, which are counted by the
-    cages they fill (``derive.assemblies_needed``, ``networks.assemblies_needed``). A DAC, ACC
+    cages they fill (``derive.assemblies_needed``, ``networks.assemblies_needed``). A one-piece
+    cable between compute switches carries links of one pair only and fills its cages, so its
+    links per assembly divide the links per pair. A DAC, ACC
     or AOC whose node end carries several links serves only 0 or 1 tier: with leaves per rail the
     links of one node cage go to different leaves."""
     family = "port_form_factor_match"
@@ -123,6 +134,11 @@ def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
             out.append(Violation(family=family, item=item, detail=(
                 f"a {part.media} node end carries {num(part.links / part.b_ends)} links, which cannot be split over "
                 f"the leaves of a {tiers}-tier fabric; it serves 0 or 1 tier only")))
+        per_pair = _links_per_switch_pair(ctx, group.between)
+        if part.one_piece and per_pair and per_pair % part.links:
+            out.append(Violation(family=family, item=item, detail=(
+                f"a {part.media} cable carries {part.links} links between one pair of switches, which have "
+                f"{per_pair} links per pair: its cages would be part-filled or shared")))
         needed = _assemblies(ctx, group, part, carried)
         if needed is not None and group.assemblies != needed[0]:
             out.append(Violation(family=family, item=item,

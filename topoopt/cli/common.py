@@ -38,3 +38,28 @@ def load_or_exit(file: str, *, summary: bool = False):
         if summary:
             err(f"{len(exc.messages)} problem(s) found; the instance is not valid")
         raise typer.Exit(EXIT_INPUT) from None
+
+
+def write_fabric_files(result, instance, out, *, source: str, png: bool = False):
+    """Write the installation files of ``result``'s design into ``out`` and print the fabric's
+    warnings (``warning: …``) to stderr; return the outputs.
+
+    A design the catalog cannot build, or an unwritable ``out``, prints the reason (prefixed by
+    ``source``, the file the design came from) and exits 2.
+    """
+    import typer
+
+    from topoopt.catalog import CatalogError
+    from topoopt.fabric import FabricError, write_outputs
+
+    try:
+        outputs = write_outputs(result, instance, out, png=png)
+    except (CatalogError, FabricError) as exc:
+        err(f"{source}: {exc}")
+        raise typer.Exit(EXIT_INPUT) from None
+    except OSError as exc:
+        err(f"{out}: cannot write: {exc}")
+        raise typer.Exit(EXIT_INPUT) from None
+    for warning in outputs.warnings:
+        err(f"warning: {warning}")
+    return outputs

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INPUT, err, load_or_exit
+from topoopt.cli.common import EXIT_CODES_HELP, load_or_exit, write_fabric_files
 
 
 @app.command(help="Write the bill of materials, cable schedule, rack plan, GraphML, Slurm topology.conf, "
@@ -22,9 +22,7 @@ def render(
     out: Path = typer.Option(..., "--out", help="Directory to write the files into (created if missing)."),
     png: bool = typer.Option(False, "--png", help="Also draw fabric.png."),
 ) -> None:
-    from topoopt.catalog import CatalogError
     from topoopt.cli.check import read_design
-    from topoopt.fabric import FabricError, render as render_files
     from topoopt.models.design import ObjectiveValue, SolveResult
 
     loaded = load_or_exit(file)
@@ -36,15 +34,6 @@ def render(
         cost=cost,
         performance=performance,
     )
-    try:
-        outputs = render_files(result, loaded.instance, out, png=png)
-    except (CatalogError, FabricError) as exc:
-        err(f"{design_file}: {exc}")
-        raise typer.Exit(EXIT_INPUT) from None
-    except OSError as exc:
-        err(f"{out}: cannot write: {exc}")
-        raise typer.Exit(EXIT_INPUT) from None
-    for warning in outputs.warnings:
-        err(f"warning: {warning}")
+    outputs = write_fabric_files(result, loaded.instance, out, source=str(design_file), png=png)
     for path in outputs.files:
         typer.echo(str(path))

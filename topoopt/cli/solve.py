@@ -7,7 +7,9 @@ from pathlib import Path
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_INTERNAL, EXIT_NO_SOLUTION, err, load_or_exit
+from topoopt.cli.common import (
+    EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_INTERNAL, EXIT_NO_SOLUTION, err, load_or_exit, write_fabric_files,
+)
 
 
 @app.command(help="Design the cluster for INSTANCE ('-' = stdin). " + EXIT_CODES_HELP)
@@ -35,7 +37,7 @@ def solve(
     result = locate_sources(result, loaded)
     violations = independent_check(result, loaded.instance)
     if out is not None:
-        write_result(result, loaded.instance, out)
+        write_result(result, loaded.instance, out, source=str(loaded.file))
     if violations:
         for violation in violations:
             err(f"checker: {violation}")
@@ -93,16 +95,17 @@ def locate_sources(result, loaded):
     return result.model_copy(update={"explanation": explanation})
 
 
-def write_result(result, instance, out: Path) -> None:
-    """design.json always; the fabric exports and drawings when a design exists."""
+def write_result(result, instance, out: Path, *, source: str) -> None:
+    """design.json always; the fabric exports and drawings when a design exists, with the
+    fabric's warnings on stderr as 'topoopt render' prints them."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "design.json").write_text(result.model_dump_json(indent=2, by_alias=True) + "\n", encoding="utf-8")
     if result.design is None:
         return
     try:
-        from topoopt.fabric import write_outputs
+        import topoopt.fabric  # noqa: F401
     except ImportError:
         err("warning: fabric exports are not available in this build; wrote design.json only")
         return
-    write_outputs(result, instance, out)
+    write_fabric_files(result, instance, out, source=source)
     err(f"wrote {out}/")

@@ -71,28 +71,35 @@ class LinkBundle:
     cable: list[int] = field(default_factory=list)
     cable_ids: list[str] = field(default_factory=list)
     kits_by_cage: bool = False
-    """Count the part by the cages its links fill (a transceiver kit between switches): module
-    ports are cabled one by one, so a cable id names one upper-end module's links, and the kits
-    bought are ``max(ceil(upper cages / a_ends), ceil(lower cages / b_ends))``."""
-    kits: int = 0
+    """A transceiver kit between switches: its module ports are cabled one by one, so one module's
+    links may reach several switches, and the kits bought are ``max(ceil(upper cages / a_ends),
+    ceil(lower cages / b_ends))`` over the cages the links fill. :meth:`name_cables` then numbers
+    the kits by the cages of the end needing more of them (``ends`` cages per kit, in wiring order)."""
 
     def __len__(self) -> int:
         return len(self.a_device)
 
     @property
     def assemblies(self) -> int:
-        """Assemblies (kits) to buy."""
-        return self.kits if self.kits_by_cage else len(self.cable_ids)
+        return len(self.cable_ids)
 
     def name_cables(self) -> None:
-        """Give assemblies stable ids ``NL-0001`` … in wiring order (and count kits by cage)."""
+        """Give assemblies stable ids ``NL-0001`` … in wiring order."""
+        if self.kits_by_cage:
+            self._kits_by_cage()
         count = (max(self.cable) + 1) if self.cable else 0
         digits = width(count)
         self.cable_ids = [f"{self.prefix}-{i:0{digits}d}" for i in range(1, count + 1)]
-        if self.kits_by_cage:
-            upper = len(set(zip(self.a_device, map(cage_of, self.a_port))))
-            lower = len(set(zip(self.b_device, map(cage_of, self.b_port))))
-            self.kits = max(math.ceil(upper / self.part.a_ends), math.ceil(lower / self.part.b_ends))
+
+    def _kits_by_cage(self) -> None:
+        ends = []
+        for devices, ports, per_kit in ((self.a_device, self.a_port, self.part.a_ends),
+                                        (self.b_device, self.b_port, self.part.b_ends)):
+            order: dict[tuple[str, str], int] = {}
+            cages = [order.setdefault((device, cage_of(port)), len(order)) for device, port in zip(devices, ports)]
+            ends.append((math.ceil(len(order) / per_kit), [cage // per_kit for cage in cages]))
+        # The upper end on a tie, so a kit's links then leave one upper cage (the Assembler's grouping).
+        self.cable = max(ends, key=lambda end: end[0])[1]
 
 
 class Assembler:

@@ -266,7 +266,8 @@ class DesignModel:
         """Assemblies of the leaf–spine and spine–core classes, by the kind of part in use.
 
         A one-piece cable (DAC, ACC, AOC) joins one pair of devices: ``upper-lower pairs ×
-        ceil(links per pair / q)``. A transceiver kit's module ports are cabled one by one, so kits
+        ceil(links per pair / q)``, and it fills its cages, so it serves a fabric option only when
+        ``q`` divides the links per pair (family ``port_form_factor_match``). A transceiver kit's module ports are cabled one by one, so kits
         are counted by the cages their modules fill: ``max(ceil(A / a_ends), ceil(B / b_ends))``
         with ``A`` (``B``) the cages the class fills on the upper (lower) switches, each switch
         filling ``ceil(its links of the class / ports per cage)``. Per switch tier every switch
@@ -328,6 +329,10 @@ class DesignModel:
                 for (q, one_piece, a_ends, b_ends), kind in kind_lits.items():
                     both = [fo, kind]
                     if one_piece:
+                        if per_pair % q:
+                            # Its cages would be part-filled (ports the port counts do not hold) or
+                            # shared with a cable to another switch: ruled out.
+                            self.forbid("port_form_factor_match", *both)
                         m.add(total[cls] == -(-per_pair // q) * pairs).only_enforce_if(both)
                         for var in by_end:
                             m.add(var == 0).only_enforce_if(both)
