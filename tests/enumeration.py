@@ -187,14 +187,16 @@ def ports_fit(fabric: FabricChoice, counts: derive.FabricCounts) -> bool:
     return fabric.tiers == 2 or counts.ports_per_core <= k
 
 
-def one_piece_shares_cages(part: LinkPart, link_class: str, fabric: FabricChoice) -> bool:
-    """A one-piece cable between switches whose links per assembly do not divide the links per
-    pair: its cages would be part-filled or shared with a cable to another switch."""
-    if not part.one_piece or link_class not in ("leaf-spine", "spine-core"):
+def shares_cages(part: LinkPart, link_class: str, fabric: FabricChoice) -> bool:
+    """A part between switches whose links that reach one far switch together (a one-piece
+    cable's all, a kit's per fibre) do not divide the links per pair: a cable or fibre would be
+    part-filled or shared with links to another switch."""
+    together = part.links if part.one_piece else (part.links_per_fibre or 1)
+    if together == 1 or link_class not in ("leaf-spine", "spine-core"):
         return False
     spine_core = (fabric.radix - fabric.radix // 2) // fabric.cores_per_plane if fabric.cores_per_plane else 0
     per_pair = fabric.links_per_leaf_spine if link_class == "leaf-spine" else spine_core
-    return per_pair % part.links != 0
+    return per_pair % together != 0
 
 
 def part_fits(part: LinkPart, link_class: str, node: NodeChoice, switch: Switch, gbps: int) -> bool:
@@ -373,7 +375,7 @@ class Enumerator:
                 switch = fabric.switch
                 used = derive.LINK_CLASSES[:max(fabric.tiers, 1)] if fabric.tiers else ()
                 parts = {cls: [p for p in all_parts if part_fits(p, cls, node, switch, gbps)
-                               and not one_piece_shares_cages(p, cls, fabric)
+                               and not shares_cages(p, cls, fabric)
                                and p.max_reach_m >= self.lengths_m[cls] and price(p.id) is not None
                                and instance.constraints.cables.admits(p.id)] for cls in used}
                 if any(not options for options in parts.values()):

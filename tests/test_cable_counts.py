@@ -3,8 +3,8 @@ build-out count them alike (docs/model.md, "Cables and transceivers").
 
 A transceiver kit's module ports are cabled one by one, so a twin-port module's two links may
 reach two switches: kits are counted by the cages the links fill at each end. A one-piece cable
-(DAC, ACC, AOC) joins one pair of switches, so it is counted per pair and serves only when its
-links divide the links per pair. The instances use an 8-port switch (4 twin cages) so that the
+(DAC, ACC, AOC) joins one pair of switches, so it is counted per pair; it, like a kit fibre
+carrying several links, serves only when those links divide the links per pair. The instances use an 8-port switch (4 twin cages) so that the
 fabric needs one link per switch pair, where the two counts differ.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import math
 
+import pytest
 from solver_fixtures import TINY_CATALOG, TINY_PRICES, optimal, tiny
 
 from fabric_invariants import check_all
@@ -25,6 +26,8 @@ SW8 = {"id": "sw8", "name": "SW 8x400", "source": "estimate: a small test switch
 TWIN_DAC = {"id": "dac-twin", "name": "Twin DAC 3 m", "source": "estimate: a test cable", "media": "dac", "gbps": 400,
             "links": 2, "a_form_factor": "osfp-twin-finned", "b_form_factor": "osfp-twin-finned", "max_reach_m": 3,
             "power_w_per_a_end": 0.1, "power_w_per_b_end": 0.1}
+# A kit whose one fibre carries both links of a module (as a QSFP-DD SR8 module's MPO-16 as 2 x 200G).
+ONE_FIBRE_KIT = {**TWIN_DAC, "id": "kit-one-fibre", "name": "Twin kit, one fibre", "media": "mmf", "links_per_fibre": 2}
 FAR = {"budget.max": 1e9, "site.max_racks": 400, "goal.deadline_days": None, "site.distances": {"across_rows_m": 40}}
 # 20 nodes × 4 rails on 4 down-ports per leaf: 20 leaves. 3 tiers need pods of 4 leaves (1 link per
 # leaf-spine pair; 2 would give 10 pods of 2, more than a core's 8 ports), and 5 pods leave each
@@ -35,14 +38,14 @@ TWO_TIERS = {"constraints.pins.nodes": 8, "constraints.pins.nics_per_node": 4, "
 SHORT_RUNS = {"site.distances": {"in_row_m": 1, "across_rows_m": 2, "slack_m": 0}}
 
 
-def small_switch(*changes: dict, dac: bool = False):
-    """The tiny instance on the 8-port switch (and a cheap twin DAC between switches with ``dac``)."""
+def small_switch(*changes: dict, extra: dict | None = None):
+    """The tiny instance on the 8-port switch (and ``extra``, a cheap part between switches)."""
     catalog = copy.deepcopy(TINY_CATALOG)
     catalog["switches"] = [SW8 if s["id"] == "sw64" else s for s in catalog["switches"]]
     prices = {**{k: v for k, v in TINY_PRICES.items() if k != "sw64"}, "sw8": 5_000}
-    if dac:
-        catalog["cables"].append(TWIN_DAC)
-        prices["dac-twin"] = 50
+    if extra:
+        catalog["cables"].append(extra)
+        prices[extra["id"]] = 50
     merged = {**FAR, "catalog.add": catalog, "catalog.prices": prices}
     for change in changes:
         merged.update(change)
@@ -90,26 +93,29 @@ def test_two_tier_kits_fill_twin_cages_with_links_to_two_switches():
     assert agree(instance, design)["leaf-spine"] < per_pair(design, "leaf-spine")
 
 
-def test_a_one_piece_cable_serves_only_whole_cages_of_one_switch_pair():
-    # Cheap and in reach, but with one link per pair a twin DAC would leave half of each cage
-    # idle or share it with a cable to another switch: the kit is used instead.
-    instance = small_switch(THREE_TIERS, SHORT_RUNS, dac=True)
+@pytest.mark.parametrize(("part", "carrier"), [(TWIN_DAC, "a dac cable"), (ONE_FIBRE_KIT, "a fibre")])
+def test_two_links_to_one_switch_serve_only_pairs_with_whole_multiples(part, carrier):
+    # Cheap and in reach, but with one link per pair the DAC (or the kit's one fibre) would leave
+    # half of each cage idle or share it with links to another switch: the kit is used instead.
+    instance = small_switch(THREE_TIERS, SHORT_RUNS, extra=part)
     design = optimal(instance).design
     assert {g.between: g.part for g in design.links if g.between in ("leaf-spine", "spine-core")} == {
         "leaf-spine": "sw-sr50", "spine-core": "sw-sr50"}
     agree(instance, design)
-    with_dac = design.model_copy(update={"links": [
-        g.model_copy(update={"part": "dac-twin", "assemblies": per_pair(design, g.between)})
+    # Counted as its kind is (a cable per pair, a kit by cages like sw-sr50), only the pairing is wrong.
+    swapped = design.model_copy(update={"links": [
+        g.model_copy(update={"part": part["id"],
+                             "assemblies": per_pair(design, g.between) if part is TWIN_DAC else g.assemblies})
         if g.between == "leaf-spine" else g for g in design.links]})
-    found = [str(v) for v in check_design(instance, with_dac) if "dac-twin" in str(v)]
-    assert found == ["port_form_factor_match: leaf-spine links (dac-twin): a dac cable carries 2 links between one "
-                     "pair of switches, which have 1 links per pair: its cages would be part-filled or shared"]
+    found = [str(v) for v in check_design(instance, swapped) if part["id"] in str(v)]
+    assert found == [f"port_form_factor_match: leaf-spine links ({part['id']}): {carrier} carries 2 links to one "
+                     "far switch, the switches have 1 links per pair: its cages would be part-filled or shared"]
 
 
 def test_a_one_piece_cable_between_switches_is_counted_per_pair():
     # Four leaves fit a spine's 8 ports with two links each, which a twin DAC fills (and two
     # spines cost less than four).
-    instance = small_switch(TWO_TIERS, SHORT_RUNS, {"constraints.pins.nodes": 4}, dac=True)
+    instance = small_switch(TWO_TIERS, SHORT_RUNS, {"constraints.pins.nodes": 4}, extra=TWIN_DAC)
     design = optimal(instance).design
     leaf_spine = next(g for g in design.links if g.between == "leaf-spine")
     assert leaf_spine.part == "dac-twin" and design.fabric.links_per_leaf_spine % 2 == 0

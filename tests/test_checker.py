@@ -98,8 +98,8 @@ def test_one_piece_cables_are_whole_per_device_pair():
     assert ("port_form_factor_match: leaf-spine links (ndr-dac-twin-2m): 32 assemblies recorded; "
             "16 leaves × 4 spines × ceil(1 links / 2 per assembly) = 64") in [str(v) for v in found]
     # ... and with one link per pair its second lane would be idle or shared with another spine's cable.
-    assert ("port_form_factor_match: leaf-spine links (ndr-dac-twin-2m): a dac cable carries 2 links between one "
-            "pair of switches, which have 1 links per pair: its cages would be part-filled or shared") in [
+    assert ("port_form_factor_match: leaf-spine links (ndr-dac-twin-2m): a dac cable carries 2 links to one far "
+            "switch, the switches have 1 links per pair: its cages would be part-filled or shared") in [
         str(v) for v in found]
     # With two links per pair (TWO_LINKS_PER_PAIR) the twin DAC fills its cages: 16 × 2 × 1 = 32 cables.
     found = check_design(inst, base_design(THREE_TIER_DESIGN, inst, **TWO_LINKS_PER_PAIR,

@@ -112,9 +112,9 @@ def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
     storage unit's single-port cages (node–storage, storage-unit), an RJ45 management port (mgmt)
     or the lower switch's cage; the part runs at its network's speed; assemblies are whole, counted
     per pair of devices, except transceiver kits between compute switches, which are counted by the
-    cages they fill (``derive.assemblies_needed``, ``networks.assemblies_needed``). A one-piece
-    cable between compute switches carries links of one pair only and fills its cages, so its
-    links per assembly divide the links per pair. A DAC, ACC
+    cages they fill (``derive.assemblies_needed``, ``networks.assemblies_needed``). Between
+    compute switches the links that reach one far switch together — all of a one-piece cable's,
+    ``links_per_fibre`` (default 1) of a kit's — divide the links per pair. A DAC, ACC
     or AOC whose node end carries several links serves only 0 or 1 tier: with leaves per rail the
     links of one node cage go to different leaves."""
     family = "port_form_factor_match"
@@ -135,10 +135,12 @@ def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
                 f"a {part.media} node end carries {num(part.links / part.b_ends)} links, which cannot be split over "
                 f"the leaves of a {tiers}-tier fabric; it serves 0 or 1 tier only")))
         per_pair = _links_per_switch_pair(ctx, group.between)
-        if part.one_piece and per_pair and per_pair % part.links:
+        together = part.links if part.one_piece else (part.links_per_fibre or 1)
+        if per_pair and per_pair % together:
+            carrier = f"a {part.media} cable" if part.one_piece else "a fibre"
             out.append(Violation(family=family, item=item, detail=(
-                f"a {part.media} cable carries {part.links} links between one pair of switches, which have "
-                f"{per_pair} links per pair: its cages would be part-filled or shared")))
+                f"{carrier} carries {together} links to one far switch, the switches have {per_pair} links per "
+                f"pair: its cages would be part-filled or shared")))
         needed = _assemblies(ctx, group, part, carried)
         if needed is not None and group.assemblies != needed[0]:
             out.append(Violation(family=family, item=item,

@@ -162,14 +162,34 @@ class LinkPart(Sourced):
     power_w_per_a_end: float = Field(ge=0, le=50)
     power_w_per_b_end: float = Field(ge=0, le=50)
     components: str = Field("", description="What one assembly consists of (for the BOM).")
+    links_per_fibre: int | None = Field(
+        None, ge=1, le=8,
+        description="Kits only: links that share one fibre or cord, and so reach one far device (default 1, "
+                    "every module port on its own fibre; e.g. 2 when one MPO-16 fibre carries both 200G "
+                    "links of a QSFP-DD SR8 module).")
+
+    @field_validator("links_per_fibre")
+    @classmethod
+    def _fibre_divides_links(cls, value: int | None, info) -> int | None:
+        links = info.data.get("links")
+        if value is not None and links is not None and links % value:
+            raise ValueError(f"links_per_fibre {value} must divide links {links}")
+        return value
 
     @property
     def one_piece(self) -> bool:
         """A cable whose ends are fixed to it (DAC, ACC, AOC, splitters included): all its links
         run between the devices its ends plug into. Otherwise the part is a transceiver kit
-        (modules + separate fibres or patch cords): each module port is cabled on its own, so one
+        (modules + separate fibres or patch cords): each fibre is cabled on its own, so one
         module's ports may reach different far devices, and kits are counted by cages filled."""
         return self.media in ONE_PIECE_MEDIA
+
+    @property
+    def links_together(self) -> int:
+        """Links that must reach one far device: all of a one-piece cable's, a kit's per fibre."""
+        if self.one_piece:
+            return self.links
+        return self.links_per_fibre or 1
 
 
 class RackClass(Sourced):

@@ -266,8 +266,9 @@ class DesignModel:
         """Assemblies of the leaf–spine and spine–core classes, by the kind of part in use.
 
         A one-piece cable (DAC, ACC, AOC) joins one pair of devices: ``upper-lower pairs ×
-        ceil(links per pair / q)``, and it fills its cages, so it serves a fabric option only when
-        ``q`` divides the links per pair (family ``port_form_factor_match``). A transceiver kit's module ports are cabled one by one, so kits
+        ceil(links per pair / q)``. Every part serves a fabric option only when the links that
+        must reach one far switch (``links_together``: all ``q`` of a one-piece cable, those of one
+        fibre of a kit) divide the links per pair (family ``port_form_factor_match``). A transceiver kit's module ports are cabled one by one, so kits
         are counted by the cages their modules fill: ``max(ceil(A / a_ends), ceil(B / b_ends))``
         with ``A`` (``B``) the cages the class fills on the upper (lower) switches, each switch
         filling ``ceil(its links of the class / ports per cage)``. Per switch tier every switch
@@ -301,7 +302,8 @@ class DesignModel:
             kinds: dict[tuple, list] = {}
             for p in o.parts[cls]:
                 part = p.part
-                key = (part.links, True, 1, 1) if part.one_piece else (part.links, False, part.a_ends, part.b_ends)
+                key = ((part.links, True, 1, 1, part.links) if part.one_piece else
+                       (part.links, False, part.a_ends, part.b_ends, part.links_together))
                 kinds.setdefault(key, []).append(v.use_part[cls, p.index])
             kind_lits = {key: self.any_of(lits, f"{cls}_kind{i}") for i, (key, lits) in enumerate(kinds.items())}
             # Kits per end, ceil(cages / ends per kit); the class's kits are the larger (0 unless a kit is used).
@@ -326,13 +328,13 @@ class DesignModel:
                     per_pair = f.links_per_spine_core
                     upper = f.spines * f.cores_per_plane * core_cages
                     lower = -(-f.spine_up // ppc) * v.spines
-                for (q, one_piece, a_ends, b_ends), kind in kind_lits.items():
+                for (q, one_piece, a_ends, b_ends, together), kind in kind_lits.items():
                     both = [fo, kind]
+                    if per_pair % together:
+                        # A cable or fibre would be part-filled (ports the port counts do not hold)
+                        # or shared with links to another switch: ruled out.
+                        self.forbid("port_form_factor_match", *both)
                     if one_piece:
-                        if per_pair % q:
-                            # Its cages would be part-filled (ports the port counts do not hold) or
-                            # shared with a cable to another switch: ruled out.
-                            self.forbid("port_form_factor_match", *both)
                         m.add(total[cls] == -(-per_pair // q) * pairs).only_enforce_if(both)
                         for var in by_end:
                             m.add(var == 0).only_enforce_if(both)
