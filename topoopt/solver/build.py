@@ -137,6 +137,17 @@ class DesignModel:
         return [(self.any_of([self.v.use_nc[c.index] for c in cs], f"group_{i}"), cs)
                 for i, cs in enumerate(groups.values())]
 
+    def fabric_groups(self, key, name: str) -> list[tuple[object, object]]:
+        """``(value, literal)`` per distinct ``key(fabric option)`` (None: the option is left out),
+        the literal true when a fabric option of that value is chosen: a rule that depends only on
+        the value is stated once per value instead of once per option."""
+        groups: dict = {}
+        for f in self.options.fabrics:
+            value = key(f)
+            if value is not None:
+                groups.setdefault(value, []).append(self.v.use_fo[f.index])
+        return [(value, self.any_of(lits, f"{name}_{i}")) for i, (value, lits) in enumerate(groups.items())]
+
     def int_var(self, upper: int, name: str, lower: int = 0):
         return self.m.new_int_var(lower, upper, name)
 
@@ -268,81 +279,101 @@ class DesignModel:
         A one-piece cable (DAC, ACC, AOC) joins one pair of devices: ``upper-lower pairs ×
         ceil(links per pair / q)``. Every part serves a fabric option only when the links that
         must reach one far switch (``links_together``: all ``q`` of a one-piece cable, those of one
-        fibre of a kit) divide the links per pair (family ``port_form_factor_match``). A transceiver kit's module ports are cabled one by one, so kits
-        are counted by the cages their modules fill: ``max(ceil(A / a_ends), ceil(B / b_ends))``
+        fibre of a kit) divide the links per pair (family ``port_form_factor_match``). A
+        transceiver kit's module ports are cabled one by one, so kits are counted by the cages
+        their modules fill: ``max(ceil(A / a_ends), ceil(B / b_ends))``
         with ``A`` (``B``) the cages the class fills on the upper (lower) switches, each switch
         filling ``ceil(its links of the class / ports per cage)``. Per switch tier every switch
         carries the same links, except the spines of a part-filled last pod (leaf–spine). The
-        ceilings of variable link counts are one auxiliary variable per class, shared by the fabric
-        options (fixed to 0 where unused), so the model's size does not depend on the node count.
+        ceilings of variable link counts are auxiliary variables shared by the fabric options and
+        the kinds of part, so the model's size does not depend on the node count.
         """
         m, o, v = self.m, self.options, self.v
-        # Per-switch cages of the upper tier's variable link count (the spines of the last pod;
-        # every core), and the cage-rounded kits of each end.
+
+        def ports_per_cage(f) -> int:
+            return f.switch.ports_per_cage.get(f.gbps, 1)
+
+        def ceil_div(a: int, b: int) -> int:
+            return -(-a // b)
+
+        # Cages per switch of the upper tier's variable link counts: a spine of the last
+        # (possibly part-filled) pod, whose leaves are all of them in 2 tiers, and a core.
         last_pod_cages = self.int_var(COUNT_MAX, "leaf_spine_last_pod_spine_cages")
         core_cages = self.int_var(COUNT_MAX, "spine_core_core_cages")
-        for f in o.fabrics:
-            lit = v.use_fo[f.index]
-            ppc = f.switch.ports_per_cage.get(f.gbps, 1) if f.switch is not None else 1
-            if f.tiers >= 2:
-                # The last pod's leaves: all of them in 2 tiers (pods = 1).
-                last = v.leaves - (f.leaves_per_pod if f.tiers == 3 else 0) * (v.pods - 1)
-                links = f.links_per_leaf_spine * last
-                m.add(ppc * last_pod_cages >= links).only_enforce_if(lit)
-                m.add(ppc * last_pod_cages <= links + ppc - 1).only_enforce_if(lit)
-            else:
-                m.add(last_pod_cages == 0).only_enforce_if(lit)
-            if f.tiers == 3:
-                links = f.links_per_spine_core * v.pods
-                m.add(ppc * core_cages >= links).only_enforce_if(lit)
-                m.add(ppc * core_cages <= links + ppc - 1).only_enforce_if(lit)
-            else:
-                m.add(core_cages == 0).only_enforce_if(lit)
-        for cls, tiers in (("leaf-spine", 2), ("spine-core", 3)):
-            kinds: dict[tuple, list] = {}
+        for (per_pod, per_pair, ppc), lit in self.fabric_groups(
+                lambda f: (f.leaves_per_pod if f.tiers == 3 else 0, f.links_per_leaf_spine, ports_per_cage(f))
+                if f.tiers >= 2 else None, "last_pod_key"):
+            links = per_pair * (v.leaves - per_pod * (v.pods - 1))
+            m.add(ppc * last_pod_cages >= links).only_enforce_if(lit)
+            m.add(ppc * last_pod_cages <= links + ppc - 1).only_enforce_if(lit)
+        for (per_pair, ppc), lit in self.fabric_groups(
+                lambda f: (f.links_per_spine_core, ports_per_cage(f)) if f.tiers == 3 else None, "core_key"):
+            m.add(ppc * core_cages >= per_pair * v.pods).only_enforce_if(lit)
+            m.add(ppc * core_cages <= per_pair * v.pods + ppc - 1).only_enforce_if(lit)
+        # Per class: (pairs per lower switch, links per pair), and the cages filled on the upper
+        # and on the lower switches, as functions of the fabric option. Below a class's tiers no
+        # part of the class is used, so its counts stay free there.
+        shapes = {
+            "leaf-spine": dict(
+                lower=v.leaves, tiers=2,
+                pairs=lambda f: (f.spines, f.links_per_leaf_spine),
+                upper_cages=lambda f: (f.spines, ceil_div(f.leaves_per_pod * f.links_per_leaf_spine, ports_per_cage(f))
+                                       if f.tiers == 3 else 0),
+                upper_expr=lambda spines, full_pod: spines * (full_pod * (v.pods - 1) + last_pod_cages),
+                lower_cages=lambda f: ceil_div(f.up, ports_per_cage(f))),
+            "spine-core": dict(
+                lower=v.spines, tiers=3,
+                pairs=lambda f: (f.cores_per_plane, f.links_per_spine_core),
+                upper_cages=lambda f: (f.spines * f.cores_per_plane,),
+                upper_expr=lambda cores: cores * core_cages,
+                lower_cages=lambda f: ceil_div(f.spine_up, ports_per_cage(f))),
+        }
+        for cls, shape in shapes.items():
+            # Part literals grouped by what the counting needs: a one-piece cable's links, a kit's
+            # ends, the links that must reach one far switch together.
+            one_piece: dict[int, list] = {}
+            kit_ends: dict[tuple[int, int], list] = {}
+            together: dict[int, list] = {}
             for p in o.parts[cls]:
-                part = p.part
-                key = ((part.links, True, 1, 1, part.links) if part.one_piece else
-                       (part.links, False, part.a_ends, part.b_ends, part.links_together))
-                kinds.setdefault(key, []).append(v.use_part[cls, p.index])
-            kind_lits = {key: self.any_of(lits, f"{cls}_kind{i}") for i, (key, lits) in enumerate(kinds.items())}
-            # Kits per end, ceil(cages / ends per kit); the class's kits are the larger (0 unless a kit is used).
+                part, lit = p.part, v.use_part[cls, p.index]
+                if part.one_piece:
+                    one_piece.setdefault(part.links, []).append(lit)
+                else:
+                    kit_ends.setdefault((part.a_ends, part.b_ends), []).append(lit)
+                together.setdefault(part.links_together, []).append(lit)
+            cables = {q: self.any_of(lits, f"{cls}_cable_q{q}") for q, lits in one_piece.items()}
+            together_lits = {k: self.any_of(lits, f"{cls}_together{k}") for k, lits in together.items()}
+
+            def in_class(key):
+                return lambda f: key(f) if f.tiers >= shape["tiers"] else None
+
+            for (fanout, per_pair), shape_lit in self.fabric_groups(in_class(shape["pairs"]), f"{cls}_pairs"):
+                for q, cable in cables.items():
+                    assemblies = ceil_div(per_pair, q) * fanout * shape["lower"]
+                    m.add(total[cls] == assemblies).only_enforce_if([shape_lit, cable])
+                for links, lit in together_lits.items():
+                    if per_pair % links:
+                        # A cable or fibre would be part-filled (ports the port counts do not hold)
+                        # or shared with links to another switch: ruled out.
+                        self.forbid("port_form_factor_match", shape_lit, lit)
+            if not kit_ends:
+                continue
+            # Cages the class fills on the upper and on the lower switches.
+            cages = [self.int_var(COUNT_MAX, f"{cls}_cages_{end}") for end in ("upper", "lower")]
+            for value, lit in self.fabric_groups(in_class(shape["upper_cages"]), f"{cls}_upper_key"):
+                m.add(cages[0] == shape["upper_expr"](*value)).only_enforce_if(lit)
+            for per_switch, lit in self.fabric_groups(in_class(shape["lower_cages"]), f"{cls}_lower_key"):
+                m.add(cages[1] == per_switch * shape["lower"]).only_enforce_if(lit)
+            # Kits: ceil(cages / ends per kit) at each end, the larger of the two.
             by_end = [self.int_var(COUNT_MAX, f"{cls}_kits_{end}") for end in ("upper", "lower")]
             kits = self.int_var(COUNT_MAX, f"{cls}_kits")
             m.add_max_equality(kits, by_end)
-            for f in o.fabrics:
-                fo = v.use_fo[f.index]
-                if f.tiers < tiers:
-                    for var in by_end:
-                        m.add(var == 0).only_enforce_if(fo)
-                    continue
-                ppc = f.switch.ports_per_cage.get(f.gbps, 1)
-                if cls == "leaf-spine":
-                    pairs = v.leaves * f.spines
-                    per_pair = f.links_per_leaf_spine
-                    full_pod_cages = -(-(f.leaves_per_pod * f.links_per_leaf_spine) // ppc) if f.tiers == 3 else 0
-                    upper = f.spines * (full_pod_cages * (v.pods - 1) + last_pod_cages)
-                    lower = -(-f.up // ppc) * v.leaves
-                else:
-                    pairs = v.spines * f.cores_per_plane
-                    per_pair = f.links_per_spine_core
-                    upper = f.spines * f.cores_per_plane * core_cages
-                    lower = -(-f.spine_up // ppc) * v.spines
-                for (q, one_piece, a_ends, b_ends, together), kind in kind_lits.items():
-                    both = [fo, kind]
-                    if per_pair % together:
-                        # A cable or fibre would be part-filled (ports the port counts do not hold)
-                        # or shared with links to another switch: ruled out.
-                        self.forbid("port_form_factor_match", *both)
-                    if one_piece:
-                        m.add(total[cls] == -(-per_pair // q) * pairs).only_enforce_if(both)
-                        for var in by_end:
-                            m.add(var == 0).only_enforce_if(both)
-                        continue
-                    for var, cages, ends in zip(by_end, (upper, lower), (a_ends, b_ends)):
-                        m.add(ends * var >= cages).only_enforce_if(both)
-                        m.add(ends * var <= cages + ends - 1).only_enforce_if(both)
-                    m.add(total[cls] == kits).only_enforce_if(both)
+            for (a_ends, b_ends), lits in kit_ends.items():
+                kit = self.any_of(lits, f"{cls}_kit_{a_ends}_{b_ends}")
+                for var, filled, ends in zip(by_end, cages, (a_ends, b_ends)):
+                    m.add(ends * var >= filled).only_enforce_if(kit)
+                    m.add(ends * var <= filled + ends - 1).only_enforce_if(kit)
+                m.add(total[cls] == kits).only_enforce_if(kit)
 
     def _power_and_units(self) -> None:
         """Provisioned power (W, rounded up) and rack units of nodes, switches and storage units.

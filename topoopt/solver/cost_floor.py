@@ -11,9 +11,8 @@ avoids, counted as the model counts it, at the cheapest option:
   plus cable assemblies per link class at the cheapest part whose ends fit (reach, lists and the
   DAC-splitting rule can only rule a part out, so they are ignored; between switches
   ``ceil(links / q)``, which neither the per-pair count of a cable nor the per-cage count of a kit
-  goes below); infinite where the option's
-  port rules (``leaf_ports_cover_endpoints``, ``spine_ports_cover_uplinks``,
-  ``core_ports_cover_uplinks``) exclude ``n``;
+  goes below); infinite where the option's port rules (``leaf_ports_cover_endpoints``,
+  ``spine_ports_cover_uplinks``, ``core_ports_cover_uplinks``) exclude ``n``;
 * racks: the cheapest rack class's compute racks ``ceil(n / nodes per rack)``; with more than one
   of them the design is not a single mixed rack, so its storage units (at least one) and its
   switches (if any) need a rack each at least;
