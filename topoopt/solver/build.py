@@ -226,19 +226,15 @@ class DesignModel:
         """
         m, v = self.m, self.v
         m.add(v.leaves >= 1).only_enforce_if(v.use_tier[0].Not())
-        for f in self.options.fabrics:
-            lit = v.use_fo[f.index]
-            if f.tiers == 0:
-                for var in (v.leaves, v.leaves_per_rail, v.spines, v.cores, v.pods):
-                    m.add(var == 0).only_enforce_if(lit)
-                continue
-            m.add(v.switches_of[f.switch.id] == v.leaves + v.spines + v.cores).only_enforce_if(lit)
-            if f.tiers == 1:
-                for var, value in ((v.leaves, 1), (v.leaves_per_rail, 1), (v.spines, 0)):
-                    m.add(var == value).only_enforce_if(lit)
-            if f.tiers in (1, 2):
-                m.add(v.cores == 0).only_enforce_if(lit)
-                m.add(v.pods == 1).only_enforce_if(lit)
+        for var in (v.leaves, v.leaves_per_rail, v.spines, v.cores, v.pods):
+            m.add(var == 0).only_enforce_if(v.use_tier[0])
+        for switch_id, lit in self.fabric_groups(lambda f: f.switch.id if f.tiers else None, "switch_key"):
+            m.add(v.switches_of[switch_id] == v.leaves + v.spines + v.cores).only_enforce_if(lit)
+        for var, value in ((v.leaves, 1), (v.leaves_per_rail, 1), (v.spines, 0)):
+            m.add(var == value).only_enforce_if(v.use_tier[1])
+        for tier in (1, 2):
+            m.add(v.cores == 0).only_enforce_if(v.use_tier[tier])
+            m.add(v.pods == 1).only_enforce_if(v.use_tier[tier])
 
     def _cables(self) -> None:
         """Links per class, one part per class in use, and whole assemblies.
@@ -251,10 +247,10 @@ class DesignModel:
         m, o, v = self.m, self.options, self.v
         m.add(v.links["node-leaf"] == v.endpoints).only_enforce_if(v.use_tier[0].Not())
         m.add(v.links["node-leaf"] == 0).only_enforce_if(v.use_tier[0])
-        for f in o.fabrics:
-            lit = v.use_fo[f.index]
-            m.add(v.links["leaf-spine"] == (v.leaves * f.up if f.tiers >= 2 else 0)).only_enforce_if(lit)
-            m.add(v.links["spine-core"] == (v.spines * f.spine_up if f.tiers == 3 else 0)).only_enforce_if(lit)
+        for up, lit in self.fabric_groups(lambda f: f.up if f.tiers >= 2 else 0, "uplinks_key"):
+            m.add(v.links["leaf-spine"] == v.leaves * up).only_enforce_if(lit)
+        for up, lit in self.fabric_groups(lambda f: f.spine_up if f.tiers == 3 else 0, "spine_uplinks_key"):
+            m.add(v.links["spine-core"] == v.spines * up).only_enforce_if(lit)
         in_use = {"node-leaf": 1 - v.use_tier[0], "leaf-spine": v.multi_tier, "spine-core": v.use_tier[3]}
         total = {cls: self.int_var(COUNT_MAX, f"assemblies_{cls}") for cls in o.parts}
         for cls, parts in o.parts.items():
