@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from topoopt.families import FAMILIES
-from topoopt.catalog.power import switch_power_w
 from topoopt.solver.build_networks import define_networks, network_variables
 from topoopt.solver.options import MAX_NODES, Options
 from topoopt.solver.problem import Problem
@@ -383,7 +382,7 @@ class DesignModel:
             m.add(v.rack_units["node"] == c.server.rack_units * v.nodes).only_enforce_if(v.use_nc[c.index])
         catalog = self.problem.catalog.catalog
         switches, tiers = catalog.by_id("switches"), catalog.by_id("storage")
-        m.add(v.power_w["switch"] == sum(math.ceil(switch_power_w(switches[sid], o.all_parts)) * var
+        m.add(v.power_w["switch"] == sum(math.ceil(o.switch_power_w(switches[sid])) * var
                                          for sid, var in n.switches_of.items()))
         m.add(v.rack_units["switch"] == sum(switches[sid].rack_units * var for sid, var in n.switches_of.items()))
         m.add(v.power_w["storage"] == sum(math.ceil(tiers[t].power_w) * var for t, var in n.units_of.items()))

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from topoopt.families import FAMILIES
 from topoopt.solver.build import DesignModel
 from topoopt.solver.build_networks import converged_offered
-from topoopt.catalog.power import switch_power_w
 from topoopt.solver.networks import server_takes
 from topoopt.solver.options import devices_per_rack_by_power, part_fits_node_end, part_fits_switch_end
 
@@ -251,7 +250,7 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
             dm.add(family, m.add(cap * racks <= v.nodes + cap - 1), lit, rack_lit, several)
     dm.add(family, m.add(v.compute_racks >= racks), several)
     # Switches and storage units, per model.
-    groups = [(switches[sid], switch_power_w(switches[sid], o.all_parts), count, n.switch_racks_of[sid])
+    groups = [(switches[sid], o.switch_power_w(switches[sid]), count, n.switch_racks_of[sid])
               for sid, count in n.switches_of.items()]
     groups += [(tiers[t], tiers[t].power_w, count, n.unit_racks_of[t]) for t, count in n.units_of.items()]
     for device, watts, count, racks in groups:

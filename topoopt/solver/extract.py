@@ -19,7 +19,6 @@ from topoopt.models.design import (
 from topoopt.models.performance import Parallelism, Performance
 from topoopt.perf import evaluate
 from topoopt.solver.build import DesignModel
-from topoopt.catalog.power import switch_power_w
 from topoopt.solver.networks import ColdOption, ManagementOption, StorageNetOption
 from topoopt.solver.options import FabricOption, NodeConfig, PartOption, per_rack
 
@@ -121,7 +120,7 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
     switch_order = list(dict.fromkeys(x for x in (f.switch and f.switch.id, net.switch and net.switch.id,
                                                   pick.management.switch.id) if x in switch_counts))
     tier_order = list(dict.fromkeys(x for x in (storage.id, cold and cold.id) if x in unit_counts))
-    switch_w = {sid: switch_power_w(switch_models[sid], o.all_parts) for sid in switch_order}
+    switch_w = {sid: o.switch_power_w(switch_models[sid]) for sid in switch_order}
     if value(v.single_rack):
         total_w = (nodes * node_w + sum(switch_counts[s] * switch_w[s] for s in switch_order)
                    + sum(unit_counts[t] * tier_models[t].power_w for t in tier_order))

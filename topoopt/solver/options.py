@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from topoopt.catalog import ResolvedCatalog
-from topoopt.catalog.power import node_power_w, part_fits_cage
+from topoopt.catalog.power import node_power_w, part_fits_cage, switch_power_w
 from topoopt.models.catalog import Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.instance import Instance
 from topoopt.solver.networks import (
@@ -175,6 +175,14 @@ class Options:
     converged_speeds: frozenset[tuple[str, int]] = frozenset()
     """(switch protocol, Gb/s) some storage tier of the catalog runs: the compute speeds a
     converged storage network is offered at (storage units cannot attach to a fabric otherwise)."""
+    _switch_w: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
+
+    def switch_power_w(self, switch: Switch) -> float:
+        """Provisioned power of ``switch`` (catalog/power.py), cached: the model builder asks per
+        rack class and per network, and restricted copies of the tables share the cache."""
+        if switch.id not in self._switch_w:
+            self._switch_w[switch.id] = switch_power_w(switch, self.all_parts)
+        return self._switch_w[switch.id]
 
 
 def divisors(value: int) -> list[int]:
