@@ -235,6 +235,15 @@ def pinned_nodes_miss_the_deadline() -> dict:
     return edited(edited(copy.deepcopy(TINY), "constraints.pins.nodes", 3), "goal.deadline_days", 0.5)
 
 
+def no_management_cord() -> dict:
+    """The tiny instance with its 1G management cord denied: no management switch can be cabled.
+    With the denied options prefiltered the model had no management choice at all and blamed
+    management_ports_cover, whose relaxation then had no management switch to describe
+    (StopIteration); without prefiltering the list alone is infeasible. Expected: the conflict
+    {allowed_by_lists}, relaxable."""
+    return edited(copy.deepcopy(TINY), "constraints.cables", {"deny": ["cat6"]})
+
+
 def unpriced_nic() -> dict:
     """The tiny instance without a NIC price: a single node buys no compute NIC, so it is still
     a design (the enumeration used to drop every node configuration with an unpriced NIC)."""
@@ -477,6 +486,7 @@ def infeasible_with_only(instance: Instance, families) -> bool:
 @example(ethernet_leaf_for_infiniband())
 @example(pinned_nodes_miss_the_deadline())
 @example(pinned_count_makes_memory_redundant())
+@example(no_management_cord())
 def test_explanations_are_minimal_conflicts_and_relaxations_work(data):
     instance = build(data)
     result = solved(instance, explain=True)

@@ -149,6 +149,10 @@ def define_networks(dm) -> None:
     m.add_exactly_one(n.use_cold)
     if n.use_mgmt:
         m.add_exactly_one(n.use_mgmt)
+    elif dm.options.management_offered:
+        # Every management switch was dropped by a prefiltered (so enforced) family: no design,
+        # whatever else is relaxed; an explanation names the family that dropped them.
+        m.add_bool_or([])
     else:  # a catalog without a management switch: management_ports_cover says so
         dm.forbid("management_ports_cover")
     m.add(n.dedicated + n.converged == 1)

@@ -34,7 +34,9 @@ class Choice:
     storage_index: int
     storage_net: StorageNetOption
     cold: ColdOption
-    management: ManagementOption
+    management: ManagementOption | None
+    """None only in a model that relaxes management_ports_cover and whose catalog offers no
+    management switch (an explanation's relaxation); a design always has one."""
 
     @property
     def converged(self) -> bool:
@@ -50,7 +52,7 @@ def chosen(dm: DesignModel, value) -> Choice:
     storage = next(s.index for s in o.storage if value(v.use_storage[s.index]))
     net = next(s for s, lit in zip(o.storage_nets, n.use_sn) if value(lit))
     cold = next(c for c, lit in zip(o.cold, n.use_cold) if value(lit))
-    management = next(x for x, lit in zip(o.management, n.use_mgmt) if value(lit))
+    management = next((x for x, lit in zip(o.management, n.use_mgmt) if value(lit)), None)
     return Choice(config, fabric, parts, rack, storage, net, cold, management)
 
 

@@ -172,6 +172,9 @@ class Options:
     unit_links: dict[tuple, UnitLink] = field(default_factory=dict)
     cold: list[ColdOption] = field(default_factory=list)
     management: list[ManagementOption] = field(default_factory=list)
+    management_offered: bool = False
+    """Whether the catalog has a management option before prefiltering (``management`` may be
+    empty because a prefiltered family dropped them all)."""
     converged_speeds: frozenset[tuple[str, int]] = frozenset()
     """(switch protocol, Gb/s) some storage tier of the catalog runs: the compute speeds a
     converged storage network is offered at (storage units cannot attach to a fabric otherwise)."""
@@ -392,6 +395,7 @@ def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: froze
     for tier in catalog.catalog.storage:
         price = whole_units(catalog.price(tier.id))
         storage.append(StorageOption(len(storage), tier, price, storage_violations(tier, price, instance)))
+    management = management_options(catalog, instance, lengths)
     return Options(
         node_configs=configs,
         fabrics=fabrics,
@@ -403,6 +407,7 @@ def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: froze
         storage_nets=storage_nets,
         unit_links=unit_links(catalog, instance, attach, lengths["storage-unit"]),
         cold=_kept(cold_options(catalog, instance, cold_capacity_tb), prefilter),
-        management=_kept(management_options(catalog, instance, lengths), prefilter),
+        management=_kept(management, prefilter),
+        management_offered=bool(management),
         converged_speeds=converged_speeds,
     )
