@@ -8,6 +8,7 @@ enforced); solver/run.py turns the detection off.
 
 from __future__ import annotations
 
+from ortools.sat.python.cp_model_helper import FlatIntExpr
 from solver_fixtures import TINY_PRICES, tiny
 
 from topoopt.solver.explain import _infeasible, _model
@@ -21,3 +22,29 @@ def test_relaxing_every_family_keeps_a_feasible_model_feasible():
     model = _model(Problem(instance))
     assert not _infeasible(model, ["priced_in_book", "pins_respected"], Settings(), Stats())
     assert not _infeasible(model, [], Settings(), Stats())
+
+
+def test_catalog_order_splits_before_its_coefficients_overflow(monkeypatch):
+    """A large catalog's catalog-order weights exceed 64 bits (CP-SAT: MODEL_INVALID, so the
+    status was 'unknown'); the ranking is then split over several lexicographic objectives, each
+    within CATALOG_ORDER_MAX, and the tie-broken design is the same."""
+    import topoopt.solver as solver
+    from topoopt.solver.build import DesignModel
+
+    instance = tiny(**{"constraints.pins.nodes": 2})
+    whole = solver.solve(instance, explain=False)
+    problem = Problem(instance)
+    dm = DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target)
+    assert len(solver.catalog_order(dm)) == 1
+    monkeypatch.setattr(solver, "CATALOG_ORDER_MAX", 100)
+    parts = solver.catalog_order(dm)
+    assert len(parts) > 1
+    for expression in parts:
+        coefficients = sorted(FlatIntExpr(expression).coeffs)
+        # Within the limit, or one group alone (its positions 1..k at weight 1: it cannot be split).
+        assert sum(coefficients) <= 100 or coefficients == list(range(1, len(coefficients) + 1))
+    split = solver.solve(instance, explain=False)
+    assert split.status == whole.status == "optimal"
+    assert split.provenance.solves == 2 + len(parts)
+    assert split.design == whole.design
+

@@ -52,8 +52,16 @@ def enforce_all(dm: DesignModel, relaxed: frozenset[str] = frozenset()) -> Desig
     return dm
 
 
-def catalog_order(dm: DesignModel):
-    """A linear expression ranking designs by the catalog order of their options, lexicographically."""
+CATALOG_ORDER_MAX = 2**53
+"""Largest sum of coefficients in one catalog-order objective: CP-SAT rejects an objective that
+may overflow 64-bit integers (MODEL_INVALID), and up to 2**53 it is also exact as a double."""
+
+
+def catalog_order(dm: DesignModel) -> list:
+    """Linear expressions ranking designs by the catalog order of their options, lexicographically:
+    node configuration first, then fabric, parts, rack class, storage tier, storage network, cold
+    tier and management switch. Groups share one expression while its weights fit
+    :data:`CATALOG_ORDER_MAX`; a large catalog needs several, minimised one after the other."""
     o, v = dm.options, dm.v
     groups = [
         [(c.index, v.use_nc[c.index]) for c in o.node_configs],
@@ -65,11 +73,17 @@ def catalog_order(dm: DesignModel):
         list(enumerate(dm.n.use_cold)),
         list(enumerate(dm.n.use_mgmt)),
     ]
-    expression, weight = 0, 1
-    for group in reversed(groups):
+    expressions, expression, weight, total = [], 0, 1, 0
+    for group in reversed(groups):  # least significant first
+        coefficients = sum(index for index, _ in group)
+        if weight > 1 and total + weight * coefficients > CATALOG_ORDER_MAX:
+            expressions.append(expression)
+            expression, weight, total = 0, 1, 0
         expression += weight * sum(index * lit for index, lit in group)
+        total += weight * coefficients
         weight *= len(group) + 1
-    return expression
+    expressions.append(expression)
+    return expressions[::-1]  # most significant first
 
 
 def tie_break(dm: DesignModel):
@@ -86,7 +100,7 @@ def hint_vars(dm: DesignModel) -> list:
 def min_cost(problem: Problem, settings: Settings, stats: Stats, relaxed=frozenset()):
     """Cheapest design (cost, GPUs, power, catalog order). Returns (status, dm, solver, value, bound)."""
     dm = model_for(problem, relaxed)
-    objectives = [dm.v.total_cost, tie_break(dm), catalog_order(dm)]
+    objectives = [dm.v.total_cost, tie_break(dm), *catalog_order(dm)]
     status, solver, value, bound = lexicographic(dm.m, objectives, settings, stats, hint_vars(dm))
     return status, dm, solver, value, bound
 

@@ -240,7 +240,7 @@ class JobCostSearch:
         from topoopt.solver import catalog_order, hint_vars, tie_break  # circular at import time
 
         dm = self.model(pair, n)
-        objectives = [dm.v.total_cost, tie_break(dm), catalog_order(dm)]
+        objectives = [dm.v.total_cost, tie_break(dm), *catalog_order(dm)]
         status, solver, cost, _ = lexicographic(dm.m, objectives, self.settings, self.stats, hint_vars(dm))
         if status not in OK:
             return None
