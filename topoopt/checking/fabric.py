@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from topoopt.checking.context import CheckContext
 from topoopt.checking.derive import THREE_TIER_LINKS_PER_PAIR, split_ratio
+from topoopt.checking.switch_groups import switch_group_violations
 from topoopt.checking.text import close, num
 from topoopt.models.design import Violation
 
@@ -30,26 +31,7 @@ def _field(out: list[Violation], family: str, name: str, recorded: float, expect
 def _groups(ctx: CheckContext, family: str, count: int, ports_used: int, links: int) -> list[Violation]:
     """The tier's switch group and link group agree with the recomputed counts (absent when zero)."""
     tier, link_class = TIER_OF_FAMILY[family]
-    out: list[Violation] = []
-    switches = [g for g in ctx.design.switches if g.tier == tier]
-    if len(switches) > 1:
-        out.append(Violation(family=family, item=f"{tier} switches", detail=f"{len(switches)} groups for one tier"))
-    group = switches[0] if switches else None
-    model = ctx.design.fabric.switch
-    if group is None:
-        if count:
-            out.append(Violation(family=family, item=f"{tier} switches", detail=f"missing; {num(count)} × {model} needed"))
-    else:
-        item = f"{tier} switches ({group.model})"
-        if group.network != "compute":
-            out.append(Violation(family=family, item=item, detail=f"network {group.network}; it is on the compute fabric"))
-        if group.model != model:
-            out.append(Violation(family=family, item=item, detail=f"model {group.model} ≠ fabric switch {model}"))
-        if group.count != count:
-            out.append(Violation(family=family, item=item, detail=f"{num(group.count)} recorded, {num(count)} needed"))
-        if group.ports_used != ports_used:
-            out.append(Violation(family=family, item=item,
-                                 detail=f"{num(group.ports_used)} ports in use recorded, {num(ports_used)} by the rules"))
+    out = switch_group_violations(ctx, family, tier, count, ports_used, ctx.design.fabric.switch, "compute")
     link_groups = [g for g in ctx.design.links if g.between == link_class]
     if len(link_groups) > 1:
         out.append(Violation(family=family, item=f"{link_class} links", detail=f"{len(link_groups)} groups for one class"))

@@ -28,8 +28,9 @@ visited best-first by a *lower bound* on their job cost:
 
 * ``n`` ranges over ``[n_lo, n_hi]`` per (group, class, mode): ``n_lo`` is the fewest nodes the
   model admits (``memory_fits``, ``deadline_met`` in that mode, a pinned count); ``n_hi``
-  (:meth:`most_nodes`) is the most any way of buying the pair's nodes allows: the cost floor below
-  within the budget, the racks times nodes per rack, the site power, a pinned count. No design
+  (cost_floor.py ``CostFloor.most_nodes``) is the most any way of buying the pair's nodes
+  allows: the cost floor below within the budget, the racks times nodes per rack, the site
+  power, a pinned count. No design
   lies outside the range. A converged pair keeps only the fabric options a converged network can
   use (a fabric at a speed some storage tier runs: build_networks.py); a group whose speed no tier
   runs has no converged pair.
@@ -201,16 +202,12 @@ class JobCostSearch:
                         in_time = p.min_nodes_for_time(configs[0], cls, p.time_limit_s, converged)
                         n_lo = max(n_lo, in_time or MAX_NODES + 1)
                     pair = Pair(configs, fabrics, cls, converged, nets, self.floor.ways(configs, fabrics))
-                    pair.n_lo, pair.n_hi = n_lo, self.most_nodes(pair)
+                    pair.n_lo, pair.n_hi = n_lo, self.floor.most_nodes(pair.ways)
                     if pinned is not None:
                         pair.n_lo, pair.n_hi = max(n_lo, pinned), min(pair.n_hi, pinned)
                     if pair.ways and pair.n_lo <= pair.n_hi:
                         found.append(pair)
         return found
-
-    def most_nodes(self, pair: Pair) -> int:
-        """An upper bound on the nodes of any design of the pair (cost_floor.py ``most_nodes``)."""
-        return self.floor.most_nodes(pair.ways)
 
     def cost_floor(self, pair: Pair, n: int, tokens_per_s: float) -> float:
         """A lower bound on the monthly cost of any design of the candidate (module docstring)."""
