@@ -52,7 +52,6 @@ class NetVars:
     node_racks_by_power: object
     node_racks_by_units: object
     power_sets_node_racks: object
-    node_mw: object
     node_power_caps: list
     cost: dict
 
@@ -105,7 +104,6 @@ def network_variables(dm) -> NetVars:
         node_racks_by_power=iv(count_max, "node_racks_by_power"),
         node_racks_by_units=iv(count_max, "node_racks_by_units"),
         power_sets_node_racks=m.new_bool_var("power_sets_node_racks"),
-        node_mw=iv(10**10, "node_mw"),
         node_power_caps=[],
         cost={k: iv(10**15, f"cost_{k}") for k in NET_COSTS},
     )
