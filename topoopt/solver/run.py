@@ -30,7 +30,11 @@ class Stats:
     started: float = field(default_factory=time.perf_counter)
 
 
-def new_solver(settings: Settings) -> cp_model.CpSolver:
+def new_solver(settings: Settings, *, tie_break: bool = False) -> cp_model.CpSolver:
+    """A solver with ``settings``. ``tie_break``: for a lexicographic stage after the first, whose
+    objective ranks the few designs left at the earlier stages' optima; there a single presolve
+    pass, no LP relaxation and no symmetry detection save most of the stage's time (measured: the
+    three tie-break stages of the 7B example 0.93 s -> 0.37 s; same optima)."""
     solver = cp_model.CpSolver()
     params = solver.parameters
     params.num_workers = settings.workers
@@ -43,8 +47,16 @@ def new_solver(settings: Settings) -> cp_model.CpSolver:
     # of ours INFEASIBLE at the root (a known class of presolve/propagation bugs, e.g.
     # google/or-tools#5274); tests/test_solver_run.py pins a model that shows it.
     params.auto_detect_greater_than_at_least_one_of = False
+    # SAT inprocessing (clause vivification, probing between restarts) spent most of every solve
+    # on these models without shortening the search (measured: the 7B example's first stage
+    # 1.12 s -> 0.38 s, 23,168 -> 2,038 branches; same optima).
+    params.use_sat_inprocessing = False
     if settings.workers > 1:
         params.interleave_search = True
+    if tie_break:
+        params.max_presolve_iterations = 1
+        params.linearization_level = 0
+        params.symmetry_level = 0
     if settings.time_limit_s is not None:
         params.max_time_in_seconds = settings.time_limit_s
     if settings.log:
@@ -54,9 +66,10 @@ def new_solver(settings: Settings) -> cp_model.CpSolver:
     return solver
 
 
-def run(model: cp_model.CpModel, settings: Settings, stats: Stats) -> tuple[int, cp_model.CpSolver]:
+def run(model: cp_model.CpModel, settings: Settings, stats: Stats, *,
+        tie_break: bool = False) -> tuple[int, cp_model.CpSolver]:
     """Solve once; record the count, the wall time and whether optimality was proven."""
-    solver = new_solver(settings)
+    solver = new_solver(settings, tie_break=tie_break)
     status = solver.solve(model)
     stats.solves += 1
     stats.wall_s += solver.wall_time
@@ -80,7 +93,7 @@ def lexicographic(model: cp_model.CpModel, objectives, settings: Settings, stats
     status, solver = cp_model.UNKNOWN, None
     for position, expression in enumerate(objectives):
         model.minimize(expression)
-        status, solver = run(model, settings, stats)
+        status, solver = run(model, settings, stats, tie_break=position > 0)
         if status not in OK:
             return status, solver, first_value, first_bound
         value = int(round(solver.objective_value))
