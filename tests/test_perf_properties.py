@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from perf_fixtures import A100_40, A100_80, H100, IB_HDR, IB_NDR, ROCE_400, TCP_25, TCP_100, architecture, cluster, job, pinned
 
-from topoopt.perf import fits_in_memory, min_nodes_for_time, min_nodes_to_fit, time_to_train_s
+from topoopt.perf import fits_in_memory, min_nodes_for_time, min_nodes_to_fit, time_to_train_s, trains_within
 from topoopt.perf import search
 from topoopt.perf.job import Fabric, never_slower
 
@@ -186,6 +186,19 @@ def test_search_finds_the_best_layout_of_its_space(job_, hw):
     assert (found is None) == (brute is None)
     if found is not None:
         assert found[1].step_s == brute
+
+
+@SETTINGS
+@given(jobs(), st.lists(clusters(), min_size=1, max_size=4), st.lists(st.sampled_from([0.5, 0.99, 1.0, 1.01, 2.0]),
+                                                                      min_size=1, max_size=4))
+def test_trains_within_is_the_time_to_train_compared(job_, hws, factors):
+    """The early-exit test equals comparing the fastest layout's time, for limits just below, at
+    and above it, and whatever candidate an earlier call left to be tried first."""
+    for hw in hws:
+        seconds = time_to_train_s(job_, hw)
+        for factor in factors:
+            limit = (seconds or 86400.0) * factor
+            assert trains_within(job_, hw, limit) == (seconds is not None and seconds <= limit)
 
 
 def test_candidate_replica_counts():

@@ -14,6 +14,7 @@ from topoopt.perf.evaluate import (
     min_nodes_for_time,
     min_nodes_to_fit,
     time_to_train_s,
+    trains_within,
 )
 from topoopt.perf.job import Hardware, Job
 from topoopt.perf.storage import converged_storage_gb_per_step, storage_needs
@@ -34,4 +35,5 @@ __all__ = [
     "pinned_hardware",
     "storage_needs",
     "time_to_train_s",
+    "trains_within",
 ]

@@ -6,7 +6,8 @@ Contracts the solver relies on for exactness (tested with hypothesis):
 * a faster link or a lower oversubscription never slows a step; more GPU memory never turns a fit
   into a non-fit;
 * ``min_nodes_to_fit`` / ``min_nodes_for_time`` equal the smallest node count for which
-  ``fits_in_memory`` / ``time_to_train_s <= max_time_s`` hold.
+  ``fits_in_memory`` / ``time_to_train_s <= max_time_s`` hold;
+* ``trains_within(job, hw, t)`` equals ``time_to_train_s(job, hw) <= t`` (False when nothing fits).
 
 Time to train = tokens / (tokens per second) × (1 + save time / checkpoint interval): blocking
 checkpoint saves, at the longest save the instance allows, are part of the schedule.
@@ -23,7 +24,14 @@ from dataclasses import replace
 from topoopt.models.performance import Bottleneck, Parallelism, Performance, StepBreakdown
 from topoopt.perf.flops import hardware_flops_per_token, model_flops_per_token
 from topoopt.perf.job import Hardware, Job, ModelShape
-from topoopt.perf.search import best_step, gpu_spec, min_nodes_for_step, search_fits, search_min_nodes_to_fit
+from topoopt.perf.search import (
+    best_step,
+    gpu_spec,
+    min_nodes_for_step,
+    search_fits,
+    search_min_nodes_to_fit,
+    some_step_within,
+)
 from topoopt.perf.step import Layout, StepTimes
 from topoopt.perf.storage import converged_storage_s, storage_needs, tokens_per_step
 
@@ -66,6 +74,13 @@ def time_to_train_s(job: Job, hw: Hardware) -> float | None:
     return None if found is None else train_time_s(job, found[1].step_s + converged_storage_s(hw))
 
 
+def trains_within(job: Job, hw: Hardware, max_time_s: float) -> bool:
+    """``time_to_train_s(job, hw) <= max_time_s`` (False when nothing fits), without finding the
+    fastest layout: any layout in time settles it (perf.search ``some_step_within``)."""
+    storage_s = converged_storage_s(hw)
+    return some_step_within(job, hw, lambda step_s: train_time_s(job, step_s + storage_s) <= max_time_s)
+
+
 def min_nodes_to_fit(job: Job, hw: Hardware, max_nodes: int) -> int | None:
     """Fewest nodes (≤ ``max_nodes``) on which the job fits; ``hw.nodes`` is ignored."""
     return search_min_nodes_to_fit(job, hw, max_nodes)
@@ -91,8 +106,7 @@ def _first_meeting(job: Job, hw: Hardware, max_time_s: float, low: int, max_node
     bisection over the monotone predicate; None when even ``max_nodes`` misses."""
 
     def meets(nodes: int) -> bool:
-        seconds = time_to_train_s(job, replace(hw, nodes=nodes))
-        return seconds is not None and seconds <= max_time_s
+        return trains_within(job, replace(hw, nodes=nodes), max_time_s)
 
     if meets(low):
         return low

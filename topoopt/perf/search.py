@@ -29,7 +29,7 @@ are cached; only communication is recomputed per fabric.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 from topoopt.models.performance import Parallelism
@@ -189,6 +189,52 @@ def best_step(job: Job, hw: Hardware, parallelism: Parallelism | None = None) ->
     With a layout pinned (argument or the job's own), only that layout is evaluated; a pinned
     dp of None means the best dp of C up to all remaining GPUs.
     """
+    return _over_space(job, hw, parallelism, lambda layouts, bounds, *rest: _search(layouts, bounds(), *rest))
+
+
+_LAST_ACCEPTED: dict[tuple, tuple[int, int]] = {}
+"""(job, GPU spec) -> (layout index, dp) of the candidate :func:`some_step_within` last accepted.
+The same job is asked again and again at nearby node counts and fabric classes, where that
+candidate is usually accepted too: trying it first skips ordering every layout."""
+LAST_ACCEPTED_MAX = 4096
+
+
+def some_step_within(job: Job, hw: Hardware, accept: Callable[[float], bool]) -> bool:
+    """Whether some layout that fits on ``hw`` (the job's policy: pinned or auto) has a step
+    ``accept`` takes; ``accept`` must be monotone (a step it takes, it takes when shorter).
+
+    Exactly ``accept(best_step(job, hw)[1].step_s)`` when something fits, but the search stops
+    at the first step accepted — the candidate accepted last for this job and GPU first, when
+    it fits — and prunes every candidate whose lower bound is not accepted.
+    """
+    key = (job, gpu_spec(job, hw))
+
+    def search(layouts, bounds, batch, gpus, fabric) -> bool:
+        last = _LAST_ACCEPTED.get(key)
+        if last is not None and last[0] < len(layouts):
+            layout, dp = layouts[last[0]], last[1]
+            # dp is a member of C for this layout and batch (they do not depend on the cluster),
+            # at least its dp_fit; it only has to fit in the GPUs.
+            if layout.model_gpus * dp <= gpus and accept(step_time(layout, dp, batch, fabric).step_s):
+                return True
+        found = _first_accepted(layouts, bounds(), batch, gpus, fabric, accept)
+        if found is not None:
+            if len(_LAST_ACCEPTED) >= LAST_ACCEPTED_MAX:
+                _LAST_ACCEPTED.clear()
+            _LAST_ACCEPTED[key] = found
+        return found is not None
+
+    def single(layout, dp, batch, fabric) -> bool:
+        return accept(step_time(layout, dp, batch, fabric).step_s)
+
+    return bool(_over_space(job, hw, None, search, single))
+
+
+def _over_space(job: Job, hw: Hardware, parallelism: Parallelism | None, search, single=None):
+    """Run ``search(layouts, bounds, batch, gpus, fabric)`` over the layouts the job allows on
+    ``hw`` (``bounds()`` gives their step bounds, computed only when asked), or
+    ``single(layout, dp, batch, fabric)`` for a fully pinned layout that fits (by default its
+    (layout, step)); None when the pinned layout does not fit."""
     spec = gpu_spec(job, hw)
     fabric = Fabric.of(hw, spec.island_gpus)
     batch = job.training.global_batch_sequences
@@ -202,9 +248,11 @@ def best_step(job: Job, hw: Hardware, parallelism: Parallelism | None = None) ->
             microbatches = microbatch_count(batch, dp, layout.microbatch)
             if layout.model_gpus * dp > hw.gpus or not layout.memory.fits(dp, microbatches):
                 return None
+            if single is not None:
+                return single(layout, dp, batch, fabric)
             return layout, step_time(layout, dp, batch, fabric)
-        return _search((layout,), step_bounds((layout,), fabric), batch, hw.gpus, fabric)
-    return _search(auto_layouts(job, spec), _auto_bounds(job, spec, fabric), batch, hw.gpus, fabric)
+        return search((layout,), lambda: step_bounds((layout,), fabric), batch, hw.gpus, fabric)
+    return search(auto_layouts(job, spec), lambda: _auto_bounds(job, spec, fabric), batch, hw.gpus, fabric)
 
 
 @lru_cache(maxsize=256)
@@ -233,10 +281,9 @@ def _order_bound(layout: Layout, bound: StepBound, batch: int, dp_max: int) -> f
     return lowest
 
 
-def _search(
-    layouts: tuple[Layout, ...], bounds: tuple[StepBound, ...], batch: int, gpus: int, fabric: Fabric
-) -> tuple[Layout, StepTimes] | None:
-    """Branch and bound over layouts and dp (module docstring)."""
+def _search_order(layouts: tuple[Layout, ...], bounds: tuple[StepBound, ...], batch: int,
+                  gpus: int) -> list[tuple[float, int, int]]:
+    """(lower bound, layout index, largest dp) of every layout that fits on ``gpus``, best first."""
     order = []
     for index, layout in enumerate(layouts):
         model_gpus = layout.model_gpus
@@ -247,9 +294,16 @@ def _search(
             continue
         order.append((_order_bound(layout, bounds[index], batch, dp_max), index, dp_max))
     order.sort()
+    return order
+
+
+def _search(
+    layouts: tuple[Layout, ...], bounds: tuple[StepBound, ...], batch: int, gpus: int, fabric: Fabric
+) -> tuple[Layout, StepTimes] | None:
+    """Branch and bound over layouts and dp (module docstring)."""
     best: tuple[Layout, StepTimes] | None = None
     best_s = float("inf")
-    for lower, index, dp_max in order:
+    for lower, index, dp_max in _search_order(layouts, bounds, batch, gpus):
         if lower >= best_s:
             break
         layout, bound = layouts[index], bounds[index]
@@ -263,6 +317,24 @@ def _search(
             if times.step_s < best_s:
                 best, best_s = (layout, times), times.step_s
     return best
+
+
+def _first_accepted(layouts: tuple[Layout, ...], bounds: tuple[StepBound, ...], batch: int, gpus: int,
+                    fabric: Fabric, accept: Callable[[float], bool]) -> tuple[int, int] | None:
+    """:func:`_search` with a monotone test instead of the best found: a candidate whose lower
+    bound the test rejects cannot be accepted, and the first step accepted settles it. Returns
+    that candidate's (layout index, dp), or None."""
+    for lower, index, dp_max in _search_order(layouts, bounds, batch, gpus):
+        if not accept(lower):
+            return None
+        layout, bound = layouts[index], bounds[index]
+        for dp in dp_candidates_descending(layout, batch, dp_max):
+            m = microbatch_count(batch, dp, layout.microbatch)
+            if not accept(bound.at(m)):
+                break  # smaller dp only add micro-batches
+            if accept(bound.for_dp(m, dp)) and accept(step_time(layout, dp, batch, fabric).step_s):
+                return index, dp
+    return None
 
 
 @lru_cache(maxsize=1024)
@@ -406,6 +478,7 @@ __all__ = [
     "min_gpus_to_fit",
     "search_fits",
     "search_min_nodes_to_fit",
+    "some_step_within",
     "pp_choices",
     "tp_choices",
 ]

@@ -9,7 +9,15 @@ import dataclasses
 from topoopt.catalog import ResolvedCatalog, resolve_catalog
 from topoopt.models.instance import Instance
 from topoopt.models.performance import StorageNeeds
-from topoopt.perf import Hardware, Job, min_nodes_for_time, min_nodes_to_fit, storage_needs, time_to_train_s
+from topoopt.perf import (
+    Hardware,
+    Job,
+    min_nodes_for_time,
+    min_nodes_to_fit,
+    storage_needs,
+    time_to_train_s,
+    trains_within,
+)
 from topoopt.perf.job import never_slower
 from topoopt.perf.storage import converged_storage_gb_per_step
 from topoopt.solver.networks import server_takes
@@ -154,8 +162,7 @@ class Problem:
             return None
         if faster:
             least = max(faster)
-            time_s = self.time_to_train_s(config, perf_class, least, converged)
-            if time_s is not None and time_s <= seconds:
+            if self.trains_within(config, perf_class, least, seconds, converged):
                 return least
         return min_nodes_for_time(self.job, self.hardware(config, perf_class, 1, converged), seconds, MAX_NODES)
 
@@ -175,8 +182,7 @@ class Problem:
             elif any(not ok and _never_slower(other, here) for other, ok in known.items()):
                 known[here] = False
             else:
-                time_s = self.time_to_train_s(config, perf_class, nodes, converged)
-                known[here] = time_s is not None and time_s <= seconds
+                known[here] = self.trains_within(config, perf_class, nodes, seconds, converged)
         return known[here]
 
     def _slowest_class(self) -> tuple[int, float] | None:
@@ -192,6 +198,11 @@ class Problem:
     def time_to_train_s(self, config: NodeConfig, perf_class: tuple[int, float], nodes: int,
                         converged: bool = False) -> float | None:
         return time_to_train_s(self.job, self.hardware(config, perf_class, nodes, converged))
+
+    def trains_within(self, config: NodeConfig, perf_class: tuple[int, float], nodes: int, seconds: float,
+                      converged: bool = False) -> bool:
+        """Whether ``nodes`` such nodes train within ``seconds`` (perf ``trains_within``)."""
+        return trains_within(self.job, self.hardware(config, perf_class, nodes, converged), seconds)
 
     def storage_needs(self, tokens_per_s: float) -> StorageNeeds:
         return storage_needs(self.job, tokens_per_s)
