@@ -21,10 +21,10 @@ def _nodes_at_least(dm: DesignModel, family: str, need_of, by_mode: bool = False
     """n ≥ need per node-configuration group (and fabric class, and with ``by_mode`` storage
     network mode: ``need_of(config, class, converged)``); None rules the combination out.
 
-    Besides the enforced bounds, two implied linear cuts keep the search (and proofs of
+    Besides the enforced bounds, three implied linear cuts keep the search (and proofs of
     infeasibility) short: n ≥ Σ need·use and server cost ≥ Σ price·need·use over the groups, with
-    each group's smallest need over the fabric classes. They follow from the bounds, so they
-    belong to the same family.
+    each group's smallest need over the fabric classes, and no use of the groups that no
+    combination admits. They follow from the bounds, so they belong to the same family.
     """
     v, m = dm.v, dm.m
     modes = [((), False)]
@@ -33,7 +33,7 @@ def _nodes_at_least(dm: DesignModel, family: str, need_of, by_mode: bool = False
         modes = [((lit,), converged) for lit, converged, mode in ((dm.n.dedicated, False, "dedicated"),
                                                                    (dm.n.converged, True, "converged"))
                  if mode in offered]
-    node_terms, cost_terms = [], []
+    node_terms, cost_terms, dead = [], [], []
     for group, configs in dm.node_groups(dm.problem.perf_key):
         needs = []
         for cls, cls_lit in v.use_cls.items():
@@ -48,12 +48,17 @@ def _nodes_at_least(dm: DesignModel, family: str, need_of, by_mode: bool = False
                     needs.append(need)
                     dm.add(family, m.add(v.nodes >= need), group, cls_lit, *mode)
         if not needs:
+            dead.append(group)
             continue
         least = min(needs)
         node_terms.append(least * group)
         cost_terms += [least * (c.server_price or 0) * v.use_nc[c.index] for c in configs]
     dm.add(family, m.add(v.nodes >= sum(node_terms)))
     dm.add(family, m.add(v.cost["server"] >= sum(cost_terms)))
+    # The LP relaxation satisfies a dead group's per-combination clauses with fractions (measured:
+    # the infeasible example's budget relaxation bound 42,430 -> 5,431,040, optimum 7,156,262).
+    # One constraint however many groups die, so the model's size does not depend on the counts.
+    dm.add(family, m.add(sum(dead) <= 0))
 
 
 def memory_fits(dm: DesignModel) -> None:
