@@ -160,15 +160,9 @@ def racks_used(design) -> int:
 
 
 def apply_relaxation(changes: dict, relaxation) -> dict:
-    """The instance changes a relaxation suggests, for the families that name a number."""
-    field = {
-        "budget_cap": "budget.max",
-        "deadline_met": "goal.deadline_days",
-        "racks_available": "site.max_racks",
-        "site_power_within_limit": "site.power_cap_kw",
-    }[relaxation.family]
-    value = int(relaxation.value) if relaxation.family == "racks_available" else relaxation.value
-    return {**changes, field: value}
+    """The instance changes a relaxation suggests (its edits), on top of ``changes``."""
+    assert relaxation.edits, relaxation.message
+    return {**changes, **relaxation.edits}
 
 
 def test_every_family_has_edge_tests():
@@ -686,6 +680,26 @@ def test_racks_available_pinned_cluster_one_rack_fewer():
 def test_racks_available_rack_classes_limit_the_classes():
     assert optimal(inst({"site.rack_classes": ["r40"]})).design.racks[0].rack_class == "r40"
     assert conflict(infeasible(inst({"site.rack_classes": ["r99"]}))) == {"racks_available"}
+
+
+def test_racks_available_relaxation_names_the_rack_class_the_site_lacks():
+    """The site offers r20 racks only and the pin asks for r40: one rack is enough, so the
+    relaxation is the class, not the count (it once read "max_racks ≥ 1", already true)."""
+    r20 = dict(item("racks", "r40"), id="r20", name="20 kW rack", power_kw=20)
+    changes = {**catalog_with(racks=[item("racks", "r40"), r20]), "catalog.prices": {**TINY_PRICES, "r20": 4_000},
+               "site.rack_classes": ["r20"], "constraints.pins.rack_class": "r40", "site.max_racks": 1}
+    result = infeasible(inst(changes))
+    assert conflict(result) == {"pins_respected", "racks_available"}
+    suggestion = relaxation(result, "racks_available")
+    assert suggestion.message == "feasible with rack class r40 added to site.rack_classes"
+    assert suggestion.edits == {"site.rack_classes": ["r20", "r40"]}
+    assert optimal(inst(apply_relaxation(changes, suggestion))).design.racks[0].rack_class == "r40"
+    # With more than one rack needed, the count grows too.
+    more = infeasible(inst(MULTI_NODE, changes))
+    suggestion = relaxation(more, "racks_available")
+    assert set(suggestion.edits) == {"site.rack_classes", "site.max_racks"}
+    assert suggestion.message.startswith("feasible with rack class r40 added to site.rack_classes and max_racks ≥ ")
+    optimal(inst(MULTI_NODE, apply_relaxation(changes, suggestion)))
 
 
 # -- site_power_within_limit ------------------------------------------------------------------------

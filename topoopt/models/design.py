@@ -9,7 +9,7 @@ from pydantic import Field
 from topoopt.models.base import NoBoolean, Record
 from topoopt.models.performance import Parallelism, Performance
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 
 Network = Literal["compute", "storage", "management"]
 Tier = Literal["leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf", "mgmt-aggregation"]
@@ -180,6 +180,9 @@ class Relaxation(Record):
     family: str
     message: str
     value: float | None = None
+    edits: dict[str, int | float | list[str]] = Field(default_factory=dict)
+    """Instance fields (dotted paths) and the values that, set together and all else kept, make the
+    instance feasible, e.g. ``{"budget.max": 7156262}``; empty when the relaxation drops a rule."""
 
 
 class Explanation(Record):

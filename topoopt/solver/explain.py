@@ -219,34 +219,74 @@ def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats) 
         if seconds is None:
             return Relaxation(family=family, message="no deadline makes it feasible: other limits conflict too"), None
         days = math.ceil(seconds / SECONDS_PER_DAY * 10) / 10
-        return Relaxation(family=family, message=f"feasible with deadline ≥ {days:g} days", value=days), None
-    if family in ("racks_available", "site_power_within_limit"):
+        return Relaxation(family=family, message=f"feasible with deadline ≥ {days:g} days", value=days,
+                          edits={"goal.deadline_days": days}), None
+    if family == "racks_available":
+        return _relax_racks(problem, settings, stats), None
+    if family == "site_power_within_limit":
         dm = model_for(problem, relaxed)
-        target = dm.v.racks if family == "racks_available" else dm.v.power_w["total"]
-        dm.m.minimize(target)
+        dm.m.minimize(dm.v.power_w["total"])
         status, solver = run(dm.m, settings, stats)
         if status not in OK:
             return Relaxation(family=family, message=f"relaxing {family} alone is not enough"), None
-        if family == "racks_available":
-            racks = solver.value(target)
-            return Relaxation(family=family, message=f"feasible with max_racks ≥ {racks}", value=racks), None
-        kw = math.ceil(solver.value(target) / 100) / 10
-        return Relaxation(family=family, message=f"feasible with a site power cap ≥ {kw:g} kW", value=kw), None
+        kw = math.ceil(solver.value(dm.v.power_w["total"]) / 100) / 10
+        return Relaxation(family=family, message=f"feasible with a site power cap ≥ {kw:g} kW", value=kw,
+                          edits={"site.power_cap_kw": kw}), None
     dm = model_for(problem, relaxed)
     dm.m.minimize(dm.v.total_cost)
     status, solver = run(dm.m, settings, stats)
     if status not in OK:
         return Relaxation(family=family, message=f"relaxing {family} alone is not enough"), None
-    value = solver.objective_value
+    value = int(round(solver.objective_value))  # an integer cost, reported as a double
     if family == "budget_cap":
         return Relaxation(family=family, message=f"feasible with budget ≥ {value:,.0f} {inst.budget.currency}",
-                          value=value), None
+                          value=value, edits={"budget.max": value}), None
     from topoopt.solver.extract import chosen
 
     pick = chosen(dm, solver.value)
     what = f"{pick.config.label}, {pick.fabric.label}, {pick.storage_net.label}"
     return Relaxation(family=family, message=f"feasible without {family} (e.g. {what}; cost {value:,.0f})",
                       value=value), solver.value(dm.v.nodes)
+
+
+def _relax_racks(problem: Problem, settings: Settings, stats: Stats) -> Relaxation:
+    """racks_available limits both the rack count and, with ``site.rack_classes``, the classes.
+    The fewest racks with the site's classes kept; when those classes stand in the way too, the
+    fewest racks of any class, naming the class to add (and the count, when it must grow)."""
+    family, site = "racks_available", problem.instance.site
+    found = _fewest_racks(problem, settings, stats, site.rack_classes)
+    if found is None and site.rack_classes is not None:
+        found = _fewest_racks(problem, settings, stats, None)
+    if found is None:
+        return Relaxation(family=family, message=f"relaxing {family} alone is not enough")
+    racks, rack_class = found
+    edits: dict[str, int | float | list[str]] = {}
+    if site.rack_classes is not None and rack_class not in site.rack_classes:
+        edits["site.rack_classes"] = [*site.rack_classes, rack_class]
+    if racks > site.max_racks:
+        edits["site.max_racks"] = racks
+    words = {"site.rack_classes": f"rack class {rack_class} added to site.rack_classes",
+             "site.max_racks": f"max_racks ≥ {racks}"}
+    return Relaxation(family=family, message="feasible with " + " and ".join(words[field] for field in edits),
+                      value=racks, edits=edits)
+
+
+def _fewest_racks(problem: Problem, settings: Settings, stats: Stats,
+                  classes: list[str] | None) -> tuple[int, str] | None:
+    """(racks, rack class) of the design with the fewest racks when every family but
+    racks_available holds and the rack class is one of ``classes`` (any when None)."""
+    from topoopt.solver import model_for  # circular at import time
+
+    dm = model_for(problem, frozenset({"racks_available"}))
+    for option, literal in zip(dm.options.racks, dm.v.use_rack):
+        if classes is not None and option.rack.id not in classes:
+            dm.m.add(literal == 0)
+    dm.m.minimize(dm.v.racks)
+    status, solver = run(dm.m, settings, stats)
+    if status not in OK:
+        return None
+    rack_class = next(o.rack.id for o, literal in zip(dm.options.racks, dm.v.use_rack) if solver.value(literal))
+    return solver.value(dm.v.racks), rack_class
 
 
 def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Explanation:
