@@ -14,16 +14,22 @@ avoids, counted as the model counts it, at the cheapest option:
   goes below); infinite where the option's port rules (``leaf_ports_cover_endpoints``,
   ``spine_ports_cover_uplinks``, ``core_ports_cover_uplinks``) exclude ``n``;
 * racks: the cheapest rack class's compute racks ``ceil(n / nodes per rack)``; with more than one
-  of them the design is not a single mixed rack, so its storage units (at least one) and its
-  switches (if any) need a rack each at least;
+  of them the design is not a single mixed rack, so its storage units (at least one) and each
+  switch model need a rack at least: the management leaf's and, unless a fabric option's switch
+  can also serve as the management one, the compute fabric's;
 * storage: the cheapest tier at the fewest whole units that meet the needs at a rate at most the
-  design's own (in its storage network mode: a converged network's slower rate).
+  design's own (in its storage network mode: a converged network's slower rate);
+* storage network (the cheapest of the options of the mode): bought storage NICs ``n × NICs ×
+  price``, node–storage cables ``ports per node × ceil(n / q)`` and, dedicated, one storage
+  switch (a dedicated network has a leaf);
+* management network (the cheapest option): one management switch (there is always a leaf) and
+  cords for the nodes' own ports, ``ceil(n × (1 + out-of-band ports) / q)``.
 
-The storage and management networks only add to a design's cost, so the floor leaves them out:
-storage NICs, storage switches and their cables, a converged network's extra compute leaves, the
-cold tier, management switches and cords, and the racks these need beyond the ones counted above.
-They also only add node power, so the site-power cap on ``n`` (job_cost.py ``most_nodes``) taken
-at the compute side's power stays an upper bound.
+Beyond that the storage and management networks only add to a design's cost, so the floor leaves
+out their further switches and cables, a converged network's extra compute leaves, the cold tier,
+storage-unit cables and the racks these need beyond the ones counted above. They also only add
+node power, so the site-power cap on ``n`` (job_cost.py ``most_nodes``) taken at the compute
+side's power stays an upper bound.
 
 Each term is non-decreasing in ``n`` (and in the storage rate), which the search relies on.
 """
@@ -33,6 +39,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from topoopt.solver.networks import StorageNetOption
 from topoopt.solver.options import (
     MAX_NODES,
     FabricOption,
@@ -110,6 +117,24 @@ class FabricFloors:
 
 
 @dataclass(frozen=True)
+class NetworksFloor:
+    """The storage and management networks' cost every design of ``n`` nodes pays at least
+    (module docstring): ``(NIC price per node, node–storage price per assembly, links per
+    assembly, switch price)`` per storage network option and ``(switch price, cord price, links
+    per cord)`` per management option; the node's management ports are ``1 + oob``."""
+
+    storage: tuple[tuple[int, int, int, int], ...]
+    management: tuple[tuple[int, int, int], ...]
+    node_mgmt_ports: int
+
+    def cost(self, n: int) -> float:
+        storage = min((nic * n + cable * -(-n // q) + switch for nic, cable, q, switch in self.storage), default=0)
+        ports = self.node_mgmt_ports * n
+        management = min((switch + cord * -(-ports // q) for switch, cord, q in self.management), default=0)
+        return storage + management
+
+
+@dataclass(frozen=True)
 class Way:
     """One way a node of the pair can be bought, reduced to what the cost floor needs."""
 
@@ -119,22 +144,28 @@ class Way:
     """(rack price, nodes per rack) for every rack class that holds at least one such node."""
     node_w: float
     fabrics: FabricFloors
+    networks: NetworksFloor
+    switch_models: int
+    """The fewest switch models any such design has (each needs a rack of its own when there are
+    several racks): the management leaf's, and the compute fabric's when no fabric option's
+    switch can also be the management one."""
 
     def floor(self, n: int) -> float:
-        """Nodes, racks and fabric of ``n`` such nodes, at their cheapest."""
+        """Nodes, racks, fabric and the networks' share of ``n`` such nodes, at their cheapest."""
         fabric = self.fabrics.cost(n)
         if fabric == math.inf:
             return math.inf
-        return n * self.node_price + min(price * self.racks_at_least(n, per) for price, per in self.racks) + fabric
+        racks = min(price * self.racks_at_least(n, per) for price, per in self.racks)
+        return n * self.node_price + racks + fabric + self.networks.cost(n)
 
     def racks_at_least(self, n: int, per: int) -> int:
         """Compute racks ``ceil(n / per)``; when they are more than one, the design is not a single
-        mixed rack, so its storage units (at least one) and its switches (if any) need racks of
-        their own too."""
+        mixed rack, so its storage units (at least one) and each switch model need racks of
+        their own too (racks are homogeneous per device model)."""
         compute = -(-n // per)
         if compute == 1:
             return 1
-        return compute + 1 + any(f.option.tiers > 0 for f in self.fabrics.floors)
+        return compute + 1 + self.switch_models
 
 
 class CostFloor:
@@ -144,11 +175,14 @@ class CostFloor:
         self.problem = problem
         self._fitting: dict[tuple, tuple] = {}
 
-    def ways(self, configs: list[NodeConfig], fabrics: list[FabricOption]) -> list[Way]:
-        """The distinct ways to buy a node of these configurations with these fabric options."""
+    def ways(self, configs: list[NodeConfig], fabrics: list[FabricOption],
+             nets: list[StorageNetOption] | None = None) -> list[Way]:
+        """The distinct ways to buy a node of these configurations with these fabric options and
+        storage network options (default: every option of the problem)."""
         o = self.problem.options
         floors: dict[tuple, FabricFloors] = {}  # by the node's cage: parts depend on it
         ways: dict[tuple, Way] = {}
+        storage = self.storage_networks(o.storage_nets if nets is None else nets)
         for c in configs:
             cage = (c.port_form_factor, c.ports_per_cage)
             for attached in (False, True):
@@ -162,9 +196,42 @@ class CostFloor:
                 racks = tuple(sorted({(r.unit_price or 0, per) for r in o.racks
                                       if (per := per_rack(r.rack, node_w, c.server.rack_units)) >= 1}))
                 price = (c.unit_price if attached else c.server_price) or 0
+                networks = NetworksFloor(storage, self.management, 1 + c.server.oob_ports)
                 if racks:
-                    ways.setdefault((price, racks, node_w, id(usable)), Way(price, racks, node_w, usable))
+                    ways.setdefault((price, racks, node_w, id(usable), networks),
+                                    Way(price, racks, node_w, usable, networks, self.switch_models(usable)))
         return list(ways.values())
+
+    def switch_models(self, fabrics: FabricFloors) -> int:
+        """Way.switch_models: a management leaf is always there (when the catalog has one); a
+        compute fabric adds a model unless one of its options' switches is a management one."""
+        management = {x.switch.id for x in self.problem.options.management}
+        compute = any(f.option.tiers > 0 for f in fabrics.floors)
+        if not management:
+            return int(compute)
+        shared = any(f.option.switch is not None and f.option.switch.id in management for f in fabrics.floors)
+        return 1 + (compute and not shared)
+
+    @staticmethod
+    def storage_networks(nets: list[StorageNetOption]) -> tuple[tuple[int, int, int, int], ...]:
+        """NetworksFloor's terms of these storage network options (build_networks.py
+        ``_network_costs``: bought NICs per node, node–storage assemblies per port; a dedicated
+        network's storage leaf)."""
+        terms = set()
+        for s in nets:
+            if s.mode == "converged":
+                terms.add((0, 0, 1, 0))
+                continue
+            part = s.parts.get("node-storage")
+            cable, q = (s.ports_per_node * (part.unit_price or 0), part.part.links) if part else (0, 1)
+            terms.add((0 if s.builtin else s.nics * (s.nic_price or 0), cable, q, s.switch_price or 0))
+        return tuple(sorted(terms))
+
+    @property
+    def management(self) -> tuple[tuple[int, int, int], ...]:
+        """NetworksFloor's terms of the management options: a leaf, and the cords' part."""
+        return tuple(sorted({(x.unit_price or 0, (x.part.unit_price or 0) if x.part else 0,
+                              x.part.part.links if x.part else 1) for x in self.problem.options.management}))
 
     def fabric_floor(self, f: FabricOption, config: NodeConfig) -> FabricFloor:
         """The option's cost floor for nodes of this configuration's cage and rails."""
@@ -218,7 +285,10 @@ class CostFloor:
                 cap = min(cap, int(inst.budget.max // way.node_price))
             if inst.site.power_cap_kw is not None:
                 cap = min(cap, int((inst.site.power_cap_kw * 1000 + 1e-6) // way.node_w))
-            low, high = 0, cap
+            # Only a count above the best so far can raise it; the floor grows with n.
+            if cap <= most or way.floor(most + 1) + fixed > inst.budget.max:
+                continue
+            low, high = most + 1, cap
             while low < high:
                 middle = (low + high + 1) // 2
                 if way.floor(middle) + fixed <= inst.budget.max:

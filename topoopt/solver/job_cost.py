@@ -181,27 +181,29 @@ class JobCostSearch:
         for c in o.node_configs:
             groups.setdefault(p.perf_key(c), []).append(c)
         pinned = p.instance.constraints.pins.nodes if "pins_respected" in p.prefilter else None
+        by_class: dict[tuple[int, float], list[FabricOption]] = {}
+        for f in o.fabrics:
+            by_class.setdefault(f.perf_class, []).append(f)
         found = []
         for configs in groups.values():
             fit = p.min_nodes_to_fit(configs[0])
             if fit is None:
                 continue
             speed = configs[0].speed_key  # the group shares its interconnect, so its speed
-            for cls in sorted({f.perf_class for f in o.fabrics}):
+            for cls in sorted(by_class):
                 for converged in (False, True):
                     nets = [s for s in o.storage_nets if (s.mode == "converged") == converged]
                     if converged and speed not in o.converged_speeds:
                         nets = []  # no storage tier runs the group's speed (build_networks.py)
                     # A converged network puts the units on the compute fabric: one is needed.
-                    fabrics = [f for f in o.fabrics if f.perf_class == cls
-                               and (f.speed_key == speed if f.tiers else not converged)]
+                    fabrics = [f for f in by_class[cls] if (f.speed_key == speed if f.tiers else not converged)]
                     if not nets or not fabrics:
                         continue
                     n_lo = fit
                     if p.time_limit_s is not None:
                         in_time = p.min_nodes_for_time(configs[0], cls, p.time_limit_s, converged)
                         n_lo = max(n_lo, in_time or MAX_NODES + 1)
-                    pair = Pair(configs, fabrics, cls, converged, nets, self.floor.ways(configs, fabrics))
+                    pair = Pair(configs, fabrics, cls, converged, nets, self.floor.ways(configs, fabrics, nets))
                     pair.n_lo, pair.n_hi = n_lo, self.floor.most_nodes(pair.ways)
                     if pinned is not None:
                         pair.n_lo, pair.n_hi = max(n_lo, pinned), min(pair.n_hi, pinned)
