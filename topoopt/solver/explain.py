@@ -9,6 +9,7 @@ makes the instance feasible is computed by re-optimising with that one family re
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from ortools.sat.python import cp_model
 
@@ -75,9 +76,12 @@ def _model(problem: Problem) -> DesignModel:
     return DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target)
 
 
-def minimal_conflict(problem: Problem, settings: Settings, stats: Stats) -> list[str]:
+def minimal_conflict(problem: Problem, settings: Settings, stats: Stats,
+                     shown_necessary: Callable[[str], bool] = lambda family: False) -> list[str]:
     """A minimal set of families that cannot all hold, verified: the set is infeasible and
-    dropping any one member makes it feasible.
+    dropping any one member makes it feasible. ``shown_necessary(family)``: True when a design
+    is known that meets every family but that one, so no subset without it is infeasible (its
+    deletion trial is skipped).
 
     First CP-SAT's core of assumption literals, verified infeasible (else every family), shrunk by
     a deletion filter in the prefiltered model (where the prefiltered families' option exclusions
@@ -94,7 +98,7 @@ def minimal_conflict(problem: Problem, settings: Settings, stats: Stats) -> list
         kept = list(FAMILIES)
     for family in list(kept):
         trial = [f for f in kept if f != family]
-        if _infeasible(dm, trial, settings, stats):
+        if not shown_necessary(family) and _infeasible(dm, trial, settings, stats):
             kept = trial
     # Prefiltered families matter beyond ``kept`` only if they removed an option.
     everything = problem.relaxing(frozenset(FAMILIES))
@@ -111,7 +115,7 @@ def minimal_conflict(problem: Problem, settings: Settings, stats: Stats) -> list
         final = _model(Problem(problem.instance, prefilter=frozenset(held), like=problem))
         for family in list(kept):
             trial = [f for f in kept if f != family]
-            if _infeasible(final, trial + held, settings, stats):
+            if not shown_necessary(family) and _infeasible(final, trial + held, settings, stats):
                 kept = trial
     else:
         held = []
@@ -204,7 +208,8 @@ def storage_path_detail(problem: Problem, nodes: int | None) -> str:
 
 def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats) -> tuple[Relaxation, int | None]:
     """The smallest change to ``family``'s limit that makes the instance feasible, all else kept,
-    and the node count of the design that shows it (None when there is none)."""
+    and the node count of the design that shows it (None when there is none). The relaxation's
+    value is None exactly when relaxing the family alone is not enough."""
     from topoopt.solver import fastest_time_s, model_for  # circular at import time
 
     inst = problem.instance
@@ -290,13 +295,28 @@ def _fewest_racks(problem: Problem, settings: Settings, stats: Stats,
 
 
 def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Explanation:
-    conflict = minimal_conflict(problem, settings, stats)
+    relaxed: dict[str, tuple[Relaxation, int | None]] = {}
+
+    def relaxation(family: str) -> tuple[Relaxation, int | None]:
+        if family not in relaxed:
+            relaxed[family] = _relax_one(problem, family, settings, stats)
+        return relaxed[family]
+
+    def shown_necessary(family: str) -> bool:
+        """A family whose relaxation solves the model with every other family enforced (the same
+        problem: not prefiltered, and not the deadline, whose relaxation also resizes storage)
+        is necessary in any conflict; the relaxation is needed for the report anyway."""
+        if family in problem.prefilter or family in ("deadline_met", "priced_in_book"):
+            return False
+        return relaxation(family)[0].value is not None
+
+    conflict = minimal_conflict(problem, settings, stats, shown_necessary)
     relaxations, nodes = [], problem.instance.constraints.pins.nodes
     for family in conflict:
         if family == "priced_in_book":
             continue
-        relaxation, relaxed_nodes = _relax_one(problem, family, settings, stats)
-        relaxations.append(relaxation)
+        found, relaxed_nodes = relaxation(family)
+        relaxations.append(found)
         if family == "storage_nic_bandwidth_met" and nodes is None:
             nodes = relaxed_nodes
     items = [
