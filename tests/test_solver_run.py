@@ -13,7 +13,7 @@ from solver_fixtures import TINY_PRICES, tiny
 
 from topoopt.solver.explain import _infeasible, _model
 from topoopt.solver.problem import Problem
-from topoopt.solver.run import Settings, Stats
+from topoopt.solver.run import Settings, Stats, lexicographic
 
 
 def test_relaxing_every_family_keeps_a_feasible_model_feasible():
@@ -48,3 +48,16 @@ def test_catalog_order_splits_before_its_coefficients_overflow(monkeypatch):
     assert split.provenance.solves == 2 + len(parts)
     assert split.design == whole.design
 
+
+
+def test_lexicographic_fixes_each_stage_at_its_exact_integer_optimum():
+    """Past 2**53 the objective's double is off by whole units: 2**54 + 3 reads as 2**54 + 4, which
+    would let the second stage raise y to 4 at an unchanged first objective."""
+    from ortools.sat.python import cp_model
+
+    m = cp_model.CpModel()
+    x, y = m.new_int_var(1, 1, "x"), m.new_int_var(3, 5, "y")
+    status, solver, first, _ = lexicographic(m, [x * 2**54 + y, -y], Settings(), Stats(), [x, y])
+    assert status == cp_model.OPTIMAL
+    assert first == 2**54 + 3
+    assert solver.value(y) == 3

@@ -96,10 +96,11 @@ def lexicographic(model: cp_model.CpModel, objectives, settings: Settings, stats
         status, solver = run(model, settings, stats, tie_break=position > 0)
         if status not in OK:
             return status, solver, first_value, first_bound
-        value = int(round(solver.objective_value))
+        # The expression's integer value in the solution, exactly: CP-SAT reports the objective as
+        # a double, a hair off (1171499.9999999998) or, past 2**53 (GPUs × power range at
+        # 131,072 GPUs), off by whole units, which would fix the next stages at a wrong value.
+        value = solver.value(expression)
         if position == 0:
-            # The objectives are integer expressions; CP-SAT reports them as doubles that can land
-            # a hair off (1171499.9999999998), so report the integer optimum and the integer bound.
             first_value, first_bound = value, math.ceil(solver.best_objective_bound - 1e-6)
         model.add(expression <= value)
         hint_from(model, solver, hint_vars)
