@@ -13,10 +13,11 @@ avoids, counted as the model counts it, at the cheapest option:
   ``ceil(links / q)``, which neither the per-pair count of a cable nor the per-cage count of a kit
   goes below); infinite where the option's port rules (``leaf_ports_cover_endpoints``,
   ``spine_ports_cover_uplinks``, ``core_ports_cover_uplinks``) exclude ``n``;
-* racks: the cheapest rack class's compute racks ``ceil(n / nodes per rack)``; with more than one
-  of them the design is not a single mixed rack, so its storage units (at least one) and each
-  switch model need a rack at least: the management leaf's and, unless a fabric option's switch
-  can also serve as the management one, the compute fabric's;
+* racks: at the cheapest rack class, one single mixed rack when the nodes and the least other
+  equipment (a storage unit, a management leaf, a compute leaf) fit in it; otherwise the compute
+  racks ``ceil(n / nodes per rack)`` and, racks being homogeneous per device model, one rack for
+  the storage units (at least one) and one per switch model: the management leaf's and, unless a
+  fabric option's switch can also serve as the management one, the compute fabric's;
 * storage: the cheapest tier at the fewest whole units that meet the needs at a rate at most the
   design's own (in its storage network mode: a converged network's slower rate);
 * storage network (the cheapest of the options of the mode): bought storage NICs ``n × NICs ×
@@ -39,6 +40,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from topoopt.models.catalog import RackClass
 from topoopt.solver.networks import StorageNetOption
 from topoopt.solver.options import (
     MAX_NODES,
@@ -140,8 +142,9 @@ class Way:
 
     node_price: int
     """Server only for the fabric-less single node; server and its bought NICs otherwise."""
-    racks: tuple[tuple[int, int], ...]
-    """(rack price, nodes per rack) for every rack class that holds at least one such node."""
+    racks: tuple[tuple[int, int, int], ...]
+    """(rack price, nodes per rack, most nodes in a single mixed rack) for every rack class that
+    holds at least one such node (:meth:`CostFloor.mixed_most`)."""
     node_w: float
     fabrics: FabricFloors
     networks: NetworksFloor
@@ -155,17 +158,16 @@ class Way:
         fabric = self.fabrics.cost(n)
         if fabric == math.inf:
             return math.inf
-        racks = min(price * self.racks_at_least(n, per) for price, per in self.racks)
+        racks = min(price * self.racks_at_least(n, per, mixed) for price, per, mixed in self.racks)
         return n * self.node_price + racks + fabric + self.networks.cost(n)
 
-    def racks_at_least(self, n: int, per: int) -> int:
-        """Compute racks ``ceil(n / per)``; when they are more than one, the design is not a single
-        mixed rack, so its storage units (at least one) and each switch model need racks of
-        their own too (racks are homogeneous per device model)."""
-        compute = -(-n // per)
-        if compute == 1:
+    def racks_at_least(self, n: int, per: int, mixed: int) -> int:
+        """One single mixed rack when the ``n`` nodes and the least other equipment fit in it;
+        else compute racks ``ceil(n / per)`` and, racks being homogeneous per device model, one
+        for the storage units (at least one) and one per switch model."""
+        if n <= mixed:
             return 1
-        return compute + 1 + self.switch_models
+        return -(-n // per) + 1 + self.switch_models
 
 
 class CostFloor:
@@ -193,14 +195,30 @@ class CostFloor:
                 if not usable.floors:
                     continue
                 node_w = c.power_w(o.all_parts, fabric=attached)
-                racks = tuple(sorted({(r.unit_price or 0, per) for r in o.racks
-                                      if (per := per_rack(r.rack, node_w, c.server.rack_units)) >= 1}))
+                racks = tuple(sorted({(r.unit_price or 0, per, self.mixed_most(r.rack, node_w, c.server.rack_units,
+                                                                                usable))
+                                      for r in o.racks if (per := per_rack(r.rack, node_w, c.server.rack_units)) >= 1}))
                 price = (c.unit_price if attached else c.server_price) or 0
                 networks = NetworksFloor(storage, self.management, 1 + c.server.oob_ports)
                 if racks:
                     ways.setdefault((price, racks, node_w, id(usable), networks),
                                     Way(price, racks, node_w, usable, networks, self.switch_models(usable)))
         return list(ways.values())
+
+    def mixed_most(self, rack: RackClass, node_w: float, node_units: int, fabrics: FabricFloors) -> int:
+        """The most such nodes a single mixed rack of this class can hold beside the least other
+        equipment every design has: a hot storage unit, a management leaf and, with a compute
+        fabric, a leaf (each at the lowest power and rack units of its options). Over it, the
+        rack's power or units are exceeded whatever the design (rack_*_within_limit)."""
+        o = self.problem.options
+        devices = [[(t.tier.power_w, t.tier.rack_units) for t in o.storage],
+                   [(o.switch_power_w(x.switch), x.switch.rack_units) for x in o.management],
+                   [(o.switch_power_w(f.option.switch), f.option.switch.rack_units) for f in fabrics.floors
+                    if f.option.tiers > 0]]
+        extra_w = sum(min(w for w, _ in group) for group in devices if group)
+        extra_units = sum(min(u for _, u in group) for group in devices if group)
+        by_power = (rack.power_kw * 1000 + 1e-6 - extra_w) // node_w if node_w > 0 else MAX_NODES
+        return max(0, int(min(by_power, (rack.rack_units - extra_units) // node_units)))
 
     def switch_models(self, fabrics: FabricFloors) -> int:
         """Way.switch_models: a management leaf is always there (when the catalog has one); a
@@ -280,7 +298,7 @@ class CostFloor:
         fixed = self.storage(0.0)
         most = 0
         for way in ways:
-            cap = min(MAX_NODES, inst.site.max_racks * max(per for _, per in way.racks))
+            cap = min(MAX_NODES, inst.site.max_racks * max(per for _, per, _ in way.racks))
             if way.node_price > 0:
                 cap = min(cap, int(inst.budget.max // way.node_price))
             if inst.site.power_cap_kw is not None:
