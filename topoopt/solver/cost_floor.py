@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from topoopt.models.catalog import RackClass
 from topoopt.solver.networks import StorageNetOption
@@ -144,7 +145,7 @@ class Way:
     """Server only for the fabric-less single node; server and its bought NICs otherwise."""
     racks: tuple[tuple[int, int, int], ...]
     """(rack price, nodes per rack, most nodes in a single mixed rack) for every rack class that
-    holds at least one such node (:meth:`CostFloor.mixed_most`)."""
+    holds at least one such node (:func:`mixed_most`)."""
     node_w: float
     fabrics: FabricFloors
     networks: NetworksFloor
@@ -170,33 +171,42 @@ class Way:
         return -(-n // per) + 1 + self.switch_models
 
 
+def mixed_most(rack: RackClass, node_w: float, node_units: int, extra: tuple[float, int]) -> int:
+    """The most nodes a single mixed rack of this class holds beside ``extra`` = (W, rack units)
+    of other equipment; with more, the rack's power or units are exceeded whatever the design
+    (rack_power_within_limit, rack_units_within_limit)."""
+    extra_w, extra_units = extra
+    by_power = (rack.power_kw * 1000 + 1e-6 - extra_w) // node_w if node_w > 0 else MAX_NODES
+    return max(0, int(min(by_power, (rack.rack_units - extra_units) // node_units)))
+
+
 class CostFloor:
     """The bound's pieces for one problem (fitting parts cached per switch, speed and cage)."""
 
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
         self._fitting: dict[tuple, tuple] = {}
+        self._storage_networks: dict[tuple, tuple] = {}
 
     def ways(self, configs: list[NodeConfig], fabrics: list[FabricOption],
              nets: list[StorageNetOption] | None = None) -> list[Way]:
         """The distinct ways to buy a node of these configurations with these fabric options and
         storage network options (default: every option of the problem)."""
         o = self.problem.options
-        floors: dict[tuple, FabricFloors] = {}  # by the node's cage: parts depend on it
+        floors: dict[tuple, tuple[FabricFloors, tuple[float, int]]] = {}  # by the node's cage: parts depend on it
         ways: dict[tuple, Way] = {}
         storage = self.storage_networks(o.storage_nets if nets is None else nets)
         for c in configs:
             cage = (c.port_form_factor, c.ports_per_cage)
             for attached in (False, True):
                 if (cage, attached) not in floors:
-                    floors[cage, attached] = FabricFloors(tuple(self.fabric_floor(f, c) for f in fabrics
-                                                                if (f.tiers > 0) == attached))
-                usable = floors[cage, attached]
+                    usable = FabricFloors(tuple(self.fabric_floor(f, c) for f in fabrics if (f.tiers > 0) == attached))
+                    floors[cage, attached] = usable, self.least_equipment(usable)
+                usable, extra = floors[cage, attached]
                 if not usable.floors:
                     continue
                 node_w = c.power_w(o.all_parts, fabric=attached)
-                racks = tuple(sorted({(r.unit_price or 0, per, self.mixed_most(r.rack, node_w, c.server.rack_units,
-                                                                                usable))
+                racks = tuple(sorted({(r.unit_price or 0, per, mixed_most(r.rack, node_w, c.server.rack_units, extra))
                                       for r in o.racks if (per := per_rack(r.rack, node_w, c.server.rack_units)) >= 1}))
                 price = (c.unit_price if attached else c.server_price) or 0
                 networks = NetworksFloor(storage, self.management, 1 + c.server.oob_ports)
@@ -205,20 +215,21 @@ class CostFloor:
                                     Way(price, racks, node_w, usable, networks, self.switch_models(usable)))
         return list(ways.values())
 
-    def mixed_most(self, rack: RackClass, node_w: float, node_units: int, fabrics: FabricFloors) -> int:
-        """The most such nodes a single mixed rack of this class can hold beside the least other
-        equipment every design has: a hot storage unit, a management leaf and, with a compute
-        fabric, a leaf (each at the lowest power and rack units of its options). Over it, the
-        rack's power or units are exceeded whatever the design (rack_*_within_limit)."""
+    def least_equipment(self, fabrics: FabricFloors) -> tuple[float, int]:
+        """(W, rack units) of the least equipment every design has besides its nodes: a hot
+        storage unit, a management leaf and, with a compute fabric, a leaf (each the lowest of its
+        options)."""
         o = self.problem.options
-        devices = [[(t.tier.power_w, t.tier.rack_units) for t in o.storage],
-                   [(o.switch_power_w(x.switch), x.switch.rack_units) for x in o.management],
-                   [(o.switch_power_w(f.option.switch), f.option.switch.rack_units) for f in fabrics.floors
-                    if f.option.tiers > 0]]
-        extra_w = sum(min(w for w, _ in group) for group in devices if group)
-        extra_units = sum(min(u for _, u in group) for group in devices if group)
-        by_power = (rack.power_kw * 1000 + 1e-6 - extra_w) // node_w if node_w > 0 else MAX_NODES
-        return max(0, int(min(by_power, (rack.rack_units - extra_units) // node_units)))
+        leaves = [(o.switch_power_w(f.option.switch), f.option.switch.rack_units) for f in fabrics.floors
+                  if f.option.tiers > 0]
+        groups = [group for group in (*self._always_there, leaves) if group]
+        return sum(min(w for w, _ in group) for group in groups), sum(min(u for _, u in group) for group in groups)
+
+    @cached_property
+    def _always_there(self) -> tuple[list, list]:
+        o = self.problem.options
+        return ([(t.tier.power_w, t.tier.rack_units) for t in o.storage],
+                [(o.switch_power_w(x.switch), x.switch.rack_units) for x in o.management])
 
     def switch_models(self, fabrics: FabricFloors) -> int:
         """Way.switch_models: a management leaf is always there (when the catalog has one); a
@@ -230,11 +241,17 @@ class CostFloor:
         shared = any(f.option.switch is not None and f.option.switch.id in management for f in fabrics.floors)
         return 1 + (compute and not shared)
 
-    @staticmethod
-    def storage_networks(nets: list[StorageNetOption]) -> tuple[tuple[int, int, int, int], ...]:
+    def storage_networks(self, nets: list[StorageNetOption]) -> tuple[tuple[int, int, int, int], ...]:
         """NetworksFloor's terms of these storage network options (build_networks.py
         ``_network_costs``: bought NICs per node, node–storage assemblies per port; a dedicated
-        network's storage leaf)."""
+        network's storage leaf), cached per list of options."""
+        key = tuple(map(id, nets))
+        if key not in self._storage_networks:
+            self._storage_networks[key] = self._storage_terms(nets)
+        return self._storage_networks[key]
+
+    @staticmethod
+    def _storage_terms(nets: list[StorageNetOption]) -> tuple[tuple[int, int, int, int], ...]:
         terms = set()
         for s in nets:
             if s.mode == "converged":
@@ -245,7 +262,7 @@ class CostFloor:
             terms.add((0 if s.builtin else s.nics * (s.nic_price or 0), cable, q, s.switch_price or 0))
         return tuple(sorted(terms))
 
-    @property
+    @cached_property
     def management(self) -> tuple[tuple[int, int, int], ...]:
         """NetworksFloor's terms of the management options: a leaf, and the cords' part."""
         return tuple(sorted({(x.unit_price or 0, (x.part.unit_price or 0) if x.part else 0,
