@@ -272,8 +272,10 @@ def _relax_racks(problem: Problem, settings: Settings, stats: Stats) -> Relaxati
         edits["site.max_racks"] = racks
     words = {"site.rack_classes": f"rack class {rack_class} added to site.rack_classes",
              "site.max_racks": f"max_racks ≥ {racks}"}
-    return Relaxation(family=family, message="feasible with " + " and ".join(words[field] for field in edits),
-                      value=racks, edits=edits)
+    # Without any edit the design meets racks_available too; then the instance was feasible and
+    # this is not reached, but the message stays well-formed.
+    change = " and ".join(words[field] for field in edits) or f"{racks} racks of class {rack_class}"
+    return Relaxation(family=family, message=f"feasible with {change}", value=racks, edits=edits)
 
 
 def _fewest_racks(problem: Problem, settings: Settings, stats: Stats,
