@@ -75,6 +75,25 @@ def choose_part(catalog: ResolvedCatalog, instance: Instance, fits, length_m: fl
     return None if best is None else best[1]
 
 
+class PartChooser:
+    """:func:`choose_part` for a link between two cages — end a in (form factor, ports per cage),
+    end b in another, at one speed — cached per (cages, speed, length): many switches, NICs and
+    storage tiers share their cages, and a catalog grown with vendor variants has hundreds of
+    parts to scan for each."""
+
+    def __init__(self, catalog: ResolvedCatalog, instance: Instance) -> None:
+        self.catalog, self.instance = catalog, instance
+        self._chosen: dict[tuple, ChosenPart | None] = {}
+
+    def between(self, a: tuple[str, int], b: tuple[str, int], gbps: int, length_m: float) -> ChosenPart | None:
+        key = (a, b, gbps, length_m)
+        if key not in self._chosen:
+            self._chosen[key] = choose_part(
+                self.catalog, self.instance,
+                lambda p: part_fits_cage(p, "a", *a, gbps) and part_fits_cage(p, "b", *b, gbps), length_m)
+        return self._chosen[key]
+
+
 @dataclass(frozen=True)
 class StorageNetOption:
     """One storage network: converged on the compute fabric, or dedicated (storage NIC model and
@@ -207,11 +226,13 @@ def server_takes(server, choice: tuple) -> bool:
     return not builtin and nic_id in server.storage_nic_options and count <= server.max_storage_nics
 
 
-def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m: dict) -> list[StorageNetOption]:
+def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m: dict,
+                        parts: PartChooser | None = None) -> list[StorageNetOption]:
     """The converged option, then every dedicated network: NIC choice × speed the NIC runs ×
     storage switch speaking that protocol at that speed × 1 tier, or 2 tiers with each divisor
     of the leaf uplinks as the spine count."""
     cat = catalog.catalog
+    parts = parts or PartChooser(catalog, instance)
     interconnects = cat.by_id("interconnects")
     # Storage ports run at a speed and protocol some storage tier of the catalog runs: at any
     # other, no unit could ever attach (a physical impossibility, never an option).
@@ -236,14 +257,8 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m:
                 radix = switch.radix(gbps)
                 if switch.role != "compute" or protocol not in switch.protocols or radix < 1:
                     continue
-                per_cage = switch.ports_per_cage[gbps]
-
-                def to_switch(part, form_factor, ports, switch=switch, per_cage=per_cage, gbps=gbps):
-                    return (part_fits_cage(part, "a", switch.cage_form_factor, per_cage, gbps)
-                            and part_fits_cage(part, "b", form_factor, ports, gbps))
-
-                node_part = choose_part(catalog, instance, lambda p: to_switch(p, nic.port_form_factor, 1),
-                                        lengths_m["node-storage"])
+                switch_cage = (switch.cage_form_factor, switch.ports_per_cage[gbps])
+                node_part = parts.between(switch_cage, (nic.port_form_factor, 1), gbps, lengths_m["node-storage"])
                 common = dict(mode="dedicated", nic=nic, nics=count, builtin=builtin, protocol=protocol, gbps=gbps,
                               switch=switch, radix=radix, nic_price=nic_price,
                               switch_price=_whole(catalog.price(switch.id)), node_w=node_w)
@@ -251,9 +266,7 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m:
                 half = radix // 2
                 if half < 1:
                     continue
-                spine_part = choose_part(catalog, instance,
-                                         lambda p: to_switch(p, switch.cage_form_factor, per_cage),
-                                         lengths_m["storage-leaf-spine"])
+                spine_part = parts.between(switch_cage, switch_cage, gbps, lengths_m["storage-leaf-spine"])
                 two = dict(tiers=2, half=half, parts={"node-storage": node_part, "storage-leaf-spine": spine_part})
                 if spine_part is None or spine_part.part.links == 1:
                     # One link per assembly: the spine count (a divisor of the uplinks) is a count
@@ -265,22 +278,20 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m:
     return options
 
 
-def unit_links(catalog: ResolvedCatalog, instance: Instance, keys: set[tuple], length_m: float) -> dict:
+def unit_links(catalog: ResolvedCatalog, instance: Instance, keys: set[tuple], length_m: float,
+               parts: PartChooser | None = None) -> dict:
     """``{(attach key, tier id): UnitLink}``: every storage tier on every (switch, protocol, speed)
     a storage network or a converged compute fabric offers. A unit must run that speed and
     protocol [storage_fabric_ports_cover] and a part must fit both ends [port_form_factor_match]."""
     switches = catalog.catalog.by_id("switches")
+    parts = parts or PartChooser(catalog, instance)
     links = {}
     for key in sorted(keys):
         switch_id, protocol, gbps = key
         switch = switches[switch_id]
-        per_cage = switch.ports_per_cage.get(gbps, 0)
+        switch_cage = (switch.cage_form_factor, switch.ports_per_cage.get(gbps, 0))
         for tier in catalog.catalog.storage:
-            part = choose_part(
-                catalog, instance,
-                lambda p, tier=tier: (part_fits_cage(p, "a", switch.cage_form_factor, per_cage, gbps)
-                                      and part_fits_cage(p, "b", tier.port_form_factor, 1, gbps)),
-                length_m)
+            part = parts.between(switch_cage, (tier.port_form_factor, 1), gbps, length_m)
             violations = set(part.violations) if part else {"port_form_factor_match"}
             if gbps not in tier.port_speeds_gbps or protocol not in tier.protocols:
                 violations.add("storage_fabric_ports_cover")
@@ -302,8 +313,10 @@ def cold_options(catalog: ResolvedCatalog, instance: Instance, cold_capacity_tb:
     return options
 
 
-def management_options(catalog: ResolvedCatalog, instance: Instance, lengths_m: dict) -> list[ManagementOption]:
+def management_options(catalog: ResolvedCatalog, instance: Instance, lengths_m: dict,
+                       parts: PartChooser | None = None) -> list[ManagementOption]:
     """Every management switch with at least one device port besides its two uplinks."""
+    parts = parts or PartChooser(catalog, instance)
     options: list[ManagementOption] = []
     for switch in catalog.catalog.switches:
         if switch.role != "management":
@@ -313,14 +326,9 @@ def management_options(catalog: ResolvedCatalog, instance: Instance, lengths_m: 
         if radix <= MGMT_UPLINKS:
             continue
         ff = switch.cage_form_factor
-        part = choose_part(catalog, instance,
-                           lambda p, ff=ff, s=switch, g=low: (part_fits_cage(p, "a", ff, s.ports_per_cage[g], g)
-                                                              and part_fits_cage(p, "b", MGMT_DEVICE_FORM_FACTOR, 1, g)),
-                           lengths_m["mgmt"])
-        uplink = choose_part(catalog, instance,
-                             lambda p, ff=ff, s=switch, g=high: (part_fits_cage(p, "a", ff, s.ports_per_cage[g], g)
-                                                                 and part_fits_cage(p, "b", ff, s.ports_per_cage[g], g)),
-                             lengths_m["mgmt-uplink"])
+        part = parts.between((ff, switch.ports_per_cage[low]), (MGMT_DEVICE_FORM_FACTOR, 1), low, lengths_m["mgmt"])
+        uplink_cage = (ff, switch.ports_per_cage[high])
+        uplink = parts.between(uplink_cage, uplink_cage, high, lengths_m["mgmt-uplink"])
         price = _whole(catalog.price(switch.id))
         violations = management_violations(switch, price, instance) | (
             part.violations if part else {"port_form_factor_match"})

@@ -17,6 +17,7 @@ from topoopt.models.instance import Instance
 from topoopt.solver.networks import (
     ColdOption,
     ManagementOption,
+    PartChooser,
     StorageNetOption,
     UnitLink,
     cold_options,
@@ -381,7 +382,8 @@ def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: froze
         cls: _kept([replace(p, violations=part_violations(p, lengths[cls], instance)) for p in ps], prefilter)
         for cls, ps in part_options(catalog, {gbps for _, gbps in speeds}).items()
     }
-    storage_nets = _kept(storage_net_options(catalog, instance, lengths), prefilter)
+    chooser = PartChooser(catalog, instance)
+    storage_nets = _kept(storage_net_options(catalog, instance, lengths, chooser), prefilter)
     # Storage units plug into the storage switches, or into the compute leaves when converged.
     attach = {n.attach_key for n in storage_nets if n.mode == "dedicated"}
     converged_speeds = frozenset((protocol, gbps) for tier in catalog.catalog.storage
@@ -395,7 +397,7 @@ def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: froze
     for tier in catalog.catalog.storage:
         price = whole_units(catalog.price(tier.id))
         storage.append(StorageOption(len(storage), tier, price, storage_violations(tier, price, instance)))
-    management = management_options(catalog, instance, lengths)
+    management = management_options(catalog, instance, lengths, chooser)
     return Options(
         node_configs=configs,
         fabrics=fabrics,
@@ -405,7 +407,7 @@ def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: froze
         lengths_m=lengths,
         all_parts=list(catalog.catalog.cables),
         storage_nets=storage_nets,
-        unit_links=unit_links(catalog, instance, attach, lengths["storage-unit"]),
+        unit_links=unit_links(catalog, instance, attach, lengths["storage-unit"], chooser),
         cold=_kept(cold_options(catalog, instance, cold_capacity_tb), prefilter),
         management=_kept(management, prefilter),
         management_offered=bool(management),
