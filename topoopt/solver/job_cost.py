@@ -36,7 +36,8 @@ visited best-first by a *lower bound* on their job cost:
   runs has no converged pair.
 * :meth:`JobCostSearch.cost_floor` (cost_floor.py) bounds the monthly cost of any design of a
   candidate from below with the model's own counts at the cheapest options: nodes, the fabric's
-  switches and cables, racks, and storage at the rate ``tokens / D`` (at most the design's own).
+  switches and cables, racks, the storage and management networks' least share, and storage at
+  the rate ``tokens / D`` (at most the design's own).
   So ``cost_floor × D ≤ C* × D``.
 * The floor does not decrease with ``n`` (every term grows with ``n``; the storage rate grows as
   ``D`` falls) and the time to train does not increase with ``n`` (the performance model may leave
