@@ -307,26 +307,33 @@ class CostFloor:
             best = min(best, (s.unit_price or 0) * units)
         return 0.0 if best == math.inf else best
 
+    def cap(self, way: Way) -> int:
+        """The most nodes bought this way that the racks, the budget at the node price alone and
+        the site power allow: a cheap upper bound (:meth:`most_nodes` is the tight one)."""
+        inst = self.problem.instance
+        cap = min(MAX_NODES, inst.site.max_racks * max(per for _, per, _ in way.racks))
+        if way.node_price > 0:
+            cap = min(cap, int(inst.budget.max // way.node_price))
+        if inst.site.power_cap_kw is not None:
+            cap = min(cap, int((inst.site.power_cap_kw * 1000 + 1e-6) // way.node_w))
+        return cap
+
     def most_nodes(self, ways: list[Way]) -> int:
         """An upper bound on the nodes of any design bought one of these ways: each way's most
         under the budget (its floor, with the storage every design needs, grows with ``n``: found
-        by bisection), the racks and the site power; 0 when none fits the budget."""
-        inst = self.problem.instance
+        by bisection) within its :meth:`cap`; 0 when none fits the budget."""
+        budget = self.problem.instance.budget.max
         fixed = self.storage(0.0)
         most = 0
         for way in ways:
-            cap = min(MAX_NODES, inst.site.max_racks * max(per for _, per, _ in way.racks))
-            if way.node_price > 0:
-                cap = min(cap, int(inst.budget.max // way.node_price))
-            if inst.site.power_cap_kw is not None:
-                cap = min(cap, int((inst.site.power_cap_kw * 1000 + 1e-6) // way.node_w))
+            cap = self.cap(way)
             # Only a count above the best so far can raise it; the floor grows with n.
-            if cap <= most or way.floor(most + 1) + fixed > inst.budget.max:
+            if cap <= most or way.floor(most + 1) + fixed > budget:
                 continue
             low, high = most + 1, cap
             while low < high:
                 middle = (low + high + 1) // 2
-                if way.floor(middle) + fixed <= inst.budget.max:
+                if way.floor(middle) + fixed <= budget:
                     low = middle
                 else:
                     high = middle - 1

@@ -27,11 +27,12 @@ for all of them), so the optimum is the smallest ``C* × D`` over the candidates
 visited best-first by a *lower bound* on their job cost:
 
 * ``n`` ranges over ``[n_lo, n_hi]`` per (group, class, mode): ``n_lo`` is the fewest nodes the
-  model admits (``memory_fits``, ``deadline_met`` in that mode, a pinned count); ``n_hi``
-  (cost_floor.py ``CostFloor.most_nodes``) is the most any way of buying the pair's nodes
-  allows: the cost floor below within the budget, the racks times nodes per rack, the site
-  power, a pinned count. No design
-  lies outside the range. A converged pair keeps only the fabric options a converged network can
+  model admits (``memory_fits``, ``deadline_met`` in that mode, a pinned count); ``n_hi`` is at
+  first the most the racks, the budget at the node price alone, the site power and a pinned
+  count allow (cost_floor.py ``CostFloor.cap``), and when the pair's range is first popped the
+  most any way of buying its nodes allows with the cost floor below within the budget
+  (``CostFloor.most_nodes``; :meth:`JobCostSearch.bound`): most pairs are never popped, and
+  their bisection is skipped. No design lies outside the range. A converged pair keeps only the fabric options a converged network can
   use (a fabric at a speed some storage tier runs: build_networks.py); a group whose speed no tier
   runs has no converged pair.
 * :meth:`JobCostSearch.cost_floor` (cost_floor.py) bounds the monthly cost of any design of a
@@ -120,6 +121,8 @@ class Pair:
     ways: list[Way]
     n_lo: int = 1
     n_hi: int = 1
+    bounded: bool = False
+    """Whether ``n_hi`` is already the cost floor's (:meth:`JobCostSearch.bound`)."""
 
 
 @dataclass
@@ -205,12 +208,17 @@ class JobCostSearch:
                         in_time = p.min_nodes_for_time(configs[0], cls, p.time_limit_s, converged)
                         n_lo = max(n_lo, in_time or MAX_NODES + 1)
                     pair = Pair(configs, fabrics, cls, converged, nets, self.floor.ways(configs, fabrics, nets))
-                    pair.n_lo, pair.n_hi = n_lo, self.floor.most_nodes(pair.ways)
+                    pair.n_lo, pair.n_hi = n_lo, max((self.floor.cap(way) for way in pair.ways), default=0)
                     if pinned is not None:
                         pair.n_lo, pair.n_hi = max(n_lo, pinned), min(pair.n_hi, pinned)
                     if pair.ways and pair.n_lo <= pair.n_hi:
                         found.append(pair)
         return found
+
+    def bound(self, pair: Pair) -> None:
+        """Tighten the pair's ``n_hi`` to the most nodes the budget buys at the cost floor."""
+        if not pair.bounded:
+            pair.n_hi, pair.bounded = min(pair.n_hi, self.floor.most_nodes(pair.ways)), True
 
     def cost_floor(self, pair: Pair, n: int, tokens_per_s: float) -> float:
         """A lower bound on the monthly cost of any design of the candidate (module docstring)."""
@@ -282,6 +290,12 @@ class JobCostSearch:
                 break
             pair = pairs[index]
             if kind == 1:
+                if not pair.bounded:
+                    # The pair's first range: tighten its end, then key it again.
+                    self.bound(pair)
+                    if low <= min(high, pair.n_hi):
+                        push_range(index, low, min(high, pair.n_hi))
+                    continue
                 if low < high:
                     # Split where the node count doubles as often as it halves: ranges near the
                     # fewest nodes, where jobs are usually cheapest, get tight bounds soonest.
