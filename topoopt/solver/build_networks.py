@@ -301,9 +301,7 @@ def _network_costs(dm, ded: list, lits: list) -> None:
     everything = list(zip(o.storage_nets, n.use_sn))
     options, literals = [s for s, _ in everything], [lit for _, lit in everything]
     # Storage NICs bought per node (none built in, none when converged).
-    for coef, lit in by_value(dm, options, literals,
-                              lambda s: 0 if s.builtin or s.mode == "converged" else s.nics * (s.nic_price or 0),
-                              "storage_nic_cost").items():
+    for coef, lit in by_value(dm, options, literals, lambda s: s.nic_cost_per_node, "storage_nic_cost").items():
         m.add(cost["storage_nic"] == coef * v.nodes).only_enforce_if(lit)
     # Node–storage: port i of every node is counted like a rail: P × ceil(n / q) assemblies.
     per_q = {}
@@ -315,11 +313,7 @@ def _network_costs(dm, ded: list, lits: list) -> None:
             m.add(q * per_q[q] >= v.nodes)
             m.add(q * per_q[q] <= v.nodes + q - 1)
 
-    def node_storage_key(s):
-        part = s.parts.get("node-storage") if s.mode == "dedicated" else None
-        return (part.part.links, s.ports_per_node * (part.unit_price or 0)) if part else (0, 0)
-
-    for (q, coef), lit in by_value(dm, options, literals, node_storage_key, "node_storage_cost").items():
+    for (q, coef), lit in by_value(dm, options, literals, lambda s: s.node_storage_cost, "node_storage_cost").items():
         m.add(cost["node_storage"] == (coef * per_q[q] if q else 0)).only_enforce_if(lit)
 
     # Storage leaf–spine: leaves × spines × ceil(links per pair / q).

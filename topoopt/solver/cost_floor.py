@@ -41,7 +41,6 @@ import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from topoopt.models.catalog import RackClass
 from topoopt.solver.networks import StorageNetOption
 from topoopt.solver.options import (
     MAX_NODES,
@@ -145,7 +144,8 @@ class Way:
     """Server only for the fabric-less single node; server and its bought NICs otherwise."""
     racks: tuple[tuple[int, int, int], ...]
     """(rack price, nodes per rack, most nodes in a single mixed rack) for every rack class that
-    holds at least one such node (:func:`mixed_most`)."""
+    holds at least one such node. Over the last, the nodes and the least other equipment every
+    design has (:meth:`CostFloor.least_equipment`) exceed the rack's power or units."""
     node_w: float
     fabrics: FabricFloors
     networks: NetworksFloor
@@ -169,15 +169,6 @@ class Way:
         if n <= mixed:
             return 1
         return -(-n // per) + 1 + self.switch_models
-
-
-def mixed_most(rack: RackClass, node_w: float, node_units: int, extra: tuple[float, int]) -> int:
-    """The most nodes a single mixed rack of this class holds beside ``extra`` = (W, rack units)
-    of other equipment; with more, the rack's power or units are exceeded whatever the design
-    (rack_power_within_limit, rack_units_within_limit)."""
-    extra_w, extra_units = extra
-    by_power = (rack.power_kw * 1000 + 1e-6 - extra_w) // node_w if node_w > 0 else MAX_NODES
-    return max(0, int(min(by_power, (rack.rack_units - extra_units) // node_units)))
 
 
 class CostFloor:
@@ -205,9 +196,9 @@ class CostFloor:
                 usable, extra = floors[cage, attached]
                 if not usable.floors:
                     continue
-                node_w = c.power_w(o.all_parts, fabric=attached)
-                racks = tuple(sorted({(r.unit_price or 0, per, mixed_most(r.rack, node_w, c.server.rack_units, extra))
-                                      for r in o.racks if (per := per_rack(r.rack, node_w, c.server.rack_units)) >= 1}))
+                node_w, units = c.power_w(o.all_parts, fabric=attached), c.server.rack_units
+                racks = tuple(sorted({(r.unit_price or 0, per, max(0, per_rack(r.rack, node_w, units, extra)))
+                                      for r in o.racks if (per := per_rack(r.rack, node_w, units)) >= 1}))
                 price = (c.unit_price if attached else c.server_price) or 0
                 networks = NetworksFloor(storage, self.management, 1 + c.server.oob_ports)
                 if racks:
@@ -254,12 +245,9 @@ class CostFloor:
     def _storage_terms(nets: list[StorageNetOption]) -> tuple[tuple[int, int, int, int], ...]:
         terms = set()
         for s in nets:
-            if s.mode == "converged":
-                terms.add((0, 0, 1, 0))
-                continue
-            part = s.parts.get("node-storage")
-            cable, q = (s.ports_per_node * (part.unit_price or 0), part.part.links) if part else (0, 1)
-            terms.add((0 if s.builtin else s.nics * (s.nic_price or 0), cable, q, s.switch_price or 0))
+            q, cable = s.node_storage_cost
+            switch = (s.switch_price or 0) if s.mode == "dedicated" else 0
+            terms.add((s.nic_cost_per_node, cable, max(q, 1), switch))
         return tuple(sorted(terms))
 
     @cached_property

@@ -135,6 +135,18 @@ class StorageNetOption:
         return self.ports_per_node * self.gbps
 
     @property
+    def nic_cost_per_node(self) -> int:
+        """The storage NICs a node buys (none built in, none when converged)."""
+        return 0 if self.builtin or self.mode == "converged" else self.nics * (self.nic_price or 0)
+
+    @property
+    def node_storage_cost(self) -> tuple[int, int]:
+        """(links per assembly q, price of one assembly on every storage port of a node): a
+        node–storage class costs ``price × ceil(n / q)``, like a rail; (0, 0) when converged."""
+        part = self.parts.get("node-storage") if self.mode == "dedicated" else None
+        return (part.part.links, self.ports_per_node * (part.unit_price or 0)) if part else (0, 0)
+
+    @property
     def nic_choice(self) -> tuple:
         """What the server's slots must take: (NIC id, count, built in)."""
         return (self.nic.id, self.nics, self.builtin) if self.nic else ()
@@ -227,12 +239,11 @@ def server_takes(server, choice: tuple) -> bool:
 
 
 def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m: dict,
-                        parts: PartChooser | None = None) -> list[StorageNetOption]:
+                        parts: PartChooser) -> list[StorageNetOption]:
     """The converged option, then every dedicated network: NIC choice × speed the NIC runs ×
     storage switch speaking that protocol at that speed × 1 tier, or 2 tiers with each divisor
     of the leaf uplinks as the spine count."""
     cat = catalog.catalog
-    parts = parts or PartChooser(catalog, instance)
     interconnects = cat.by_id("interconnects")
     # Storage ports run at a speed and protocol some storage tier of the catalog runs: at any
     # other, no unit could ever attach (a physical impossibility, never an option).
@@ -279,12 +290,11 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m:
 
 
 def unit_links(catalog: ResolvedCatalog, instance: Instance, keys: set[tuple], length_m: float,
-               parts: PartChooser | None = None) -> dict:
+               parts: PartChooser) -> dict:
     """``{(attach key, tier id): UnitLink}``: every storage tier on every (switch, protocol, speed)
     a storage network or a converged compute fabric offers. A unit must run that speed and
     protocol [storage_fabric_ports_cover] and a part must fit both ends [port_form_factor_match]."""
     switches = catalog.catalog.by_id("switches")
-    parts = parts or PartChooser(catalog, instance)
     links = {}
     for key in sorted(keys):
         switch_id, protocol, gbps = key
@@ -314,9 +324,8 @@ def cold_options(catalog: ResolvedCatalog, instance: Instance, cold_capacity_tb:
 
 
 def management_options(catalog: ResolvedCatalog, instance: Instance, lengths_m: dict,
-                       parts: PartChooser | None = None) -> list[ManagementOption]:
+                       parts: PartChooser) -> list[ManagementOption]:
     """Every management switch with at least one device port besides its two uplinks."""
-    parts = parts or PartChooser(catalog, instance)
     options: list[ManagementOption] = []
     for switch in catalog.catalog.switches:
         if switch.role != "management":

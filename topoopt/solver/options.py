@@ -344,14 +344,17 @@ def part_options(catalog: ResolvedCatalog, gbps: set[int] | None = None) -> dict
     return result
 
 
-def devices_per_rack_by_power(rack: RackClass, power_w: float) -> int:
-    """Identical devices one rack of this class can power (exact for decimal kW and W)."""
-    return int((rack.power_kw * 1000 + 1e-6) // power_w)
+def devices_per_rack_by_power(rack: RackClass, power_w: float, reserved_w: float = 0.0) -> int:
+    """Identical devices one rack of this class can power beside ``reserved_w`` of other
+    equipment (exact for decimal kW and W; negative when the reserve alone exceeds the rack)."""
+    return int((rack.power_kw * 1000 + 1e-6 - reserved_w) // power_w)
 
 
-def per_rack(rack: RackClass, power_w: float, rack_units: int) -> int:
-    """Identical devices one rack of this class holds under its power and rack units."""
-    return min(devices_per_rack_by_power(rack, power_w), rack.rack_units // rack_units)
+def per_rack(rack: RackClass, power_w: float, rack_units: int, reserved: tuple[float, int] = (0.0, 0)) -> int:
+    """Identical devices one rack of this class holds under its power and rack units, beside
+    ``reserved`` = (W, rack units) of other equipment."""
+    reserved_w, reserved_units = reserved
+    return min(devices_per_rack_by_power(rack, power_w, reserved_w), (rack.rack_units - reserved_units) // rack_units)
 
 
 def _kept(options: list, prefilter: frozenset[str]) -> list:
