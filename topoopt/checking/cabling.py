@@ -135,7 +135,7 @@ def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
                 f"a {part.media} node end carries {num(part.links / part.b_ends)} links, which cannot be split over "
                 f"the leaves of a {tiers}-tier fabric; it serves 0 or 1 tier only")))
         per_pair = _links_per_switch_pair(ctx, group.between)
-        together = part.links if part.one_piece else (part.links_per_fibre or 1)
+        together = part.links_together
         if per_pair and per_pair % together:
             carrier = f"a {part.media} cable" if part.one_piece else "a fibre"
             out.append(Violation(family=family, item=item, detail=(
