@@ -103,7 +103,7 @@ def minimal_conflict(problem: Problem, settings: Settings, stats: Stats,
     # Prefiltered families matter beyond ``kept`` only if they removed an option.
     everything = problem.relaxing(frozenset(FAMILIES))
     held = [f for f in FAMILIES if f in problem.prefilter and f not in kept and _removes_options(everything, f)]
-    if held and not _infeasible(_model(everything), kept, settings, stats):
+    if held and not _infeasible_with_every_option(everything, kept, settings, stats):
         for family in list(held):
             trial = [f for f in held if f != family]
             relaxed = Problem(problem.instance, prefilter=frozenset(trial), like=problem)
@@ -120,6 +120,16 @@ def minimal_conflict(problem: Problem, settings: Settings, stats: Stats,
     else:
         held = []
     return [f for f in FAMILIES if f in kept or f in held]
+
+
+def _infeasible_with_every_option(everything: Problem, families: list[str], settings: Settings,
+                                  stats: Stats) -> bool:
+    """Are ``families`` infeasible with no option prefiltered? Tried first with the deadline
+    bounds known without new performance-model evaluations (a relaxation, so its infeasibility
+    is a proof): restoring options adds fabric classes, and asking the deadline question for
+    each of them is most of the work (the infeasible example: 1.8 s of the explanation's 4.6 s)."""
+    return (_infeasible(_model(everything.with_known_deadline_bounds_only()), families, settings, stats)
+            or _infeasible(_model(everything), families, settings, stats))
 
 
 def _removes_options(problem: Problem, family: str) -> bool:

@@ -60,6 +60,7 @@ class Problem:
         self.deadline_s: float | None = None if deadline is None else deadline * SECONDS_PER_DAY
         self.time_limit_s: float | None = like.time_limit_s if like else self.deadline_s
         self.pinned_nodes_shortcut = True
+        self.known_deadline_bounds_only = False
         self._fit_cache: dict[tuple, int | None] = like._fit_cache if like else {}
         # Answers per (perf key, seconds[, nodes]), by (fabric class, converged): fewest nodes in
         # time, and whether a pinned count is in time. Kept together so that one class's answer
@@ -95,6 +96,14 @@ class Problem:
         """
         sub = copy.copy(self)
         sub.pinned_nodes_shortcut = False
+        return sub
+
+    def with_known_deadline_bounds_only(self) -> "Problem":
+        """The same problem, whose deadline bounds are the ones known without evaluating the
+        performance model (:meth:`_known_lower_bound`): each is at most the exact one, so a model
+        built from it is a relaxation — infeasible there, infeasible with the exact bounds."""
+        sub = copy.copy(self)
+        sub.known_deadline_bounds_only = True
         return sub
 
     def relaxing(self, families: frozenset[str]) -> "Problem":
@@ -140,10 +149,12 @@ class Problem:
         """Fewest nodes that train within ``seconds`` (with the storage traffic on the compute
         NICs when ``converged``). With the node count pinned (and the pin enforced and the
         shortcut on), only the pinned count matters: it is returned when it is fast enough."""
+        known = self._time_cache.setdefault((self.perf_key(config), seconds), {})
+        if self.known_deadline_bounds_only and (perf_class, converged) not in known:
+            return self._known_lower_bound(config, perf_class, converged, known)
         pinned = self.instance.constraints.pins.nodes
         if pinned is not None and "pins_respected" in self.prefilter and self.pinned_nodes_shortcut:
             return pinned if self._in_time(config, perf_class, pinned, seconds, converged) else None
-        known = self._time_cache.setdefault((self.perf_key(config), seconds), {})
         if (perf_class, converged) not in known:
             known[perf_class, converged] = self._min_nodes_for_time(config, perf_class, seconds, converged, known)
         return known[perf_class, converged]
@@ -165,6 +176,17 @@ class Problem:
             if self.trains_within(config, perf_class, least, seconds, converged):
                 return least
         return min_nodes_for_time(self.job, self.hardware(config, perf_class, 1, converged), seconds, MAX_NODES)
+
+    def _known_lower_bound(self, config: NodeConfig, perf_class: tuple[int, float], converged: bool,
+                           known: dict[tuple, int | None]) -> int | None:
+        """A lower bound on the fewest nodes in time, from known answers alone: a class and mode
+        never slower without a count in time rules this one out too (None, exact); else the most
+        nodes such a class needs, or the fewest on which the model fits (None when it never fits)."""
+        faster = [nodes for (cls, conv), nodes in known.items() if _never_slower((cls, conv), (perf_class, converged))]
+        if None in faster:
+            return None
+        fit = self.min_nodes_to_fit(config)
+        return None if fit is None else max([fit, *faster])
 
     def _in_time(self, config: NodeConfig, perf_class: tuple[int, float], nodes: int, seconds: float,
                  converged: bool) -> bool:
