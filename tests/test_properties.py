@@ -5,7 +5,8 @@ itself, on small generated instances (tests/strategies.py).
 * completeness — a design the checker accepts, pinned back into the instance, is feasible and
   costs no less than the optimum (the model never excludes a valid design);
 * differential — on the smallest catalogs the optimum is exhaustive enumeration's
-  (tests/enumeration.py), and "infeasible" agrees;
+  (tests/enumeration.py), and "infeasible" agrees; the fastest-time search (min_time, the
+  smallest deadline) finds the time of every pair solved without its bounds;
 * metamorphic — budget, deadline, extra and denied options, catalog order and ids move the
   optimum only the way they logically can;
 * explanations — every minimal conflict is infeasible and minimal, every relaxation works;
@@ -56,11 +57,11 @@ from topoopt.cli.app import app
 from topoopt.families import FAMILIES
 from topoopt.models.design import Design, SolveResult
 from topoopt.models.instance import Instance
-from topoopt.solver import solve
+from topoopt.solver import enforce_all, fastest_time_s, model_for, solve
 from topoopt.solver.build import DesignModel
 from topoopt.solver.explain import _infeasible
 from topoopt.solver.problem import Problem
-from topoopt.solver.run import Settings, Stats
+from topoopt.solver.run import OK, Settings, Stats, run
 
 REPO = Path(__file__).resolve().parents[1]
 SOLVED = ("optimal", "feasible")
@@ -333,6 +334,42 @@ def test_differential_optimum_equals_exhaustive_enumeration(data):
         return
     assert result.status == "optimal", f"enumeration finds {expected.cost}: {expected.design.model_dump_json()}"
     assert result.objective.value == expected.cost
+
+
+def every_pair_fastest_s(problem: Problem, relaxed: frozenset[str]) -> float | None:
+    """fastest_time_s without its bounds: every (configuration group, fabric class) pair at the
+    most nodes CP-SAT finds in each storage network mode, the fastest of them."""
+    dm = model_for(problem, relaxed)
+    p = dm.problem
+    times = []
+    for _, configs in dm.node_groups(p.perf_key):
+        for cls in dm.v.use_cls:
+            fabrics = [f for f in p.options.fabrics if f.perf_class == cls]
+            for converged in (False, True):
+                sub = enforce_all(DesignModel(p.restricted(configs, fabrics, converged),
+                                              throughput_target_tokens_per_s=p.throughput_target), relaxed)
+                sub.m.maximize(sub.v.nodes)
+                status, solver = run(sub.m, Settings(), Stats())
+                if status in OK:
+                    times.append(p.time_to_train_s(configs[0], cls, solver.value(sub.v.nodes), converged))
+    times = [t for t in times if t is not None]
+    return min(times, default=None)
+
+
+@examples(3)
+@given(instance_data(), st.sampled_from([frozenset(), frozenset({"deadline_met"}),
+                                         frozenset({"deadline_met", "budget_cap"})]))
+def test_the_fastest_time_search_equals_every_pair_solved(data, relaxed):
+    """min_time and the smallest deadline visit pairs best-first by bounds and stop early; the
+    time they find is the fastest of every pair solved."""
+    problem = Problem(build(data))
+    problem.time_limit_s = None
+    found = fastest_time_s(problem, Settings(), Stats(), relaxed)
+    expected = every_pair_fastest_s(problem, relaxed)
+    event("feasible" if expected is not None else "infeasible")
+    assert (found is None) == (expected is None)
+    if found is not None:
+        assert found == pytest.approx(expected, rel=1e-12)
 
 
 # == Metamorphic ====================================================================================

@@ -180,6 +180,10 @@ class Fabric:
         )
 
 
+FASTEST_CLASS: tuple[int, float] = (1, 1.0)
+"""One tier without oversubscription: :func:`never_slower` than any fabric class."""
+
+
 def never_slower(a: tuple[int, float], b: tuple[int, float]) -> bool:
     """Whether fabric class ``a`` = (tiers, oversubscription) never trains slower than ``b``.
 

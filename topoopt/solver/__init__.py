@@ -12,6 +12,7 @@ with one ``min_cost`` solve each (job_cost.py). Infeasible instances are explain
 from __future__ import annotations
 
 import hashlib
+import heapq
 import math
 import time
 
@@ -22,6 +23,7 @@ from topoopt import __version__
 from topoopt.families import FAMILIES
 from topoopt.models.design import SCHEMA_VERSION, ObjectiveValue, Provenance, SolveResult
 from topoopt.models.instance import Instance
+from topoopt.perf.job import FASTEST_CLASS
 from topoopt.solver.build import POWER_MAX_W, DesignModel
 from topoopt.solver.cost_floor import CostFloor
 from topoopt.solver.binding import binding_families
@@ -130,8 +132,9 @@ def fabric_cost_per_node(problem: Problem, config, fabrics) -> float:
 
 def optimistic_nodes(problem: Problem, config, fabrics, relaxed: frozenset[str]) -> int:
     """An upper bound on the nodes of any design with this configuration and these fabric
-    options: pins, budget (nodes, racks and fabric at their cheapest), racks and site power, each
-    unless relaxed. None of them can be exceeded, so the bound is safe for pruning."""
+    options (None: any, the fabric then left out of the budget): pins, budget (nodes, racks and
+    fabric at their cheapest), racks and site power, each unless relaxed. None of them can be
+    exceeded, so the bound is safe for pruning."""
     inst, o = problem.instance, problem.options
     node_w = config.power_w(o.all_parts)
     bounds = [MAX_NODES]
@@ -142,7 +145,8 @@ def optimistic_nodes(problem: Problem, config, fabrics, relaxed: frozenset[str])
         # Beyond one node a fabric is needed: each node costs at least its server, its NICs, its
         # share of the cheapest rack and of the cheapest fabric.
         rack_share = min((r.unit_price or 0 for r in o.racks), default=0) / max(per, 1)
-        per_node = config.unit_price + rack_share + fabric_cost_per_node(problem, config, fabrics)
+        fabric = 0.0 if fabrics is None else fabric_cost_per_node(problem, config, fabrics)
+        per_node = config.unit_price + rack_share + fabric
         bounds.append(int(inst.budget.max // per_node) if per_node < math.inf else 1)
     if "racks_available" not in relaxed:
         bounds.append(inst.site.max_racks * per)
@@ -159,35 +163,37 @@ def fastest_time_s(problem: Problem, settings: Settings, stats: Stats, relaxed=f
     network never trains faster than a dedicated one at the same node count (its storage reads
     share the compute NICs), so the solve prefers a dedicated network among the largest counts;
     only when the largest count needs a converged network is the dedicated network's own largest
-    count solved for too. Pairs are visited in order of the time at an upper bound on their node
-    count (the most nodes the budget buys at the cost floor, cost_floor.py; optimistic_nodes when
-    more than the deadline is relaxed) and the search stops when no pair can beat the best found:
-    the result is exact.
+    count solved for too.
+
+    The pairs are searched best-first by a lower bound on their time, refined in two steps: a
+    group's time on the fastest fabric class at :func:`optimistic_nodes` without the fabric's cost
+    bounds all its pairs; a pair's time on its own class at an upper bound on its node count (the
+    most nodes the budget buys at the cost floor, cost_floor.py; optimistic_nodes when more than
+    the deadline is relaxed) bounds the pair. The search stops when no bound beats the best time
+    found, so the result is exact, and most pairs are never bounded one by one.
     """
     dm = model_for(problem, relaxed)
     p = dm.problem
     dedicated_offered = any(s.mode == "dedicated" for s in p.options.storage_nets)
+    bounds_converged = not dedicated_offered  # the bounds' storage mode: never slower than any design's
     # The cost floor bounds the nodes more tightly than optimistic_nodes, but it relies on the
     # budget, fabric, rack and site rules: only when nothing but the deadline is relaxed.
     floor = CostFloor(p) if relaxed <= {"deadline_met"} else None
     pinned = p.instance.constraints.pins.nodes if "pins_respected" not in relaxed else None
-    pairs = []
-    for _, configs in dm.node_groups(p.perf_key):
-        for cls in dm.v.use_cls:
-            fabrics = [f for f in p.options.fabrics if f.perf_class == cls]
-            if floor is None:
-                most = max(optimistic_nodes(p, c, fabrics, relaxed) for c in configs)
-            else:
-                speed = configs[0].speed_key
-                most = floor.most_nodes(floor.ways(configs, [f for f in fabrics if f.tiers == 0 or f.speed_key == speed]))
-                most = most if pinned is None else min(most, pinned)
-                if most < 1:
-                    continue  # no design of the pair fits the budget
-            bound = p.time_to_train_s(configs[0], cls, most, converged=not dedicated_offered)
-            if bound is not None:
-                pairs.append((bound, len(pairs), configs, fabrics, cls))
-    pairs.sort(key=lambda pair: pair[:2])
-    best = math.inf
+    by_class = {cls: [f for f in p.options.fabrics if f.perf_class == cls] for cls in dm.v.use_cls}
+
+    def pair_bound(configs, cls) -> float | None:
+        """A lower bound on the pair's time (None when it has no design)."""
+        fabrics = by_class[cls]
+        if floor is None:
+            most = max(optimistic_nodes(p, c, fabrics, relaxed) for c in configs)
+        else:
+            speed = configs[0].speed_key
+            most = floor.most_nodes(floor.ways(configs, [f for f in fabrics if f.tiers == 0 or f.speed_key == speed]))
+            most = most if pinned is None else min(most, pinned)
+            if most < 1:
+                return None  # no design of the pair fits the budget
+        return p.time_to_train_s(configs[0], cls, most, bounds_converged)
 
     def most_nodes(configs, fabrics, converged: bool | None):
         """The largest node count of the pair (restricted to one storage mode when given) and
@@ -200,16 +206,30 @@ def fastest_time_s(problem: Problem, settings: Settings, stats: Stats, relaxed=f
             return None
         return solver.value(sub.v.nodes), bool(solver.value(sub.n.converged))
 
-    for bound, _, configs, fabrics, cls in pairs:
-        if bound >= best:
-            break
-        found = most_nodes(configs, fabrics, None)
+    # Entries (time bound, group, class rank, configs, class): class None (rank -1) for a whole
+    # group, whose bound is on the class never slower than any (one tier, no oversubscription).
+    queue = []
+    for group, (_, configs) in enumerate(dm.node_groups(p.perf_key)):
+        most = max(optimistic_nodes(p, c, None, relaxed) for c in configs)
+        bound = p.time_to_train_s(configs[0], FASTEST_CLASS, most, bounds_converged)
+        # None: nothing fits on the fastest class; its pairs are bounded one by one all the same.
+        heapq.heappush(queue, (0.0 if bound is None else bound, group, -1, configs, None))
+    best = math.inf
+    while queue and queue[0][0] < best:
+        _, group, _, configs, cls = heapq.heappop(queue)
+        if cls is None:
+            for rank, each in enumerate(by_class):
+                bound = pair_bound(configs, each)
+                if bound is not None:
+                    heapq.heappush(queue, (bound, group, rank, configs, each))
+            continue
+        found = most_nodes(configs, by_class[cls], None)
         if found is None:
             continue
-        nodes, converged = found
-        candidates = [p.time_to_train_s(configs[0], cls, nodes, converged)]
-        if converged and dedicated_offered:
-            dedicated = most_nodes(configs, fabrics, False)
+        nodes, needs_converged = found
+        candidates = [p.time_to_train_s(configs[0], cls, nodes, needs_converged)]
+        if needs_converged and dedicated_offered:
+            dedicated = most_nodes(configs, by_class[cls], False)
             if dedicated is not None:
                 candidates.append(p.time_to_train_s(configs[0], cls, dedicated[0], False))
         for seconds in candidates:
