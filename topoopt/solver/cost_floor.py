@@ -178,22 +178,19 @@ class CostFloor:
         self.problem = problem
         self._fitting: dict[tuple, tuple] = {}
         self._storage_networks: dict[tuple, tuple] = {}
+        self._fabric_floors: dict[tuple, tuple[FabricFloors, tuple[float, int]]] = {}
 
     def ways(self, configs: list[NodeConfig], fabrics: list[FabricOption],
              nets: list[StorageNetOption] | None = None) -> list[Way]:
         """The distinct ways to buy a node of these configurations with these fabric options and
         storage network options (default: every option of the problem)."""
         o = self.problem.options
-        floors: dict[tuple, tuple[FabricFloors, tuple[float, int]]] = {}  # by the node's cage: parts depend on it
         ways: dict[tuple, Way] = {}
         storage = self.storage_networks(o.storage_nets if nets is None else nets)
+        fabric_ids = tuple(map(id, fabrics))
         for c in configs:
-            cage = (c.port_form_factor, c.ports_per_cage)
             for attached in (False, True):
-                if (cage, attached) not in floors:
-                    usable = FabricFloors(tuple(self.fabric_floor(f, c) for f in fabrics if (f.tiers > 0) == attached))
-                    floors[cage, attached] = usable, self.least_equipment(usable)
-                usable, extra = floors[cage, attached]
+                usable, extra = self.fabric_floors(c, fabrics, fabric_ids, attached)
                 if not usable.floors:
                     continue
                 node_w, units = c.power_w(o.all_parts, fabric=attached), c.server.rack_units
@@ -205,6 +202,19 @@ class CostFloor:
                     ways.setdefault((price, racks, node_w, id(usable), networks),
                                     Way(price, racks, node_w, usable, networks, self.switch_models(usable)))
         return list(ways.values())
+
+    def fabric_floors(self, config: NodeConfig, fabrics: list[FabricOption], fabric_ids: tuple[int, ...],
+                      attached: bool) -> tuple[FabricFloors, tuple[float, int]]:
+        """The floors of the fabric options with (``attached``) or without a switch for this
+        configuration's cage, rails and speed, and their least equipment; cached per cage, rails,
+        speed and options (``fabric_ids``: their ids), so that the pairs that share them share the
+        floors' cheapest cost at each ``n`` too."""
+        key = (config.port_form_factor, config.ports_per_cage, config.interconnect.gbps, config.rails, attached,
+               fabric_ids)
+        if key not in self._fabric_floors:
+            usable = FabricFloors(tuple(self.fabric_floor(f, config) for f in fabrics if (f.tiers > 0) == attached))
+            self._fabric_floors[key] = usable, self.least_equipment(usable)
+        return self._fabric_floors[key]
 
     def least_equipment(self, fabrics: FabricFloors) -> tuple[float, int]:
         """(W, rack units) of the least equipment every design has besides its nodes: a hot

@@ -32,9 +32,9 @@ visited best-first by a *lower bound* on their job cost:
   count allow (cost_floor.py ``CostFloor.cap``), and when the pair's range is first popped the
   most any way of buying its nodes allows with the cost floor below within the budget
   (``CostFloor.most_nodes``; :meth:`JobCostSearch.bound`): most pairs are never popped, and
-  their bisection is skipped. No design lies outside the range. A converged pair keeps only the fabric options a converged network can
-  use (a fabric at a speed some storage tier runs: build_networks.py); a group whose speed no tier
-  runs has no converged pair.
+  their bisection is skipped. No design lies outside the range. A converged pair keeps only the
+  fabric options a converged network can use (a fabric at a speed some storage tier runs:
+  build_networks.py); a group whose speed no tier runs has no converged pair.
 * :meth:`JobCostSearch.cost_floor` (cost_floor.py) bounds the monthly cost of any design of a
   candidate from below with the model's own counts at the cheapest options: nodes, the fabric's
   switches and cables, racks, the storage and management networks' least share, and storage at
@@ -44,8 +44,12 @@ visited best-first by a *lower bound* on their job cost:
   ``D`` falls) and the time to train does not increase with ``n`` (the performance model may leave
   GPUs idle, docs/model.md; converged reads add ``c / n`` to a step), so a *range* ``low..high`` of a pair's node counts has no job cost
   below ``cost_floor(low, tokens / D(low)) × D(high)``. Each pair starts as one range
-  ``n_lo..n_hi``; a popped range is split in two (at the geometric mean), a popped one-count range
-  becomes a candidate keyed by its own floor.
+  ``n_lo..n_hi``, keyed without evaluating the pair (:meth:`JobCostSearch.first_keys`): the floor
+  at ``n_lo`` with storage at rate 0, times the group's time on the fastest class and storage mode
+  (one tier without oversubscription, dedicated: perf ``never_slower``) at the most nodes of any
+  of its pairs. When popped it is tightened (above) and keyed as a range; a popped range is split
+  in two (at the geometric mean), a popped one-count range becomes a candidate keyed by its own
+  floor.
 
 The heap pops the smallest key; a candidate is solved, a range is split. When the smallest key
 exceeds the best job cost found, every remaining candidate (generated or not) has a job cost at
@@ -74,6 +78,7 @@ from ortools.sat.python import cp_model
 from topoopt.families import FAMILIES
 from topoopt.models.design import ConflictItem, Explanation, Relaxation
 from topoopt.perf import evaluate
+from topoopt.perf.job import FASTEST_CLASS
 from topoopt.solver.build import DesignModel
 from topoopt.solver.extract import chosen
 from topoopt.solver.networks import StorageNetOption
@@ -220,6 +225,23 @@ class JobCostSearch:
         if not pair.bounded:
             pair.n_hi, pair.bounded = min(pair.n_hi, self.floor.most_nodes(pair.ways)), True
 
+    def first_keys(self, pairs: list[Pair]) -> list[float]:
+        """Each pair's first key, without an evaluation of its own: the cost floor at its fewest
+        nodes with storage at rate 0, times the time its group trains on the never-slower class
+        and storage mode (one tier without oversubscription, dedicated) at the most nodes any of
+        the group's pairs may have — at most the floor and the time of any of its candidates."""
+        p = self.problem
+        most: dict[tuple, tuple[NodeConfig, int]] = {}
+        for pair in pairs:
+            group = p.perf_key(pair.configs[0])
+            config, n = most.get(group, (pair.configs[0], 0))
+            most[group] = config, max(n, pair.n_hi)
+        # None: nothing fits even there; 0 s then keeps the key a lower bound.
+        fastest_s = {group: p.time_to_train_s(config, FASTEST_CLASS, n) or 0.0 for group, (config, n) in most.items()}
+        self.result.perf_evaluations += len(fastest_s)
+        return [job_cost(self.cost_floor(pair, pair.n_lo, 0.0), fastest_s[p.perf_key(pair.configs[0])])
+                for pair in pairs]
+
     def cost_floor(self, pair: Pair, n: int, tokens_per_s: float) -> float:
         """A lower bound on the monthly cost of any design of the candidate (module docstring)."""
         return self.floor.at(pair.ways, n, tokens_per_s)
@@ -278,8 +300,8 @@ class JobCostSearch:
             fastest_s = self.duration_s(pair, high) or 0.0
             push(job_cost(self.cost_floor(pair, low, rate), fastest_s), 1, index, low, high)
 
-        for index, pair in enumerate(pairs):
-            push_range(index, pair.n_lo, pair.n_hi)
+        for index, key in enumerate(self.first_keys(pairs)):
+            push(key, 1, index, pairs[index].n_lo, pairs[index].n_hi)
         best_value: float | None = None
         best: list[tuple[Fraction, Pair, int, float]] = []  # candidates at the best exact job cost
         any_unknown = False
