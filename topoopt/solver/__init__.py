@@ -172,15 +172,14 @@ def fastest_time_s(problem: Problem, settings: Settings, stats: Stats, relaxed=f
     the deadline is relaxed) bounds the pair. The search stops when no bound beats the best time
     found, so the result is exact, and most pairs are never bounded one by one.
     """
-    dm = model_for(problem, relaxed)
-    p = dm.problem
+    p = problem.relaxing(relaxed) if relaxed & problem.prefilter else problem  # as model_for's
     dedicated_offered = any(s.mode == "dedicated" for s in p.options.storage_nets)
     bounds_converged = not dedicated_offered  # the bounds' storage mode: never slower than any design's
     # The cost floor bounds the nodes more tightly than optimistic_nodes, but it relies on the
     # budget, fabric, rack and site rules: only when nothing but the deadline is relaxed.
     floor = CostFloor(p) if relaxed <= {"deadline_met"} else None
     pinned = p.instance.constraints.pins.nodes if "pins_respected" not in relaxed else None
-    by_class = {cls: [f for f in p.options.fabrics if f.perf_class == cls] for cls in dm.v.use_cls}
+    by_class = p.fabric_classes()
 
     def pair_bound(configs, cls) -> float | None:
         """A lower bound on the pair's time (None when it has no design)."""
@@ -209,7 +208,7 @@ def fastest_time_s(problem: Problem, settings: Settings, stats: Stats, relaxed=f
     # Entries (time bound, group, class rank, configs, class): class None (rank -1) for a whole
     # group, whose bound is on the class never slower than any (one tier, no oversubscription).
     queue = []
-    for group, (_, configs) in enumerate(dm.node_groups(p.perf_key)):
+    for group, configs in enumerate(p.config_groups()):
         most = max(optimistic_nodes(p, c, None, relaxed) for c in configs)
         bound = p.time_to_train_s(configs[0], FASTEST_CLASS, most, bounds_converged)
         # None: nothing fits on the fastest class; its pairs are bounded one by one all the same.

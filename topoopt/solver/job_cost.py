@@ -186,20 +186,15 @@ class JobCostSearch:
     def pairs(self) -> list[Pair]:
         """Every (group, fabric class, storage mode) with a non-empty node range, in catalog order."""
         p, o = self.problem, self.problem.options
-        groups: dict[tuple, list[NodeConfig]] = {}
-        for c in o.node_configs:
-            groups.setdefault(p.perf_key(c), []).append(c)
         pinned = p.instance.constraints.pins.nodes if "pins_respected" in p.prefilter else None
-        by_class: dict[tuple[int, float], list[FabricOption]] = {}
-        for f in o.fabrics:
-            by_class.setdefault(f.perf_class, []).append(f)
+        by_class = p.fabric_classes()
         found = []
-        for configs in groups.values():
+        for configs in p.config_groups():
             fit = p.min_nodes_to_fit(configs[0])
             if fit is None:
                 continue
             speed = configs[0].speed_key  # the group shares its interconnect, so its speed
-            for cls in sorted(by_class):
+            for cls in by_class:
                 for converged in (False, True):
                     nets = [s for s in o.storage_nets if (s.mode == "converged") == converged]
                     if converged and speed not in o.converged_speeds:

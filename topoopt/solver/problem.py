@@ -21,7 +21,7 @@ from topoopt.perf import (
 from topoopt.perf.job import never_slower
 from topoopt.perf.storage import converged_storage_gb_per_step
 from topoopt.solver.networks import server_takes
-from topoopt.solver.options import MAX_NODES, NodeConfig, Options, build_options
+from topoopt.solver.options import MAX_NODES, FabricOption, NodeConfig, Options, build_options
 from topoopt.solver.rules import PREFILTERABLE
 
 SECONDS_PER_DAY = 86_400.0
@@ -137,6 +137,20 @@ class Problem:
     def perf_key(self, config: NodeConfig) -> tuple:
         """Node configurations that look alike to the performance model share cache entries."""
         return (config.gpu.id, config.server.gpus_per_node, config.rails, config.interconnect.id)
+
+    def config_groups(self) -> list[list[NodeConfig]]:
+        """The node configurations grouped by :meth:`perf_key`, in catalog order."""
+        groups: dict[tuple, list[NodeConfig]] = {}
+        for c in self.options.node_configs:
+            groups.setdefault(self.perf_key(c), []).append(c)
+        return list(groups.values())
+
+    def fabric_classes(self) -> dict[tuple[int, float], list[FabricOption]]:
+        """The fabric options by performance class (tiers, oversubscription), classes ascending."""
+        classes: dict[tuple[int, float], list[FabricOption]] = {}
+        for f in self.options.fabrics:
+            classes.setdefault(f.perf_class, []).append(f)
+        return dict(sorted(classes.items()))
 
     def min_nodes_to_fit(self, config: NodeConfig) -> int | None:
         key = self.perf_key(config)
