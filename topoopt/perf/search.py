@@ -268,16 +268,18 @@ def _order_bound(layout: Layout, bound: StepBound, batch: int, dp_max: int) -> f
     micro-batches; those whose group fits in an island have at most island/tp replicas; dp = 1
     has no DP traffic.
     """
-    b = layout.microbatch
-    m_min = microbatch_count(batch, dp_max, b)
+    # StepBound.at and microbatch_count written out: this runs for every layout of every search.
+    b, per_microbatch_s, constant_s = layout.microbatch, bound.per_microbatch_s, bound.constant_s
+    m_min = -(-batch // (dp_max * b))
+    at_m_min = m_min * per_microbatch_s + constant_s
     if dp_max == 1 or bound.in_island(dp_max):
-        return bound.at(m_min)
-    lowest = bound.at(m_min) + bound.cross_floor(m_min)
+        return at_m_min
+    lowest = at_m_min + bound.cross_floor(m_min)
     island_cap = min(dp_max, bound.island_gpus // layout.tp)
     if island_cap >= 1:
-        lowest = min(lowest, bound.at(microbatch_count(batch, island_cap, b)))
+        lowest = min(lowest, -(-batch // (island_cap * b)) * per_microbatch_s + constant_s)
     elif layout.dp_fit == 1:
-        lowest = min(lowest, bound.at(microbatch_count(batch, 1, b)))
+        lowest = min(lowest, -(-batch // b) * per_microbatch_s + constant_s)
     return lowest
 
 
@@ -286,13 +288,15 @@ def _search_order(layouts: tuple[Layout, ...], bounds: tuple[StepBound, ...], ba
     """(lower bound, layout index, largest dp) of every layout that fits on ``gpus``, best first."""
     order = []
     for index, layout in enumerate(layouts):
-        model_gpus = layout.model_gpus
-        if model_gpus > gpus or layout.dp_fit is None:
+        dp_fit = layout.dp_fit
+        if dp_fit is None:
+            continue
+        model_gpus = layout.tp * layout.pp  # Layout.model_gpus, without the property call
+        if model_gpus > gpus:
             continue
         dp_max = gpus // model_gpus
-        if dp_max < layout.dp_fit:
-            continue
-        order.append((_order_bound(layout, bounds[index], batch, dp_max), index, dp_max))
+        if dp_max >= dp_fit:
+            order.append((_order_bound(layout, bounds[index], batch, dp_max), index, dp_max))
     order.sort()
     return order
 
