@@ -8,6 +8,7 @@ makes the instance feasible is computed by re-optimising with that one family re
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
 
@@ -77,7 +78,8 @@ def _model(problem: Problem) -> DesignModel:
 
 
 def minimal_conflict(problem: Problem, settings: Settings, stats: Stats,
-                     shown_necessary: Callable[[str], bool] = lambda family: False) -> list[str]:
+                     shown_necessary: Callable[[str], bool] = lambda family: False,
+                     dm: DesignModel | None = None) -> list[str]:
     """A minimal set of families that cannot all hold, verified: the set is infeasible and
     dropping any one member makes it feasible. ``shown_necessary(family)``: True when a design
     is known that meets every family but that one, so no subset without it is infeasible (its
@@ -88,9 +90,10 @@ def minimal_conflict(problem: Problem, settings: Settings, stats: Stats,
     hold throughout); then, for prefiltered families that excluded
     options, a deletion filter over those exclusions, each tried by rebuilding the model with the
     options kept, and a last deletion filter over the first set given the held exclusions. Every
-    member of the result is necessary given the others.
+    member of the result is necessary given the others. ``dm``: :func:`_model` of ``problem``,
+    when already built.
     """
-    dm = _model(problem)
+    dm = dm or _model(problem)
     kept = _core(dm, list(FAMILIES), settings, stats)
     if kept is None:
         return []
@@ -130,6 +133,19 @@ def _infeasible_with_every_option(everything: Problem, families: list[str], sett
     each of them is most of the work (the infeasible example: 1.8 s of the explanation's 4.6 s)."""
     return (_infeasible(_model(everything.with_known_deadline_bounds_only()), families, settings, stats)
             or _infeasible(_model(everything), families, settings, stats))
+
+
+def _relaxation_model(problem: Problem, base: DesignModel, family: str) -> DesignModel:
+    """The model with every family enforced but ``family``: ``model_for``'s, copied from the
+    explanation's model ``base`` (same options) unless ``family`` was prefiltered, whose options
+    only a rebuild restores."""
+    from topoopt.solver import enforce_all, model_for  # circular at import time
+
+    if family in problem.prefilter:
+        return model_for(problem, frozenset({family}))
+    dm = copy.copy(base)
+    dm.m = base.m.clone()
+    return enforce_all(dm, frozenset({family}))
 
 
 def _removes_options(problem: Problem, family: str) -> bool:
@@ -216,11 +232,13 @@ def storage_path_detail(problem: Problem, nodes: int | None) -> str:
     return f"{path} × {nodes:,} nodes = {total:,} Gb/s {'<' if total < need else '≥'} {need:,.0f} Gb/s needed"
 
 
-def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats) -> tuple[Relaxation, int | None]:
+def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats,
+               base: DesignModel) -> tuple[Relaxation, int | None]:
     """The smallest change to ``family``'s limit that makes the instance feasible, all else kept,
     and the node count of the design that shows it (None when there is none). The relaxation's
-    value is None exactly when relaxing the family alone is not enough."""
-    from topoopt.solver import fastest_time_s, model_for  # circular at import time
+    value is None exactly when relaxing the family alone is not enough. ``base``: the
+    explanation's model (:func:`_model`)."""
+    from topoopt.solver import fastest_time_s  # circular at import time
 
     inst = problem.instance
     relaxed = frozenset({family})
@@ -237,9 +255,9 @@ def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats) 
         return Relaxation(family=family, message=f"feasible with deadline ≥ {days:g} days", value=days,
                           edits={"goal.deadline_days": days}), None
     if family == "racks_available":
-        return _relax_racks(problem, settings, stats), None
+        return _relax_racks(problem, settings, stats, base), None
     if family == "site_power_within_limit":
-        dm = model_for(problem, relaxed)
+        dm = _relaxation_model(problem, base, family)
         dm.m.minimize(dm.v.power_w["total"])
         status, solver = run(dm.m, settings, stats)
         if status not in OK:
@@ -247,7 +265,7 @@ def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats) 
         kw = math.ceil(solver.value(dm.v.power_w["total"]) / 100) / 10
         return Relaxation(family=family, message=f"feasible with a site power cap ≥ {kw:g} kW", value=kw,
                           edits={"site.power_cap_kw": kw}), None
-    dm = model_for(problem, relaxed)
+    dm = _relaxation_model(problem, base, family)
     dm.m.minimize(dm.v.total_cost)
     status, solver = run(dm.m, settings, stats)
     if status not in OK:
@@ -264,14 +282,14 @@ def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats) 
                       value=value), solver.value(dm.v.nodes)
 
 
-def _relax_racks(problem: Problem, settings: Settings, stats: Stats) -> Relaxation:
+def _relax_racks(problem: Problem, settings: Settings, stats: Stats, base: DesignModel) -> Relaxation:
     """racks_available limits both the rack count and, with ``site.rack_classes``, the classes.
     The fewest racks with the site's classes kept; when those classes stand in the way too, the
     fewest racks of any class, naming the class to add (and the count, when it must grow)."""
     family, site = "racks_available", problem.instance.site
-    found = _fewest_racks(problem, settings, stats, site.rack_classes)
+    found = _fewest_racks(problem, settings, stats, base, site.rack_classes)
     if found is None and site.rack_classes is not None:
-        found = _fewest_racks(problem, settings, stats, None)
+        found = _fewest_racks(problem, settings, stats, base, None)
     if found is None:
         return Relaxation(family=family, message=f"relaxing {family} alone is not enough")
     racks, rack_class = found
@@ -288,13 +306,11 @@ def _relax_racks(problem: Problem, settings: Settings, stats: Stats) -> Relaxati
     return Relaxation(family=family, message=f"feasible with {change}", value=racks, edits=edits)
 
 
-def _fewest_racks(problem: Problem, settings: Settings, stats: Stats,
+def _fewest_racks(problem: Problem, settings: Settings, stats: Stats, base: DesignModel,
                   classes: list[str] | None) -> tuple[int, str] | None:
     """(racks, rack class) of the design with the fewest racks when every family but
     racks_available holds and the rack class is one of ``classes`` (any when None)."""
-    from topoopt.solver import model_for  # circular at import time
-
-    dm = model_for(problem, frozenset({"racks_available"}))
+    dm = _relaxation_model(problem, base, "racks_available")
     for option, literal in zip(dm.options.racks, dm.v.use_rack):
         if classes is not None and option.rack.id not in classes:
             dm.m.add(literal == 0)
@@ -307,11 +323,12 @@ def _fewest_racks(problem: Problem, settings: Settings, stats: Stats,
 
 
 def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Explanation:
+    base = _model(problem)
     relaxed: dict[str, tuple[Relaxation, int | None]] = {}
 
     def relaxation(family: str) -> tuple[Relaxation, int | None]:
         if family not in relaxed:
-            relaxed[family] = _relax_one(problem, family, settings, stats)
+            relaxed[family] = _relax_one(problem, family, settings, stats, base)
         return relaxed[family]
 
     def shown_necessary(family: str) -> bool:
@@ -322,7 +339,7 @@ def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Ex
             return False
         return relaxation(family)[0].value is not None
 
-    conflict = minimal_conflict(problem, settings, stats, shown_necessary)
+    conflict = minimal_conflict(problem, settings, stats, shown_necessary, base)
     relaxations, nodes = [], problem.instance.constraints.pins.nodes
     for family in conflict:
         if family == "priced_in_book":
