@@ -523,6 +523,9 @@ def test_explanations_are_minimal_conflicts_and_relaxations_work(data):
         return
     conflict = [item.family for item in result.explanation.conflict]
     event(f"conflict of {len(conflict)}")
+    if result.explanation.precheck is not None:
+        event("settled by the pre-check")
+        assert set(conflict) == {"deadline_met", "budget_cap"}, result.explanation.precheck
     assert conflict, "an infeasible instance has a non-empty conflict"
     assert infeasible_with_only(instance, conflict), f"{conflict} alone is feasible"
     for family in conflict:

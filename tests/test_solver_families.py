@@ -25,6 +25,8 @@ from topoopt.catalog import resolve_catalog
 from topoopt.families import FAMILIES
 from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
+from topoopt.solver.explain import deadline_outprices_budget
+from topoopt.solver.problem import Problem
 
 SECONDS_PER_DAY = 86_400.0
 SRC = "estimate: test fixture"
@@ -281,6 +283,43 @@ def test_budget_cap_with_a_deadline_conflicts_with_the_deadline():
     assert relaxation(result, "budget_cap").value == cost
     for family in ("budget_cap", "deadline_met"):
         optimal(inst(apply_relaxation(changes, relaxation(result, family))))
+
+
+def servers_price_in_time(instance: Instance) -> int:
+    """The least a design can spend on servers and still train within the deadline: for each
+    server, the fewest nodes (scanned one by one) that train in time with all its NIC rails on
+    one switch, times its price. One switch with every rail is the fastest fabric the tiny
+    catalog offers, so no design of fewer nodes meets the deadline."""
+    catalog = resolve_catalog(instance).catalog
+    job = perf.Job.from_instance(instance, catalog)
+    seconds = instance.goal.deadline_days * SECONDS_PER_DAY
+    link = catalog.by_id("interconnects")["ib400"]
+    least = math.inf
+    for server in catalog.by_id("servers").values():
+        for nodes in range(1, 1025):
+            hardware = perf.Hardware(gpu=catalog.by_id("gpus")[server.gpu], gpus_per_node=server.gpus_per_node,
+                                     nodes=nodes, nics_per_node=server.max_compute_nics, link_gbps=link.gbps,
+                                     interconnect=link, tiers=1, oversubscription=1.0)
+            seconds_taken = perf.time_to_train_s(job, hardware)
+            if seconds_taken is not None and seconds_taken <= seconds:
+                least = min(least, nodes * int(instance.catalog.prices[server.id]))
+                break
+    return least
+
+
+def test_budget_cap_and_deadline_settled_by_the_precheck_just_below_the_servers_price():
+    """The pre-check names deadline and budget as the conflict, with its plain reason, when the
+    budget is one unit below what the servers alone cost at the fewest nodes in time."""
+    changes = {"goal.deadline_days": 0.2}
+    floor = servers_price_in_time(inst(changes))
+    assert 0 < floor < math.inf
+    assert deadline_outprices_budget(Problem(inst(changes, {"budget.max": floor}))) is None
+    below = {**changes, "budget.max": floor - 1}
+    result = infeasible(inst(below))
+    assert conflict(result) == {"budget_cap", "deadline_met"}
+    assert result.explanation.precheck is not None and f"{floor:,} USD in servers alone" in result.explanation.precheck
+    for family in ("budget_cap", "deadline_met"):
+        optimal(inst(apply_relaxation(below, relaxation(result, family))))
 
 
 # -- allowed_by_lists -------------------------------------------------------------------------------

@@ -113,6 +113,8 @@ def infeasible_summary(result: SolveResult, name: str) -> str:
         for item in explanation.conflict:
             lines.append(f"  - {item.family}: {item.detail}  [{item.source}]")
             lines.append(f"      {item.description}")
+        if explanation.precheck:
+            lines += ["", f"Why: {explanation.precheck}."]
         if explanation.relaxations:
             lines += ["", "What it would take (each change alone):"]
             lines += [f"  - {r.message}" for r in explanation.relaxations]

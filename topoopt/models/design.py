@@ -9,7 +9,7 @@ from pydantic import Field
 from topoopt.models.base import NoBoolean, Record
 from topoopt.models.performance import Parallelism, Performance
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 
 Network = Literal["compute", "storage", "management"]
 Tier = Literal["leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf", "mgmt-aggregation"]
@@ -188,6 +188,9 @@ class Relaxation(Record):
 class Explanation(Record):
     conflict: list[ConflictItem] = Field(default_factory=list)
     relaxations: list[Relaxation] = Field(default_factory=list)
+    precheck: str | None = None
+    """The conflict's reason in plain words when a pre-check settles it (the deadline needs more
+    nodes than the budget buys at the servers' prices alone); None otherwise."""
 
 
 class Violation(Record):

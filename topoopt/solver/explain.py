@@ -1,6 +1,8 @@
 """Explaining "no" and "why this": minimal conflicts, relaxations and binding families.
 
-On INFEASIBLE every family's assumption literal is passed to a pure feasibility solve; the core
+On INFEASIBLE a pre-check first tries the commonest "no" in plain terms: the deadline needs more
+nodes than the budget buys at the servers' prices alone (:func:`deadline_outprices_budget`).
+Otherwise every family's assumption literal is passed to a pure feasibility solve; the core
 CP-SAT returns is treated as a hint and shrunk by deletion to a minimal set that is verified
 infeasible, each member necessary. Then, for each conflicting limit, the smallest change that
 makes the instance feasible is computed by re-optimising with that one family relaxed.
@@ -16,6 +18,7 @@ from ortools.sat.python import cp_model
 
 from topoopt.families import FAMILIES
 from topoopt.models.design import ConflictItem, Explanation, Relaxation
+from topoopt.perf.job import FASTEST_CLASS
 from topoopt.solver.build import DesignModel
 from topoopt.solver.networks import server_takes
 from topoopt.solver.problem import SECONDS_PER_DAY, Problem
@@ -146,6 +149,37 @@ def _relaxation_model(problem: Problem, base: DesignModel, family: str) -> Desig
     dm = copy.copy(base)
     dm.m = base.m.clone()
     return enforce_all(dm, frozenset({family}))
+
+
+def deadline_outprices_budget(problem: Problem) -> str | None:
+    """The pre-check: deadline_met and budget_cap cannot both hold, whatever else is relaxed, when
+    every node configuration of the catalog (options no family excludes or not) needs more nodes
+    to train in time than the budget buys at its server price alone — counted on the fabric
+    class and storage mode never slower than any (one tier, no oversubscription, dedicated
+    storage: at most the nodes any design of the configuration needs), while a design's cost
+    includes at least its nodes' servers. Returns the reason in plain words, or None when the
+    pre-check does not settle it (no deadline, or some configuration within the budget)."""
+    seconds = problem.time_limit_s
+    if seconds is None or problem.deadline_s is None:
+        return None
+    budget = int(problem.instance.budget.max)  # as budget_cap states it
+    everything = Problem(problem.instance, prefilter=frozenset(), like=problem)
+    cheapest: tuple[int, int, str] | None = None  # (cost, nodes, server) of the cheapest in time
+    for configs in everything.config_groups():
+        fewest = everything.min_nodes_for_time(configs[0], FASTEST_CLASS, seconds)
+        if fewest is None:
+            continue  # no count up to MAX_NODES trains in time
+        for c in configs:
+            cost = fewest * (c.server_price or 0)  # unpriced: no bound (priced_in_book may be relaxed)
+            if cost <= budget:
+                return None
+            cheapest = min(cheapest or (cost, fewest, c.server.id), (cost, fewest, c.server.id))
+    if cheapest is None:
+        return "no server of the catalog trains in time on any number of nodes"
+    cost, nodes, server = cheapest
+    currency = problem.instance.budget.currency
+    return (f"meeting the deadline costs at least {cost:,} {currency} in servers alone ({nodes:,} × {server}, the "
+            f"cheapest server count that can train in time), over the budget of {budget:,} {currency}")
 
 
 def _removes_options(problem: Problem, family: str) -> bool:
@@ -323,6 +357,8 @@ def _fewest_racks(problem: Problem, settings: Settings, stats: Stats, base: Desi
 
 
 def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Explanation:
+    """The minimal conflict, the relaxation of each of its limits and, when the pre-check settles
+    the conflict, its plain reason."""
     base = _model(problem)
     relaxed: dict[str, tuple[Relaxation, int | None]] = {}
 
@@ -339,7 +375,17 @@ def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Ex
             return False
         return relaxation(family)[0].value is not None
 
-    conflict = minimal_conflict(problem, settings, stats, shown_necessary, base)
+    pair = ["deadline_met", "budget_cap"]
+    reason = deadline_outprices_budget(problem)
+    if reason is not None and all(relaxation(family)[0].value is not None for family in pair):
+        # The pre-check proves the pair cannot hold together, with every option. Each is
+        # necessary: the budget's relaxation is a design that meets the deadline (and all else),
+        # the deadline's one that meets the budget (its storage sized for its own rate, but the
+        # storage families are then relaxed too): a verified minimal conflict.
+        conflict = [f for f in FAMILIES if f in pair]
+    else:
+        reason = None
+        conflict = minimal_conflict(problem, settings, stats, shown_necessary, base)
     relaxations, nodes = [], problem.instance.constraints.pins.nodes
     for family in conflict:
         if family == "priced_in_book":
@@ -352,4 +398,4 @@ def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Ex
         ConflictItem(family=f, description=FAMILIES[f], detail=_detail(problem, f, nodes), source=FAMILY_SOURCES.get(f, ""))
         for f in conflict
     ]
-    return Explanation(conflict=items, relaxations=relaxations)
+    return Explanation(conflict=items, relaxations=relaxations, precheck=reason)
