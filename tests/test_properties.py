@@ -6,7 +6,8 @@ itself, on small generated instances (tests/strategies.py).
   costs no less than the optimum (the model never excludes a valid design);
 * differential — on the smallest catalogs the optimum is exhaustive enumeration's
   (tests/enumeration.py), and "infeasible" agrees; the fastest-time search (min_time, the
-  smallest deadline) finds the time of every pair solved without its bounds;
+  smallest deadline) finds the time of every pair solved without its bounds, and the least-cost
+  search (the smallest budget) the cost of one model over every option;
 * metamorphic — budget, deadline, extra and denied options, catalog order and ids move the
   optimum only the way they logically can;
 * explanations — every minimal conflict is infeasible and minimal, every relaxation works;
@@ -60,6 +61,8 @@ from topoopt.models.instance import Instance
 from topoopt.solver import enforce_all, fastest_time_s, model_for, solve
 from topoopt.solver.build import DesignModel
 from topoopt.solver.explain import _infeasible
+from topoopt.solver.cost_floor import CostFloor
+from topoopt.solver.least_cost import group_bound, least_cost
 from topoopt.solver.problem import Problem
 from topoopt.solver.run import OK, Settings, Stats, run
 
@@ -370,6 +373,40 @@ def test_the_fastest_time_search_equals_every_pair_solved(data, relaxed):
     assert (found is None) == (expected is None)
     if found is not None:
         assert found == pytest.approx(expected, rel=1e-12)
+
+
+@examples(3)
+@given(instance_data())
+def test_the_least_cost_search_equals_one_model_over_every_option(data):
+    """An explanation's smallest budget solves candidates best-first by bounds and stops early;
+    its cost is the least the whole model finds with the budget relaxed."""
+    problem = Problem(build(data))
+    found = least_cost(problem, Settings(), Stats())
+    dm = model_for(problem, frozenset({"budget_cap"}))
+    dm.m.minimize(dm.v.total_cost)
+    status, solver = run(dm.m, Settings(), Stats())
+    event("feasible" if status in OK else "infeasible")
+    assert (found is None) == (status not in OK)
+    if found is not None:
+        assert found == round(solver.objective_value)
+
+
+@examples(1)
+@given(instance_data())
+def test_the_least_cost_group_bounds_are_below_every_design_of_the_group(data):
+    problem = Problem(build(data))
+    storage = CostFloor(problem).storage(problem.throughput_target or 0.0)
+    for configs in problem.config_groups():
+        bound = group_bound(problem, configs, storage)
+        dm = enforce_all(DesignModel(problem.restricted(configs, problem.options.fabrics),
+                                     throughput_target_tokens_per_s=problem.throughput_target), frozenset({"budget_cap"}))
+        dm.m.minimize(dm.v.total_cost)
+        status, solver = run(dm.m, Settings(), Stats())
+        event("group with a design" if status in OK else "group without a design")
+        if bound is None:
+            assert status not in OK
+        elif status in OK:
+            assert bound <= solver.objective_value
 
 
 # == Metamorphic ====================================================================================

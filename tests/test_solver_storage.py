@@ -84,6 +84,18 @@ def test_storage_nic_bandwidth_met_more_nodes_carry_more():
     assert d.nodes == 2 and d.nodes * d.storage_network.node_gbps >= 700
 
 
+def test_the_smallest_budget_counts_the_nodes_the_storage_traffic_needs():
+    """The budget an explanation asks for is the optimum's cost also when the storage traffic,
+    not memory or the deadline, sets the node count (the least-cost search looks past a pair's
+    fewest nodes)."""
+    changes = {"constraints.pins.server": "s40", **_reading(700)}
+    best = optimal(inst(changes))
+    assert best.design.nodes == 2
+    result = infeasible(inst(changes, {"budget.max": best.cost.total - 1}))
+    assert "budget_cap" in conflict(result)
+    assert next(r for r in result.explanation.relaxations if r.family == "budget_cap").value == best.cost.total
+
+
 # -- storage_fabric_ports_cover ---------------------------------------------------------------------
 # Only the 32-port storage switch: one tier takes 32 ports; two non-blocking tiers (16 down / 16 up
 # per leaf, up to 32 leaves on 16 spines) take 32 x 16 = 512. A node has 2 storage ports (one NIC);

@@ -11,6 +11,7 @@ makes the instance feasible is computed by re-optimising with that one family re
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from collections.abc import Callable
 
@@ -20,6 +21,7 @@ from topoopt.families import FAMILIES
 from topoopt.models.design import ConflictItem, Explanation, Relaxation
 from topoopt.perf.job import FASTEST_CLASS
 from topoopt.solver.build import DesignModel
+from topoopt.solver.least_cost import least_cost
 from topoopt.solver.networks import server_takes
 from topoopt.solver.problem import SECONDS_PER_DAY, Problem
 from topoopt.solver.run import OK, Settings, Stats, run
@@ -138,16 +140,20 @@ def _infeasible_with_every_option(everything: Problem, families: list[str], sett
             or _infeasible(_model(everything), families, settings, stats))
 
 
-def _relaxation_model(problem: Problem, base: DesignModel, family: str) -> DesignModel:
+Base = Callable[[], DesignModel]
+"""The explanation's model (:func:`_model` of the problem), built on first use."""
+
+
+def _relaxation_model(problem: Problem, base: Base, family: str) -> DesignModel:
     """The model with every family enforced but ``family``: ``model_for``'s, copied from the
-    explanation's model ``base`` (same options) unless ``family`` was prefiltered, whose options
-    only a rebuild restores."""
+    explanation's model (same options) unless ``family`` was prefiltered, whose options only a
+    rebuild restores."""
     from topoopt.solver import enforce_all, model_for  # circular at import time
 
     if family in problem.prefilter:
         return model_for(problem, frozenset({family}))
-    dm = copy.copy(base)
-    dm.m = base.m.clone()
+    dm = copy.copy(base())
+    dm.m = dm.m.clone()
     return enforce_all(dm, frozenset({family}))
 
 
@@ -267,11 +273,10 @@ def storage_path_detail(problem: Problem, nodes: int | None) -> str:
 
 
 def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats,
-               base: DesignModel) -> tuple[Relaxation, int | None]:
+               base: Base) -> tuple[Relaxation, int | None]:
     """The smallest change to ``family``'s limit that makes the instance feasible, all else kept,
     and the node count of the design that shows it (None when there is none). The relaxation's
-    value is None exactly when relaxing the family alone is not enough. ``base``: the
-    explanation's model (:func:`_model`)."""
+    value is None exactly when relaxing the family alone is not enough."""
     from topoopt.solver import fastest_time_s  # circular at import time
 
     inst = problem.instance
@@ -290,6 +295,12 @@ def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats,
                           edits={"goal.deadline_days": days}), None
     if family == "racks_available":
         return _relax_racks(problem, settings, stats, base), None
+    if family == "budget_cap":
+        cost = least_cost(problem, settings, stats)
+        if cost is None:
+            return Relaxation(family=family, message=f"relaxing {family} alone is not enough"), None
+        return Relaxation(family=family, message=f"feasible with budget ≥ {cost:,} {inst.budget.currency}",
+                          value=cost, edits={"budget.max": cost}), None
     if family == "site_power_within_limit":
         dm = _relaxation_model(problem, base, family)
         dm.m.minimize(dm.v.power_w["total"])
@@ -305,9 +316,6 @@ def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats,
     if status not in OK:
         return Relaxation(family=family, message=f"relaxing {family} alone is not enough"), None
     value = int(round(solver.objective_value))  # an integer cost, reported as a double
-    if family == "budget_cap":
-        return Relaxation(family=family, message=f"feasible with budget ≥ {value:,.0f} {inst.budget.currency}",
-                          value=value, edits={"budget.max": value}), None
     from topoopt.solver.extract import chosen
 
     pick = chosen(dm, solver.value)
@@ -316,7 +324,7 @@ def _relax_one(problem: Problem, family: str, settings: Settings, stats: Stats,
                       value=value), solver.value(dm.v.nodes)
 
 
-def _relax_racks(problem: Problem, settings: Settings, stats: Stats, base: DesignModel) -> Relaxation:
+def _relax_racks(problem: Problem, settings: Settings, stats: Stats, base: Base) -> Relaxation:
     """racks_available limits both the rack count and, with ``site.rack_classes``, the classes.
     The fewest racks with the site's classes kept; when those classes stand in the way too, the
     fewest racks of any class, naming the class to add (and the count, when it must grow)."""
@@ -340,7 +348,7 @@ def _relax_racks(problem: Problem, settings: Settings, stats: Stats, base: Desig
     return Relaxation(family=family, message=f"feasible with {change}", value=racks, edits=edits)
 
 
-def _fewest_racks(problem: Problem, settings: Settings, stats: Stats, base: DesignModel,
+def _fewest_racks(problem: Problem, settings: Settings, stats: Stats, base: Base,
                   classes: list[str] | None) -> tuple[int, str] | None:
     """(racks, rack class) of the design with the fewest racks when every family but
     racks_available holds and the rack class is one of ``classes`` (any when None)."""
@@ -359,7 +367,7 @@ def _fewest_racks(problem: Problem, settings: Settings, stats: Stats, base: Desi
 def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Explanation:
     """The minimal conflict, the relaxation of each of its limits and, when the pre-check settles
     the conflict, its plain reason."""
-    base = _model(problem)
+    base = functools.cache(lambda: _model(problem))
     relaxed: dict[str, tuple[Relaxation, int | None]] = {}
 
     def relaxation(family: str) -> tuple[Relaxation, int | None]:
@@ -385,7 +393,7 @@ def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Ex
         conflict = [f for f in FAMILIES if f in pair]
     else:
         reason = None
-        conflict = minimal_conflict(problem, settings, stats, shown_necessary, base)
+        conflict = minimal_conflict(problem, settings, stats, shown_necessary, base())
     relaxations, nodes = [], problem.instance.constraints.pins.nodes
     for family in conflict:
         if family == "priced_in_book":

@@ -83,7 +83,7 @@ from topoopt.solver.build import DesignModel
 from topoopt.solver.extract import chosen
 from topoopt.solver.networks import StorageNetOption
 from topoopt.solver.cost_floor import CostFloor, Way
-from topoopt.solver.options import MAX_NODES, FabricOption, NodeConfig
+from topoopt.solver.options import FabricOption, NodeConfig
 from topoopt.solver.problem import SECONDS_PER_DAY, Problem
 from topoopt.solver.run import OK, Settings, Stats, lexicographic, run
 
@@ -185,34 +185,20 @@ class JobCostSearch:
 
     def pairs(self) -> list[Pair]:
         """Every (group, fabric class, storage mode) with a non-empty node range, in catalog order."""
-        p, o = self.problem, self.problem.options
+        p = self.problem
         pinned = p.instance.constraints.pins.nodes if "pins_respected" in p.prefilter else None
-        by_class = p.fabric_classes()
         found = []
-        for configs in p.config_groups():
-            fit = p.min_nodes_to_fit(configs[0])
-            if fit is None:
+        for option in p.pairs():
+            fewest = p.fewest_nodes(option.configs[0], option.perf_class, option.converged)
+            if fewest is None:
                 continue
-            speed = configs[0].speed_key  # the group shares its interconnect, so its speed
-            for cls in by_class:
-                for converged in (False, True):
-                    nets = [s for s in o.storage_nets if (s.mode == "converged") == converged]
-                    if converged and speed not in o.converged_speeds:
-                        nets = []  # no storage tier runs the group's speed (build_networks.py)
-                    # A converged network puts the units on the compute fabric: one is needed.
-                    fabrics = [f for f in by_class[cls] if (f.speed_key == speed if f.tiers else not converged)]
-                    if not nets or not fabrics:
-                        continue
-                    n_lo = fit
-                    if p.time_limit_s is not None:
-                        in_time = p.min_nodes_for_time(configs[0], cls, p.time_limit_s, converged)
-                        n_lo = max(n_lo, in_time or MAX_NODES + 1)
-                    pair = Pair(configs, fabrics, cls, converged, nets, self.floor.ways(configs, fabrics, nets))
-                    pair.n_lo, pair.n_hi = n_lo, max((self.floor.cap(way) for way in pair.ways), default=0)
-                    if pinned is not None:
-                        pair.n_lo, pair.n_hi = max(n_lo, pinned), min(pair.n_hi, pinned)
-                    if pair.ways and pair.n_lo <= pair.n_hi:
-                        found.append(pair)
+            ways = self.floor.ways(option.configs, option.fabrics, option.nets)
+            pair = Pair(option.configs, option.fabrics, option.perf_class, option.converged, option.nets, ways)
+            pair.n_lo, pair.n_hi = fewest, max((self.floor.cap(way) for way in ways), default=0)
+            if pinned is not None:
+                pair.n_hi = min(pair.n_hi, pinned)
+            if ways and pair.n_lo <= pair.n_hi:
+                found.append(pair)
         return found
 
     def bound(self, pair: Pair) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from topoopt.catalog import ResolvedCatalog, resolve_catalog
 from topoopt.models.instance import Instance
@@ -20,7 +22,7 @@ from topoopt.perf import (
 )
 from topoopt.perf.job import never_slower
 from topoopt.perf.storage import converged_storage_gb_per_step
-from topoopt.solver.networks import server_takes
+from topoopt.solver.networks import StorageNetOption, server_takes
 from topoopt.solver.options import MAX_NODES, FabricOption, NodeConfig, Options, build_options
 from topoopt.solver.rules import PREFILTERABLE
 
@@ -33,6 +35,20 @@ def _never_slower(a: tuple[tuple[int, float], bool], b: tuple[tuple[int, float],
     (converged reads only add to a step)."""
     (class_a, converged_a), (class_b, converged_b) = a, b
     return never_slower(class_a, class_b) and converged_a <= converged_b
+
+
+@dataclass
+class OptionPair:
+    """A node-configuration group (one :meth:`Problem.perf_key`) with one fabric class and one
+    storage network mode, and the options of each: every design belongs to exactly one pair."""
+
+    configs: list[NodeConfig]
+    perf_class: tuple[int, float]
+    converged: bool
+    fabrics: list[FabricOption]
+    """The class's fabric options the group and the mode can use."""
+    nets: list[StorageNetOption]
+    """The mode's storage network options."""
 
 
 class Problem:
@@ -68,6 +84,7 @@ class Problem:
         self._time_cache: dict[tuple, dict[tuple, int | None]] = like._time_cache if like else {}
         self._in_time_cache: dict[tuple, dict[tuple, bool]] = like._in_time_cache if like else {}
         self._slowest: tuple[list | None, tuple[int, float] | None] = (None, None)
+        self._classes: tuple[list | None, dict] = (None, {})
 
     def restricted(self, configs: list, fabrics: list, converged: bool | None = None) -> "Problem":
         """The same problem limited to these node configurations and fabric options and, when
@@ -146,11 +163,50 @@ class Problem:
         return list(groups.values())
 
     def fabric_classes(self) -> dict[tuple[int, float], list[FabricOption]]:
-        """The fabric options by performance class (tiers, oversubscription), classes ascending."""
-        classes: dict[tuple[int, float], list[FabricOption]] = {}
-        for f in self.options.fabrics:
-            classes.setdefault(f.perf_class, []).append(f)
-        return dict(sorted(classes.items()))
+        """The fabric options by performance class (tiers, oversubscription), classes ascending
+        (cached per option table, like :meth:`_slowest_class`)."""
+        fabrics = self.options.fabrics
+        if self._classes[0] is not fabrics:
+            classes: dict[tuple[int, float], list[FabricOption]] = {}
+            for f in fabrics:
+                classes.setdefault(f.perf_class, []).append(f)
+            self._classes = (fabrics, dict(sorted(classes.items())))
+        return self._classes[1]
+
+    def pairs(self) -> Iterator[OptionPair]:
+        """Every (configuration group, fabric class, storage network mode) with options, groups in
+        catalog order (:meth:`pairs_of`)."""
+        for configs in self.config_groups():
+            yield from self.pairs_of(configs)
+
+    def pairs_of(self, configs: list[NodeConfig]) -> list[OptionPair]:
+        """The pairs of one configuration group with options, classes ascending, dedicated first."""
+        o = self.options
+        speed = configs[0].speed_key  # the group shares its interconnect, so its speed
+        found = []
+        for cls, options in self.fabric_classes().items():
+            for converged in (False, True):
+                nets = [s for s in o.storage_nets if (s.mode == "converged") == converged]
+                if converged and speed not in o.converged_speeds:
+                    nets = []  # no storage tier runs the group's speed (build_networks.py)
+                # A converged network puts the units on the compute fabric: one is needed.
+                fabrics = [f for f in options if (f.speed_key == speed if f.tiers else not converged)]
+                if nets and fabrics:
+                    found.append(OptionPair(configs, cls, converged, fabrics, nets))
+        return found
+
+    def fewest_nodes(self, config: NodeConfig, perf_class: tuple[int, float], converged: bool) -> int | None:
+        """The fewest nodes a design of the configuration's group, in this fabric class and storage
+        mode, may have: the model fits in memory, trains within the time limit (when there is
+        one), and a pinned count (when enforced) is met; None when no count qualifies."""
+        fewest = self.min_nodes_to_fit(config)
+        if fewest is not None and self.time_limit_s is not None:
+            in_time = self.min_nodes_for_time(config, perf_class, self.time_limit_s, converged)
+            fewest = None if in_time is None else max(fewest, in_time)
+        pinned = self.instance.constraints.pins.nodes if "pins_respected" in self.prefilter else None
+        if fewest is None or pinned is None:
+            return fewest
+        return pinned if pinned >= fewest else None
 
     def min_nodes_to_fit(self, config: NodeConfig) -> int | None:
         key = self.perf_key(config)
