@@ -27,7 +27,7 @@ from topoopt.perf.job import FASTEST_CLASS
 from topoopt.solver.build import POWER_MAX_W, DesignModel
 from topoopt.solver.cost_floor import CostFloor
 from topoopt.solver.binding import binding_families
-from topoopt.solver.explain import explain_infeasible
+from topoopt.solver.explain import deadline_outprices_budget, explain_infeasible
 from topoopt.solver.extract import chosen, extract
 from topoopt.solver.job_cost import explain_job_cost, min_job_cost
 from topoopt.solver.options import MAX_NODES, part_fits_node_end, part_fits_switch_end, per_rack
@@ -252,13 +252,15 @@ def solve(
     stats = Stats()
     problem = Problem(instance)
     objective = instance.goal.objective
-    if objective == "min_job_cost":
-        if problem.catalog.basis != "monthly_rent":
-            raise UnsupportedObjective(
-                f"goal.objective: min_job_cost needs a monthly_rent price book (rent per month × months of "
-                f"training); price book {problem.catalog.price_book.id!r} is {problem.catalog.basis}, where a "
-                "purchase does not scale with the training time — use min_cost (with a deadline) or min_time"
-            )
+    if objective == "min_job_cost" and problem.catalog.basis != "monthly_rent":
+        raise UnsupportedObjective(
+            f"goal.objective: min_job_cost needs a monthly_rent price book (rent per month × months of "
+            f"training); price book {problem.catalog.price_book.id!r} is {problem.catalog.basis}, where a "
+            "purchase does not scale with the training time — use min_cost (with a deadline) or min_time"
+        )
+    if deadline_outprices_budget(problem) is not None:
+        status = cp_model.INFEASIBLE  # proven by the pre-check, before any model is built
+    elif objective == "min_job_cost":
         found = min_job_cost(problem, settings, stats)
         status = found.status
         dm, solver = (found.best.dm, found.best.solver) if found.best else (None, None)

@@ -109,7 +109,7 @@ def minimal_conflict(problem: Problem, settings: Settings, stats: Stats,
         if not shown_necessary(family) and _infeasible(dm, trial, settings, stats):
             kept = trial
     # Prefiltered families matter beyond ``kept`` only if they removed an option.
-    everything = problem.relaxing(frozenset(FAMILIES))
+    everything = problem.unfiltered()
     held = [f for f in FAMILIES if f in problem.prefilter and f not in kept and _removes_options(everything, f)]
     if held and not _infeasible_with_every_option(everything, kept, settings, stats):
         for family in list(held):
@@ -158,21 +158,22 @@ def _relaxation_model(problem: Problem, base: Base, family: str) -> DesignModel:
 
 
 def deadline_outprices_budget(problem: Problem) -> str | None:
-    """The pre-check: deadline_met and budget_cap cannot both hold, whatever else is relaxed, when
-    every node configuration of the catalog (options no family excludes or not) needs more nodes
-    to train in time than the budget buys at its server price alone — counted on the fabric
-    class and storage mode never slower than any (one tier, no oversubscription, dedicated
-    storage: at most the nodes any design of the configuration needs), while a design's cost
-    includes at least its nodes' servers. Returns the reason in plain words, or None when the
-    pre-check does not settle it (no deadline, or some configuration within the budget)."""
+    """The pre-check: no design meets the deadline within the budget when every node
+    configuration of the problem's options needs more nodes to train in time than the budget buys
+    at its server price alone — counted on the fabric class and storage mode never slower than
+    any (one tier, no oversubscription, dedicated storage: at most the nodes any design of the
+    configuration needs), while a design's cost includes at least its nodes' servers. On the
+    unfiltered problem (:meth:`Problem.unfiltered`, every option kept) this shows that
+    deadline_met and budget_cap cannot both hold whatever else is relaxed. Returns the reason in
+    plain words, or None when the pre-check does not settle it (no deadline, or some
+    configuration within the budget)."""
     seconds = problem.time_limit_s
     if seconds is None or problem.deadline_s is None:
         return None
     budget = int(problem.instance.budget.max)  # as budget_cap states it
-    everything = Problem(problem.instance, prefilter=frozenset(), like=problem)
     cheapest: tuple[int, int, str] | None = None  # (cost, nodes, server) of the cheapest in time
-    for configs in everything.config_groups():
-        fewest = everything.min_nodes_for_time(configs[0], FASTEST_CLASS, seconds)
+    for configs in problem.config_groups():
+        fewest = problem.min_nodes_for_time(configs[0], FASTEST_CLASS, seconds)
         if fewest is None:
             continue  # no count up to MAX_NODES trains in time
         for c in configs:
@@ -249,7 +250,7 @@ def storage_path_detail(problem: Problem, nodes: int | None) -> str:
     """The fastest storage path the instance allows, against the traffic it must carry:
     "storage NIC 2 × eth-10g-2p (4 × 10G) per node × 4 nodes = 160 Gb/s < 579 Gb/s needed"."""
     need = problem.storage_needs(problem.throughput_target or 0.0).network_gbps
-    everything = Problem(problem.instance, prefilter=frozenset(), like=problem).options
+    everything = problem.unfiltered().options
     instance_rules = {"allowed_by_lists", "pins_respected", "priced_in_book"}
     configs = [c for c in everything.node_configs if not c.violations & instance_rules]
     servers = {c.server.id: c.server for c in configs}
@@ -384,7 +385,7 @@ def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Ex
         return relaxation(family)[0].value is not None
 
     pair = ["deadline_met", "budget_cap"]
-    reason = deadline_outprices_budget(problem)
+    reason = deadline_outprices_budget(problem.unfiltered())
     if reason is not None and all(relaxation(family)[0].value is not None for family in pair):
         # The pre-check proves the pair cannot hold together, with every option. Each is
         # necessary: the budget's relaxation is a design that meets the deadline (and all else),

@@ -85,6 +85,7 @@ class Problem:
         self._in_time_cache: dict[tuple, dict[tuple, bool]] = like._in_time_cache if like else {}
         self._slowest: tuple[list | None, tuple[int, float] | None] = (None, None)
         self._classes: tuple[list | None, dict] = (None, {})
+        self._unfiltered: Problem | None = None
 
     def restricted(self, configs: list, fabrics: list, converged: bool | None = None) -> "Problem":
         """The same problem limited to these node configurations and fabric options and, when
@@ -122,6 +123,16 @@ class Problem:
         sub = copy.copy(self)
         sub.known_deadline_bounds_only = True
         return sub
+
+    def unfiltered(self) -> "Problem":
+        """The same problem with no option prefiltered (every family's options kept), sharing this
+        problem's caches and time limit; its option tables are built once."""
+        if not self.prefilter:
+            return self
+        if self._unfiltered is None:
+            self._unfiltered = Problem(self.instance, prefilter=frozenset(), like=self)
+        self._unfiltered.time_limit_s = self.time_limit_s
+        return self._unfiltered
 
     def relaxing(self, families: frozenset[str]) -> "Problem":
         """The same problem with these families' options kept in the model (so they can be relaxed)."""
