@@ -85,7 +85,7 @@ from topoopt.solver.networks import StorageNetOption
 from topoopt.solver.cost_floor import CostFloor, Way
 from topoopt.solver.options import FabricOption, NodeConfig
 from topoopt.solver.problem import SECONDS_PER_DAY, Problem
-from topoopt.solver.run import OK, Settings, Stats, lexicographic, run
+from topoopt.solver.run import OK, Settings, Stats, hint_from, lexicographic, run
 
 DAYS_PER_MONTH = 30.4375
 """The mean Gregorian month: 365.25 days / 12. Rent is quoted per month; training lasts days."""
@@ -128,6 +128,11 @@ class Pair:
     n_hi: int = 1
     bounded: bool = False
     """Whether ``n_hi`` is already the cost floor's (:meth:`JobCostSearch.bound`)."""
+
+
+Candidate = tuple[DesignModel, cp_model.CpSolver, int, bool]
+"""A solved candidate: its model, the solver holding its cheapest design, that cost, and whether
+CP-SAT proved it the least."""
 
 
 @dataclass
@@ -246,15 +251,24 @@ class JobCostSearch:
                 pick.rack_index, pick.storage_index, pair.nets[pick.storage_net.index].index, pick.cold.index,
                 pick.management.index)
 
-    def finish(self, pair: Pair, n: int, seconds: float) -> Solved | None:
-        """The candidate re-solved lexicographically (cost, GPUs and power, catalog order)."""
+    def finish(self, pair: Pair, n: int, seconds: float, solved: Candidate) -> Solved | None:
+        """The candidate's ties broken lexicographically (GPUs and power, then catalog order) at its
+        least cost: from its solve when that proved the cost least, else from a new model whose
+        cost is minimised again first."""
         from topoopt.solver import catalog_order, hint_vars, tie_break  # circular at import time
 
-        dm = self.model(pair, n)
-        objectives = [dm.v.total_cost, tie_break(dm), *catalog_order(dm)]
-        status, solver, cost, _ = lexicographic(dm.m, objectives, self.settings, self.stats, hint_vars(dm))
+        dm, solver, cost, proven = solved
+        if proven:
+            dm.m.add(dm.v.total_cost <= cost)
+            hint_from(dm.m, solver, hint_vars(dm))
+            objectives = [tie_break(dm), *catalog_order(dm)]
+        else:
+            dm = self.model(pair, n)
+            objectives = [dm.v.total_cost, tie_break(dm), *catalog_order(dm)]
+        status, solver, _, _ = lexicographic(dm.m, objectives, self.settings, self.stats, hint_vars(dm))
         if status not in OK:
             return None
+        cost = solver.value(dm.v.total_cost)
         key = (Fraction(cost) * Fraction(seconds), solver.value(dm.v.gpus), solver.value(dm.v.power_w["total"]),
                self.catalog_rank(pair, dm, solver.value))
         return Solved(key, job_cost(cost, seconds), dm, solver, proven=status == cp_model.OPTIMAL)
@@ -284,7 +298,7 @@ class JobCostSearch:
         for index, key in enumerate(self.first_keys(pairs)):
             push(key, 1, index, pairs[index].n_lo, pairs[index].n_hi)
         best_value: float | None = None
-        best: list[tuple[Fraction, Pair, int, float]] = []  # candidates at the best exact job cost
+        best: list[tuple[Fraction, Pair, int, float, tuple]] = []  # candidates at the best exact job cost
         any_unknown = False
         limit_s, spent_s = self.settings.time_limit_s, 0.0
         while heap:
@@ -339,15 +353,16 @@ class JobCostSearch:
             cost = int(round(solver.objective_value))
             exact = Fraction(cost) * Fraction(seconds)
             if not best or exact < best[0][0]:
-                best = [(exact, pair, n, seconds)]
+                best = [(exact, pair, n, seconds, (dm, solver, cost, status == cp_model.OPTIMAL))]
                 best_value = job_cost(cost, seconds)
             elif exact == best[0][0]:
-                best.append((exact, pair, n, seconds))
+                best.append((exact, pair, n, seconds, (dm, solver, cost, status == cp_model.OPTIMAL)))
         if not best:
             res.status = cp_model.UNKNOWN if any_unknown else cp_model.INFEASIBLE
             res.proven = not any_unknown
             return res
-        finished = [s for s in (self.finish(pair, n, seconds) for _, pair, n, seconds in best) if s is not None]
+        finished = [s for s in (self.finish(pair, n, seconds, solved) for _, pair, n, seconds, solved in best)
+                    if s is not None]
         if not finished:
             res.status = cp_model.UNKNOWN
             res.proven = False
