@@ -6,7 +6,10 @@ the rules allow — time to train is non-increasing in the node count, so that p
 visiting pairs in order of an optimistic bound and stopping when no pair can beat the best; then
 it solves ``min_cost`` under the optimal time. ``min_job_cost`` (rent per month × months of
 training) is a best-first search over (configuration group, fabric class, node count) candidates
-with one ``min_cost`` solve each (job_cost.py). Infeasible instances are explained (explain.py).
+with one ``min_cost`` solve each (job_cost.py). Before any of them, a pre-check proves the
+commonest "no" without a model: the deadline needs more nodes than the budget buys at the servers'
+prices alone (explain.py ``deadline_outprices_budget``). Infeasible instances are explained
+(explain.py).
 """
 
 from __future__ import annotations
