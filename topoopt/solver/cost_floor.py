@@ -179,6 +179,7 @@ class CostFloor:
         self._fitting: dict[tuple, tuple] = {}
         self._storage_networks: dict[tuple, tuple] = {}
         self._fabric_floors: dict[tuple, tuple[FabricFloors, tuple[float, int]]] = {}
+        self._racking: dict[tuple, tuple[float, tuple]] = {}
 
     def ways(self, configs: list[NodeConfig], fabrics: list[FabricOption],
              nets: list[StorageNetOption] | None = None) -> list[Way]:
@@ -193,15 +194,25 @@ class CostFloor:
                 usable, extra = self.fabric_floors(c, fabrics, fabric_ids, attached)
                 if not usable.floors:
                     continue
-                node_w, units = c.power_w(o.all_parts, fabric=attached), c.server.rack_units
-                racks = tuple(sorted({(r.unit_price or 0, per, max(0, per_rack(r.rack, node_w, units, extra)))
-                                      for r in o.racks if (per := per_rack(r.rack, node_w, units)) >= 1}))
+                node_w, racks = self.racking(c, attached, extra)
                 price = (c.unit_price if attached else c.server_price) or 0
                 networks = NetworksFloor(storage, self.management, 1 + c.server.oob_ports)
                 if racks:
                     ways.setdefault((price, racks, node_w, id(usable), networks),
                                     Way(price, racks, node_w, usable, networks, self.switch_models(usable)))
         return list(ways.values())
+
+    def racking(self, config: NodeConfig, attached: bool, extra: tuple[float, int]) -> tuple[float, tuple]:
+        """The node's power (with or without a fabric) and :attr:`Way.racks` with the least other
+        equipment ``extra``; cached per configuration, fabric and equipment."""
+        key = (id(config), attached, extra)
+        if key not in self._racking:
+            o = self.problem.options
+            node_w, units = config.power_w(o.all_parts, fabric=attached), config.server.rack_units
+            racks = tuple(sorted({(r.unit_price or 0, per, max(0, per_rack(r.rack, node_w, units, extra)))
+                                  for r in o.racks if (per := per_rack(r.rack, node_w, units)) >= 1}))
+            self._racking[key] = node_w, racks
+        return self._racking[key]
 
     def fabric_floors(self, config: NodeConfig, fabrics: list[FabricOption], fabric_ids: tuple[int, ...],
                       attached: bool) -> tuple[FabricFloors, tuple[float, int]]:
