@@ -337,7 +337,7 @@ class JobCostSearch:
                 settings = dataclasses.replace(settings, time_limit_s=min(limit_s, left_s))
             dm = self.model(pair, n)
             dm.m.minimize(dm.v.total_cost)
-            status, solver = run(dm.m, settings, self.stats)
+            status, solver = run(dm.m, settings, self.stats, light=True)
             res.candidates_solved += 1
             spent_s += solver.wall_time
             if status == cp_model.INFEASIBLE:
