@@ -339,6 +339,26 @@ def test_differential_optimum_equals_exhaustive_enumeration(data):
     assert result.objective.value == expected.cost
 
 
+@examples(1)
+@given(instance_data(), st.sampled_from([1, 2, 4, 9, 33]))
+def test_the_best_network_time_is_below_every_group_class_and_mode(data, nodes):
+    """The fastest-time search's first bound, per GPU model and node size, is at most the time of
+    each of its configuration groups in every fabric class and storage mode."""
+    problem = Problem(build(data))
+    by_node: dict[tuple, list] = {}
+    for configs in problem.config_groups():
+        by_node.setdefault((configs[0].gpu.id, configs[0].server.gpus_per_node), []).append(configs)
+    for groups in by_node.values():
+        for converged in (False, True):
+            bound = problem.time_to_train_s_best_network(groups, nodes, converged)
+            times = [problem.time_to_train_s(configs[0], cls, nodes, converged)
+                     for configs in groups for cls in problem.fabric_classes()]
+            event(f"{len(groups)} group(s) per GPU and node size")
+            for seconds in times:
+                if seconds is not None:
+                    assert bound is not None and bound <= seconds * (1 + 1e-12)
+
+
 def every_pair_fastest_s(problem: Problem, relaxed: frozenset[str]) -> float | None:
     """fastest_time_s without its bounds: every (configuration group, fabric class) pair at the
     most nodes CP-SAT finds in each storage network mode, the fastest of them."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import itertools
 import math
 import time
 
@@ -168,12 +169,14 @@ def fastest_time_s(problem: Problem, settings: Settings, stats: Stats, relaxed=f
     only when the largest count needs a converged network is the dedicated network's own largest
     count solved for too.
 
-    The pairs are searched best-first by a lower bound on their time, refined in two steps: a
-    group's time on the fastest fabric class at :func:`optimistic_nodes` without the fabric's cost
-    bounds all its pairs; a pair's time on its own class at an upper bound on its node count (the
-    most nodes the budget buys at the cost floor, cost_floor.py; optimistic_nodes when more than
-    the deadline is relaxed) bounds the pair. The search stops when no bound beats the best time
-    found, so the result is exact, and most pairs are never bounded one by one.
+    The pairs are searched best-first by a lower bound on their time, refined in three steps, each
+    at the most nodes the rules may allow (:func:`optimistic_nodes` without the fabric's cost): the
+    time on the best network of a GPU model and node size's groups
+    (:meth:`Problem.time_to_train_s_best_network`) bounds all their pairs; a group's time on the
+    fastest fabric class bounds its pairs; a pair's time on its own class at an upper bound on its
+    node count (the most nodes the budget buys at the cost floor, cost_floor.py; optimistic_nodes
+    when more than the deadline is relaxed) bounds the pair. The search stops when no bound beats
+    the best time found, so the result is exact, and most pairs are never bounded one by one.
     """
     p = problem.relaxing(relaxed) if relaxed & problem.prefilter else problem  # as model_for's
     dedicated_offered = any(s.mode == "dedicated" for s in p.options.storage_nets)
@@ -208,23 +211,36 @@ def fastest_time_s(problem: Problem, settings: Settings, stats: Stats, relaxed=f
             return None
         return solver.value(sub.v.nodes), bool(solver.value(sub.n.converged))
 
-    # Entries (time bound, group, class rank, configs, class): class None (rank -1) for a whole
-    # group, whose bound is on the class never slower than any (one tier, no oversubscription).
-    queue = []
-    for group, configs in enumerate(p.config_groups()):
+    # Entries (time bound, order, kind, item): a GPU model and node size's groups (kind 0), one
+    # group (kind 1, its configurations) or a pair (kind 2, (configurations, class)). None for a
+    # bound: nothing fits there; what it bounds is bounded one level down all the same.
+    queue: list[tuple] = []
+    order = itertools.count()
+
+    def push(bound: float | None, kind: int, item) -> None:
+        heapq.heappush(queue, (0.0 if bound is None else bound, next(order), kind, item))
+
+    by_node: dict[tuple, list[tuple[list, int]]] = {}  # (GPU, GPUs per node) -> (group, its most nodes)
+    for configs in p.config_groups():
         most = max(optimistic_nodes(p, c, None, relaxed) for c in configs)
-        bound = p.time_to_train_s(configs[0], FASTEST_CLASS, most, bounds_converged)
-        # None: nothing fits on the fastest class; its pairs are bounded one by one all the same.
-        heapq.heappush(queue, (0.0 if bound is None else bound, group, -1, configs, None))
+        by_node.setdefault((configs[0].gpu.id, configs[0].server.gpus_per_node), []).append((configs, most))
+    for groups in by_node.values():
+        nodes = max(most for _, most in groups)
+        push(p.time_to_train_s_best_network([configs for configs, _ in groups], nodes, bounds_converged), 0, groups)
     best = math.inf
     while queue and queue[0][0] < best:
-        _, group, _, configs, cls = heapq.heappop(queue)
-        if cls is None:
-            for rank, each in enumerate(by_class):
-                bound = pair_bound(configs, each)
-                if bound is not None:
-                    heapq.heappush(queue, (bound, group, rank, configs, each))
+        _, _, kind, item = heapq.heappop(queue)
+        if kind == 0:
+            for configs, most in item:
+                push(p.time_to_train_s(configs[0], FASTEST_CLASS, most, bounds_converged), 1, configs)
             continue
+        if kind == 1:
+            for each in by_class:
+                bound = pair_bound(item, each)
+                if bound is not None:
+                    push(bound, 2, (item, each))
+            continue
+        configs, cls = item
         found = most_nodes(configs, by_class[cls], None)
         if found is None:
             continue

@@ -20,7 +20,7 @@ from topoopt.perf import (
     time_to_train_s,
     trains_within,
 )
-from topoopt.perf.job import never_slower
+from topoopt.perf.job import FASTEST_CLASS, never_slower
 from topoopt.perf.storage import converged_storage_gb_per_step
 from topoopt.solver.networks import StorageNetOption, server_takes
 from topoopt.solver.options import MAX_NODES, FabricOption, NodeConfig, Options, build_options
@@ -301,6 +301,25 @@ class Problem:
     def time_to_train_s(self, config: NodeConfig, perf_class: tuple[int, float], nodes: int,
                         converged: bool = False) -> float | None:
         return time_to_train_s(self.job, self.hardware(config, perf_class, nodes, converged))
+
+    def time_to_train_s_best_network(self, groups: list[list[NodeConfig]], nodes: int,
+                                     converged: bool = False) -> float | None:
+        """A lower bound on the time to train of any of these configuration groups (one GPU model
+        and node size) on ``nodes`` nodes: on one switch without oversubscription, with one NIC
+        carrying the most scale-out bandwidth of any of them (rails × line rate at the best bus
+        efficiency) at the least latency of any. The performance model sees the network only as
+        that bandwidth and latency (perf ``Fabric.of``; converged reads as the NICs' bandwidth),
+        and a step never slows with more bandwidth or less latency (perf ``never_slower``)."""
+        first = groups[0][0]
+        interconnect = first.interconnect.model_copy(update={
+            "bus_efficiency": max(configs[0].interconnect.bus_efficiency for configs in groups),
+            "latency_us": min(configs[0].interconnect.latency_us for configs in groups)})
+        tiers, oversubscription = FASTEST_CLASS
+        return time_to_train_s(self.job, Hardware(
+            gpu=first.gpu, gpus_per_node=first.server.gpus_per_node, nodes=nodes, nics_per_node=1,
+            link_gbps=max(configs[0].rails * configs[0].interconnect.gbps for configs in groups),
+            interconnect=interconnect, tiers=tiers, oversubscription=oversubscription,
+            converged_storage_gb_per_step=self.converged_gb_per_step if converged else 0.0))
 
     def trains_within(self, config: NodeConfig, perf_class: tuple[int, float], nodes: int, seconds: float,
                       converged: bool = False) -> bool:
