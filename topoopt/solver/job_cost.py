@@ -298,7 +298,7 @@ class JobCostSearch:
         for index, key in enumerate(self.first_keys(pairs)):
             push(key, 1, index, pairs[index].n_lo, pairs[index].n_hi)
         best_value: float | None = None
-        best: list[tuple[Fraction, Pair, int, float, tuple]] = []  # candidates at the best exact job cost
+        best: list[tuple[Fraction, Pair, int, float, Candidate]] = []  # candidates at the best exact job cost
         any_unknown = False
         limit_s, spent_s = self.settings.time_limit_s, 0.0
         while heap:
