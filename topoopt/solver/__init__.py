@@ -203,8 +203,7 @@ def fastest_time_s(problem: Problem, settings: Settings, stats: Stats, relaxed=f
     def most_nodes(configs, fabrics, converged: bool | None):
         """The largest node count of the pair (restricted to one storage mode when given) and
         whether it needs a converged network; None when the pair has no design."""
-        sub = enforce_all(DesignModel(p.restricted(configs, fabrics, converged),
-                                      throughput_target_tokens_per_s=p.throughput_target), relaxed)
+        sub = model_for(p.restricted(configs, fabrics, converged), relaxed)  # relaxed is not prefiltered in p
         sub.m.maximize(2 * sub.v.nodes + sub.n.dedicated)
         status, solver = run(sub.m, settings, stats)
         if status not in OK:

@@ -191,7 +191,7 @@ class JobCostSearch:
     def pairs(self) -> list[Pair]:
         """Every (group, fabric class, storage mode) with a non-empty node range, in catalog order."""
         p = self.problem
-        pinned = p.instance.constraints.pins.nodes if "pins_respected" in p.prefilter else None
+        pinned = p.pinned_nodes
         found = []
         for option in p.pairs():
             fewest = p.fewest_nodes(option.configs[0], option.perf_class, option.converged)
@@ -235,11 +235,10 @@ class JobCostSearch:
     def model(self, pair: Pair, n: int, tokens_per_s: float | None = None) -> DesignModel:
         """The candidate's model: the pair's options and storage mode, ``nodes == n``, the hot tier
         and the storage network's need at ``tokens_per_s`` (default: the candidate's own rate)."""
-        from topoopt.solver import enforce_all  # circular at import time
+        from topoopt.solver import model_for  # circular at import time
 
         rate = self.rate(pair, n) if tokens_per_s is None else tokens_per_s
-        rated = RatedProblem(self.problem, rate).restricted(pair.configs, pair.fabrics, pair.converged)
-        dm = enforce_all(DesignModel(rated, throughput_target_tokens_per_s=rated.throughput_target))
+        dm = model_for(RatedProblem(self.problem, rate).restricted(pair.configs, pair.fabrics, pair.converged))
         dm.m.add(dm.v.nodes == n)
         return dm
 

@@ -29,7 +29,6 @@ import heapq
 import math
 
 from topoopt.perf.job import FASTEST_CLASS
-from topoopt.solver.build import DesignModel
 from topoopt.solver.cost_floor import CostFloor
 from topoopt.solver.options import MAX_NODES, NodeConfig
 from topoopt.solver.problem import OptionPair, Problem
@@ -43,8 +42,7 @@ def least_cost(problem: Problem, settings: Settings, stats: Stats) -> int | None
     floor = CostFloor(p)
     rate = p.throughput_target or 0.0
     storage = floor.storage(rate)
-    pinned = p.instance.constraints.pins.nodes if "pins_respected" in p.prefilter else None
-    most = MAX_NODES if pinned is None else pinned
+    most = MAX_NODES if p.pinned_nodes is None else p.pinned_nodes
     # Entries (cost bound, group, pair rank, n, group's configurations or (pair, its ways)):
     # rank -1 for a group.
     queue: list[tuple] = []
@@ -84,10 +82,9 @@ def group_bound(problem: Problem, configs: list[NodeConfig], storage_cost: float
 def _candidate_cost(problem: Problem, pair: OptionPair, nodes: int, settings: Settings, stats: Stats) -> int | None:
     """The least cost of a design of the pair with ``nodes`` nodes, every family but
     ``budget_cap`` enforced."""
-    from topoopt.solver import enforce_all  # circular at import time
+    from topoopt.solver import model_for  # circular at import time
 
-    sub = problem.restricted(pair.configs, pair.fabrics, pair.converged)
-    dm = enforce_all(DesignModel(sub, throughput_target_tokens_per_s=sub.throughput_target), frozenset({"budget_cap"}))
+    dm = model_for(problem.restricted(pair.configs, pair.fabrics, pair.converged), frozenset({"budget_cap"}))
     dm.m.add(dm.v.nodes == nodes)
     dm.m.minimize(dm.v.total_cost)
     status, solver = run(dm.m, settings, stats)

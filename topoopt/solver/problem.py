@@ -139,6 +139,12 @@ class Problem:
         return Problem(self.instance, prefilter=self.prefilter - families, like=self)
 
     @property
+    def pinned_nodes(self) -> int | None:
+        """The pinned node count when pins_respected is enforced by the option tables (prefiltered);
+        None otherwise."""
+        return self.instance.constraints.pins.nodes if "pins_respected" in self.prefilter else None
+
+    @property
     def throughput_target(self) -> float | None:
         """Tokens/s the design must sustain: tokens / time limit (deadline or min_time target)."""
         if self.time_limit_s is None:
@@ -214,7 +220,7 @@ class Problem:
         if fewest is not None and self.time_limit_s is not None:
             in_time = self.min_nodes_for_time(config, perf_class, self.time_limit_s, converged)
             fewest = None if in_time is None else max(fewest, in_time)
-        pinned = self.instance.constraints.pins.nodes if "pins_respected" in self.prefilter else None
+        pinned = self.pinned_nodes
         if fewest is None or pinned is None:
             return fewest
         return pinned if pinned >= fewest else None
@@ -233,8 +239,8 @@ class Problem:
         known = self._time_cache.setdefault((self.perf_key(config), seconds), {})
         if self.known_deadline_bounds_only and (perf_class, converged) not in known:
             return self._known_lower_bound(config, perf_class, converged, known)
-        pinned = self.instance.constraints.pins.nodes
-        if pinned is not None and "pins_respected" in self.prefilter and self.pinned_nodes_shortcut:
+        pinned = self.pinned_nodes
+        if pinned is not None and self.pinned_nodes_shortcut:
             return pinned if self._in_time(config, perf_class, pinned, seconds, converged) else None
         if (perf_class, converged) not in known:
             known[perf_class, converged] = self._min_nodes_for_time(config, perf_class, seconds, converged, known)
