@@ -66,10 +66,10 @@ def repeat(call: Callable[[], object], repeats: int, once_above_s: float | None 
 # Where a solve spends its time, by the cumulative time of a few functions under cProfile.
 PROFILE_PARTS = {
     "cp_sat_s": lambda file, func: "cp_model_helper.solve" in func,
-    "model_build_s": lambda file, func: file.endswith("solver/build.py") and func == "__init__",
+    "model_build_s": lambda file, func: file.endswith("solver/model/__init__.py") and func == "new_model",
     "perf_s": lambda file, func: file.endswith("perf/evaluate.py") and func in {
         "min_nodes_for_time", "min_nodes_to_fit", "time_to_train_s", "evaluate", "fits_in_memory"},
-    "options_s": lambda file, func: file.endswith("solver/problem.py") and func == "__init__",
+    "options_s": lambda file, func: file.endswith("options/problem.py") and func == "__init__",
 }
 
 

@@ -22,11 +22,11 @@ def verdict(passed: bool) -> str:
 
 def model_size(instance) -> tuple[int, int]:
     """Variables and constraints of the min-cost ``DesignModel`` (as built before any solve)."""
-    from topoopt.solver.build import DesignModel
-    from topoopt.solver.problem import Problem
+    from topoopt.solver.model import new_model
+    from topoopt.options.problem import Problem
 
     problem = Problem(instance)
-    model = DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target).m
+    model = new_model(problem).m
     return len(model.proto.variables), len(model.proto.constraints)
 
 

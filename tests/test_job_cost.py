@@ -1,4 +1,4 @@
-"""``min_job_cost``: rent per month × months of training, exactly (topoopt/solver/job_cost.py).
+"""``min_job_cost``: rent per month × months of training, exactly (topoopt/solver/objectives/min_job_cost.py).
 
 * Differential: on small rented catalogs the solver's optimum equals exhaustive enumeration's
   (tests/enumeration.py, ``JobCostEnumerator``: every combination the rules admit, storage fed at
@@ -164,9 +164,9 @@ def cheapest(dm):
                                   "heavy reads, 12 hours", "converged offered, heavy reads, 1 day"])
 def test_cost_floor_and_node_range_hold_for_every_candidate(case):
     from topoopt.perf import evaluate
-    from topoopt.solver.job_cost import JobCostSearch
-    from topoopt.solver.options import MAX_NODES
-    from topoopt.solver.problem import Problem
+    from topoopt.solver.objectives.min_job_cost import JobCostSearch
+    from topoopt.options.tables import MAX_NODES
+    from topoopt.options.problem import Problem
     from topoopt.solver.run import Settings, Stats
 
     search = JobCostSearch(Problem(rented(**CASES[case])), Settings(), Stats())

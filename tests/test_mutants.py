@@ -1,10 +1,10 @@
 """A deliberately broken model is caught: each constraint family's model function, replaced by a
 no-op, lets the solver return a design the independent checker rejects under that family.
 
-For each family with a model function (``topoopt.solver.constraints.FAMILY_FUNCTIONS``) the test
+For each family with a model function (``topoopt.solver.model_module.RULES``) the test
 removes the family from the model (test-only monkeypatching), solves a tiny instance on which the
 family binds, and asserts that the checker names the family. Families whose per-option rules are
-also applied before the model is built (``topoopt.solver.rules.PREFILTERABLE``: allow/deny lists,
+also applied before the model is built (``topoopt.options.rules.PREFILTERABLE``: allow/deny lists,
 prices, pins, reach, …) are removed from that prefilter too; otherwise the prefilter alone would
 still enforce them and the mutant would be the same model.
 
@@ -28,10 +28,10 @@ from topoopt.checker import check_design
 from topoopt.families import FAMILIES
 from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
-from topoopt.solver import constraints
-from topoopt.solver.build import DesignModel
-from topoopt.solver.problem import Problem
-from topoopt.solver.rules import PREFILTERABLE
+from topoopt.solver import model as model_module
+from topoopt.solver.model import new_model
+from topoopt.options.problem import Problem
+from topoopt.options.rules import PREFILTERABLE
 
 SRC = "estimate: test fixture"
 STRUCTURAL = ("link_speed",)
@@ -122,7 +122,7 @@ UNPRICED_S40 = {"catalog.prices": {k: v for k, v in TINY_PRICES.items() if k != 
 
 def without_family(monkeypatch, family: str) -> None:
     """Remove ``family`` from the model: its function is a no-op and nothing prefilters by it."""
-    monkeypatch.setitem(constraints.FAMILY_FUNCTIONS, family, lambda dm: None)
+    monkeypatch.setitem(model_module.RULES, family, lambda dm: None)
     if family in PREFILTERABLE:
         monkeypatch.setattr(solver_module, "Problem", functools.partial(Problem, prefilter=PREFILTERABLE - {family}))
 
@@ -132,7 +132,7 @@ def checked_families(instance: Instance, result: SolveResult) -> set[str]:
 
 
 def test_every_family_with_a_model_function_has_a_mutant_case():
-    assert set(constraints.FAMILY_FUNCTIONS) == set(FAMILIES)
+    assert set(model_module.RULES) == set(FAMILIES)
     assert {case.split("/")[0] for case in CASES} | {"priced_in_book"} | set(STRUCTURAL) == set(FAMILIES)
 
 
@@ -174,11 +174,11 @@ def test_structural_families_add_nothing(family, monkeypatch):
 
     def size() -> tuple[int, int]:
         problem = Problem(instance)
-        model = DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target).m
+        model = new_model(problem).m
         return len(model.proto.variables), len(model.proto.constraints)
 
     intact = size()
-    monkeypatch.setitem(constraints.FAMILY_FUNCTIONS, family, lambda dm: None)
+    monkeypatch.setitem(model_module.RULES, family, lambda dm: None)
     assert size() == intact
 
 

@@ -131,7 +131,7 @@ CLASSES = [(1, 1.0), (2, 1.0), (2, 2.0), (2, 3.0), (3, 1.0), (3, 2.0), (3, 3.0)]
 @SETTINGS
 @given(jobs(), clusters(), st.sampled_from(CLASSES), st.sampled_from(CLASSES))
 def test_a_class_never_slower_trains_no_slower(job_, hw, a, b):
-    """The solver settles one fabric class's deadline answer from another's (solver/problem.py)."""
+    """The solver settles one fabric class's deadline answer from another's (options/problem.py)."""
     if not never_slower(a, b):
         a, b = b, a
     if never_slower(a, b):

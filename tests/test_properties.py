@@ -58,12 +58,14 @@ from topoopt.cli.app import app
 from topoopt.families import FAMILIES
 from topoopt.models.design import Design, SolveResult
 from topoopt.models.instance import Instance
-from topoopt.solver import enforce_all, fastest_time_s, model_for, solve
-from topoopt.solver.build import DesignModel
-from topoopt.solver.explain import _infeasible
-from topoopt.solver.cost_floor import CostFloor
-from topoopt.solver.least_cost import group_bound, least_cost
-from topoopt.solver.problem import Problem
+from topoopt.solver import solve
+from topoopt.solver.model import enforce_all, model_for
+from topoopt.solver.objectives.min_time import fastest_time_s
+from topoopt.solver.model import new_model
+from topoopt.solver.explain.conflict import _infeasible
+from topoopt.solver.bounds.cost_floor import CostFloor
+from topoopt.solver.explain.least_cost import group_bound, least_cost
+from topoopt.options.problem import Problem
 from topoopt.solver.run import OK, Settings, Stats, run
 
 REPO = Path(__file__).resolve().parents[1]
@@ -232,7 +234,7 @@ def pinned_nodes_miss_the_deadline() -> dict:
     """Three nodes pinned, half a day needs seven. Expected conflict {deadline_met,
     pins_respected}; got {deadline_met, oversubscription_within_limit, cable_reach}, which alone is
     feasible (seven nodes). With the node count pinned and prefiltered, deadline_met's bound is
-    computed at the pinned count only (solver/problem.py, min_nodes_for_time), so in the model the
+    computed at the pinned count only (options/problem.py, min_nodes_for_time), so in the model the
     deletion filter runs on, deadline_met alone already forbids every design and pins_respected is
     dropped. Fixed: explanations build their models without that shortcut
     (Problem.without_pinned_nodes_shortcut)."""
@@ -369,8 +371,7 @@ def every_pair_fastest_s(problem: Problem, relaxed: frozenset[str]) -> float | N
         for cls in dm.v.use_cls:
             fabrics = [f for f in p.options.fabrics if f.perf_class == cls]
             for converged in (False, True):
-                sub = enforce_all(DesignModel(p.restricted(configs, fabrics, converged),
-                                              throughput_target_tokens_per_s=p.throughput_target), relaxed)
+                sub = enforce_all(new_model(p.restricted(configs, fabrics, converged)), relaxed)
                 sub.m.maximize(sub.v.nodes)
                 status, solver = run(sub.m, Settings(), Stats())
                 if status in OK:
@@ -418,8 +419,7 @@ def test_the_least_cost_group_bounds_are_below_every_design_of_the_group(data):
     storage = CostFloor(problem).storage(problem.throughput_target or 0.0)
     for configs in problem.config_groups():
         bound = group_bound(problem, configs, storage)
-        dm = enforce_all(DesignModel(problem.restricted(configs, problem.options.fabrics),
-                                     throughput_target_tokens_per_s=problem.throughput_target), frozenset({"budget_cap"}))
+        dm = enforce_all(new_model(problem.restricted(configs, problem.options.fabrics)), frozenset({"budget_cap"}))
         dm.m.minimize(dm.v.total_cost)
         status, solver = run(dm.m, Settings(), Stats())
         event("group with a design" if status in OK else "group without a design")
@@ -563,7 +563,7 @@ def infeasible_with_only(instance: Instance, families) -> bool:
     """Is the instance infeasible when exactly ``families`` are enforced? Built without prefiltering,
     so every family is enforced by its assumption literal alone."""
     problem = Problem(instance, prefilter=frozenset())
-    model = DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target)
+    model = new_model(problem)
     return _infeasible(model, list(families), Settings(), Stats())
 
 

@@ -153,11 +153,11 @@ def test_differential_cases_cover_every_tier_and_both_answers():
 # == Model size ====================================================================================
 def model_size(instance: Instance) -> tuple[int, int]:
     """Variables and constraints of the min-cost model; the model must validate (no overflow)."""
-    from topoopt.solver.build import DesignModel
-    from topoopt.solver.problem import Problem
+    from topoopt.solver.model import new_model
+    from topoopt.options.problem import Problem
 
     problem = Problem(instance)
-    dm = DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target)
+    dm = new_model(problem)
     assert dm.m.validate() == ""
     return len(dm.m.proto.variables), len(dm.m.proto.constraints)
 

@@ -26,7 +26,7 @@ from topoopt.families import FAMILIES
 from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
 from topoopt.solver.explain import deadline_outprices_budget
-from topoopt.solver.problem import Problem
+from topoopt.options.problem import Problem
 
 SECONDS_PER_DAY = 86_400.0
 SRC = "estimate: test fixture"

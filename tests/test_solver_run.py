@@ -11,15 +11,15 @@ from __future__ import annotations
 from ortools.sat.python.cp_model_helper import FlatIntExpr
 from solver_fixtures import TINY_PRICES, tiny
 
-from topoopt.solver.explain import _infeasible, _model
-from topoopt.solver.problem import Problem
+from topoopt.solver.explain.conflict import _infeasible, explanation_model
+from topoopt.options.problem import Problem
 from topoopt.solver.run import Settings, Stats, lexicographic
 
 
 def test_relaxing_every_family_keeps_a_feasible_model_feasible():
     prices = {k: v for k, v in TINY_PRICES.items() if k != "nic400"}
     instance = tiny(**{"catalog.prices": prices, "constraints.pins.nodes": 2})
-    model = _model(Problem(instance))
+    model = explanation_model(Problem(instance))
     assert not _infeasible(model, ["priced_in_book", "pins_respected"], Settings(), Stats())
     assert not _infeasible(model, [], Settings(), Stats())
 
@@ -29,15 +29,16 @@ def test_catalog_order_splits_before_its_coefficients_overflow(monkeypatch):
     status was 'unknown'); the ranking is then split over several lexicographic objectives, each
     within CATALOG_ORDER_MAX, and the tie-broken design is the same."""
     import topoopt.solver as solver
-    from topoopt.solver.build import DesignModel
+    from topoopt.solver.objectives import min_cost
+    from topoopt.solver.model import new_model
 
     instance = tiny(**{"constraints.pins.nodes": 2})
     whole = solver.solve(instance, explain=False)
     problem = Problem(instance)
-    dm = DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target)
-    assert len(solver.catalog_order(dm)) == 1
-    monkeypatch.setattr(solver, "CATALOG_ORDER_MAX", 100)
-    parts = solver.catalog_order(dm)
+    dm = new_model(problem)
+    assert len(min_cost.catalog_order(dm)) == 1
+    monkeypatch.setattr(min_cost, "CATALOG_ORDER_MAX", 100)
+    parts = min_cost.catalog_order(dm)
     assert len(parts) > 1
     for expression in parts:
         coefficients = sorted(FlatIntExpr(expression).coeffs)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from topoopt.models.design import Cost, Design
 from topoopt.solver.extract import Choice
-from topoopt.solver.options import devices_per_rack_by_power
-from topoopt.solver.problem import Problem
+from topoopt.options.tables import devices_per_rack_by_power
+from topoopt.options.problem import Problem
 
 
 def binding_families(problem: Problem, pick: Choice, design: Design, cost: Cost, power_w: float) -> list[str]:

@@ -18,9 +18,9 @@ from topoopt.models.design import (
 )
 from topoopt.models.performance import Parallelism, Performance
 from topoopt.perf import evaluate
-from topoopt.solver.build import DesignModel
-from topoopt.solver.networks import ColdOption, ManagementOption, StorageNetOption
-from topoopt.solver.options import FabricOption, NodeConfig, PartOption, per_rack
+from topoopt.solver.model.core import DesignModel
+from topoopt.options.networks import ColdOption, ManagementOption, StorageNetOption
+from topoopt.options.tables import FabricOption, NodeConfig, PartOption, per_rack
 
 
 @dataclass

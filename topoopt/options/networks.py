@@ -1,6 +1,6 @@
 """Option tables of the storage network, the cold tier and the management network.
 
-Nothing here knows CP-SAT. Like the compute fabric's tables (options.py), physical impossibilities
+Nothing here knows CP-SAT. Like the compute fabric's tables (tables.py), physical impossibilities
 never become options, while instance rules (lists, pins, prices, reach) and the compatibility of
 storage units with a network are kept and tagged with the family that rules them out, so that an
 explanation can name it. docs/model.md ("Storage network", "Cold tier", "Management network")
@@ -21,7 +21,7 @@ from topoopt.catalog import ResolvedCatalog
 from topoopt.catalog.power import part_fits_cage
 from topoopt.models.catalog import LinkPart, Nic, StorageTier, Switch
 from topoopt.models.instance import Instance
-from topoopt.solver.rules import (
+from topoopt.options.rules import (
     cold_violations,
     management_violations,
     part_violations,

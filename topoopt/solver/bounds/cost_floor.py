@@ -1,7 +1,7 @@
 """A lower bound on the monthly cost of any design with a given node configuration group, fabric
-class and node count ``n`` — the pruning bound of the ``min_job_cost`` search (job_cost.py).
+class and node count ``n`` — the pruning bound of the ``min_job_cost`` search (objectives/min_job_cost.py).
 
-Every term is a part of the model's cost (build.py ``_costs``) that no design of the candidate
+Every term is a part of the model's cost (definitions.py ``costs``) that no design of the candidate
 avoids, counted as the model counts it, at the cheapest option:
 
 * nodes: ``n ×`` the server price for a single node without a fabric, server and bought NICs
@@ -29,7 +29,7 @@ avoids, counted as the model counts it, at the cheapest option:
 Beyond that the storage and management networks only add to a design's cost, so the floor leaves
 out their further switches and cables, a converged network's extra compute leaves, the cold tier,
 storage-unit cables and the racks these need beyond the ones counted above. They also only add
-node power, so the site-power cap on ``n`` (job_cost.py ``most_nodes``) taken at the compute
+node power, so the site-power cap on ``n`` (min_job_cost.py ``most_nodes``) taken at the compute
 side's power stays an upper bound.
 
 Each term is non-decreasing in ``n`` (and in the storage rate), which the search relies on.
@@ -41,8 +41,8 @@ import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from topoopt.solver.networks import StorageNetOption
-from topoopt.solver.options import (
+from topoopt.options.networks import StorageNetOption
+from topoopt.options.tables import (
     MAX_NODES,
     FabricOption,
     NodeConfig,
@@ -50,7 +50,7 @@ from topoopt.solver.options import (
     part_fits_switch_end,
     per_rack,
 )
-from topoopt.solver.problem import Problem
+from topoopt.options.problem import Problem
 
 
 def _cheapest(parts: tuple[tuple[int, int], ...], assemblies) -> float:
@@ -254,7 +254,7 @@ class CostFloor:
         return 1 + (compute and not shared)
 
     def storage_networks(self, nets: list[StorageNetOption]) -> tuple[tuple[int, int, int, int], ...]:
-        """NetworksFloor's terms of these storage network options (build_networks.py
+        """NetworksFloor's terms of these storage network options (network_definitions.py
         ``_network_costs``: bought NICs per node, node–storage assemblies per port; a dedicated
         network's storage leaf), cached per list of options."""
         key = tuple(map(id, nets))

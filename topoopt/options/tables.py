@@ -14,7 +14,7 @@ from topoopt.catalog import ResolvedCatalog
 from topoopt.catalog.power import node_power_w, part_fits_cage, switch_power_w
 from topoopt.models.catalog import Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.instance import Instance
-from topoopt.solver.networks import (
+from topoopt.options.networks import (
     ColdOption,
     ManagementOption,
     PartChooser,
@@ -25,7 +25,7 @@ from topoopt.solver.networks import (
     storage_net_options,
     unit_links,
 )
-from topoopt.solver.rules import (
+from topoopt.options.rules import (
     fabric_violations,
     node_config_violations,
     part_violations,

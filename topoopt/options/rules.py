@@ -24,7 +24,7 @@ def node_config_violations(config, instance: Instance) -> frozenset[str]:
             and rules.interconnects.admits(config.interconnect.id)):
         found.add("allowed_by_lists")
     if config.server_price is None:
-        found.add("priced_in_book")  # an unpriced NIC rules out only fabric-attached nodes (constraints.py)
+        found.add("priced_in_book")  # an unpriced NIC rules out only fabric-attached nodes (solver/model/selection.py)
     pinned = ((pins.server, config.server.id), (pins.gpu, config.gpu.id), (pins.interconnect, config.interconnect.id),
               (pins.nic, config.nic.id), (pins.nics_per_node, config.rails))
     if any(want is not None and want != have for want, have in pinned):

@@ -1,26 +1,11 @@
-"""The families of the storage network, the cold tier and the management network.
-
-Like constraints.py (which lists them in FAMILY_FUNCTIONS): one function per family, every
-constraint enforced by the family's assumption literal. docs/model.md states the rules in words;
-the checker verifies them independently.
-"""
+"""The storage network's families: the nodes' storage ports carry the traffic, and the storage
+switches (or the converged compute leaves) have the ports for every node and storage unit."""
 
 from __future__ import annotations
 
-import math
-
-from topoopt.solver.build import DesignModel
-from topoopt.solver.build_networks import by_value, dedicated_options
-
-
-def _thousandths(value: float) -> int:
-    """A supply in integer thousandths, rounded down (1e-6 keeps decimal inputs exact)."""
-    return math.floor(value * 1000 + 1e-6)
-
-
-def _thousandths_up(value: float) -> int:
-    """A need in integer thousandths, rounded up."""
-    return math.ceil(value * 1000 - 1e-6)
+from topoopt.solver.model.core import DesignModel
+from topoopt.solver.model.integers import thousandths_up
+from topoopt.solver.model.core import by_value, dedicated_options
 
 
 def storage_need_gbps(dm: DesignModel) -> float:
@@ -33,7 +18,7 @@ def storage_nic_bandwidth_met(dm: DesignModel) -> None:
     """n × storage Gb/s per node ≥ the storage traffic: dedicated, the storage NICs' ports × their
     speed; converged, the compute rails × the link speed."""
     v, m, n = dm.v, dm.m, dm.n
-    need = _thousandths_up(storage_need_gbps(dm))
+    need = thousandths_up(storage_need_gbps(dm))
     family = "storage_nic_bandwidth_met"
     ded, lits = dedicated_options(dm)
     for gbps, lit in by_value(dm, ded, lits, lambda s: s.node_gbps, "storage_node_gbps").items():
@@ -47,7 +32,7 @@ def storage_fabric_ports_cover(dm: DesignModel) -> None:
     """Dedicated: 1 tier, node and unit ports ≤ k; 2 tiers, storage leaves = ceil(ports / (k/2))
     exactly and leaves × links per leaf–spine pair (k/2 / spines) ≤ k. Converged: a compute fabric is needed; on
     one switch, node and unit ports ≤ k; otherwise compute_storage_leaves = ceil(unit ports / d)
-    exactly. Either way the units must run the switch's speed and protocol (pairings, networks.py)."""
+    exactly. Either way the units must run the switch's speed and protocol (pairings, options/networks.py)."""
     v, m, n, o = dm.v, dm.m, dm.n, dm.options
     family = "storage_fabric_ports_cover"
     dm.forbid_violations(family)
@@ -63,7 +48,7 @@ def storage_fabric_ports_cover(dm: DesignModel) -> None:
     for (half, radix), lit in by_value(dm, [s for s, _ in two], [x for _, x in two],
                                        lambda s: (s.half, s.radix), "storage_spine_ports").items():
         dm.add(family, m.add(half * n.leaves <= radix * n.spines), lit)
-    # Converged: the units sit on the compute fabric (which a converged network needs: build_networks.py).
+    # Converged: the units sit on the compute fabric (which a converged network needs: network_definitions.py).
     for f in o.fabrics:
         if f.tiers == 1:
             dm.add(family, m.add(v.endpoints + n.unit_ports <= f.radix), v.use_fo[f.index], n.converged)
@@ -72,32 +57,3 @@ def storage_fabric_ports_cover(dm: DesignModel) -> None:
         csl = n.compute_storage_leaves
         dm.add(family, m.add(down * csl >= n.unit_ports), lit, n.converged)
         dm.add(family, m.add(down * csl <= n.unit_ports + down - 1), lit, n.converged)
-
-
-def cold_storage_met(dm: DesignModel) -> None:
-    """Cold units × capacity ≥ archived data + archived checkpoints; cold units × write rate ≥ one
-    checkpoint per interval. Nothing archived: no cold tier; something archived: a cold tier."""
-    m, n, o = dm.m, dm.n, dm.options
-    family = "cold_storage_met"
-    dm.forbid_violations(family)
-    needs = dm.problem.storage_needs(0.0)
-    capacity, write = _thousandths_up(needs.cold_capacity_tb), _thousandths_up(needs.cold_write_gb_per_s)
-    for c in o.cold:
-        if c.tier is None:
-            continue
-        lit = n.use_cold[c.index]
-        dm.add(family, m.add(_thousandths(c.tier.capacity_tb) * n.cold_units >= capacity), lit)
-        dm.add(family, m.add(_thousandths(c.tier.write_gb_per_s) * n.cold_units >= write), lit)
-
-
-def management_ports_cover(dm: DesignModel) -> None:
-    """Management leaves = ceil(ports / (k − 2)) exactly; past one leaf, aggregation pairs =
-    ceil(leaves / k) exactly (one uplink from each leaf to each switch of its pair)."""
-    m, n, o = dm.m, dm.n, dm.options
-    family = "management_ports_cover"
-    for x, lit in zip(o.management, n.use_mgmt):
-        d, k = x.leaf_down_ports, x.radix
-        dm.add(family, m.add(d * n.mgmt_leaves >= n.mgmt_ports), lit)
-        dm.add(family, m.add(d * n.mgmt_leaves <= n.mgmt_ports + d - 1), lit)
-        dm.add(family, m.add(k * n.mgmt_pairs >= n.mgmt_leaves), lit, n.mgmt_multi)
-        dm.add(family, m.add(k * n.mgmt_pairs <= n.mgmt_leaves + k - 1), lit, n.mgmt_multi)

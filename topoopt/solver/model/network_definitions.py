@@ -1,127 +1,19 @@
-"""Variables and definitions of the storage network, the cold tier and the management network.
+"""Definitions of the storage network, the cold tier and the management network.
 
-Counts, not devices, as for the compute fabric (build.py): storage leaves and spines, storage-unit
-ports, management ports, leaves and aggregation switches are integer counts tied to option
-Booleans. The rules on them are families (storage_constraints.py); what is defined here (links,
-switch and unit counts per model, node power, costs) follows from the choices. docs/model.md
-states every rule in words.
+Counts, not devices, as for the compute fabric (definitions.py): storage leaves and spines,
+storage-unit ports, management ports, leaves and aggregation switches are integer counts tied to
+option Booleans (their variables: core.py ``NetVars``). The rules on them are families
+(storage_network.py, storage.py, management.py); what is defined here (links, switch and unit
+counts per model, node power, costs) follows from the choices. docs/model.md states every rule in
+words.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ortools.sat.python import cp_model
 
-from topoopt.solver.node_power import node_power_classes
-
-
-
-@dataclass
-class NetVars:
-    """The storage and management networks' variables, by name."""
-
-    use_sn: list
-    converged: object
-    dedicated: object
-    use_cold: list
-    use_mgmt: list
-    cold_units: object
-    hot_ports: object
-    cold_ports: object
-    unit_ports: object
-    node_ports: object
-    endpoints: object
-    leaves: object
-    spines: object
-    compute_storage_leaves: object
-    mgmt_ports: object
-    mgmt_node_ports: object
-    mgmt_leaves: object
-    mgmt_pairs: object
-    mgmt_aggregation: object
-    mgmt_multi: object
-    storage_of: dict
-    mgmt_of: dict
-    switches_of: dict
-    hot_of: dict
-    cold_of: dict
-    units_of: dict
-    switch_racks_of: dict
-    unit_racks_of: dict
-    node_racks_by_power: object
-    node_racks_by_units: object
-    power_sets_node_racks: object
-    node_power_caps: list
-    cost: dict
-
-
-NET_COSTS = ("storage_nic", "node_storage", "unit_hot", "unit_cold", "storage_leaf_spine", "mgmt", "mgmt_uplink")
-
-
-def network_variables(dm) -> NetVars:
-    m, o = dm.m, dm.options
-    count_max = 50_000_000
-    iv = dm.int_var
-    converged = [n for n in o.storage_nets if n.mode == "converged"]
-    use_sn = [m.new_bool_var(f"use_sn{n.index}") for n in o.storage_nets]
-    conv = use_sn[converged[0].index] if converged else m.new_bool_var("no_converged_option")
-    if not converged:
-        m.add(conv == 0)
-    storage_ids = sorted({n.switch.id for n in o.storage_nets if n.switch})
-    mgmt_ids = [x.switch.id for x in o.management]
-    all_ids = list(dict.fromkeys([*dm.switch_models(), *storage_ids, *mgmt_ids]))
-    tier_ids = list(dict.fromkeys([*(s.tier.id for s in o.storage), *(c.tier.id for c in o.cold if c.tier)]))
-    return NetVars(
-        use_sn=use_sn,
-        converged=conv,
-        dedicated=m.new_bool_var("dedicated_storage"),
-        use_cold=[m.new_bool_var(f"use_cold{c.index}") for c in o.cold],
-        use_mgmt=[m.new_bool_var(f"use_mgmt_{x.switch.id}") for x in o.management],
-        cold_units=iv(count_max, "cold_units"),
-        hot_ports=iv(count_max, "hot_unit_ports"),
-        cold_ports=iv(count_max, "cold_unit_ports"),
-        unit_ports=iv(count_max, "unit_ports"),
-        node_ports=iv(count_max, "node_storage_ports"),
-        endpoints=iv(count_max, "storage_endpoints"),
-        leaves=iv(count_max, "storage_leaves"),
-        spines=iv(count_max, "storage_spines"),
-        compute_storage_leaves=iv(count_max, "compute_storage_leaves"),
-        mgmt_ports=iv(count_max, "mgmt_ports"),
-        mgmt_node_ports=iv(count_max, "mgmt_node_ports"),
-        mgmt_leaves=iv(count_max, "mgmt_leaves"),
-        mgmt_pairs=iv(count_max, "mgmt_pairs"),
-        mgmt_aggregation=iv(count_max, "mgmt_aggregation"),
-        mgmt_multi=m.new_bool_var("mgmt_multi"),
-        storage_of={sid: iv(count_max, f"storage_switches_{sid}") for sid in storage_ids},
-        mgmt_of={sid: iv(count_max, f"mgmt_switches_{sid}") for sid in mgmt_ids},
-        switches_of={sid: iv(count_max, f"all_switches_{sid}") for sid in all_ids},
-        hot_of={t: iv(count_max, f"hot_units_{t}") for t in tier_ids},
-        cold_of={t: iv(count_max, f"cold_units_{t}") for t in tier_ids},
-        units_of={t: iv(count_max, f"units_{t}") for t in tier_ids},
-        switch_racks_of={sid: iv(count_max, f"racks_{sid}") for sid in all_ids},
-        unit_racks_of={t: iv(count_max, f"racks_{t}") for t in tier_ids},
-        node_racks_by_power=iv(count_max, "node_racks_by_power"),
-        node_racks_by_units=iv(count_max, "node_racks_by_units"),
-        power_sets_node_racks=m.new_bool_var("power_sets_node_racks"),
-        node_power_caps=[],
-        cost={k: iv(10**15, f"cost_{k}") for k in NET_COSTS},
-    )
-
-
-def by_value(dm, options: list, literals: list, value, name: str) -> dict:
-    """``{value(option): literal}``: the options grouped by a value, each group's literal the sum
-    of its options' (exactly one option holds, so a group literal is a Boolean)."""
-    groups: dict = {}
-    for option, lit in zip(options, literals):
-        groups.setdefault(value(option), []).append(lit)
-    return {key: dm.any_of(lits, f"{name}_{i}") for i, (key, lits) in enumerate(groups.items())}
-
-
-def dedicated_options(dm) -> tuple[list, list]:
-    o, n = dm.options, dm.n
-    pairs = [(s, lit) for s, lit in zip(o.storage_nets, n.use_sn) if s.mode == "dedicated"]
-    return [s for s, _ in pairs], [lit for _, lit in pairs]
+from topoopt.solver.model.core import by_value, dedicated_options
+from topoopt.solver.model.node_power import node_power_classes
 
 
 def unit_attachments(dm) -> list[tuple[tuple, object]]:

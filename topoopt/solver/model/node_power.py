@@ -1,18 +1,18 @@
 """Provisioned node power in the model, and the node power classes the rack power rule needs.
 
 A node's power is its configuration's (with or without a compute fabric, catalog/power.py) plus
-what its dedicated storage network adds (solver/networks.py, ``storage_node_w``); see
+what its dedicated storage network adds (options/networks.py, ``storage_node_w``); see
 docs/model.md, "Racks and power".
 """
 
 from __future__ import annotations
 
-import math
+from topoopt.options.tables import devices_per_rack_by_power
+from topoopt.solver.model.core import DesignModel, by_value
+from topoopt.solver.model.integers import thousandths_up
 
-from topoopt.solver.options import devices_per_rack_by_power
 
-
-def node_power_classes(dm) -> None:
+def node_power_classes(dm: DesignModel) -> None:
     """Provisioned node power, and one Boolean per distinct nodes-per-rack vector it gives.
 
     A node's power is its configuration's (with or without a compute fabric) plus what its
@@ -27,19 +27,18 @@ def node_power_classes(dm) -> None:
     options (a clause per configuration and storage power pair grew to 126,000 constraints with a
     catalog ten times the built-in one).
     """
-    from topoopt.solver.build_networks import by_value  # build_networks calls this function
 
     m, o, v, n = dm.m, dm.options, dm.v, dm.n
     parts = o.all_parts
     compute_mw, storage_mw = dm.int_var(10**10, "node_compute_mw"), dm.int_var(10**10, "node_storage_mw")
     total_compute_mw, total_storage_mw = dm.int_var(10**16, "nodes_compute_mw"), dm.int_var(10**16, "nodes_storage_mw")
-    storage = by_value(dm, o.storage_nets, n.use_sn, lambda s: mw(s.node_w), "storage_node_mw")
+    storage = by_value(dm, o.storage_nets, n.use_sn, lambda s: thousandths_up(s.node_w), "storage_node_mw")
     for value, lit in storage.items():
         m.add(storage_mw == value).only_enforce_if(lit)
         m.add(total_storage_mw == value * v.nodes).only_enforce_if(lit)
 
     def watts_of(c) -> tuple[int, int]:
-        return mw(c.power_w(parts, fabric=True)), mw(c.power_w(parts, fabric=False))
+        return thousandths_up(c.power_w(parts, fabric=True)), thousandths_up(c.power_w(parts, fabric=False))
 
     sums: set[int] = set()
     for group, configs in dm.node_groups(watts_of):
@@ -64,8 +63,3 @@ def node_power_classes(dm) -> None:
     total = total_compute_mw + total_storage_mw
     m.add(1000 * v.power_w["node"] >= total)
     m.add(1000 * v.power_w["node"] <= total + 999)
-
-
-def mw(watts: float) -> int:
-    """Power in whole mW, rounded up (decimal inputs stay exact)."""
-    return math.ceil(watts * 1000 - 1e-6)

@@ -22,9 +22,9 @@ from topoopt.perf import (
 )
 from topoopt.perf.job import FASTEST_CLASS, never_slower
 from topoopt.perf.storage import converged_storage_gb_per_step
-from topoopt.solver.networks import StorageNetOption, server_takes
-from topoopt.solver.options import MAX_NODES, FabricOption, NodeConfig, Options, build_options
-from topoopt.solver.rules import PREFILTERABLE
+from topoopt.options.networks import StorageNetOption, server_takes
+from topoopt.options.tables import MAX_NODES, FabricOption, NodeConfig, Options, build_options
+from topoopt.options.rules import PREFILTERABLE
 
 SECONDS_PER_DAY = 86_400.0
 
@@ -205,7 +205,7 @@ class Problem:
             for converged in (False, True):
                 nets = [s for s in o.storage_nets if (s.mode == "converged") == converged]
                 if converged and speed not in o.converged_speeds:
-                    nets = []  # no storage tier runs the group's speed (build_networks.py)
+                    nets = []  # no storage tier runs the group's speed (network_definitions.py)
                 # A converged network puts the units on the compute fabric: one is needed.
                 fabrics = [f for f in options if (f.speed_key == speed if f.tiers else not converged)]
                 if nets and fabrics:

@@ -34,7 +34,7 @@ visited best-first by a *lower bound* on their job cost:
   (``CostFloor.most_nodes``; :meth:`JobCostSearch.bound`): most pairs are never popped, and
   their bisection is skipped. No design lies outside the range. A converged pair keeps only the
   fabric options a converged network can use (a fabric at a speed some storage tier runs:
-  build_networks.py); a group whose speed no tier runs has no converged pair.
+  network_definitions.py); a group whose speed no tier runs has no converged pair.
 * :meth:`JobCostSearch.cost_floor` (cost_floor.py) bounds the monthly cost of any design of a
   candidate from below with the model's own counts at the cheapest options: nodes, the fabric's
   switches and cables, racks, the storage and management networks' least share, and storage at
@@ -75,16 +75,16 @@ from fractions import Fraction
 
 from ortools.sat.python import cp_model
 
-from topoopt.families import FAMILIES
-from topoopt.models.design import ConflictItem, Explanation, Relaxation
 from topoopt.perf import evaluate
 from topoopt.perf.job import FASTEST_CLASS
-from topoopt.solver.build import DesignModel
+from topoopt.solver.model import model_for
+from topoopt.solver.model.core import DesignModel
+from topoopt.solver.objectives.min_cost import catalog_order, hint_vars, tie_break
 from topoopt.solver.extract import chosen
-from topoopt.solver.networks import StorageNetOption
-from topoopt.solver.cost_floor import CostFloor, Way
-from topoopt.solver.options import FabricOption, NodeConfig
-from topoopt.solver.problem import SECONDS_PER_DAY, Problem
+from topoopt.options.networks import StorageNetOption
+from topoopt.solver.bounds.cost_floor import CostFloor, Way
+from topoopt.options.tables import FabricOption, NodeConfig
+from topoopt.options.problem import SECONDS_PER_DAY, Problem
 from topoopt.solver.run import OK, Settings, Stats, hint_from, lexicographic, run
 
 DAYS_PER_MONTH = 30.4375
@@ -235,8 +235,6 @@ class JobCostSearch:
     def model(self, pair: Pair, n: int, tokens_per_s: float | None = None) -> DesignModel:
         """The candidate's model: the pair's options and storage mode, ``nodes == n``, the hot tier
         and the storage network's need at ``tokens_per_s`` (default: the candidate's own rate)."""
-        from topoopt.solver import model_for  # circular at import time
-
         rate = self.rate(pair, n) if tokens_per_s is None else tokens_per_s
         dm = model_for(RatedProblem(self.problem, rate).restricted(pair.configs, pair.fabrics, pair.converged))
         dm.m.add(dm.v.nodes == n)
@@ -254,8 +252,6 @@ class JobCostSearch:
         """The candidate's ties broken lexicographically (GPUs and power, then catalog order) at its
         least cost: from its solve when that proved the cost least, else from a new model whose
         cost is minimised again first."""
-        from topoopt.solver import catalog_order, hint_vars, tie_break  # circular at import time
-
         dm, solver, cost, proven = solved
         if proven:
             dm.m.add(dm.v.total_cost <= cost)
@@ -377,26 +373,3 @@ class JobCostSearch:
 def min_job_cost(problem: Problem, settings: Settings, stats: Stats) -> JobCostResult:
     """The design with the smallest job cost (module docstring); ``status`` as CP-SAT's."""
     return JobCostSearch(problem, settings, stats).run()
-
-
-def explain_job_cost(problem: Problem, settings: Settings, stats: Stats) -> Explanation:
-    """Why no design exists: the minimal conflict of the ``min_cost`` model (explain.py).
-
-    That model sizes storage for tokens / deadline (or for capacity and checkpoints alone without
-    a deadline), ``min_job_cost`` for each design's own, faster rate. When the ``min_cost`` model
-    has a design, that difference is the whole conflict, and it is reported as such.
-    """
-    from topoopt.solver.explain import FAMILY_SOURCES, explain_infeasible  # circular at import time
-
-    explanation = explain_infeasible(problem, settings, stats)
-    if explanation.conflict:
-        return explanation
-    family = "storage_bandwidth_met"
-    sized = "tokens / deadline" if problem.deadline_s is not None else "capacity and checkpoints alone (no deadline)"
-    item = ConflictItem(
-        family=family, description=FAMILIES[family], source=FAMILY_SOURCES[family],
-        detail="min_job_cost feeds storage at each design's own training rate; at that rate no design meets "
-               f"the other limits, which do hold with storage sized for {sized}",
-    )
-    relaxation = Relaxation(family=family, message=f"feasible as min_cost, whose storage is sized for {sized}")
-    return Explanation(conflict=[item], relaxations=[relaxation])

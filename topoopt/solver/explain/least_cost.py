@@ -29,9 +29,10 @@ import heapq
 import math
 
 from topoopt.perf.job import FASTEST_CLASS
-from topoopt.solver.cost_floor import CostFloor
-from topoopt.solver.options import MAX_NODES, NodeConfig
-from topoopt.solver.problem import OptionPair, Problem
+from topoopt.solver.bounds.cost_floor import CostFloor
+from topoopt.options.tables import MAX_NODES, NodeConfig
+from topoopt.options.problem import OptionPair, Problem
+from topoopt.solver.model import model_for
 from topoopt.solver.run import OK, Settings, Stats, run
 
 
@@ -82,8 +83,6 @@ def group_bound(problem: Problem, configs: list[NodeConfig], storage_cost: float
 def _candidate_cost(problem: Problem, pair: OptionPair, nodes: int, settings: Settings, stats: Stats) -> int | None:
     """The least cost of a design of the pair with ``nodes`` nodes, every family but
     ``budget_cap`` enforced."""
-    from topoopt.solver import model_for  # circular at import time
-
     dm = model_for(problem.restricted(pair.configs, pair.fabrics, pair.converged), frozenset({"budget_cap"}))
     dm.m.add(dm.v.nodes == nodes)
     dm.m.minimize(dm.v.total_cost)

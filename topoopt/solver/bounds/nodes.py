@@ -1,0 +1,57 @@
+"""Upper bounds on a design's node count from the instance's limits, and the fabric cost per node
+they charge: the first, cheap prune of the smallest-deadline search (objectives/min_time.py)."""
+
+from __future__ import annotations
+
+import math
+
+from topoopt.options.problem import Problem
+from topoopt.options.tables import MAX_NODES, part_fits_node_end, part_fits_switch_end, per_rack
+
+
+def fabric_cost_per_node(problem: Problem, config, fabrics) -> float:
+    """A lower bound on the fabric cost one node adds with these fabric options: its share of
+    leaf ports (or the single switch's), of node cables, and of leaf uplink cables."""
+    parts = problem.options.parts
+    best = math.inf
+    for f in fabrics:
+        if f.speed_key != config.speed_key:
+            continue
+        if f.tiers == 0:
+            return 0.0
+        node_links = [p.unit_price / p.part.links for p in parts["node-leaf"] if p.unit_price is not None
+                      and part_fits_switch_end(p.part, f.switch, f.gbps, "a") and part_fits_node_end(p.part, config)]
+        if not node_links or f.unit_price is None:
+            continue
+        per_port = f.unit_price / f.down + min(node_links)
+        if f.tiers >= 2:
+            uplinks = [p.unit_price / p.part.links for p in parts["leaf-spine"] if p.unit_price is not None
+                       and part_fits_switch_end(p.part, f.switch, f.gbps, "a")]
+            per_port += f.up / f.down * min(uplinks, default=0.0)
+        best = min(best, config.rails * per_port)
+    return best
+
+
+def optimistic_nodes(problem: Problem, config, fabrics, relaxed: frozenset[str]) -> int:
+    """An upper bound on the nodes of any design with this configuration and these fabric
+    options (None: any, the fabric then left out of the budget): pins, budget (nodes, racks and
+    fabric at their cheapest), racks and site power, each unless relaxed. None of them can be
+    exceeded, so the bound is safe for pruning."""
+    inst, o = problem.instance, problem.options
+    node_w = config.power_w(o.all_parts)
+    bounds = [MAX_NODES]
+    if inst.constraints.pins.nodes is not None and "pins_respected" not in relaxed:
+        bounds.append(inst.constraints.pins.nodes)
+    per = max((per_rack(r.rack, node_w, config.server.rack_units) for r in o.racks), default=0)
+    if config.unit_price and "budget_cap" not in relaxed:
+        # Beyond one node a fabric is needed: each node costs at least its server, its NICs, its
+        # share of the cheapest rack and of the cheapest fabric.
+        rack_share = min((r.unit_price or 0 for r in o.racks), default=0) / max(per, 1)
+        fabric = 0.0 if fabrics is None else fabric_cost_per_node(problem, config, fabrics)
+        per_node = config.unit_price + rack_share + fabric
+        bounds.append(int(inst.budget.max // per_node) if per_node < math.inf else 1)
+    if "racks_available" not in relaxed:
+        bounds.append(inst.site.max_racks * per)
+    if inst.site.power_cap_kw is not None and "site_power_within_limit" not in relaxed:
+        bounds.append(int(inst.site.power_cap_kw * 1000 // node_w))
+    return max(1, min(bounds))

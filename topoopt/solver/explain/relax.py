@@ -1,0 +1,121 @@
+"""What it would take: for each limit of a conflict, the smallest change that makes the instance
+feasible, found by re-optimising with that one family relaxed."""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable
+
+from topoopt.models.design import Relaxation
+from topoopt.options.problem import SECONDS_PER_DAY, Problem
+from topoopt.solver.explain.least_cost import least_cost
+from topoopt.solver.extract import chosen
+from topoopt.solver.model import enforce_all, model_for
+from topoopt.solver.model.core import DesignModel
+from topoopt.solver.objectives.min_time import fastest_time_s
+from topoopt.solver.run import OK, Settings, Stats, run
+
+
+Base = Callable[[], DesignModel]
+"""The explanation's model (:func:`~topoopt.solver.explain.conflict.explanation_model` of the problem), built on first use."""
+
+
+def relaxation_model(problem: Problem, base: Base, family: str) -> DesignModel:
+    """The model with every family enforced but ``family``: ``model_for``'s, copied from the
+    explanation's model (same options) unless ``family`` was prefiltered, whose options only a
+    rebuild restores."""
+    if family in problem.prefilter:
+        return model_for(problem, frozenset({family}))
+    dm = copy.copy(base())
+    dm.m = dm.m.clone()
+    return enforce_all(dm, frozenset({family}))
+
+
+def relax_one(problem: Problem, family: str, settings: Settings, stats: Stats,
+               base: Base) -> tuple[Relaxation, int | None]:
+    """The smallest change to ``family``'s limit that makes the instance feasible, all else kept,
+    and the node count of the design that shows it (None when there is none). The relaxation's
+    value is None exactly when relaxing the family alone is not enough."""
+    inst = problem.instance
+    relaxed = frozenset({family})
+    if family == "deadline_met":
+        saved = problem.time_limit_s
+        problem.time_limit_s = None
+        try:
+            seconds = fastest_time_s(problem, settings, stats, relaxed)
+        finally:
+            problem.time_limit_s = saved
+        if seconds is None:
+            return Relaxation(family=family, message="no deadline makes it feasible: other limits conflict too"), None
+        days = math.ceil(seconds / SECONDS_PER_DAY * 10) / 10
+        return Relaxation(family=family, message=f"feasible with deadline ≥ {days:g} days", value=days,
+                          edits={"goal.deadline_days": days}), None
+    if family == "racks_available":
+        return relax_racks(problem, settings, stats, base), None
+    if family == "budget_cap":
+        cost = least_cost(problem, settings, stats)
+        if cost is None:
+            return Relaxation(family=family, message=f"relaxing {family} alone is not enough"), None
+        return Relaxation(family=family, message=f"feasible with budget ≥ {cost:,} {inst.budget.currency}",
+                          value=cost, edits={"budget.max": cost}), None
+    if family == "site_power_within_limit":
+        dm = relaxation_model(problem, base, family)
+        dm.m.minimize(dm.v.power_w["total"])
+        status, solver = run(dm.m, settings, stats)
+        if status not in OK:
+            return Relaxation(family=family, message=f"relaxing {family} alone is not enough"), None
+        kw = math.ceil(solver.value(dm.v.power_w["total"]) / 100) / 10
+        return Relaxation(family=family, message=f"feasible with a site power cap ≥ {kw:g} kW", value=kw,
+                          edits={"site.power_cap_kw": kw}), None
+    dm = relaxation_model(problem, base, family)
+    dm.m.minimize(dm.v.total_cost)
+    status, solver = run(dm.m, settings, stats)
+    if status not in OK:
+        return Relaxation(family=family, message=f"relaxing {family} alone is not enough"), None
+    value = int(round(solver.objective_value))  # an integer cost, reported as a double
+
+    pick = chosen(dm, solver.value)
+    what = f"{pick.config.label}, {pick.fabric.label}, {pick.storage_net.label}"
+    return Relaxation(family=family, message=f"feasible without {family} (e.g. {what}; cost {value:,.0f})",
+                      value=value), solver.value(dm.v.nodes)
+
+
+def relax_racks(problem: Problem, settings: Settings, stats: Stats, base: Base) -> Relaxation:
+    """racks_available limits both the rack count and, with ``site.rack_classes``, the classes.
+    The fewest racks with the site's classes kept; when those classes stand in the way too, the
+    fewest racks of any class, naming the class to add (and the count, when it must grow)."""
+    family, site = "racks_available", problem.instance.site
+    found = fewest_racks(problem, settings, stats, base, site.rack_classes)
+    if found is None and site.rack_classes is not None:
+        found = fewest_racks(problem, settings, stats, base, None)
+    if found is None:
+        return Relaxation(family=family, message=f"relaxing {family} alone is not enough")
+    racks, rack_class = found
+    edits: dict[str, int | float | list[str]] = {}
+    if site.rack_classes is not None and rack_class not in site.rack_classes:
+        edits["site.rack_classes"] = [*site.rack_classes, rack_class]
+    if racks > site.max_racks:
+        edits["site.max_racks"] = racks
+    words = {"site.rack_classes": f"rack class {rack_class} added to site.rack_classes",
+             "site.max_racks": f"max_racks ≥ {racks}"}
+    # Without any edit the design meets racks_available too; then the instance was feasible and
+    # this is not reached, but the message stays well-formed.
+    change = " and ".join(words[field] for field in edits) or f"{racks} racks of class {rack_class}"
+    return Relaxation(family=family, message=f"feasible with {change}", value=racks, edits=edits)
+
+
+def fewest_racks(problem: Problem, settings: Settings, stats: Stats, base: Base,
+                  classes: list[str] | None) -> tuple[int, str] | None:
+    """(racks, rack class) of the design with the fewest racks when every family but
+    racks_available holds and the rack class is one of ``classes`` (any when None)."""
+    dm = relaxation_model(problem, base, "racks_available")
+    for option, literal in zip(dm.options.racks, dm.v.use_rack):
+        if classes is not None and option.rack.id not in classes:
+            dm.m.add(literal == 0)
+    dm.m.minimize(dm.v.racks)
+    status, solver = run(dm.m, settings, stats)
+    if status not in OK:
+        return None
+    rack_class = next(o.rack.id for o, literal in zip(dm.options.racks, dm.v.use_rack) if solver.value(literal))
+    return solver.value(dm.v.racks), rack_class

@@ -1,0 +1,295 @@
+"""The CP-SAT model's variables, and the helpers every definition and family states rules with.
+
+Counts, not devices: integer counts per choice and Booleans per option, so the model's size does
+not depend on the cluster's size. definitions.py ties the variables together; the rules are added
+family by family (one module per family group, listed in ``topoopt.solver.model``), every rule
+enforced by its family's assumption literal, which is how infeasibility is explained
+(``topoopt.solver.explain``). docs/model.md states the rules in words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from topoopt.families import FAMILIES
+from topoopt.options.problem import Problem
+from topoopt.options.tables import MAX_NODES, Options
+
+COUNT_MAX = 50_000_000
+MONEY_MAX = 10**15
+POWER_MAX_W = 10**11
+COST_KINDS = ("server", "nic", "switch", "cable", "rack", "storage")
+
+
+@dataclass
+class Vars:
+    """The model's decision variables, by name."""
+
+    use_nc: list
+    use_fo: list
+    use_tier: dict
+    use_cls: dict
+    use_speed: dict
+    use_switch: dict
+    use_part: dict
+    use_rack: list
+    use_storage: list
+    single_rack: object
+    multi_tier: object
+    nodes: object
+    gpus: object
+    endpoints: object
+    leaves_per_rail: object
+    leaves: object
+    spines: object
+    cores: object
+    pods: object
+    links: dict
+    assemblies: dict
+    switches_of: dict
+    compute_racks: object
+    switch_racks: object
+    storage_racks: object
+    racks: object
+    storage_units: object
+    power_w: dict
+    rack_units: dict
+    cost: dict
+    total_cost: object
+
+
+class DesignModel:
+    """The CP-SAT model of one problem, with an assumption literal per family.
+
+    ``throughput_target_tokens_per_s`` sizes storage reads (tokens / deadline, or the min_time
+    optimum); None means no read-rate floor.
+    """
+
+    def __init__(self, problem: Problem, *, throughput_target_tokens_per_s: float | None = None) -> None:
+        """The variables only: ``topoopt.solver.model.new_model`` adds the definitions and the rules."""
+        self.problem = problem
+        self.options: Options = problem.options
+        self.m = cp_model.CpModel()
+        self.assumption = {family: self.m.new_bool_var(f"family_{family}") for family in FAMILIES}
+        self.target = throughput_target_tokens_per_s
+        # (violations, literals): combinations of options ruled out by the listed families.
+        self.pair_rules: list[tuple[frozenset[str], tuple]] = []
+        self.v = self._variables()
+        self.n = network_variables(self)
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def add(self, family: str, constraint, *conditions) -> None:
+        """Enforce a constraint of ``family`` when all ``conditions`` hold."""
+        constraint.only_enforce_if([self.assumption[family], *conditions])
+
+    def forbid(self, family: str, *literals) -> None:
+        """``family`` rules out the conjunction of ``literals``."""
+        self.m.add_bool_or([lit.Not() for lit in literals]).only_enforce_if(self.assumption[family])
+
+    def forbid_violations(self, family: str) -> None:
+        """Forbid every option that violates ``family`` on its own (see options/rules.py)."""
+        o, v = self.options, self.v
+        tables = [(o.node_configs, v.use_nc), (o.fabrics, v.use_fo), (o.racks, v.use_rack),
+                  (o.storage, v.use_storage)]
+        tables += [(ps, [v.use_part[cls, p.index] for p in ps]) for cls, ps in o.parts.items()]
+        tables += [(o.storage_nets, self.n.use_sn), (o.cold, self.n.use_cold), (o.management, self.n.use_mgmt)]
+        for options, literals in tables:
+            for option, literal in zip(options, literals):
+                if family in option.violations:
+                    self.forbid(family, literal)
+        for x, literal in zip(o.management, self.n.use_mgmt):
+            if family in x.uplink_violations:  # uplinks exist only past one management leaf
+                self.forbid(family, literal, self.n.mgmt_multi)
+        for violations, literals in self.pair_rules:
+            if family in violations:
+                self.forbid(family, *literals)
+
+    def any_of(self, literals: list, name: str):
+        """A Boolean equal to the sum of mutually exclusive option literals (one literal is reused)."""
+        if len(literals) == 1:
+            return literals[0]
+        lit = self.m.new_bool_var(name)
+        self.m.add(sum(literals) == lit)
+        return lit
+
+    def node_groups(self, key) -> list[tuple[object, list]]:
+        """Node configurations grouped by ``key(config)``: (group literal, configs), in catalog order.
+
+        Rules that depend only on the key (performance, power) are stated once per group, which
+        keeps the model small when many NIC choices share the same performance or power.
+        """
+        groups: dict = {}
+        for c in self.options.node_configs:
+            groups.setdefault(key(c), []).append(c)
+        return [(self.any_of([self.v.use_nc[c.index] for c in cs], f"group_{i}"), cs)
+                for i, cs in enumerate(groups.values())]
+
+    def fabric_groups(self, key, name: str) -> list[tuple[object, object]]:
+        """``(value, literal)`` per distinct ``key(fabric option)`` (None: the option is left out),
+        the literal true when a fabric option of that value is chosen: a rule that depends only on
+        the value is stated once per value instead of once per option."""
+        groups: dict = {}
+        for f in self.options.fabrics:
+            value = key(f)
+            if value is not None:
+                groups.setdefault(value, []).append(self.v.use_fo[f.index])
+        return [(value, self.any_of(lits, f"{name}_{i}")) for i, (value, lits) in enumerate(groups.items())]
+
+    def int_var(self, upper: int, name: str, lower: int = 0):
+        return self.m.new_int_var(lower, upper, name)
+
+    def switch_models(self) -> dict:
+        """Switch models in catalog order, each with one of its fabric options (for prices)."""
+        models: dict = {}
+        for f in self.options.fabrics:
+            if f.tiers > 0:
+                models.setdefault(f.switch.id, f)
+        return models
+
+    # -- variables -------------------------------------------------------------------------------
+    def _variables(self) -> Vars:
+        m, o = self.m, self.options
+        parts = [(cls, p) for cls, ps in o.parts.items() for p in ps]
+        switch_ids = list(self.switch_models())
+        return Vars(
+            use_nc=[m.new_bool_var(f"use_nc{c.index}") for c in o.node_configs],
+            use_fo=[m.new_bool_var(f"use_fo{f.index}") for f in o.fabrics],
+            use_tier={t: m.new_bool_var(f"use_tier{t}") for t in (0, 1, 2, 3)},
+            use_cls={cls: m.new_bool_var(f"use_cls{cls}") for cls in sorted({f.perf_class for f in o.fabrics})},
+            use_speed={s: m.new_bool_var(f"use_speed{s}") for s in sorted({c.speed_key for c in o.node_configs})},
+            use_switch={sid: m.new_bool_var(f"use_switch_{sid}") for sid in switch_ids},
+            use_part={(cls, p.index): m.new_bool_var(f"use_{cls}_{p.part.id}") for cls, p in parts},
+            use_rack=[m.new_bool_var(f"use_rack_{r.rack.id}") for r in o.racks],
+            use_storage=[m.new_bool_var(f"use_storage_{s.tier.id}") for s in o.storage],
+            single_rack=m.new_bool_var("single_rack"),
+            multi_tier=m.new_bool_var("multi_tier"),
+            nodes=self.int_var(MAX_NODES, "nodes", 1),
+            gpus=self.int_var(MAX_NODES * 72, "gpus", 1),
+            endpoints=self.int_var(MAX_NODES * 16, "endpoints", 1),
+            leaves_per_rail=self.int_var(COUNT_MAX, "leaves_per_rail"),
+            leaves=self.int_var(COUNT_MAX, "leaves"),
+            spines=self.int_var(COUNT_MAX, "spines"),
+            cores=self.int_var(COUNT_MAX, "cores"),
+            pods=self.int_var(COUNT_MAX, "pods"),
+            links={cls: self.int_var(COUNT_MAX, f"links_{cls}") for cls in o.parts},
+            assemblies={(cls, p.index): self.int_var(COUNT_MAX, f"assemblies_{cls}_{p.index}") for cls, p in parts},
+            switches_of={sid: self.int_var(COUNT_MAX, f"switches_{sid}") for sid in switch_ids},
+            compute_racks=self.int_var(COUNT_MAX, "compute_racks", 1),
+            switch_racks=self.int_var(COUNT_MAX, "switch_racks"),
+            storage_racks=self.int_var(COUNT_MAX, "storage_racks"),
+            racks=self.int_var(COUNT_MAX, "racks", 1),
+            storage_units=self.int_var(COUNT_MAX, "storage_units", 1),
+            power_w={k: self.int_var(POWER_MAX_W, f"power_w_{k}") for k in ("node", "switch", "storage", "total")},
+            rack_units={k: self.int_var(COUNT_MAX, f"rack_units_{k}") for k in ("node", "switch", "storage", "total")},
+            cost={k: self.int_var(MONEY_MAX, f"cost_{k}") for k in COST_KINDS},
+            total_cost=self.int_var(MONEY_MAX, "total_cost"),
+        )
+
+
+@dataclass
+class NetVars:
+    """The storage and management networks' variables, by name."""
+
+    use_sn: list
+    converged: object
+    dedicated: object
+    use_cold: list
+    use_mgmt: list
+    cold_units: object
+    hot_ports: object
+    cold_ports: object
+    unit_ports: object
+    node_ports: object
+    endpoints: object
+    leaves: object
+    spines: object
+    compute_storage_leaves: object
+    mgmt_ports: object
+    mgmt_node_ports: object
+    mgmt_leaves: object
+    mgmt_pairs: object
+    mgmt_aggregation: object
+    mgmt_multi: object
+    storage_of: dict
+    mgmt_of: dict
+    switches_of: dict
+    hot_of: dict
+    cold_of: dict
+    units_of: dict
+    switch_racks_of: dict
+    unit_racks_of: dict
+    node_racks_by_power: object
+    node_racks_by_units: object
+    power_sets_node_racks: object
+    node_power_caps: list
+    cost: dict
+
+
+NET_COSTS = ("storage_nic", "node_storage", "unit_hot", "unit_cold", "storage_leaf_spine", "mgmt", "mgmt_uplink")
+
+
+def network_variables(dm) -> NetVars:
+    m, o = dm.m, dm.options
+    count_max = 50_000_000
+    iv = dm.int_var
+    converged = [n for n in o.storage_nets if n.mode == "converged"]
+    use_sn = [m.new_bool_var(f"use_sn{n.index}") for n in o.storage_nets]
+    conv = use_sn[converged[0].index] if converged else m.new_bool_var("no_converged_option")
+    if not converged:
+        m.add(conv == 0)
+    storage_ids = sorted({n.switch.id for n in o.storage_nets if n.switch})
+    mgmt_ids = [x.switch.id for x in o.management]
+    all_ids = list(dict.fromkeys([*dm.switch_models(), *storage_ids, *mgmt_ids]))
+    tier_ids = list(dict.fromkeys([*(s.tier.id for s in o.storage), *(c.tier.id for c in o.cold if c.tier)]))
+    return NetVars(
+        use_sn=use_sn,
+        converged=conv,
+        dedicated=m.new_bool_var("dedicated_storage"),
+        use_cold=[m.new_bool_var(f"use_cold{c.index}") for c in o.cold],
+        use_mgmt=[m.new_bool_var(f"use_mgmt_{x.switch.id}") for x in o.management],
+        cold_units=iv(count_max, "cold_units"),
+        hot_ports=iv(count_max, "hot_unit_ports"),
+        cold_ports=iv(count_max, "cold_unit_ports"),
+        unit_ports=iv(count_max, "unit_ports"),
+        node_ports=iv(count_max, "node_storage_ports"),
+        endpoints=iv(count_max, "storage_endpoints"),
+        leaves=iv(count_max, "storage_leaves"),
+        spines=iv(count_max, "storage_spines"),
+        compute_storage_leaves=iv(count_max, "compute_storage_leaves"),
+        mgmt_ports=iv(count_max, "mgmt_ports"),
+        mgmt_node_ports=iv(count_max, "mgmt_node_ports"),
+        mgmt_leaves=iv(count_max, "mgmt_leaves"),
+        mgmt_pairs=iv(count_max, "mgmt_pairs"),
+        mgmt_aggregation=iv(count_max, "mgmt_aggregation"),
+        mgmt_multi=m.new_bool_var("mgmt_multi"),
+        storage_of={sid: iv(count_max, f"storage_switches_{sid}") for sid in storage_ids},
+        mgmt_of={sid: iv(count_max, f"mgmt_switches_{sid}") for sid in mgmt_ids},
+        switches_of={sid: iv(count_max, f"all_switches_{sid}") for sid in all_ids},
+        hot_of={t: iv(count_max, f"hot_units_{t}") for t in tier_ids},
+        cold_of={t: iv(count_max, f"cold_units_{t}") for t in tier_ids},
+        units_of={t: iv(count_max, f"units_{t}") for t in tier_ids},
+        switch_racks_of={sid: iv(count_max, f"racks_{sid}") for sid in all_ids},
+        unit_racks_of={t: iv(count_max, f"racks_{t}") for t in tier_ids},
+        node_racks_by_power=iv(count_max, "node_racks_by_power"),
+        node_racks_by_units=iv(count_max, "node_racks_by_units"),
+        power_sets_node_racks=m.new_bool_var("power_sets_node_racks"),
+        node_power_caps=[],
+        cost={k: iv(10**15, f"cost_{k}") for k in NET_COSTS},
+    )
+
+
+def by_value(dm, options: list, literals: list, value, name: str) -> dict:
+    """``{value(option): literal}``: the options grouped by a value, each group's literal the sum
+    of its options' (exactly one option holds, so a group literal is a Boolean)."""
+    groups: dict = {}
+    for option, lit in zip(options, literals):
+        groups.setdefault(value(option), []).append(lit)
+    return {key: dm.any_of(lits, f"{name}_{i}") for i, (key, lits) in enumerate(groups.items())}
+
+
+def dedicated_options(dm) -> tuple[list, list]:
+    o, n = dm.options, dm.n
+    pairs = [(s, lit) for s, lit in zip(o.storage_nets, n.use_sn) if s.mode == "dedicated"]
+    return [s for s, _ in pairs], [lit for _, lit in pairs]

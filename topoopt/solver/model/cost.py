@@ -1,0 +1,9 @@
+"""The cost family: the design stays within the budget."""
+
+from __future__ import annotations
+
+from topoopt.solver.model.core import DesignModel
+
+
+def budget_cap(dm: DesignModel) -> None:
+    dm.add("budget_cap", dm.m.add(dm.v.total_cost <= int(dm.problem.instance.budget.max)))

@@ -1,0 +1,253 @@
+"""The definitions of the model: they tie the variables together and are always on.
+
+Exactly one option of each kind, the switch counts of each tier, links and whole cable assemblies,
+provisioned power and rack units, and cost per kind. They define quantities; they are not rules
+(the families are), so an explanation never relaxes them.
+"""
+
+from __future__ import annotations
+
+import math
+
+from topoopt.options.tables import MAX_NODES
+from topoopt.solver.model.core import COUNT_MAX, DesignModel
+from topoopt.solver.model.integers import thousandths
+
+
+def choices(dm: DesignModel) -> None:
+    """Exactly one option of each kind; derived Booleans for tiers, fabric classes, speeds."""
+    m, o, v = dm.m, dm.options, dm.v
+    for literals in (v.use_nc, v.use_fo, v.use_rack, v.use_storage, list(v.use_speed.values())):
+        m.add_exactly_one(literals)
+    for tier, lit in v.use_tier.items():
+        m.add(sum(v.use_fo[f.index] for f in o.fabrics if f.tiers == tier) == lit)
+    m.add(v.multi_tier == v.use_tier[2] + v.use_tier[3])
+    for cls, lit in v.use_cls.items():
+        m.add(sum(v.use_fo[f.index] for f in o.fabrics if f.perf_class == cls) == lit)
+    for sid, lit in v.use_switch.items():
+        m.add(sum(v.use_fo[f.index] for f in o.fabrics if f.tiers > 0 and f.switch.id == sid) == lit)
+        m.add(v.switches_of[sid] == 0).only_enforce_if(lit.Not())
+    for c in o.node_configs:
+        lit = v.use_nc[c.index]
+        m.add_implication(lit, v.use_speed[c.speed_key])
+        m.add(v.gpus == c.server.gpus_per_node * v.nodes).only_enforce_if(lit)
+        m.add(v.endpoints == c.rails * v.nodes).only_enforce_if(lit)
+
+
+def fabric_shape(dm: DesignModel) -> None:
+    """Switch counts per tier for each fabric option (the rules on them are families).
+
+    A fabric has at least one leaf: implied by the families, and stated apart so that it
+    holds when an explanation relaxes them (a fabric without switches is no way out).
+    """
+    m, v = dm.m, dm.v
+    m.add(v.leaves >= 1).only_enforce_if(v.use_tier[0].Not())
+    for var in (v.leaves, v.leaves_per_rail, v.spines, v.cores, v.pods):
+        m.add(var == 0).only_enforce_if(v.use_tier[0])
+    for switch_id, lit in dm.fabric_groups(lambda f: f.switch.id if f.tiers else None, "switch_key"):
+        m.add(v.switches_of[switch_id] == v.leaves + v.spines + v.cores).only_enforce_if(lit)
+    for var, value in ((v.leaves, 1), (v.leaves_per_rail, 1), (v.spines, 0)):
+        m.add(var == value).only_enforce_if(v.use_tier[1])
+    for tier in (1, 2):
+        m.add(v.cores == 0).only_enforce_if(v.use_tier[tier])
+        m.add(v.pods == 1).only_enforce_if(v.use_tier[tier])
+
+
+def cables(dm: DesignModel) -> None:
+    """Links per class, one part per class in use, and whole assemblies.
+
+    Node–leaf: ``rails × ceil(n / q)`` (each rail's nodes are split over its leaves in whole
+    assemblies), ``q`` the part's links per assembly. Leaf–spine and spine–core: per device
+    pair for a one-piece cable, by cages filled for a transceiver kit
+    (:meth:`_switch_link_assemblies`).
+    """
+    m, o, v = dm.m, dm.options, dm.v
+    m.add(v.links["node-leaf"] == v.endpoints).only_enforce_if(v.use_tier[0].Not())
+    m.add(v.links["node-leaf"] == 0).only_enforce_if(v.use_tier[0])
+    for up, lit in dm.fabric_groups(lambda f: f.up if f.tiers >= 2 else 0, "uplinks_key"):
+        m.add(v.links["leaf-spine"] == v.leaves * up).only_enforce_if(lit)
+    for up, lit in dm.fabric_groups(lambda f: f.spine_up if f.tiers == 3 else 0, "spine_uplinks_key"):
+        m.add(v.links["spine-core"] == v.spines * up).only_enforce_if(lit)
+    in_use = {"node-leaf": 1 - v.use_tier[0], "leaf-spine": v.multi_tier, "spine-core": v.use_tier[3]}
+    total = {cls: dm.int_var(COUNT_MAX, f"assemblies_{cls}") for cls in o.parts}
+    for cls, parts in o.parts.items():
+        m.add(sum(v.use_part[cls, p.index] for p in parts) == in_use[cls])
+        for p in parts:
+            lit, assemblies = v.use_part[cls, p.index], v.assemblies[cls, p.index]
+            m.add(assemblies == total[cls]).only_enforce_if(lit)
+            m.add(assemblies == 0).only_enforce_if(lit.Not())
+    # node-leaf: kits per rail = ceil(n / q), exactly.
+    per_rail = dm.int_var(MAX_NODES, "node_leaf_assemblies_per_rail")
+    for p in o.parts["node-leaf"]:
+        q, lit = p.part.links, v.use_part["node-leaf", p.index]
+        m.add(q * per_rail >= v.nodes).only_enforce_if(lit)
+        m.add(q * per_rail <= v.nodes + q - 1).only_enforce_if(lit)
+    for c in o.node_configs:
+        m.add(total["node-leaf"] == c.rails * per_rail).only_enforce_if(v.use_nc[c.index])
+    switch_link_assemblies(dm, total)
+
+
+def switch_link_assemblies(dm: DesignModel, total: dict) -> None:
+    """Assemblies of the leaf–spine and spine–core classes, by the kind of part in use.
+
+    A one-piece cable (DAC, ACC, AOC) joins one pair of devices: ``upper-lower pairs ×
+    ceil(links per pair / q)``. Every part serves a fabric option only when the links that
+    must reach one far switch (``links_together``: all ``q`` of a one-piece cable, those of one
+    fibre of a kit) divide the links per pair (family ``port_form_factor_match``). A
+    transceiver kit's module ports are cabled one by one, so kits are counted by the cages
+    their modules fill: ``max(ceil(A / a_ends), ceil(B / b_ends))``
+    with ``A`` (``B``) the cages the class fills on the upper (lower) switches, each switch
+    filling ``ceil(its links of the class / ports per cage)``. Per switch tier every switch
+    carries the same links, except the spines of a part-filled last pod (leaf–spine). The
+    ceilings of variable link counts are auxiliary variables shared by the fabric options and
+    the kinds of part, so the model's size does not depend on the node count.
+    """
+    m, o, v = dm.m, dm.options, dm.v
+
+    def ports_per_cage(f) -> int:
+        return f.switch.ports_per_cage.get(f.gbps, 1)
+
+    def ceil_div(a: int, b: int) -> int:
+        return -(-a // b)
+
+    # Cages per switch of the upper tier's variable link counts: a spine of the last
+    # (possibly part-filled) pod, whose leaves are all of them in 2 tiers, and a core.
+    last_pod_cages = dm.int_var(COUNT_MAX, "leaf_spine_last_pod_spine_cages")
+    core_cages = dm.int_var(COUNT_MAX, "spine_core_core_cages")
+    for (per_pod, per_pair, ppc), lit in dm.fabric_groups(
+            lambda f: (f.leaves_per_pod if f.tiers == 3 else 0, f.links_per_leaf_spine, ports_per_cage(f))
+            if f.tiers >= 2 else None, "last_pod_key"):
+        links = per_pair * (v.leaves - per_pod * (v.pods - 1))
+        m.add(ppc * last_pod_cages >= links).only_enforce_if(lit)
+        m.add(ppc * last_pod_cages <= links + ppc - 1).only_enforce_if(lit)
+    for (per_pair, ppc), lit in dm.fabric_groups(
+            lambda f: (f.links_per_spine_core, ports_per_cage(f)) if f.tiers == 3 else None, "core_key"):
+        m.add(ppc * core_cages >= per_pair * v.pods).only_enforce_if(lit)
+        m.add(ppc * core_cages <= per_pair * v.pods + ppc - 1).only_enforce_if(lit)
+    # Per class: (pairs per lower switch, links per pair), and the cages filled on the upper
+    # and on the lower switches, as functions of the fabric option. Below a class's tiers no
+    # part of the class is used, so its counts stay free there.
+    shapes = {
+        "leaf-spine": dict(
+            lower=v.leaves, tiers=2,
+            pairs=lambda f: (f.spines, f.links_per_leaf_spine),
+            upper_cages=lambda f: (f.spines, ceil_div(f.leaves_per_pod * f.links_per_leaf_spine, ports_per_cage(f))
+                                   if f.tiers == 3 else 0),
+            upper_expr=lambda spines, full_pod: spines * (full_pod * (v.pods - 1) + last_pod_cages),
+            lower_cages=lambda f: ceil_div(f.up, ports_per_cage(f))),
+        "spine-core": dict(
+            lower=v.spines, tiers=3,
+            pairs=lambda f: (f.cores_per_plane, f.links_per_spine_core),
+            upper_cages=lambda f: (f.spines * f.cores_per_plane,),
+            upper_expr=lambda cores: cores * core_cages,
+            lower_cages=lambda f: ceil_div(f.spine_up, ports_per_cage(f))),
+    }
+    for cls, shape in shapes.items():
+        # Part literals grouped by what the counting needs: a one-piece cable's links, a kit's
+        # ends, the links that must reach one far switch together.
+        one_piece: dict[int, list] = {}
+        kit_ends: dict[tuple[int, int], list] = {}
+        together: dict[int, list] = {}
+        for p in o.parts[cls]:
+            part, lit = p.part, v.use_part[cls, p.index]
+            if part.one_piece:
+                one_piece.setdefault(part.links, []).append(lit)
+            else:
+                kit_ends.setdefault((part.a_ends, part.b_ends), []).append(lit)
+            together.setdefault(part.links_together, []).append(lit)
+        cables = {q: dm.any_of(lits, f"{cls}_cable_q{q}") for q, lits in one_piece.items()}
+        together_lits = {k: dm.any_of(lits, f"{cls}_together{k}") for k, lits in together.items()}
+
+        def in_class(key):
+            return lambda f: key(f) if f.tiers >= shape["tiers"] else None
+
+        for (fanout, per_pair), shape_lit in dm.fabric_groups(in_class(shape["pairs"]), f"{cls}_pairs"):
+            for q, cable in cables.items():
+                assemblies = ceil_div(per_pair, q) * fanout * shape["lower"]
+                m.add(total[cls] == assemblies).only_enforce_if([shape_lit, cable])
+            for links, lit in together_lits.items():
+                if per_pair % links:
+                    # A cable or fibre would be part-filled (ports the port counts do not hold)
+                    # or shared with links to another switch: ruled out.
+                    dm.forbid("port_form_factor_match", shape_lit, lit)
+        if not kit_ends:
+            continue
+        # Cages the class fills on the upper and on the lower switches.
+        cages = [dm.int_var(COUNT_MAX, f"{cls}_cages_{end}") for end in ("upper", "lower")]
+        for value, lit in dm.fabric_groups(in_class(shape["upper_cages"]), f"{cls}_upper_key"):
+            m.add(cages[0] == shape["upper_expr"](*value)).only_enforce_if(lit)
+        for per_switch, lit in dm.fabric_groups(in_class(shape["lower_cages"]), f"{cls}_lower_key"):
+            m.add(cages[1] == per_switch * shape["lower"]).only_enforce_if(lit)
+        # Kits: ceil(cages / ends per kit) at each end, the larger of the two.
+        by_end = [dm.int_var(COUNT_MAX, f"{cls}_kits_{end}") for end in ("upper", "lower")]
+        kits = dm.int_var(COUNT_MAX, f"{cls}_kits")
+        m.add_max_equality(kits, by_end)
+        for (a_ends, b_ends), lits in kit_ends.items():
+            kit = dm.any_of(lits, f"{cls}_kit_{a_ends}_{b_ends}")
+            for var, filled, ends in zip(by_end, cages, (a_ends, b_ends)):
+                m.add(ends * var >= filled).only_enforce_if(kit)
+                m.add(ends * var <= filled + ends - 1).only_enforce_if(kit)
+            m.add(total[cls] == kits).only_enforce_if(kit)
+
+
+def power_and_units(dm: DesignModel) -> None:
+    """Provisioned power (W, rounded up) and rack units of nodes, switches and storage units.
+
+    A node without a fabric draws only its server's power (no compute NICs, no optics); its
+    dedicated storage network adds storage NICs and modules (node power classes,
+    network_definitions.py). Switches and storage units are counted per model over all networks.
+    """
+    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    for c in o.node_configs:
+        m.add(v.rack_units["node"] == c.server.rack_units * v.nodes).only_enforce_if(v.use_nc[c.index])
+    catalog = dm.problem.catalog.catalog
+    switches, tiers = catalog.by_id("switches"), catalog.by_id("storage")
+    m.add(v.power_w["switch"] == sum(math.ceil(o.switch_power_w(switches[sid])) * var
+                                     for sid, var in n.switches_of.items()))
+    m.add(v.rack_units["switch"] == sum(switches[sid].rack_units * var for sid, var in n.switches_of.items()))
+    m.add(v.power_w["storage"] == sum(math.ceil(tiers[t].power_w) * var for t, var in n.units_of.items()))
+    m.add(v.rack_units["storage"] == sum(tiers[t].rack_units * var for t, var in n.units_of.items()))
+    for quantity in (v.power_w, v.rack_units):
+        m.add(quantity["total"] == quantity["node"] + quantity["switch"] + quantity["storage"])
+    m.add(v.racks == v.compute_racks + v.switch_racks + v.storage_racks)
+    one_rack_when_everything_fits(dm)
+
+
+def one_rack_when_everything_fits(dm: DesignModel) -> None:
+    """A design whose devices all fit in one rack of its class uses that single mixed rack.
+
+    One rack never costs more than several nor draws more power, so this only makes the
+    answer unique (free racks would otherwise leave the layout open).
+    """
+    m, v = dm.m, dm.v
+    for r in dm.options.racks:
+        power_fits, units_fits = m.new_bool_var(f"power_fits_{r.index}"), m.new_bool_var(f"units_fit_{r.index}")
+        limit_w = thousandths(r.rack.power_kw)
+        m.add(v.power_w["total"] <= limit_w).only_enforce_if(power_fits)
+        m.add(v.power_w["total"] >= limit_w + 1).only_enforce_if(power_fits.Not())
+        m.add(v.rack_units["total"] <= r.rack.rack_units).only_enforce_if(units_fits)
+        m.add(v.rack_units["total"] >= r.rack.rack_units + 1).only_enforce_if(units_fits.Not())
+        m.add_bool_or([v.use_rack[r.index].Not(), power_fits.Not(), units_fits.Not(), v.single_rack])
+
+
+def costs(dm: DesignModel) -> None:
+    """Cost per kind at whole-unit prices (unpriced options are ruled out by priced_in_book).
+
+    Compute NICs are bought only for nodes attached to a fabric (kind "server"); storage NICs
+    are kind "nic". Switches and storage units are priced per model over all networks.
+    """
+    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    for c in o.node_configs:
+        lit = v.use_nc[c.index]
+        m.add(v.cost["server"] == (c.unit_price or 0) * v.nodes).only_enforce_if([lit, v.use_tier[0].Not()])
+        m.add(v.cost["server"] == (c.server_price or 0) * v.nodes).only_enforce_if([lit, v.use_tier[0]])
+    m.add(v.cost["nic"] == n.cost["storage_nic"])
+    price = dm.problem.catalog.price
+    m.add(v.cost["switch"] == sum(int(round(price(sid) or 0)) * var for sid, var in n.switches_of.items()))
+    m.add(v.cost["cable"] == sum((p.unit_price or 0) * v.assemblies[cls, p.index]
+                                 for cls, ps in o.parts.items() for p in ps)
+          + sum(var for kind, var in n.cost.items() if kind != "storage_nic"))
+    for r in o.racks:
+        m.add(v.cost["rack"] == (r.unit_price or 0) * v.racks).only_enforce_if(v.use_rack[r.index])
+    m.add(v.cost["storage"] == sum(int(round(price(t) or 0)) * var for t, var in n.units_of.items()))
+    m.add(v.total_cost == sum(v.cost.values()))

@@ -1,0 +1,85 @@
+"""The rack and site families: power and rack units per rack, racks available, site power."""
+
+from __future__ import annotations
+
+from topoopt.options.tables import devices_per_rack_by_power
+from topoopt.solver.model.core import DesignModel
+from topoopt.solver.model.integers import thousandths
+
+
+def _rack_capacity(dm: DesignModel, family: str) -> None:
+    """Homogeneous racks: per device model, count = ceil(devices / devices per rack), each family
+    owning its bound (nodes: per distinct node power or rack units; switches and storage units:
+    per model, over all networks).
+
+    A design whose devices all fit in one rack may instead use a single mixed rack (exact: the
+    sums of power and units are checked against that one rack).
+    """
+    o, v, m, n = dm.options, dm.v, dm.m, dm.n
+    by_power = family == "rack_power_within_limit"
+    several = v.single_rack.Not()
+    catalog = dm.problem.catalog.catalog
+    switches, tiers = catalog.by_id("switches"), catalog.by_id("storage")
+
+    def caps(watts: float, units: int) -> tuple:
+        """(by power, by units) devices per rack, for every rack class."""
+        return tuple((devices_per_rack_by_power(r.rack, watts), r.rack.rack_units // units) for r in o.racks)
+
+    # Nodes: one bound per family, compute racks are the larger (network_definitions.py).
+    if by_power:
+        node_groups = list(n.node_power_caps)  # (literal, nodes per rack in each rack class)
+        racks = n.node_racks_by_power
+    else:
+        node_groups = [(lit, tuple(r.rack.rack_units // configs[0].server.rack_units for r in o.racks))
+                       for lit, configs in dm.node_groups(lambda c: c.server.rack_units)]
+        racks = n.node_racks_by_units
+    for lit, per_class in node_groups:
+        for r, cap in zip(o.racks, per_class):
+            rack_lit = v.use_rack[r.index]
+            if cap < 1:
+                dm.forbid(family, lit, rack_lit)
+                continue
+            dm.add(family, m.add(cap * racks >= v.nodes), lit, rack_lit, several)
+            dm.add(family, m.add(cap * racks <= v.nodes + cap - 1), lit, rack_lit, several)
+    dm.add(family, m.add(v.compute_racks >= racks), several)
+    # Switches and storage units, per model.
+    groups = [(switches[sid], o.switch_power_w(switches[sid]), count, n.switch_racks_of[sid])
+              for sid, count in n.switches_of.items()]
+    groups += [(tiers[t], tiers[t].power_w, count, n.unit_racks_of[t]) for t, count in n.units_of.items()]
+    for device, watts, count, racks in groups:
+        for r, (power_cap, units_cap) in zip(o.racks, caps(watts, device.rack_units)):
+            rack_lit = v.use_rack[r.index]
+            cap = power_cap if by_power else units_cap
+            if cap < 1:
+                dm.add(family, m.add(count == 0), rack_lit)
+                continue
+            dm.add(family, m.add(cap * racks >= count), rack_lit, several)
+            if cap == min(power_cap, units_cap):  # the binding bound also fixes the ceiling exactly
+                dm.add(family, m.add(cap * racks <= count + cap - 1), rack_lit, several)
+    total = v.power_w["total"] if by_power else v.rack_units["total"]
+    for r in o.racks:
+        limit = thousandths(r.rack.power_kw) if by_power else r.rack.rack_units  # W totals are rounded up
+        dm.add(family, m.add(total <= limit), v.use_rack[r.index], v.single_rack)
+
+
+def rack_power_within_limit(dm: DesignModel) -> None:
+    _rack_capacity(dm, "rack_power_within_limit")
+
+
+def rack_units_within_limit(dm: DesignModel) -> None:
+    _rack_capacity(dm, "rack_units_within_limit")
+
+
+def racks_available(dm: DesignModel) -> None:
+    v, m = dm.v, dm.m
+    dm.add("racks_available", m.add(v.racks <= dm.problem.instance.site.max_racks))
+    dm.forbid_violations("racks_available")
+    # A single mixed rack is one rack, whatever it holds.
+    for var, value in ((v.compute_racks, 1), (v.switch_racks, 0), (v.storage_racks, 0)):
+        m.add(var == value).only_enforce_if(v.single_rack)
+
+
+def site_power_within_limit(dm: DesignModel) -> None:
+    cap = dm.problem.instance.site.power_cap_kw
+    if cap is not None:
+        dm.add("site_power_within_limit", dm.m.add(dm.v.power_w["total"] <= thousandths(cap)))

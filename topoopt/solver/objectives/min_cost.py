@@ -1,0 +1,65 @@
+"""``min_cost``: the cheapest design, its ties broken so that the answer is unique.
+
+One lexicographic solve: total cost, then fewer GPUs and lower provisioned power, then the catalog
+order of the chosen options (DESIGN.md §3 rule 7: the same instance always yields the same design).
+"""
+
+from __future__ import annotations
+
+from topoopt.options.problem import Problem
+from topoopt.solver.model import model_for
+from topoopt.solver.model.core import POWER_MAX_W, DesignModel
+from topoopt.solver.run import Settings, Stats, lexicographic
+
+
+CATALOG_ORDER_MAX = 2**53
+"""Largest sum of coefficients in one catalog-order objective: CP-SAT rejects an objective that
+may overflow 64-bit integers (MODEL_INVALID), and up to 2**53 it is also exact as a double."""
+
+
+def catalog_order(dm: DesignModel) -> list:
+    """Linear expressions ranking designs by the catalog order of their options, lexicographically:
+    node configuration first, then fabric, parts, rack class, storage tier, storage network, cold
+    tier and management switch. Groups share one expression while its weights fit
+    :data:`CATALOG_ORDER_MAX`; a large catalog needs several, minimised one after the other."""
+    o, v = dm.options, dm.v
+    groups = [
+        [(c.index, v.use_nc[c.index]) for c in o.node_configs],
+        [(f.index, v.use_fo[f.index]) for f in o.fabrics],
+        *[[(p.index, v.use_part[cls, p.index]) for p in ps] for cls, ps in o.parts.items()],
+        list(enumerate(v.use_rack)),
+        list(enumerate(v.use_storage)),
+        list(enumerate(dm.n.use_sn)),
+        list(enumerate(dm.n.use_cold)),
+        list(enumerate(dm.n.use_mgmt)),
+    ]
+    expressions, expression, weight, total = [], 0, 1, 0
+    for group in reversed(groups):  # least significant first
+        coefficients = sum(index for index, _ in group)
+        if weight > 1 and total + weight * coefficients > CATALOG_ORDER_MAX:
+            expressions.append(expression)
+            expression, weight, total = 0, 1, 0
+        expression += weight * sum(index * lit for index, lit in group)
+        total += weight * coefficients
+        weight *= len(group) + 1
+    expressions.append(expression)
+    return expressions[::-1]  # most significant first
+
+
+def tie_break(dm: DesignModel):
+    """Fewer GPUs first, then lower provisioned power."""
+    return dm.v.gpus * (POWER_MAX_W + 1) + dm.v.power_w["total"]
+
+
+def hint_vars(dm: DesignModel) -> list:
+    v = dm.v
+    return [*v.use_nc, *v.use_fo, *v.use_rack, *v.use_storage, *v.use_part.values(), *dm.n.use_sn, *dm.n.use_cold,
+            *dm.n.use_mgmt, v.nodes]
+
+
+def min_cost(problem: Problem, settings: Settings, stats: Stats, relaxed=frozenset()):
+    """Cheapest design (cost, GPUs, power, catalog order). Returns (status, dm, solver, value, bound)."""
+    dm = model_for(problem, relaxed)
+    objectives = [dm.v.total_cost, tie_break(dm), *catalog_order(dm)]
+    status, solver, value, bound = lexicographic(dm.m, objectives, settings, stats, hint_vars(dm))
+    return status, dm, solver, value, bound
