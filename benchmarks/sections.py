@@ -25,7 +25,7 @@ def model_size(instance) -> tuple[int, int]:
     from topoopt.solver.model import new_model
     from topoopt.options.problem import Problem
 
-    problem = Problem(instance)
+    problem = Problem.of(instance)
     model = new_model(problem).m
     return len(model.proto.variables), len(model.proto.constraints)
 

@@ -169,7 +169,7 @@ def test_cost_floor_and_node_range_hold_for_every_candidate(case):
     from topoopt.options.problem import Problem
     from topoopt.solver.run import Settings, Stats
 
-    search = JobCostSearch(Problem(rented(**CASES[case])), Settings(), Stats())
+    search = JobCostSearch(Problem.of(rented(**CASES[case])), Settings(), Stats())
     pairs = search.pairs()
     assert pairs
     tokens = search.tokens

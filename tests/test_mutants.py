@@ -124,7 +124,8 @@ def without_family(monkeypatch, family: str) -> None:
     """Remove ``family`` from the model: its function is a no-op and nothing prefilters by it."""
     monkeypatch.setitem(model_module.RULES, family, lambda dm: None)
     if family in PREFILTERABLE:
-        monkeypatch.setattr(solver_module, "Problem", functools.partial(Problem, prefilter=PREFILTERABLE - {family}))
+        of = Problem.of.__func__
+        monkeypatch.setattr(Problem, "of", classmethod(functools.partial(of, prefilter=PREFILTERABLE - {family})))
 
 
 def checked_families(instance: Instance, result: SolveResult) -> set[str]:
@@ -173,7 +174,7 @@ def test_structural_families_add_nothing(family, monkeypatch):
     instance = tiny(**HALF_A_DAY)
 
     def size() -> tuple[int, int]:
-        problem = Problem(instance)
+        problem = Problem.of(instance)
         model = new_model(problem).m
         return len(model.proto.variables), len(model.proto.constraints)
 

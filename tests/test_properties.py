@@ -346,7 +346,7 @@ def test_differential_optimum_equals_exhaustive_enumeration(data):
 def test_the_best_network_time_is_below_every_group_class_and_mode(data, nodes):
     """The fastest-time search's first bound, per GPU model and node size, is at most the time of
     each of its configuration groups in every fabric class and storage mode."""
-    problem = Problem(build(data))
+    problem = Problem.of(build(data))
     by_node: dict[tuple, list] = {}
     for configs in problem.config_groups():
         by_node.setdefault((configs[0].gpu.id, configs[0].server.gpus_per_node), []).append(configs)
@@ -386,8 +386,7 @@ def every_pair_fastest_s(problem: Problem, relaxed: frozenset[str]) -> float | N
 def test_the_fastest_time_search_equals_every_pair_solved(data, relaxed):
     """min_time and the smallest deadline visit pairs best-first by bounds and stop early; the
     time they find is the fastest of every pair solved."""
-    problem = Problem(build(data))
-    problem.time_limit_s = None
+    problem = Problem.of(build(data)).with_time_limit(None)
     found = fastest_time_s(problem, Settings(), Stats(), relaxed)
     expected = every_pair_fastest_s(problem, relaxed)
     event("feasible" if expected is not None else "infeasible")
@@ -401,7 +400,7 @@ def test_the_fastest_time_search_equals_every_pair_solved(data, relaxed):
 def test_the_least_cost_search_equals_one_model_over_every_option(data):
     """An explanation's smallest budget solves candidates best-first by bounds and stops early;
     its cost is the least the whole model finds with the budget relaxed."""
-    problem = Problem(build(data))
+    problem = Problem.of(build(data))
     found = least_cost(problem, Settings(), Stats())
     dm = model_for(problem, frozenset({"budget_cap"}))
     dm.m.minimize(dm.v.total_cost)
@@ -415,7 +414,7 @@ def test_the_least_cost_search_equals_one_model_over_every_option(data):
 @examples(1)
 @given(instance_data())
 def test_the_least_cost_group_bounds_are_below_every_design_of_the_group(data):
-    problem = Problem(build(data))
+    problem = Problem.of(build(data))
     storage = CostFloor(problem).storage(problem.throughput_target or 0.0)
     for configs in problem.config_groups():
         bound = group_bound(problem, configs, storage)
@@ -562,7 +561,7 @@ def test_catalog_order_does_not_change_the_optimum(data):
 def infeasible_with_only(instance: Instance, families) -> bool:
     """Is the instance infeasible when exactly ``families`` are enforced? Built without prefiltering,
     so every family is enforced by its assumption literal alone."""
-    problem = Problem(instance, prefilter=frozenset())
+    problem = Problem.of(instance, prefilter=frozenset())
     model = new_model(problem)
     return _infeasible(model, list(families), Settings(), Stats())
 

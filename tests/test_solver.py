@@ -156,7 +156,7 @@ def model_size(instance: Instance) -> tuple[int, int]:
     from topoopt.solver.model import new_model
     from topoopt.options.problem import Problem
 
-    problem = Problem(instance)
+    problem = Problem.of(instance)
     dm = new_model(problem)
     assert dm.m.validate() == ""
     return len(dm.m.proto.variables), len(dm.m.proto.constraints)

@@ -313,7 +313,7 @@ def test_budget_cap_and_deadline_settled_by_the_precheck_just_below_the_servers_
     changes = {"goal.deadline_days": 0.2}
     floor = servers_price_in_time(inst(changes))
     assert 0 < floor < math.inf
-    assert deadline_outprices_budget(Problem(inst(changes, {"budget.max": floor}))) is None
+    assert deadline_outprices_budget(Problem.of(inst(changes, {"budget.max": floor}))) is None
     below = {**changes, "budget.max": floor - 1}
     result = infeasible(inst(below))
     assert conflict(result) == {"budget_cap", "deadline_met"}

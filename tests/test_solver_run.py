@@ -19,7 +19,7 @@ from topoopt.solver.run import Settings, Stats, lexicographic
 def test_relaxing_every_family_keeps_a_feasible_model_feasible():
     prices = {k: v for k, v in TINY_PRICES.items() if k != "nic400"}
     instance = tiny(**{"catalog.prices": prices, "constraints.pins.nodes": 2})
-    model = explanation_model(Problem(instance))
+    model = explanation_model(Problem.of(instance))
     assert not _infeasible(model, ["priced_in_book", "pins_respected"], Settings(), Stats())
     assert not _infeasible(model, [], Settings(), Stats())
 
@@ -34,7 +34,7 @@ def test_catalog_order_splits_before_its_coefficients_overflow(monkeypatch):
 
     instance = tiny(**{"constraints.pins.nodes": 2})
     whole = solver.solve(instance, explain=False)
-    problem = Problem(instance)
+    problem = Problem.of(instance)
     dm = new_model(problem)
     assert len(min_cost.catalog_order(dm)) == 1
     monkeypatch.setattr(min_cost, "CATALOG_ORDER_MAX", 100)

@@ -21,6 +21,7 @@ from topoopt.catalog import ResolvedCatalog
 from topoopt.catalog.power import part_fits_cage
 from topoopt.models.catalog import LinkPart, Nic, StorageTier, Switch
 from topoopt.models.instance import Instance
+from topoopt.options.conventions import switch_protocol, whole_units
 from topoopt.options.rules import (
     cold_violations,
     management_violations,
@@ -33,14 +34,6 @@ MGMT_DEVICE_FORM_FACTOR = "rj45"
 """Management ports of nodes, switches and storage units are RJ45 copper (BMC and in-band)."""
 MGMT_UPLINKS = 2
 """A management leaf keeps two ports for its uplinks, one to each switch of its aggregation pair."""
-
-
-def _switch_protocol(protocol: str) -> str:
-    return "ib" if protocol == "ib" else "ethernet"
-
-
-def _whole(price: float | None) -> int | None:
-    return None if price is None else int(round(price))
 
 
 @dataclass(frozen=True)
@@ -67,7 +60,7 @@ def choose_part(catalog: ResolvedCatalog, instance: Instance, fits, length_m: fl
     for order, part in enumerate(catalog.catalog.cables):
         if not fits(part):
             continue
-        price = _whole(catalog.price(part.id))
+        price = whole_units(catalog.price(part.id))
         violations = part_violations(_PartRef(part, price), length_m, instance)
         key = (len(violations), price is None, price or 0, part.power_w_per_a_end + part.power_w_per_b_end, order)
         if best is None or key < best[0]:
@@ -259,9 +252,9 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m:
 
     add(mode="converged")
     for nic, count, builtin in nic_choices(catalog):
-        speeds = sorted({(_switch_protocol(ic.protocol), ic.gbps) for ic_id in nic.interconnects
+        speeds = sorted({(switch_protocol(ic.protocol), ic.gbps) for ic_id in nic.interconnects
                          if (ic := interconnects.get(ic_id)) is not None} & unit_speeds)
-        nic_price = 0 if builtin else _whole(catalog.price(nic.id))
+        nic_price = 0 if builtin else whole_units(catalog.price(nic.id))
         for protocol, gbps in speeds:
             node_w = storage_node_w(catalog, nic, count, builtin, gbps)
             for switch in cat.switches:
@@ -272,7 +265,7 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m:
                 node_part = parts.between(switch_cage, (nic.port_form_factor, 1), gbps, lengths_m["node-storage"])
                 common = dict(mode="dedicated", nic=nic, nics=count, builtin=builtin, protocol=protocol, gbps=gbps,
                               switch=switch, radix=radix, nic_price=nic_price,
-                              switch_price=_whole(catalog.price(switch.id)), node_w=node_w)
+                              switch_price=whole_units(catalog.price(switch.id)), node_w=node_w)
                 add(tiers=1, parts={"node-storage": node_part}, **common)
                 half = radix // 2
                 if half < 1:
@@ -318,7 +311,7 @@ def cold_options(catalog: ResolvedCatalog, instance: Instance, cold_capacity_tb:
     if cold_capacity_tb > 0:
         for tier in catalog.catalog.storage:
             if tier.kind == "object":
-                price = _whole(catalog.price(tier.id))
+                price = whole_units(catalog.price(tier.id))
                 options.append(ColdOption(len(options), tier, price, cold_violations(tier, price, instance)))
     return options
 
@@ -338,7 +331,7 @@ def management_options(catalog: ResolvedCatalog, instance: Instance, lengths_m: 
         part = parts.between((ff, switch.ports_per_cage[low]), (MGMT_DEVICE_FORM_FACTOR, 1), low, lengths_m["mgmt"])
         uplink_cage = (ff, switch.ports_per_cage[high])
         uplink = parts.between(uplink_cage, uplink_cage, high, lengths_m["mgmt-uplink"])
-        price = _whole(catalog.price(switch.id))
+        price = whole_units(catalog.price(switch.id))
         violations = management_violations(switch, price, instance) | (
             part.violations if part else {"port_form_factor_match"})
         options.append(ManagementOption(

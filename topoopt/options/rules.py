@@ -3,7 +3,7 @@
 These are the per-option halves of the families (allow/deny lists, pins, prices, reach,
 oversubscription, rack classes, small files). The model builder forbids an option under each
 family it violates, so explanations can name the family; when that family is enforced anyway,
-the option is dropped before the model is built (``Problem(prefilter=…)``), which keeps the model
+the option is dropped before the model is built (``Problem.of(instance, prefilter=…)``), which keeps the model
 small. Either way the rule is stated here, once.
 """
 

@@ -14,6 +14,7 @@ from topoopt.catalog import ResolvedCatalog
 from topoopt.catalog.power import node_power_w, part_fits_cage, switch_power_w
 from topoopt.models.catalog import Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.instance import Instance
+from topoopt.options.conventions import switch_protocol, whole_units
 from topoopt.options.networks import (
     ColdOption,
     ManagementOption,
@@ -37,16 +38,6 @@ RAIL_CHOICES = (1, 2, 4, 8)
 OVERSUBSCRIPTION_RATIOS = (1, 2, 3)
 MAX_NODES = 131_072
 """Largest node count the model considers (about a million GPUs at 8 per node)."""
-
-
-def switch_protocol(interconnect: Interconnect) -> str:
-    """The switch protocol an interconnect needs: InfiniBand or Ethernet (RoCE and TCP)."""
-    return "ib" if interconnect.protocol == "ib" else "ethernet"
-
-
-def whole_units(price: float | None) -> int | None:
-    """Prices enter the model (and every cost report) rounded to whole currency units."""
-    return None if price is None else int(round(price))
 
 
 @dataclass(frozen=True)
@@ -80,7 +71,7 @@ class NodeConfig:
 
     @property
     def speed_key(self) -> tuple[str, int]:
-        return switch_protocol(self.interconnect), self.interconnect.gbps
+        return switch_protocol(self.interconnect.protocol), self.interconnect.gbps
 
     @property
     def label(self) -> str:
@@ -342,19 +333,6 @@ def part_options(catalog: ResolvedCatalog, gbps: set[int] | None = None) -> dict
                 PartOption(index=len(result[link_class]), link_class=link_class, part=part, unit_price=price)
             )
     return result
-
-
-def devices_per_rack_by_power(rack: RackClass, power_w: float, reserved_w: float = 0.0) -> int:
-    """Identical devices one rack of this class can power beside ``reserved_w`` of other
-    equipment (exact for decimal kW and W; negative when the reserve alone exceeds the rack)."""
-    return int((rack.power_kw * 1000 + 1e-6 - reserved_w) // power_w)
-
-
-def per_rack(rack: RackClass, power_w: float, rack_units: int, reserved: tuple[float, int] = (0.0, 0)) -> int:
-    """Identical devices one rack of this class holds under its power and rack units, beside
-    ``reserved`` = (W, rack units) of other equipment."""
-    reserved_w, reserved_units = reserved
-    return min(devices_per_rack_by_power(rack, power_w, reserved_w), (rack.rack_units - reserved_units) // rack_units)
 
 
 def _kept(options: list, prefilter: frozenset[str]) -> list:

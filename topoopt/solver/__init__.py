@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from dataclasses import dataclass
 
 from ortools import __version__ as ortools_version
 from ortools.sat.python import cp_model
@@ -24,10 +25,12 @@ from topoopt import __version__
 from topoopt.families import FAMILIES
 from topoopt.models.design import SCHEMA_VERSION, ObjectiveValue, Provenance, SolveResult
 from topoopt.models.instance import Instance
+from topoopt.models.performance import Performance
 from topoopt.options.problem import Problem
 from topoopt.solver.binding import binding_families
 from topoopt.solver.explain import deadline_outprices_budget, explain_infeasible, explain_job_cost
 from topoopt.solver.extract import chosen, extract
+from topoopt.solver.model.core import DesignModel
 from topoopt.solver.objectives.min_cost import min_cost
 from topoopt.solver.objectives.min_job_cost import min_job_cost
 from topoopt.solver.objectives.min_time import fastest_time_s
@@ -36,6 +39,60 @@ from topoopt.solver.run import OK, Settings, Stats
 
 class UnsupportedObjective(ValueError):
     """The instance asks for an objective this version cannot optimise."""
+
+
+@dataclass
+class Found:
+    """What the objective's search found: its status and, when solved, the model and solver
+    holding the design, the objective's value and bound (min_cost, min_job_cost) and whether it is
+    proven; ``problem``: the problem searched (min_time's carries its optimal time limit)."""
+
+    problem: Problem
+    status: int
+    dm: DesignModel | None = None
+    solver: cp_model.CpSolver | None = None
+    proven: bool = False
+    value: float | None = None
+    bound: float | None = None
+
+
+def search(problem: Problem, settings: Settings, stats: Stats) -> Found:
+    """Run the instance's objective. The pre-check first proves the commonest "no" without a model."""
+    objective = problem.instance.goal.objective
+    if deadline_outprices_budget(problem) is not None:
+        return Found(problem, cp_model.INFEASIBLE)  # proven by the pre-check, before any model is built
+    if objective == "min_job_cost":
+        found = min_job_cost(problem, settings, stats)
+        if found.best is None:
+            return Found(problem, found.status)
+        best = found.best
+        return Found(problem, found.status, best.dm, best.solver, found.proven, best.job_cost, found.bound)
+    if objective == "min_time":
+        best_s = fastest_time_s(problem, settings, stats)
+        if best_s is not None:
+            problem = problem.with_time_limit(best_s * (1 + 1e-9))
+    status, dm, solver, value, bound = min_cost(problem, settings, stats)
+    return Found(problem, status, dm, solver, stats.proven, value, bound)
+
+
+def objective_value(kind: str, found: Found, performance: Performance | None) -> ObjectiveValue:
+    """The objective's value, bound and relative gap; min_time's value is the design's time to train."""
+    if kind == "min_time":
+        days = performance.time_to_train_days if performance else None
+        return ObjectiveValue(kind=kind, value=days, bound=days if found.proven else None,
+                              gap=0.0 if found.proven else None)
+    gap = 0.0 if found.proven else abs(found.value - found.bound) / max(abs(found.value), 1.0)
+    return ObjectiveValue(kind=kind, value=found.value, bound=found.bound, gap=gap)
+
+
+def solved_fields(kind: str, found: Found) -> dict:
+    """The result's fields of a solved search: the design, its cost, performance and binding families."""
+    dm, value = found.dm, found.solver.value
+    design, cost, performance = extract(dm, value)
+    # dm.problem: for min_job_cost the candidate's view, whose storage feeds the design's own rate.
+    binding = binding_families(dm.problem, chosen(dm, value), design, cost, value(dm.v.power_w["total"]))
+    return dict(status="optimal" if found.proven else "feasible", objective=objective_value(kind, found, performance),
+                design=design, cost=cost, performance=performance, binding=binding)
 
 
 def solve(
@@ -51,53 +108,25 @@ def solve(
     started = time.perf_counter()
     settings = Settings(workers=workers, seed=seed, time_limit_s=time_limit_s, log=log)
     stats = Stats()
-    problem = Problem(instance)
-    objective = instance.goal.objective
-    if objective == "min_job_cost" and problem.catalog.basis != "monthly_rent":
+    problem = Problem.of(instance)
+    kind = instance.goal.objective
+    if kind == "min_job_cost" and problem.catalog.basis != "monthly_rent":
         raise UnsupportedObjective(
             f"goal.objective: min_job_cost needs a monthly_rent price book (rent per month × months of "
             f"training); price book {problem.catalog.price_book.id!r} is {problem.catalog.basis}, where a "
             "purchase does not scale with the training time — use min_cost (with a deadline) or min_time"
         )
-    if deadline_outprices_budget(problem) is not None:
-        status = cp_model.INFEASIBLE  # proven by the pre-check, before any model is built
-    elif objective == "min_job_cost":
-        found = min_job_cost(problem, settings, stats)
-        status = found.status
-        dm, solver = (found.best.dm, found.best.solver) if found.best else (None, None)
-    else:
-        if objective == "min_time":
-            best = fastest_time_s(problem, settings, stats)
-            if best is not None:
-                problem.time_limit_s = best * (1 + 1e-9)
-        status, dm, solver, value, bound = min_cost(problem, settings, stats)
+    found = search(problem, settings, stats)
     result = dict(schema_version=SCHEMA_VERSION)
-    if status in OK:
-        design, cost, performance = extract(dm, solver.value)
-        proven = stats.proven
-        if objective == "min_job_cost":
-            proven = found.proven
-            gap = 0.0 if proven else abs(found.best.job_cost - found.bound) / max(abs(found.best.job_cost), 1.0)
-            obj = ObjectiveValue(kind=objective, value=found.best.job_cost, bound=found.bound, gap=gap)
-        elif objective == "min_time":
-            obj_value = performance.time_to_train_days if performance else None
-            obj = ObjectiveValue(kind=objective, value=obj_value, bound=obj_value if proven else None,
-                                 gap=0.0 if proven else None)
-        else:
-            gap = 0.0 if proven else abs(value - bound) / max(abs(value), 1.0)
-            obj = ObjectiveValue(kind=objective, value=value, bound=bound, gap=gap)
-        # dm.problem: for min_job_cost the candidate's view, whose storage feeds the design's own rate.
-        binding = binding_families(dm.problem, chosen(dm, solver.value), design, cost,
-                                   solver.value(dm.v.power_w["total"]))
-        result.update(status="optimal" if proven else "feasible", objective=obj, design=design, cost=cost,
-                      performance=performance, binding=binding)
-    elif status == cp_model.INFEASIBLE:
-        explain_with = explain_job_cost if objective == "min_job_cost" else explain_infeasible
-        explanation = explain_with(problem, settings, stats) if explain else None
-        result.update(status="infeasible", objective=ObjectiveValue(kind=objective, value=None, bound=None, gap=None),
-                      explanation=explanation)
+    none = ObjectiveValue(kind=kind, value=None, bound=None, gap=None)
+    if found.status in OK:
+        result.update(solved_fields(kind, found))
+    elif found.status == cp_model.INFEASIBLE:
+        explain_with = explain_job_cost if kind == "min_job_cost" else explain_infeasible
+        explanation = explain_with(found.problem, settings, stats) if explain else None
+        result.update(status="infeasible", objective=none, explanation=explanation)
     else:
-        result.update(status="unknown", objective=ObjectiveValue(kind=objective, value=None, bound=None, gap=None))
+        result.update(status="unknown", objective=none)
     result["provenance"] = Provenance(
         topoopt_version=__version__,
         ortools_version=ortools_version,

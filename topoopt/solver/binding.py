@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from topoopt.models.design import Cost, Design
 from topoopt.solver.extract import Choice
-from topoopt.options.tables import devices_per_rack_by_power
+from topoopt.options.racks import devices_per_rack_by_power, devices_per_rack_by_units
 from topoopt.options.problem import Problem
 
 
@@ -31,7 +31,7 @@ def binding_families(problem: Problem, pick: Choice, design: Design, cost: Cost,
     if cost.total + (c.unit_price or 0) > inst.budget.max:
         binding.append("budget_cap")
     by_power = devices_per_rack_by_power(rack, node_w)
-    by_units = rack.rack_units // c.server.rack_units
+    by_units = devices_per_rack_by_units(rack, c.server.rack_units)
     if n > min(by_power, by_units):
         binding.append("rack_power_within_limit" if by_power < by_units else "rack_units_within_limit")
     if sum(r.count for r in design.racks) == inst.site.max_racks:

@@ -20,7 +20,8 @@ from topoopt.models.performance import Parallelism, Performance
 from topoopt.perf import evaluate
 from topoopt.solver.model.core import DesignModel
 from topoopt.options.networks import ColdOption, ManagementOption, StorageNetOption
-from topoopt.options.tables import FabricOption, NodeConfig, PartOption, per_rack
+from topoopt.options.racks import per_rack
+from topoopt.options.tables import FabricOption, NodeConfig, PartOption
 
 
 @dataclass
@@ -65,75 +66,13 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
     """Build the design record from variable values (``value`` maps a variable to its value)."""
     o, v, n, problem = dm.options, dm.v, dm.n, dm.problem
     pick = chosen(dm, value)
-    c, f, net = pick.config, pick.fabric, pick.storage_net
-    nodes, leaves, spines, cores = value(v.nodes), value(v.leaves), value(v.spines), value(v.cores)
-    links = {cls: value(v.links[cls]) for cls in o.parts}
-    unit_ports = value(n.unit_ports)
-    multi = f.tiers >= 2
-    shape = FabricShape(
-        tiers=f.tiers,
-        switch=f.switch.id if f.tiers else "none",
-        leaves=leaves,
-        spines=spines,
-        cores=cores,
-        leaf_down_ports=f.down,
-        leaf_up_ports=f.up,
-        links_per_leaf_spine=f.links_per_leaf_spine,
-        pods=value(v.pods),
-        spines_per_pod=f.spines if multi else 0,
-        leaves_per_pod=f.leaves_per_pod if f.tiers == 3 else leaves,
-        cores_per_plane=f.cores_per_plane,
-        spine_up_ports=f.spine_up,
-        links_per_spine_core=f.links_per_spine_core,
-        rail_optimized=multi and c.rails > 1,
-        leaves_per_rail=value(v.leaves_per_rail),
-    )
-    converged_ports = unit_ports if pick.converged else 0
-    switches = []
-    if leaves:
-        switches.append(SwitchGroup(tier="leaf", model=f.switch.id, count=leaves,
-                                    ports_used=links["node-leaf"] + converged_ports + links["leaf-spine"]))
-    if spines:
-        switches.append(SwitchGroup(tier="spine", model=f.switch.id, count=spines,
-                                    ports_used=links["leaf-spine"] + links["spine-core"]))
-    if cores:
-        switches.append(SwitchGroup(tier="core", model=f.switch.id, count=cores, ports_used=links["spine-core"]))
-    link_groups = [
-        LinkGroup(between=cls, count=links[cls], part=p.part.id, assemblies=value(v.assemblies[cls, p.index]),
-                  length_m=o.lengths_m[cls], gbps=f.gbps)
-        for cls, p in pick.parts.items()
-        if links[cls] > 0
-    ]
+    c, f = pick.config, pick.fabric
+    nodes = value(v.nodes)
+    shape = _fabric_shape(dm, pick, value)
     storage_net, storage_switches, storage_links = _storage_network(dm, pick, value)
     management, mgmt_switches, mgmt_links = _management_network(dm, pick, value)
-    switches += storage_switches + mgmt_switches
-    link_groups += storage_links + mgmt_links
-    rack = o.racks[pick.rack_index].rack
     storage = o.storage[pick.storage_index].tier
-    units, cold_units = value(v.storage_units), value(n.cold_units)
     cold = pick.cold.tier
-    node_w = node_power_w(dm, pick)
-    catalog = problem.catalog.catalog
-    switch_models, tier_models = catalog.by_id("switches"), catalog.by_id("storage")
-    switch_counts = {sid: value(var) for sid, var in n.switches_of.items() if value(var)}
-    unit_counts = {t: value(var) for t, var in n.units_of.items() if value(var)}
-    # Network racks per switch model (compute, storage, management), storage racks per tier model.
-    # One entry per model (compute and storage switches, hot and cold units may share a model).
-    switch_order = list(dict.fromkeys(x for x in (f.switch and f.switch.id, net.switch and net.switch.id,
-                                                  pick.management.switch.id) if x in switch_counts))
-    tier_order = list(dict.fromkeys(x for x in (storage.id, cold and cold.id) if x in unit_counts))
-    switch_w = {sid: o.switch_power_w(switch_models[sid]) for sid in switch_order}
-    if value(v.single_rack):
-        total_w = (nodes * node_w + sum(switch_counts[s] * switch_w[s] for s in switch_order)
-                   + sum(unit_counts[t] * tier_models[t].power_w for t in tier_order))
-        racks = [RackGroup(rack_class=rack.id, role="mixed", count=1, nodes_per_rack=nodes,
-                           power_kw=round(total_w / 1000, 3))]
-    else:
-        racks = [_rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, c.server.rack_units)]
-        racks += [_rack_group(rack, "network", value(n.switch_racks_of[sid]), switch_counts[sid], switch_w[sid],
-                              switch_models[sid].rack_units) for sid in switch_order]
-        racks += [_rack_group(rack, "storage", value(n.unit_racks_of[t]), unit_counts[t], tier_models[t].power_w,
-                              tier_models[t].rack_units) for t in tier_order]
     performance = evaluate(problem.job, problem.hardware(c, f.perf_class, nodes, pick.converged))
     parallelism = performance.parallelism if performance else Parallelism(tp=1, pp=1, dp=1, zero_stage=0, microbatch=1)
     design = Design(
@@ -146,20 +85,96 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
         nics_per_node=c.rails,
         link_gbps=c.interconnect.gbps,
         tiers=f.tiers,
-        oversubscription=round(f.oversubscription, 4) if multi else 1.0,
+        oversubscription=round(f.oversubscription, 4) if f.tiers >= 2 else 1.0,
         rail_optimized=shape.rail_optimized,
         fabric=shape,
-        switches=switches,
-        links=link_groups,
-        racks=[r for r in racks if r.count > 0],
-        storage=_storage_choice(storage, units),
-        cold_storage=_storage_choice(cold, cold_units) if cold else None,
+        switches=_compute_switches(dm, pick, value) + storage_switches + mgmt_switches,
+        links=_compute_links(dm, pick, value) + storage_links + mgmt_links,
+        racks=[r for r in _racks(dm, pick, value) if r.count > 0],
+        storage=_storage_choice(storage, value(v.storage_units)),
+        cold_storage=_storage_choice(cold, value(n.cold_units)) if cold else None,
         storage_network=storage_net,
         management_network=management,
         parallelism=parallelism,
     )
     cost = _cost(dm, pick, design, value)
     return design, cost, performance
+
+
+def _fabric_shape(dm: DesignModel, pick: Choice, value) -> FabricShape:
+    v, c, f = dm.v, pick.config, pick.fabric
+    leaves, multi = value(v.leaves), f.tiers >= 2
+    return FabricShape(
+        tiers=f.tiers,
+        switch=f.switch.id if f.tiers else "none",
+        leaves=leaves,
+        spines=value(v.spines),
+        cores=value(v.cores),
+        leaf_down_ports=f.down,
+        leaf_up_ports=f.up,
+        links_per_leaf_spine=f.links_per_leaf_spine,
+        pods=value(v.pods),
+        spines_per_pod=f.spines if multi else 0,
+        leaves_per_pod=f.leaves_per_pod if f.tiers == 3 else leaves,
+        cores_per_plane=f.cores_per_plane,
+        spine_up_ports=f.spine_up,
+        links_per_spine_core=f.links_per_spine_core,
+        rail_optimized=multi and c.rails > 1,
+        leaves_per_rail=value(v.leaves_per_rail),
+    )
+
+
+def _compute_switches(dm: DesignModel, pick: Choice, value) -> list[SwitchGroup]:
+    """The compute fabric's leaves, spines and cores, with the ports each tier uses (a converged
+    network's storage units on the leaves)."""
+    v, f = dm.v, pick.fabric
+    links = {cls: value(v.links[cls]) for cls in dm.options.parts}
+    converged_ports = value(dm.n.unit_ports) if pick.converged else 0
+    tiers = (("leaf", v.leaves, links["node-leaf"] + converged_ports + links["leaf-spine"]),
+             ("spine", v.spines, links["leaf-spine"] + links["spine-core"]),
+             ("core", v.cores, links["spine-core"]))
+    return [SwitchGroup(tier=tier, model=f.switch.id, count=value(count), ports_used=ports)
+            for tier, count, ports in tiers if value(count)]
+
+
+def _compute_links(dm: DesignModel, pick: Choice, value) -> list[LinkGroup]:
+    o, v = dm.options, dm.v
+    links = {cls: value(v.links[cls]) for cls in o.parts}
+    return [
+        LinkGroup(between=cls, count=links[cls], part=p.part.id, assemblies=value(v.assemblies[cls, p.index]),
+                  length_m=o.lengths_m[cls], gbps=pick.fabric.gbps)
+        for cls, p in pick.parts.items()
+        if links[cls] > 0
+    ]
+
+
+def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
+    """One mixed rack, or compute racks, network racks per switch model (compute, storage,
+    management) and storage racks per tier model — one entry per model (compute and storage
+    switches, hot and cold units may share a model)."""
+    o, v, n = dm.options, dm.v, dm.n
+    catalog = dm.problem.catalog.catalog
+    switch_models, tier_models = catalog.by_id("switches"), catalog.by_id("storage")
+    rack, nodes, node_w = o.racks[pick.rack_index].rack, value(v.nodes), node_power_w(dm, pick)
+    switch_counts = {sid: value(var) for sid, var in n.switches_of.items() if value(var)}
+    unit_counts = {t: value(var) for t, var in n.units_of.items() if value(var)}
+    f, net, cold = pick.fabric, pick.storage_net, pick.cold.tier
+    switch_order = list(dict.fromkeys(x for x in (f.switch and f.switch.id, net.switch and net.switch.id,
+                                                  pick.management.switch.id) if x in switch_counts))
+    tier_order = list(dict.fromkeys(x for x in (o.storage[pick.storage_index].tier.id, cold and cold.id)
+                                    if x in unit_counts))
+    switch_w = {sid: o.switch_power_w(switch_models[sid]) for sid in switch_order}
+    if value(v.single_rack):
+        total_w = (nodes * node_w + sum(switch_counts[s] * switch_w[s] for s in switch_order)
+                   + sum(unit_counts[t] * tier_models[t].power_w for t in tier_order))
+        return [RackGroup(rack_class=rack.id, role="mixed", count=1, nodes_per_rack=nodes,
+                          power_kw=round(total_w / 1000, 3))]
+    racks = [_rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, pick.config.server.rack_units)]
+    racks += [_rack_group(rack, "network", value(n.switch_racks_of[sid]), switch_counts[sid], switch_w[sid],
+                          switch_models[sid].rack_units) for sid in switch_order]
+    racks += [_rack_group(rack, "storage", value(n.unit_racks_of[t]), unit_counts[t], tier_models[t].power_w,
+                          tier_models[t].rack_units) for t in tier_order]
+    return racks
 
 
 def _storage_choice(tier, units: int) -> StorageChoice:

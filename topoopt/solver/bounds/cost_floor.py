@@ -42,15 +42,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from topoopt.options.networks import StorageNetOption
-from topoopt.options.tables import (
-    MAX_NODES,
-    FabricOption,
-    NodeConfig,
-    part_fits_node_end,
-    part_fits_switch_end,
-    per_rack,
-)
 from topoopt.options.problem import Problem
+from topoopt.options.racks import per_rack
+from topoopt.options.tables import MAX_NODES, FabricOption, NodeConfig, part_fits_node_end, part_fits_switch_end
 
 
 def _cheapest(parts: tuple[tuple[int, int], ...], assemblies) -> float:

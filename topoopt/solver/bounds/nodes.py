@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 
 from topoopt.options.problem import Problem
-from topoopt.options.tables import MAX_NODES, part_fits_node_end, part_fits_switch_end, per_rack
+from topoopt.options.racks import per_rack
+from topoopt.options.tables import MAX_NODES, part_fits_node_end, part_fits_switch_end
 
 
 def fabric_cost_per_node(problem: Problem, config, fabrics) -> float:

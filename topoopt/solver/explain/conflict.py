@@ -81,13 +81,13 @@ def minimal_conflict(problem: Problem, settings: Settings, stats: Stats,
     if held and not _infeasible_with_every_option(everything, kept, settings, stats):
         for family in list(held):
             trial = [f for f in held if f != family]
-            relaxed = Problem(problem.instance, prefilter=frozenset(trial), like=problem)
+            relaxed = problem.prefiltering(frozenset(trial))
             if _infeasible(explanation_model(relaxed), kept + trial, settings, stats):
                 held = trial
         # With the held families enforced (exclusions and literals), some of ``kept`` may have
         # become redundant: shrink it again. The held families stay necessary, since a smaller
         # ``kept`` only loosens the rest.
-        final = explanation_model(Problem(problem.instance, prefilter=frozenset(held), like=problem))
+        final = explanation_model(problem.prefiltering(frozenset(held)))
         for family in list(kept):
             trial = [f for f in kept if f != family]
             if not shown_necessary(family) and _infeasible(final, trial + held, settings, stats):

@@ -40,12 +40,7 @@ def relax_one(problem: Problem, family: str, settings: Settings, stats: Stats,
     inst = problem.instance
     relaxed = frozenset({family})
     if family == "deadline_met":
-        saved = problem.time_limit_s
-        problem.time_limit_s = None
-        try:
-            seconds = fastest_time_s(problem, settings, stats, relaxed)
-        finally:
-            problem.time_limit_s = saved
+        seconds = fastest_time_s(problem.with_time_limit(None), settings, stats, relaxed)
         if seconds is None:
             return Relaxation(family=family, message="no deadline makes it feasible: other limits conflict too"), None
         days = math.ceil(seconds / SECONDS_PER_DAY * 10) / 10

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from topoopt.options.conventions import whole_units
 from topoopt.options.tables import MAX_NODES
 from topoopt.solver.model.core import COUNT_MAX, DesignModel
 from topoopt.solver.model.integers import thousandths
@@ -102,92 +103,113 @@ def switch_link_assemblies(dm: DesignModel, total: dict) -> None:
     ceilings of variable link counts are auxiliary variables shared by the fabric options and
     the kinds of part, so the model's size does not depend on the node count.
     """
-    m, o, v = dm.m, dm.options, dm.v
+    last_pod_cages, core_cages = _upper_cages_per_switch(dm)
+    for cls, shape in _class_shapes(dm, last_pod_cages, core_cages).items():
+        _class_assemblies(dm, cls, shape, total)
 
-    def ports_per_cage(f) -> int:
-        return f.switch.ports_per_cage.get(f.gbps, 1)
 
-    def ceil_div(a: int, b: int) -> int:
-        return -(-a // b)
+def _ports_per_cage(f) -> int:
+    return f.switch.ports_per_cage.get(f.gbps, 1)
 
-    # Cages per switch of the upper tier's variable link counts: a spine of the last
-    # (possibly part-filled) pod, whose leaves are all of them in 2 tiers, and a core.
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _upper_cages_per_switch(dm: DesignModel) -> tuple:
+    """Cages per switch of the upper tier's variable link counts: a spine of the last (possibly
+    part-filled) pod, whose leaves are all of them in 2 tiers, and a core."""
+    m, v = dm.m, dm.v
     last_pod_cages = dm.int_var(COUNT_MAX, "leaf_spine_last_pod_spine_cages")
     core_cages = dm.int_var(COUNT_MAX, "spine_core_core_cages")
     for (per_pod, per_pair, ppc), lit in dm.fabric_groups(
-            lambda f: (f.leaves_per_pod if f.tiers == 3 else 0, f.links_per_leaf_spine, ports_per_cage(f))
+            lambda f: (f.leaves_per_pod if f.tiers == 3 else 0, f.links_per_leaf_spine, _ports_per_cage(f))
             if f.tiers >= 2 else None, "last_pod_key"):
         links = per_pair * (v.leaves - per_pod * (v.pods - 1))
         m.add(ppc * last_pod_cages >= links).only_enforce_if(lit)
         m.add(ppc * last_pod_cages <= links + ppc - 1).only_enforce_if(lit)
     for (per_pair, ppc), lit in dm.fabric_groups(
-            lambda f: (f.links_per_spine_core, ports_per_cage(f)) if f.tiers == 3 else None, "core_key"):
+            lambda f: (f.links_per_spine_core, _ports_per_cage(f)) if f.tiers == 3 else None, "core_key"):
         m.add(ppc * core_cages >= per_pair * v.pods).only_enforce_if(lit)
         m.add(ppc * core_cages <= per_pair * v.pods + ppc - 1).only_enforce_if(lit)
-    # Per class: (pairs per lower switch, links per pair), and the cages filled on the upper
-    # and on the lower switches, as functions of the fabric option. Below a class's tiers no
-    # part of the class is used, so its counts stay free there.
-    shapes = {
+    return last_pod_cages, core_cages
+
+
+def _class_shapes(dm: DesignModel, last_pod_cages, core_cages) -> dict[str, dict]:
+    """Per class: (pairs per lower switch, links per pair), and the cages filled on the upper and
+    on the lower switches, as functions of the fabric option. Below a class's tiers no part of the
+    class is used, so its counts stay free there."""
+    v = dm.v
+    return {
         "leaf-spine": dict(
             lower=v.leaves, tiers=2,
             pairs=lambda f: (f.spines, f.links_per_leaf_spine),
-            upper_cages=lambda f: (f.spines, ceil_div(f.leaves_per_pod * f.links_per_leaf_spine, ports_per_cage(f))
+            upper_cages=lambda f: (f.spines, _ceil_div(f.leaves_per_pod * f.links_per_leaf_spine, _ports_per_cage(f))
                                    if f.tiers == 3 else 0),
             upper_expr=lambda spines, full_pod: spines * (full_pod * (v.pods - 1) + last_pod_cages),
-            lower_cages=lambda f: ceil_div(f.up, ports_per_cage(f))),
+            lower_cages=lambda f: _ceil_div(f.up, _ports_per_cage(f))),
         "spine-core": dict(
             lower=v.spines, tiers=3,
             pairs=lambda f: (f.cores_per_plane, f.links_per_spine_core),
             upper_cages=lambda f: (f.spines * f.cores_per_plane,),
             upper_expr=lambda cores: cores * core_cages,
-            lower_cages=lambda f: ceil_div(f.spine_up, ports_per_cage(f))),
+            lower_cages=lambda f: _ceil_div(f.spine_up, _ports_per_cage(f))),
     }
-    for cls, shape in shapes.items():
-        # Part literals grouped by what the counting needs: a one-piece cable's links, a kit's
-        # ends, the links that must reach one far switch together.
-        one_piece: dict[int, list] = {}
-        kit_ends: dict[tuple[int, int], list] = {}
-        together: dict[int, list] = {}
-        for p in o.parts[cls]:
-            part, lit = p.part, v.use_part[cls, p.index]
-            if part.one_piece:
-                one_piece.setdefault(part.links, []).append(lit)
-            else:
-                kit_ends.setdefault((part.a_ends, part.b_ends), []).append(lit)
-            together.setdefault(part.links_together, []).append(lit)
-        cables = {q: dm.any_of(lits, f"{cls}_cable_q{q}") for q, lits in one_piece.items()}
-        together_lits = {k: dm.any_of(lits, f"{cls}_together{k}") for k, lits in together.items()}
 
-        def in_class(key):
-            return lambda f: key(f) if f.tiers >= shape["tiers"] else None
 
-        for (fanout, per_pair), shape_lit in dm.fabric_groups(in_class(shape["pairs"]), f"{cls}_pairs"):
-            for q, cable in cables.items():
-                assemblies = ceil_div(per_pair, q) * fanout * shape["lower"]
-                m.add(total[cls] == assemblies).only_enforce_if([shape_lit, cable])
-            for links, lit in together_lits.items():
-                if per_pair % links:
-                    # A cable or fibre would be part-filled (ports the port counts do not hold)
-                    # or shared with links to another switch: ruled out.
-                    dm.forbid("port_form_factor_match", shape_lit, lit)
-        if not kit_ends:
-            continue
-        # Cages the class fills on the upper and on the lower switches.
-        cages = [dm.int_var(COUNT_MAX, f"{cls}_cages_{end}") for end in ("upper", "lower")]
-        for value, lit in dm.fabric_groups(in_class(shape["upper_cages"]), f"{cls}_upper_key"):
-            m.add(cages[0] == shape["upper_expr"](*value)).only_enforce_if(lit)
-        for per_switch, lit in dm.fabric_groups(in_class(shape["lower_cages"]), f"{cls}_lower_key"):
-            m.add(cages[1] == per_switch * shape["lower"]).only_enforce_if(lit)
-        # Kits: ceil(cages / ends per kit) at each end, the larger of the two.
-        by_end = [dm.int_var(COUNT_MAX, f"{cls}_kits_{end}") for end in ("upper", "lower")]
-        kits = dm.int_var(COUNT_MAX, f"{cls}_kits")
-        m.add_max_equality(kits, by_end)
-        for (a_ends, b_ends), lits in kit_ends.items():
-            kit = dm.any_of(lits, f"{cls}_kit_{a_ends}_{b_ends}")
-            for var, filled, ends in zip(by_end, cages, (a_ends, b_ends)):
-                m.add(ends * var >= filled).only_enforce_if(kit)
-                m.add(ends * var <= filled + ends - 1).only_enforce_if(kit)
-            m.add(total[cls] == kits).only_enforce_if(kit)
+def _class_assemblies(dm: DesignModel, cls: str, shape: dict, total: dict) -> None:
+    """One class's assemblies: per device pair for one-piece cables, by cages for kits."""
+    m, o, v = dm.m, dm.options, dm.v
+    # Part literals grouped by what the counting needs: a one-piece cable's links, a kit's ends,
+    # the links that must reach one far switch together.
+    one_piece: dict[int, list] = {}
+    kit_ends: dict[tuple[int, int], list] = {}
+    together: dict[int, list] = {}
+    for p in o.parts[cls]:
+        part, lit = p.part, v.use_part[cls, p.index]
+        if part.one_piece:
+            one_piece.setdefault(part.links, []).append(lit)
+        else:
+            kit_ends.setdefault((part.a_ends, part.b_ends), []).append(lit)
+        together.setdefault(part.links_together, []).append(lit)
+    cables = {q: dm.any_of(lits, f"{cls}_cable_q{q}") for q, lits in one_piece.items()}
+    together_lits = {k: dm.any_of(lits, f"{cls}_together{k}") for k, lits in together.items()}
+    for (fanout, per_pair), shape_lit in dm.fabric_groups(_in_class(shape, "pairs"), f"{cls}_pairs"):
+        for q, cable in cables.items():
+            assemblies = _ceil_div(per_pair, q) * fanout * shape["lower"]
+            m.add(total[cls] == assemblies).only_enforce_if([shape_lit, cable])
+        for links, lit in together_lits.items():
+            if per_pair % links:
+                # A cable or fibre would be part-filled (ports the port counts do not hold)
+                # or shared with links to another switch: ruled out.
+                dm.forbid("port_form_factor_match", shape_lit, lit)
+    if kit_ends:
+        _kit_assemblies(dm, cls, shape, total, kit_ends)
+
+
+def _in_class(shape: dict, key: str):
+    """The fabric-option key ``shape[key]``, None (left out) below the class's tiers."""
+    return lambda f: shape[key](f) if f.tiers >= shape["tiers"] else None
+
+
+def _kit_assemblies(dm: DesignModel, cls: str, shape: dict, total: dict, kit_ends: dict) -> None:
+    """Kits: ceil(cages / ends per kit) at each end, the larger of the two, with the cages the
+    class fills on the upper and on the lower switches."""
+    m = dm.m
+    cages = [dm.int_var(COUNT_MAX, f"{cls}_cages_{end}") for end in ("upper", "lower")]
+    for value, lit in dm.fabric_groups(_in_class(shape, "upper_cages"), f"{cls}_upper_key"):
+        m.add(cages[0] == shape["upper_expr"](*value)).only_enforce_if(lit)
+    for per_switch, lit in dm.fabric_groups(_in_class(shape, "lower_cages"), f"{cls}_lower_key"):
+        m.add(cages[1] == per_switch * shape["lower"]).only_enforce_if(lit)
+    by_end = [dm.int_var(COUNT_MAX, f"{cls}_kits_{end}") for end in ("upper", "lower")]
+    kits = dm.int_var(COUNT_MAX, f"{cls}_kits")
+    m.add_max_equality(kits, by_end)
+    for (a_ends, b_ends), lits in kit_ends.items():
+        kit = dm.any_of(lits, f"{cls}_kit_{a_ends}_{b_ends}")
+        for var, filled, ends in zip(by_end, cages, (a_ends, b_ends)):
+            m.add(ends * var >= filled).only_enforce_if(kit)
+            m.add(ends * var <= filled + ends - 1).only_enforce_if(kit)
+        m.add(total[cls] == kits).only_enforce_if(kit)
 
 
 def power_and_units(dm: DesignModel) -> None:
@@ -243,11 +265,11 @@ def costs(dm: DesignModel) -> None:
         m.add(v.cost["server"] == (c.server_price or 0) * v.nodes).only_enforce_if([lit, v.use_tier[0]])
     m.add(v.cost["nic"] == n.cost["storage_nic"])
     price = dm.problem.catalog.price
-    m.add(v.cost["switch"] == sum(int(round(price(sid) or 0)) * var for sid, var in n.switches_of.items()))
+    m.add(v.cost["switch"] == sum((whole_units(price(sid)) or 0) * var for sid, var in n.switches_of.items()))
     m.add(v.cost["cable"] == sum((p.unit_price or 0) * v.assemblies[cls, p.index]
                                  for cls, ps in o.parts.items() for p in ps)
           + sum(var for kind, var in n.cost.items() if kind != "storage_nic"))
     for r in o.racks:
         m.add(v.cost["rack"] == (r.unit_price or 0) * v.racks).only_enforce_if(v.use_rack[r.index])
-    m.add(v.cost["storage"] == sum(int(round(price(t) or 0)) * var for t, var in n.units_of.items()))
+    m.add(v.cost["storage"] == sum((whole_units(price(t)) or 0) * var for t, var in n.units_of.items()))
     m.add(v.total_cost == sum(v.cost.values()))

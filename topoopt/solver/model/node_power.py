@@ -7,7 +7,7 @@ docs/model.md, "Racks and power".
 
 from __future__ import annotations
 
-from topoopt.options.tables import devices_per_rack_by_power
+from topoopt.options.racks import devices_per_rack_by_power
 from topoopt.solver.model.core import DesignModel, by_value
 from topoopt.solver.model.integers import thousandths_up
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from topoopt.options.tables import devices_per_rack_by_power
+from topoopt.options.racks import devices_per_rack_by_power, devices_per_rack_by_units
 from topoopt.solver.model.core import DesignModel
 from topoopt.solver.model.integers import thousandths
 
@@ -23,14 +23,14 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
 
     def caps(watts: float, units: int) -> tuple:
         """(by power, by units) devices per rack, for every rack class."""
-        return tuple((devices_per_rack_by_power(r.rack, watts), r.rack.rack_units // units) for r in o.racks)
+        return tuple((devices_per_rack_by_power(r.rack, watts), devices_per_rack_by_units(r.rack, units)) for r in o.racks)
 
     # Nodes: one bound per family, compute racks are the larger (network_definitions.py).
     if by_power:
         node_groups = list(n.node_power_caps)  # (literal, nodes per rack in each rack class)
         racks = n.node_racks_by_power
     else:
-        node_groups = [(lit, tuple(r.rack.rack_units // configs[0].server.rack_units for r in o.racks))
+        node_groups = [(lit, tuple(devices_per_rack_by_units(r.rack, configs[0].server.rack_units) for r in o.racks))
                        for lit, configs in dm.node_groups(lambda c: c.server.rack_units)]
         racks = n.node_racks_by_units
     for lit, per_class in node_groups:

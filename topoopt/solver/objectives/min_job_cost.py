@@ -96,22 +96,6 @@ STOP_SLACK = 1e-12
 of the same numbers) are still solved, so every tie is found."""
 
 
-class RatedProblem(Problem):
-    """The problem with storage sized for ``tokens_per_s``, the candidate's own training rate.
-
-    A view: it shares every table and cache of the problem it is made from; only the throughput
-    target differs (the deadline, if any, is still the instance's).
-    """
-
-    def __init__(self, problem: Problem, tokens_per_s: float) -> None:
-        self.__dict__.update(problem.__dict__)
-        self.tokens_per_s = tokens_per_s
-
-    @property
-    def throughput_target(self) -> float | None:
-        return self.tokens_per_s
-
-
 @dataclass
 class Pair:
     """A node-configuration group (same perf key) with one fabric class and one storage network
@@ -236,7 +220,7 @@ class JobCostSearch:
         """The candidate's model: the pair's options and storage mode, ``nodes == n``, the hot tier
         and the storage network's need at ``tokens_per_s`` (default: the candidate's own rate)."""
         rate = self.rate(pair, n) if tokens_per_s is None else tokens_per_s
-        dm = model_for(RatedProblem(self.problem, rate).restricted(pair.configs, pair.fabrics, pair.converged))
+        dm = model_for(self.problem.rated(rate).restricted(pair.configs, pair.fabrics, pair.converged))
         dm.m.add(dm.v.nodes == n)
         return dm
 

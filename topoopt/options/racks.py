@@ -1,0 +1,36 @@
+"""Devices per rack, by power and by rack units: the one home of this rule on the solver's side
+(the checker keeps its own, checking/derive.py).
+
+A rack class holds ``floor(power / device power)`` identical devices by power and
+``floor(rack units / device units)`` by space, beside what other equipment already takes. Power is
+compared in W with a 1e-6 W allowance so that decimal kW stay exact: 64.448 kW is
+64447.99999999999 W in binary.
+
+>>> from topoopt.models.catalog import RackClass
+>>> rack = RackClass(id="r", name="30 kW", source="estimate: example", power_kw=30.0, rack_units=42, cooling="air")
+>>> devices_per_rack_by_power(rack, 10_000.0), devices_per_rack_by_units(rack, 8), per_rack(rack, 10_000.0, 8)
+(3, 5, 3)
+"""
+
+from __future__ import annotations
+
+from topoopt.models.catalog import RackClass
+
+
+def devices_per_rack_by_power(rack: RackClass, power_w: float, reserved_w: float = 0.0) -> int:
+    """Identical devices one rack of this class can power beside ``reserved_w`` of other
+    equipment (negative when the reserve alone exceeds the rack)."""
+    return int((rack.power_kw * 1000 + 1e-6 - reserved_w) // power_w)
+
+
+def devices_per_rack_by_units(rack: RackClass, rack_units: int, reserved_units: int = 0) -> int:
+    """Identical devices of ``rack_units`` each that fit beside ``reserved_units`` of other equipment."""
+    return (rack.rack_units - reserved_units) // rack_units
+
+
+def per_rack(rack: RackClass, power_w: float, rack_units: int, reserved: tuple[float, int] = (0.0, 0)) -> int:
+    """Identical devices one rack of this class holds under its power and rack units, beside
+    ``reserved`` = (W, rack units) of other equipment."""
+    reserved_w, reserved_units = reserved
+    return min(devices_per_rack_by_power(rack, power_w, reserved_w),
+               devices_per_rack_by_units(rack, rack_units, reserved_units))
