@@ -10,7 +10,7 @@ import sys
 from importlib import import_module
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_INTERNAL, err
+from topoopt.cli.common import EXIT_INTERNAL, EXIT_INTERRUPTED, err
 
 COMMAND_MODULES = ("validate", "catalog_cmd", "estimate", "solve", "check", "render")
 
@@ -32,7 +32,7 @@ def main() -> None:
         raise
     except KeyboardInterrupt:
         err("interrupted")
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     except Exception as exc:  # noqa: BLE001 - the last line of defence
         if debug:
             raise

@@ -9,10 +9,12 @@ EXIT_INTERNAL = 1
 EXIT_INPUT = 2
 EXIT_INFEASIBLE = 3
 EXIT_NO_SOLUTION = 4
+EXIT_INTERRUPTED = 130
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 solved/valid, 1 internal error, 2 usage error or invalid instance, "
-    "3 proven infeasible (or design violations for 'check'), 4 no solution within the limits."
+    "3 proven infeasible (or design violations for 'check'), 4 no solution within the limits, "
+    "130 interrupted (Ctrl-C) before an answer."
 )
 
 

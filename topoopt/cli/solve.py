@@ -8,7 +8,8 @@ import typer
 
 from topoopt.cli.app import app
 from topoopt.cli.common import (
-    EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_INTERNAL, EXIT_NO_SOLUTION, err, load_or_exit, write_fabric_files,
+    EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NO_SOLUTION, err, load_or_exit,
+    write_fabric_files,
 )
 
 
@@ -20,20 +21,32 @@ def solve(
     time_limit_s: float | None = typer.Option(
         None, "--time-limit-s", min=0.01,
         help="Wall-clock limit per solve (not reproducible); for min_job_cost also on its candidate solves together."),
+    explain: bool = typer.Option(
+        True, "--explain/--no-explain",
+        help="When no design exists, explain why: a minimal conflict and what would make it feasible."),
     workers: int = typer.Option(1, "--workers", min=1, max=64, help="CP-SAT workers (results are identical for any count)."),
     seed: int = typer.Option(0, "--seed", help="CP-SAT random seed."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Solver log on stderr."),
 ) -> None:
     from topoopt.catalog import CatalogError
     loaded = load_or_exit(file)
+    from topoopt.cli.running import Interrupted, solve_reporting
     from topoopt.solver import UnsupportedObjective
-    from topoopt.solver import solve as solve_instance
+
+    def proven(result) -> None:
+        """Infeasibility is known before the explanation: say so, and write it down at once."""
+        err("topoopt: proven infeasible; explaining why (Ctrl-C prints what is known, --no-explain skips it)")
+        if out is not None:
+            write_result(locate_sources(result, loaded), loaded.instance, out, source=str(loaded.file))
 
     try:
-        result = solve_instance(loaded.instance, workers=workers, seed=seed, time_limit_s=time_limit_s, log=verbose)
+        result = solve_reporting(loaded.instance, on_proven=proven, workers=workers, seed=seed,
+                                 time_limit_s=time_limit_s, explain=explain, log=verbose)
     except (CatalogError, UnsupportedObjective) as exc:
         err(f"{loaded.file}: {exc}")
         raise typer.Exit(EXIT_INPUT) from None
+    except Interrupted as stop:
+        interrupted(stop, loaded, json_out)
     result = locate_sources(result, loaded)
     violations = independent_check(result, loaded.instance)
     if out is not None:
@@ -43,19 +56,41 @@ def solve(
             err(f"checker: {violation}")
         err("internal error: the independent checker rejects the solver's design (a bug; please report it)")
         raise typer.Exit(EXIT_INTERNAL)
-    name = loaded.instance.name
-    if json_out:
-        typer.echo(result.model_dump_json(indent=2, by_alias=True))
-    else:
-        from topoopt.cli.summary import infeasible_summary, solved_summary
-
-        typer.echo(infeasible_summary(result, name) if result.status == "infeasible" else
-                   solved_summary(result, name) + job_cost_line(result) if result.design else
-                   f"topoopt · {name} · {result.status.upper()}: no design found within the limits")
+    print_result(result, loaded.instance.name, json_out)
     if result.status == "infeasible":
         raise typer.Exit(EXIT_INFEASIBLE)
     if result.status == "unknown":
         raise typer.Exit(EXIT_NO_SOLUTION)
+
+
+def print_result(result, name: str, json_out: bool) -> None:
+    if json_out:
+        typer.echo(result.model_dump_json(indent=2, by_alias=True))
+        return
+    from topoopt.cli.summary import infeasible_summary, solved_summary
+
+    typer.echo(infeasible_summary(result, name) if result.status == "infeasible" else
+               solved_summary(result, name) + job_cost_line(result) if result.design else
+               f"topoopt · {name} · {result.status.upper()}: no design found within the limits")
+
+
+def interrupted(stop, loaded, json_out: bool) -> None:
+    """Ctrl-C: print what is known and leave at once (the solve's thread is still in CP-SAT, so
+    the process ends with ``os._exit`` after flushing). Infeasibility already proven exits 3 with
+    the status (design.json was written when it was proven); otherwise 130."""
+    import os
+    import sys
+
+    if stop.proven is not None:
+        err(f"topoopt: interrupted while {stop.stage}; infeasibility was already proven")
+        print_result(locate_sources(stop.proven, loaded), loaded.instance.name, json_out)
+        code = EXIT_INFEASIBLE
+    else:
+        err(f"topoopt: interrupted while {stop.stage}, before an answer")
+        code = EXIT_INTERRUPTED
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def job_cost_line(result) -> str:

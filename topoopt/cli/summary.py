@@ -107,8 +107,11 @@ def management_lines(d: Design) -> list[str]:
 
 
 def infeasible_summary(result: SolveResult, name: str) -> str:
-    lines = [f"topoopt · {name} · INFEASIBLE", "", "No design satisfies all of these together:"]
     explanation = result.explanation
+    if explanation is None:
+        return (f"topoopt · {name} · INFEASIBLE\n\nNo design satisfies every rule of the instance (proven). "
+                "Why was not worked out (--no-explain, or interrupted); solve again with the explanation on.")
+    lines = [f"topoopt · {name} · INFEASIBLE", "", "No design satisfies all of these together:"]
     if explanation:
         for item in explanation.conflict:
             lines.append(f"  - {item.family}: {item.detail}  [{item.source}]")

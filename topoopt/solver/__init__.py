@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ortools import __version__ as ortools_version
@@ -103,11 +104,17 @@ def solve(
     time_limit_s: float | None = None,
     explain: bool = True,
     log: bool = False,
+    stats: Stats | None = None,
+    on_proven: Callable[[SolveResult], None] | None = None,
 ) -> SolveResult:
-    """Design the cheapest (or fastest) cluster for ``instance``; explain when none exists."""
-    started = time.perf_counter()
+    """Design the cheapest (or fastest) cluster for ``instance``; explain when none exists.
+
+    ``stats``: where the solve records its stage and its CP-SAT solves as it goes (a caller may
+    read it from another thread to report progress). ``on_proven``: called with the result as
+    soon as infeasibility is proven, before the explanation is built.
+    """
     settings = Settings(workers=workers, seed=seed, time_limit_s=time_limit_s, log=log)
-    stats = Stats()
+    stats = stats or Stats()
     problem = Problem.of(instance)
     kind = instance.goal.objective
     if kind == "min_job_cost" and problem.catalog.basis != "monthly_rent":
@@ -116,27 +123,35 @@ def solve(
             f"training); price book {problem.catalog.price_book.id!r} is {problem.catalog.basis}, where a "
             "purchase does not scale with the training time — use min_cost (with a deadline) or min_time"
         )
+    stats.stage = f"searching ({kind})"
     found = search(problem, settings, stats)
-    result = dict(schema_version=SCHEMA_VERSION)
     none = ObjectiveValue(kind=kind, value=None, bound=None, gap=None)
     if found.status in OK:
-        result.update(solved_fields(kind, found))
-    elif found.status == cp_model.INFEASIBLE:
-        explain_with = explain_job_cost if kind == "min_job_cost" else explain_infeasible
-        explanation = explain_with(found.problem, settings, stats) if explain else None
-        result.update(status="infeasible", objective=none, explanation=explanation)
-    else:
-        result.update(status="unknown", objective=none)
-    result["provenance"] = Provenance(
+        return finished(instance, settings, stats, **solved_fields(kind, found))
+    if found.status != cp_model.INFEASIBLE:
+        return finished(instance, settings, stats, status="unknown", objective=none)
+    if not explain:
+        return finished(instance, settings, stats, status="infeasible", objective=none)
+    if on_proven is not None:
+        on_proven(finished(instance, settings, stats, status="infeasible", objective=none))
+    stats.stage = "explaining"
+    explain_with = explain_job_cost if kind == "min_job_cost" else explain_infeasible
+    explanation = explain_with(found.problem, settings, stats)
+    return finished(instance, settings, stats, status="infeasible", objective=none, explanation=explanation)
+
+
+def finished(instance: Instance, settings: Settings, stats: Stats, **fields) -> SolveResult:
+    """The result with these fields and the provenance of the solve so far."""
+    provenance = Provenance(
         topoopt_version=__version__,
         ortools_version=ortools_version,
         instance_sha256=hashlib.sha256(instance.model_dump_json(by_alias=True).encode()).hexdigest(),
-        seed=seed,
-        workers=workers,
-        solve_time_s=round(time.perf_counter() - started, 4),
+        seed=settings.seed,
+        workers=settings.workers,
+        solve_time_s=round(time.perf_counter() - stats.started, 4),
         solves=stats.solves,
     )
-    return SolveResult(**result)
+    return SolveResult(schema_version=SCHEMA_VERSION, provenance=provenance, **fields)
 
 
 __all__ = ["FAMILIES", "UnsupportedObjective", "solve"]

@@ -24,10 +24,14 @@ class Settings:
 
 @dataclass
 class Stats:
+    """What a solve has done so far; read from another thread for progress reports."""
+
     solves: int = 0
     wall_s: float = 0.0
     proven: bool = True
     started: float = field(default_factory=time.perf_counter)
+    stage: str = "starting"
+    """What the solve is doing now, in a few words ("explaining: relaxing budget_cap")."""
 
 
 def new_solver(settings: Settings, *, light: bool = False) -> cp_model.CpSolver:

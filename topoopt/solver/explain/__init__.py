@@ -30,6 +30,7 @@ def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Ex
 
     def relaxation(family: str) -> tuple[Relaxation, int | None]:
         if family not in relaxed:
+            stats.stage = f"explaining: relaxing {family}"
             relaxed[family] = relax_one(problem, family, settings, stats, base)
         return relaxed[family]
 
@@ -51,6 +52,7 @@ def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Ex
         conflict = [f for f in FAMILIES if f in deadline_and_budget]
     else:
         reason = None
+        stats.stage = "explaining: shrinking the conflict"
         conflict = minimal_conflict(problem, settings, stats, shown_necessary, base())
     relaxations, nodes = [], problem.instance.constraints.pins.nodes
     for family in conflict:
