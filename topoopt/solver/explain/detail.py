@@ -1,35 +1,11 @@
-"""What the user reads about a family in a conflict: where its limit comes from in the instance and
-the instance values behind it."""
+"""What the user reads about a family in a conflict: the instance values behind its limit (where
+the limit comes from in the instance is the family's record, topoopt/families.py)."""
 
 from __future__ import annotations
 
 from topoopt.families import FAMILIES
 from topoopt.options.networks import server_takes
 from topoopt.options.problem import Problem
-
-# Where in the instance each family's limit comes from (a dotted field path).
-FAMILY_SOURCES: dict[str, str] = {
-    "budget_cap": "budget.max",
-    "deadline_met": "goal.deadline_days",
-    "memory_fits": "workload.model",
-    "racks_available": "site.max_racks",
-    "site_power_within_limit": "site.power_cap_kw",
-    "rack_power_within_limit": "site.rack_classes",
-    "rack_units_within_limit": "site.rack_classes",
-    "allowed_by_lists": "constraints",
-    "pins_respected": "constraints.pins",
-    "oversubscription_within_limit": "constraints.max_oversubscription",
-    "cable_reach": "site.distances",
-    "storage_bandwidth_met": "workload.checkpoint",
-    "storage_capacity_met": "workload.data.dataset_tb",
-    "storage_latency_ok": "workload.data.small_files",
-    "priced_in_book": "catalog.price_book",
-    "storage_nic_bandwidth_met": "workload.data",
-    "storage_fabric_ports_cover": "constraints.storage",
-    "cold_storage_met": "workload.checkpoint.archive_days",
-    "management_ports_cover": "constraints.switches",
-}
-
 
 def detail(problem: Problem, family: str, nodes: int | None = None) -> str:
     """The instance values behind a family's limit; ``nodes``: the node count of the cheapest
@@ -78,7 +54,7 @@ def detail(problem: Problem, family: str, nodes: int | None = None) -> str:
         return f"storage-unit ports must run the storage network's speed and protocol ({ports or 'no tier allowed'})"
     if family == "management_ports_cover":
         return "1 in-band and the out-of-band management ports of every node, data switch and storage unit"
-    return FAMILIES[family]
+    return FAMILIES[family].description
 
 
 def storage_path_detail(problem: Problem, nodes: int | None) -> str:
