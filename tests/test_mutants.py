@@ -8,9 +8,10 @@ also applied before the model is built (``topoopt.options.rules.PREFILTERABLE``:
 prices, pins, reach, …) are removed from that prefilter too; otherwise the prefilter alone would
 still enforce them and the mutant would be the same model.
 
-One family is structural and cannot be removed this way: the option tables never offer a design
-that breaks it (``link_speed``: a configuration runs one interconnect and fabrics are built at its
-speed), so its model function adds nothing; ``test_structural_families_add_nothing`` checks that.
+Structural families (``Family.structural`` in topoopt/families.py) cannot be removed this way: the
+option tables never offer a design that breaks them (``link_speed``: a configuration runs one
+interconnect and fabrics are built at its speed), so their model functions add nothing;
+``test_structural_families_add_nothing`` checks that.
 (``nic_fits_server`` is structural for compute NICs, whose node configurations come from each
 server's NIC options and slots, but storage NIC choices are paired with servers in the model.)
 """
@@ -34,7 +35,7 @@ from topoopt.options.problem import Problem
 from topoopt.options.rules import PREFILTERABLE
 
 SRC = "estimate: test fixture"
-STRUCTURAL = ("link_speed",)
+STRUCTURAL = tuple(family.id for family in FAMILIES.values() if family.structural)
 
 SW8 = {"id": "sw8", "name": "SW 8x400", "source": SRC, "protocols": ["ib"], "cages": 4,
        "cage_form_factor": "osfp-twin-finned", "ports_per_cage": {400: 2}, "power_w": 600, "rack_units": 1}

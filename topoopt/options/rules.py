@@ -9,12 +9,12 @@ small. Either way the rule is stated here, once.
 
 from __future__ import annotations
 
+from topoopt.families import FAMILIES
 from topoopt.models.instance import Instance
 
-PREFILTERABLE = frozenset({
-    "allowed_by_lists", "priced_in_book", "pins_respected", "oversubscription_within_limit",
-    "cable_reach", "racks_available", "storage_latency_ok", "nic_supports_interconnect",
-})
+PREFILTERABLE = frozenset(family.id for family in FAMILIES.values() if family.prefilterable)
+"""The families whose per-option rules may drop options before the model is built (their records
+in topoopt/families.py say so)."""
 
 
 def node_config_violations(config, instance: Instance) -> frozenset[str]:

@@ -16,7 +16,7 @@ from topoopt.families import FAMILIES
 from topoopt.models.design import ConflictItem, Explanation, Relaxation
 from topoopt.options.problem import Problem
 from topoopt.solver.explain.conflict import explanation_model, minimal_conflict
-from topoopt.solver.explain.detail import FAMILY_SOURCES, detail
+from topoopt.solver.explain.detail import detail
 from topoopt.solver.explain.precheck import deadline_outprices_budget
 from topoopt.solver.explain.relax import relax_one
 from topoopt.solver.run import Settings, Stats
@@ -63,7 +63,8 @@ def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Ex
         if family == "storage_nic_bandwidth_met" and nodes is None:
             nodes = relaxed_nodes
     items = [
-        ConflictItem(family=f, description=FAMILIES[f], detail=detail(problem, f, nodes), source=FAMILY_SOURCES.get(f, ""))
+        ConflictItem(family=f, description=FAMILIES[f].description, detail=detail(problem, f, nodes),
+                     source=FAMILIES[f].source)
         for f in conflict
     ]
     return Explanation(conflict=items, relaxations=relaxations, precheck=reason)
@@ -82,7 +83,7 @@ def explain_job_cost(problem: Problem, settings: Settings, stats: Stats) -> Expl
     family = "storage_bandwidth_met"
     sized = "tokens / deadline" if problem.deadline_s is not None else "capacity and checkpoints alone (no deadline)"
     item = ConflictItem(
-        family=family, description=FAMILIES[family], source=FAMILY_SOURCES[family],
+        family=family, description=FAMILIES[family].description, source=FAMILIES[family].source,
         detail="min_job_cost feeds storage at each design's own training rate; at that rate no design meets "
                f"the other limits, which do hold with storage sized for {sized}",
     )

@@ -1,98 +1,309 @@
-"""What the user reads about a family in a conflict: where its limit comes from in the instance and
-the instance values behind it."""
+"""What the user reads about a family in a conflict: the instance values behind its limit.
+
+One function per family that can appear in a conflict (every family but the structural ones),
+named like the family and listed in :data:`DETAILS`. Each states the instance's figures and the
+catalog's as the instance allows them: options ruled out by the instance's own lists, pins or
+price book are left out, whether or not the problem prefiltered them.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from topoopt.families import FAMILIES
+from topoopt.models.catalog import RackClass, Server, StorageTier
 from topoopt.options.networks import server_takes
 from topoopt.options.problem import Problem
+from topoopt.options.tables import FabricOption, NodeConfig, Options
 
-# Where in the instance each family's limit comes from (a dotted field path).
-FAMILY_SOURCES: dict[str, str] = {
-    "budget_cap": "budget.max",
-    "deadline_met": "goal.deadline_days",
-    "memory_fits": "workload.model",
-    "racks_available": "site.max_racks",
-    "site_power_within_limit": "site.power_cap_kw",
-    "rack_power_within_limit": "site.rack_classes",
-    "rack_units_within_limit": "site.rack_classes",
-    "allowed_by_lists": "constraints",
-    "pins_respected": "constraints.pins",
-    "oversubscription_within_limit": "constraints.max_oversubscription",
-    "cable_reach": "site.distances",
-    "storage_bandwidth_met": "workload.checkpoint",
-    "storage_capacity_met": "workload.data.dataset_tb",
-    "storage_latency_ok": "workload.data.small_files",
-    "priced_in_book": "catalog.price_book",
-    "storage_nic_bandwidth_met": "workload.data",
-    "storage_fabric_ports_cover": "constraints.storage",
-    "cold_storage_met": "workload.checkpoint.archive_days",
-    "management_ports_cover": "constraints.switches",
-}
+INSTANCE_RULES = frozenset({"allowed_by_lists", "pins_respected", "priced_in_book"})
+"""The families that rule out an option by the instance's lists, pins and price book alone."""
 
 
-def detail(problem: Problem, family: str, nodes: int | None = None) -> str:
-    """The instance values behind a family's limit; ``nodes``: the node count of the cheapest
-    design without the family (or the pinned count), for the storage path."""
+def _allowed(options: Iterable, also: frozenset[str] = frozenset()) -> list:
+    """The options that neither the instance's lists, pins and prices nor ``also`` rule out."""
+    return [o for o in options if not o.violations & (INSTANCE_RULES | also)]
+
+
+def _everything(problem: Problem) -> Options:
+    """Every option of the catalog, none prefiltered."""
+    return problem.unfiltered().options
+
+
+def _allowed_configs(problem: Problem) -> list[NodeConfig]:
+    """The node configurations the instance allows."""
+    return _allowed(_everything(problem).node_configs)
+
+
+def _allowed_fabrics(problem: Problem) -> list[FabricOption]:
+    """The compute fabrics (one switch or more) the instance allows."""
+    return [f for f in _allowed(_everything(problem).fabrics) if f.tiers]
+
+
+def _usable_fabrics(problem: Problem) -> list[FabricOption]:
+    """The allowed compute fabrics within the oversubscription cap, at a speed and protocol some
+    node configuration runs."""
+    return [f for f in _allowed_fabrics(problem) if not f.violations]
+
+
+def _listed(values: Iterable[str], most: int = 6, sep: str = ", ") -> str:
+    """Distinct values, sorted, the first ``most`` of them named: "a, b and 3 more"; "none" when
+    there are none."""
+    distinct = sorted(set(values))
+    more = f" and {len(distinct) - most} more" if len(distinct) > most else ""
+    return sep.join(distinct[:most]) + more if distinct else "none"
+
+
+def _counts(values: Iterable[int]) -> str:
+    """Distinct numbers, ascending: "1/2/4/8"."""
+    return "/".join(map(str, sorted(set(values))))
+
+
+def _kw(watts: float) -> str:
+    """Watts in kW, to the watt: "10.234 kW"."""
+    return f"{round(watts) / 1000:g} kW"
+
+
+# -- workload and cost ------------------------------------------------------------------------------
+
+def memory_fits(problem: Problem, nodes: int | None) -> str:
+    model = problem.instance.workload.model
+    return f"model {model if isinstance(model, str) else f'{model.params_b:g}B parameters'}"
+
+
+def deadline_met(problem: Problem, nodes: int | None) -> str:
+    """The tokens and the deadline; the bare rule without a deadline."""
     inst = problem.instance
-    rules = inst.constraints
-    if family == "budget_cap":
-        return f"budget {inst.budget.max:,.0f} {inst.budget.currency} ({inst.budget.basis})"
-    if family == "deadline_met" and inst.goal.deadline_days is not None:
-        return f"train {inst.workload.training.tokens:.3g} tokens within {inst.goal.deadline_days:g} days"
-    if family == "memory_fits":
-        model = inst.workload.model
-        return f"model {model if isinstance(model, str) else f'{model.params_b:g}B parameters'}"
-    if family == "racks_available":
-        classes = ", ".join(inst.site.rack_classes) if inst.site.rack_classes else "any class"
-        return f"at most {inst.site.max_racks} racks ({classes})"
-    if family == "site_power_within_limit":
-        return f"site power cap {inst.site.power_cap_kw:g} kW"
-    if family == "allowed_by_lists":
-        lists = [f"{kind} allow={rule.allow} deny={rule.deny}" for kind in
-                 ("gpus", "servers", "interconnects", "switches", "cables", "storage", "storage_nics")
-                 if (rule := getattr(rules, kind)).allow is not None or rule.deny]
-        return "; ".join(lists) or "allow/deny lists"
-    if family == "pins_respected":
-        pins = {k: v for k, v in rules.pins.model_dump().items() if v is not None}
-        return ", ".join(f"{k}={v}" for k, v in pins.items())
-    if family == "oversubscription_within_limit":
-        return f"oversubscription at most {rules.max_oversubscription:g}:1"
-    if family == "cable_reach":
-        d = inst.site.distances
-        return f"runs of {d.in_row_m + d.slack_m:g} m (in row) and {d.across_rows_m + d.slack_m:g} m (across rows)"
-    if family == "storage_latency_ok":
-        return "many small files need a low-latency storage tier"
-    if family == "storage_nic_bandwidth_met":
-        return storage_path_detail(problem, nodes)
-    if family == "cold_storage_met":
-        needs = problem.storage_needs(0.0)
-        checkpoint = inst.workload.checkpoint
-        return (f"archive {needs.cold_capacity_tb:,.1f} TB ({inst.workload.data.archive_tb:g} TB of data and "
-                f"{checkpoint.archive_days:g} days of checkpoints) on an object-store tier")
-    if family == "storage_fabric_ports_cover":
-        tiers = problem.catalog.catalog.by_id("storage")
-        allowed = [t for t in tiers.values() if rules.storage.admits(t.id)]
-        ports = "; ".join(f"{t.id}: {t.network_ports} × {'/'.join(map(str, t.port_speeds_gbps))}G "
-                          f"{'/'.join(t.protocols)}" for t in allowed)
-        return f"storage-unit ports must run the storage network's speed and protocol ({ports or 'no tier allowed'})"
-    if family == "management_ports_cover":
-        return "1 in-band and the out-of-band management ports of every node, data switch and storage unit"
-    return FAMILIES[family]
+    if inst.goal.deadline_days is None:
+        return FAMILIES["deadline_met"].description
+    return f"train {inst.workload.training.tokens:.3g} tokens within {inst.goal.deadline_days:g} days"
 
 
-def storage_path_detail(problem: Problem, nodes: int | None) -> str:
+def budget_cap(problem: Problem, nodes: int | None) -> str:
+    budget = problem.instance.budget
+    return f"budget {budget.max:,.0f} {budget.currency} ({budget.basis})"
+
+
+# -- selection --------------------------------------------------------------------------------------
+
+def allowed_by_lists(problem: Problem, nodes: int | None) -> str:
+    rules = problem.instance.constraints
+    lists = [f"{kind} allow={rule.allow} deny={rule.deny}" for kind in
+             ("gpus", "servers", "interconnects", "switches", "cables", "storage", "storage_nics")
+             if (rule := getattr(rules, kind)).allow is not None or rule.deny]
+    return "; ".join(lists) or "allow/deny lists"
+
+
+def priced_in_book(problem: Problem, nodes: int | None) -> str:
+    """The price book, and how many of the catalog's options it leaves without a price."""
+    o, book = _everything(problem), problem.catalog.price_book
+    tables = [o.node_configs, o.fabrics, o.racks, o.storage, *o.parts.values(), o.storage_nets, o.cold,
+              o.management]
+    options = [option for table in tables for option in table]
+    unpriced = sum("priced_in_book" in option.violations for option in options)
+    return (f"price book {book.id} ({book.currency}, {book.basis}): "
+            f"{unpriced:,} of {len(options):,} options have no price")
+
+
+def pins_respected(problem: Problem, nodes: int | None) -> str:
+    pins = {k: v for k, v in problem.instance.constraints.pins.model_dump().items() if v is not None}
+    return ", ".join(f"{k}={v}" for k, v in pins.items())
+
+
+# -- node -------------------------------------------------------------------------------------------
+
+def nic_fits_server(problem: Problem, nodes: int | None) -> str:
+    """Per allowed server, the counts and models of compute and storage NICs its slots take:
+    "s80 1/2/4/8 compute NICs (nic400) and 1/2 storage NICs (snic100)"."""
+    servers: dict[str, tuple[Server, set[int], set[str]]] = {}
+    for c in _allowed_configs(problem):
+        server, rails, nics = servers.setdefault(c.server.id, (c.server, set(), set()))
+        rails.add(c.rails)
+        nics.add(c.nic.id)
+    nets = [s for s in _allowed(_everything(problem).storage_nets) if s.mode == "dedicated"]
+    takes = []
+    for server, rails, nics in servers.values():
+        storage = [s for s in nets if server_takes(server, s.nic_choice)]
+        storage_nics = (f"{_counts(s.nics for s in storage)} storage NICs ({_listed(s.nic.id for s in storage)})"
+                        if storage else "no storage NICs")
+        takes.append(f"{server.id} {_counts(rails)} compute NICs ({_listed(nics)}) and {storage_nics}")
+    return _listed(takes, most=4, sep="; ") if takes else "no server is allowed"
+
+
+def _speeds(links: Iterable[tuple[str, int]]) -> str:
+    """(protocol, Gb/s) pairs by protocol: "ethernet at 100/400G, ib at 400G"."""
+    by_protocol: dict[str, set[int]] = {}
+    for protocol, gbps in links:
+        by_protocol.setdefault(protocol, set()).add(gbps)
+    found = [f"{protocol} at {_counts(gbps)}G" for protocol, gbps in sorted(by_protocol.items())]
+    return ", ".join(found) or "nothing"
+
+
+def nic_supports_interconnect(problem: Problem, nodes: int | None) -> str:
+    """The protocols and speeds the allowed compute NICs run, against the compute switches'."""
+    configs, fabrics = _allowed_configs(problem), _allowed_fabrics(problem)
+    return (f"compute NICs ({_listed(c.nic.id for c in configs)}) run {_speeds(c.speed_key for c in configs)}; "
+            f"compute switches ({_listed(f.switch.id for f in fabrics)}) speak "
+            f"{_speeds(f.speed_key for f in fabrics)}")
+
+
+# -- fabric -----------------------------------------------------------------------------------------
+
+def _most_node_ports(problem: Problem, tiers: int) -> str:
+    """Per link speed, the most node ports an allowed fabric of ``tiers`` tiers reaches, and its
+    switch: "2,048 at 400G (sw64)"."""
+    by_gbps: dict[int, tuple[int, str]] = {}
+    for f in _usable_fabrics(problem):
+        if f.tiers == tiers:
+            ports = f.down * f.leaves_per_pod * max(f.max_pods, 1)
+            by_gbps[f.gbps] = max(by_gbps.get(f.gbps, (0, "")), (ports, f.switch.id))
+    found = [f"{ports:,} at {gbps}G ({switch})" for gbps, (ports, switch) in sorted(by_gbps.items())]
+    return ", ".join(found) or "none allowed"
+
+
+def leaf_ports_cover_endpoints(problem: Problem, nodes: int | None) -> str:
+    rails = _counts(c.rails for c in _allowed_configs(problem))
+    return (f"leaf ports per node (one per rail): {rails or 'none allowed'}; "
+            f"most node ports on one switch: {_most_node_ports(problem, 1)}")
+
+
+def spine_ports_cover_uplinks(problem: Problem, nodes: int | None) -> str:
+    return (f"most node ports in two tiers: {_most_node_ports(problem, 2)}; "
+            f"in three tiers: {_most_node_ports(problem, 3)}")
+
+
+def core_ports_cover_uplinks(problem: Problem, nodes: int | None) -> str:
+    return f"most node ports in three tiers: {_most_node_ports(problem, 3)}"
+
+
+def oversubscription_within_limit(problem: Problem, nodes: int | None) -> str:
+    return f"oversubscription at most {problem.instance.constraints.max_oversubscription:g}:1"
+
+
+def uplinks_balanced(problem: Problem, nodes: int | None) -> str:
+    """The uplink counts of the allowed leaves, which each leaf's spine count must divide."""
+    uplinks: dict[str, set[int]] = {}
+    for f in _usable_fabrics(problem):
+        if f.tiers > 1:
+            uplinks.setdefault(f.switch.id, set()).add(f.up)
+    if not uplinks:
+        return "no fabric of two or more tiers is allowed"
+    counts = _listed(f"{switch} {_counts(ups)}" for switch, ups in uplinks.items())
+    return f"the spines of a pod divide each leaf's uplinks (per leaf: {counts})"
+
+
+# -- cabling ----------------------------------------------------------------------------------------
+
+def port_form_factor_match(problem: Problem, nodes: int | None) -> str:
+    """The cages of the devices the instance allows, and the cage pairs its allowed cables join."""
+    o = _everything(problem)
+    nets = [s for s in _allowed(o.storage_nets) if s.mode == "dedicated"]
+    cages = {
+        "node": (c.port_form_factor for c in _allowed_configs(problem)),
+        "compute switch": (f.switch.cage_form_factor for f in _allowed_fabrics(problem)),
+        "storage NIC": (s.nic.port_form_factor for s in nets),
+        "storage switch": (s.switch.cage_form_factor for s in nets),
+        "storage unit": (s.tier.port_form_factor for s in _allowed(o.storage)),
+    }
+    devices = "; ".join(f"{device} {_listed(found)}" for device, found in cages.items())
+    cables = (f"{p.a_form_factor}–{p.b_form_factor}" for p in problem.catalog.catalog.cables
+              if problem.instance.constraints.cables.admits(p.id))
+    return f"cages: {devices}; allowed cables join {_listed(cables, most=8)}"
+
+
+def cable_reach(problem: Problem, nodes: int | None) -> str:
+    d = problem.instance.site.distances
+    return f"runs of {d.in_row_m + d.slack_m:g} m (in row) and {d.across_rows_m + d.slack_m:g} m (across rows)"
+
+
+# -- racks and site ---------------------------------------------------------------------------------
+
+def _rack_classes(problem: Problem, figure: Callable[[RackClass], str]) -> str:
+    """The rack classes the instance allows, each with ``figure(rack class)``."""
+    racks = _allowed(_everything(problem).racks, frozenset({"racks_available"}))
+    return ", ".join(f"{r.rack.id} {figure(r.rack)}" for r in racks) or "no rack class"
+
+
+def rack_power_within_limit(problem: Problem, nodes: int | None) -> str:
+    """The allowed rack classes' power and height, and the least power a node draws (its storage
+    NICs aside)."""
+    configs, parts = _allowed_configs(problem), _everything(problem).all_parts
+    classes = _rack_classes(problem, lambda rack: f"{rack.power_kw:g} kW/{rack.rack_units}U")
+    if not configs:
+        return f"rack classes {classes}; no node configuration is allowed"
+    alone = min(c.power_w(parts, fabric=False) for c in configs)
+    attached = min(c.power_w(parts) for c in configs)
+    return (f"rack classes {classes}; the lightest node draws at least {_kw(alone)} "
+            f"({_kw(attached)} on a compute fabric)")
+
+
+def rack_units_within_limit(problem: Problem, nodes: int | None) -> str:
+    """The allowed rack classes' height, and the fewest rack units a node takes."""
+    classes = _rack_classes(problem, lambda rack: f"{rack.rack_units}U")
+    units = [c.server.rack_units for c in _allowed_configs(problem)]
+    node = f"the smallest node takes {min(units)}U" if units else "no node configuration is allowed"
+    return f"rack classes {classes}; {node}"
+
+
+def racks_available(problem: Problem, nodes: int | None) -> str:
+    site = problem.instance.site
+    classes = ", ".join(site.rack_classes) if site.rack_classes else "any class"
+    return f"at most {site.max_racks} racks ({classes})"
+
+
+def site_power_within_limit(problem: Problem, nodes: int | None) -> str:
+    return f"site power cap {problem.instance.site.power_cap_kw:g} kW"
+
+
+# -- storage ----------------------------------------------------------------------------------------
+
+def _storage_tiers(problem: Problem, figure: Callable[[StorageTier], str]) -> str:
+    """The hot storage tiers the instance allows, each with ``figure(tier)`` per unit."""
+    tiers = _allowed(_everything(problem).storage)
+    return ", ".join(f"{s.tier.id} {figure(s.tier)}" for s in tiers) or "no tier"
+
+
+def storage_bandwidth_met(problem: Problem, nodes: int | None) -> str:
+    """The read rate and the checkpoint write rate needed, against each allowed tier's per unit."""
+    needs = problem.storage_needs(problem.throughput_target or 0.0)
+    save_s = problem.instance.workload.checkpoint.max_save_time_s
+    tiers = _storage_tiers(problem, lambda t: f"{t.read_gb_per_s:g}/{t.write_gb_per_s:g} GB/s")
+    return (f"reads {needs.read_gb_per_s:,.1f} GB/s and writes {needs.write_gb_per_s:,.1f} GB/s "
+            f"(a {needs.checkpoint_gb:,.0f} GB checkpoint in {save_s:g} s) needed; "
+            f"read/write per unit: {tiers}")
+
+
+def storage_capacity_met(problem: Problem, nodes: int | None) -> str:
+    """The capacity needed (dataset and retained checkpoints), against each allowed tier's per unit."""
+    needs = problem.storage_needs(0.0)
+    inst = problem.instance.workload
+    tiers = _storage_tiers(problem, lambda t: f"{t.capacity_tb:,g} TB")
+    return (f"{needs.capacity_tb:,.1f} TB needed ({inst.data.dataset_tb:g} TB of data and {inst.checkpoint.keep} "
+            f"checkpoints of {needs.checkpoint_gb:,.0f} GB); per unit: {tiers}")
+
+
+def storage_latency_ok(problem: Problem, nodes: int | None) -> str:
+    return "many small files need a low-latency storage tier"
+
+
+def cold_storage_met(problem: Problem, nodes: int | None) -> str:
+    inst = problem.instance.workload
+    needs = problem.storage_needs(0.0)
+    return (f"archive {needs.cold_capacity_tb:,.1f} TB ({inst.data.archive_tb:g} TB of data and "
+            f"{inst.checkpoint.archive_days:g} days of checkpoints) on an object-store tier")
+
+
+# -- storage and management networks ----------------------------------------------------------------
+
+def storage_nic_bandwidth_met(problem: Problem, nodes: int | None) -> str:
     """The fastest storage path the instance allows, against the traffic it must carry:
-    "storage NIC 2 × eth-10g-2p (4 × 10G) per node × 4 nodes = 160 Gb/s < 579 Gb/s needed"."""
+    "storage NIC 2 × eth-10g-2p (4 × 10G) per node × 4 nodes = 160 Gb/s < 579 Gb/s needed";
+    ``nodes``: the pinned count, or that of the cheapest design without the family."""
     need = problem.storage_needs(problem.throughput_target or 0.0).network_gbps
-    everything = problem.unfiltered().options
-    instance_rules = {"allowed_by_lists", "pins_respected", "priced_in_book"}
-    configs = [c for c in everything.node_configs if not c.violations & instance_rules]
+    everything, configs = _everything(problem), _allowed_configs(problem)
     servers = {c.server.id: c.server for c in configs}
     paths = []
-    for s in everything.storage_nets:
-        if s.violations & instance_rules:
-            continue
+    for s in _allowed(everything.storage_nets):
         if s.mode == "dedicated" and any(server_takes(server, s.nic_choice) for server in servers.values()):
             paths.append((s.node_gbps, f"storage NIC {s.nics} × {s.nic.id} ({s.ports_per_node} × {s.gbps}G) per node"))
         elif s.mode == "converged":
@@ -106,3 +317,54 @@ def storage_path_detail(problem: Problem, nodes: int | None) -> str:
         return f"{path} = {gbps:,} Gb/s per node; {need:,.0f} Gb/s needed"
     total = gbps * nodes
     return f"{path} × {nodes:,} nodes = {total:,} Gb/s {'<' if total < need else '≥'} {need:,.0f} Gb/s needed"
+
+
+def storage_fabric_ports_cover(problem: Problem, nodes: int | None) -> str:
+    tiers = problem.catalog.catalog.by_id("storage")
+    allowed = [t for t in tiers.values() if problem.instance.constraints.storage.admits(t.id)]
+    ports = "; ".join(f"{t.id}: {t.network_ports} × {'/'.join(map(str, t.port_speeds_gbps))}G "
+                      f"{'/'.join(t.protocols)}" for t in allowed)
+    return f"storage-unit ports must run the storage network's speed and protocol ({ports or 'no tier allowed'})"
+
+
+def management_ports_cover(problem: Problem, nodes: int | None) -> str:
+    return "1 in-band and the out-of-band management ports of every node, data switch and storage unit"
+
+
+Detail = Callable[[Problem, int | None], str]
+
+DETAILS: dict[str, Detail] = {
+    "memory_fits": memory_fits,
+    "deadline_met": deadline_met,
+    "budget_cap": budget_cap,
+    "allowed_by_lists": allowed_by_lists,
+    "priced_in_book": priced_in_book,
+    "pins_respected": pins_respected,
+    "nic_fits_server": nic_fits_server,
+    "nic_supports_interconnect": nic_supports_interconnect,
+    "leaf_ports_cover_endpoints": leaf_ports_cover_endpoints,
+    "spine_ports_cover_uplinks": spine_ports_cover_uplinks,
+    "core_ports_cover_uplinks": core_ports_cover_uplinks,
+    "oversubscription_within_limit": oversubscription_within_limit,
+    "uplinks_balanced": uplinks_balanced,
+    "port_form_factor_match": port_form_factor_match,
+    "cable_reach": cable_reach,
+    "rack_power_within_limit": rack_power_within_limit,
+    "rack_units_within_limit": rack_units_within_limit,
+    "racks_available": racks_available,
+    "site_power_within_limit": site_power_within_limit,
+    "storage_bandwidth_met": storage_bandwidth_met,
+    "storage_capacity_met": storage_capacity_met,
+    "storage_latency_ok": storage_latency_ok,
+    "storage_nic_bandwidth_met": storage_nic_bandwidth_met,
+    "storage_fabric_ports_cover": storage_fabric_ports_cover,
+    "cold_storage_met": cold_storage_met,
+    "management_ports_cover": management_ports_cover,
+}
+"""The detail of every family that can appear in a conflict (all but the structural ones)."""
+
+
+def detail(problem: Problem, family: str, nodes: int | None = None) -> str:
+    """The instance values behind a family's limit; ``nodes``: the node count of the cheapest
+    design without the family (or the pinned count), for the storage path."""
+    return DETAILS[family](problem, nodes)
