@@ -30,7 +30,7 @@ WITH_EVERY_LIMIT = tiny(**{
 
 @pytest.fixture(scope="module")
 def problem() -> Problem:
-    return Problem(WITH_EVERY_LIMIT)
+    return Problem.of(WITH_EVERY_LIMIT)
 
 
 def field(source: str) -> object:
