@@ -10,11 +10,10 @@ one group per model in the order compute, storage, management switch (hot, cold 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from topoopt.checking.context import CheckContext
-from topoopt.checking.derive import devices_per_rack
+from topoopt.checking.derive import devices_per_rack, devices_per_rack_by_power, devices_per_rack_by_units
 from topoopt.checking.text import ceil_div, close, kw, num
 from topoopt.models.catalog import RackClass
 from topoopt.models.design import RackGroup, Violation
@@ -35,9 +34,8 @@ class Device:
     def per_rack_by(self, rack: RackClass, by: str) -> int:
         """Devices a rack holds by its power alone (``by="power"``) or by its rack units alone."""
         if by == "power":
-            # The tiny tolerance keeps 31.2 kW / 10.4 kW at 3 despite binary floating point.
-            return math.floor(rack.power_kw * 1000 / self.power_w + 1e-9)
-        return rack.rack_units // self.rack_units
+            return devices_per_rack_by_power(rack, self.power_w)
+        return devices_per_rack_by_units(rack, self.rack_units)
 
 
 @dataclass(frozen=True)

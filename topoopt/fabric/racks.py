@@ -5,8 +5,9 @@ nodes only, ``nodes_per_rack`` each (from the design). Network racks hold switch
 only — compute, storage and management switches alike, so a storage network on the compute
 fabric's switch model shares its racks — and storage racks units of one storage tier only, as many
 as the class's power and rack units allow (``min(floor(rack_w / device_w), floor(rack_u /
-device_u))``); models take racks in order of appearance (compute fabric, storage network,
-management network; hot tier, cold tier). Devices stack from U1 upwards in wiring order (a
+device_u))``, counted by the checker's :func:`~topoopt.checking.derive.devices_per_rack` so that
+the plan and the check agree); models take racks in order of appearance (compute fabric, storage
+network, management network; hot tier, cold tier). Devices stack from U1 upwards in wiring order (a
 scalable unit's leaves share racks). A small design may instead put everything in one ``mixed``
 rack: nodes from U1 up, then storage, and the switches at the top of the rack. Power is
 provisioned power (see :mod:`topoopt.fabric.hardware`); each rack's total is checked against the
@@ -18,10 +19,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from topoopt.checking.derive import devices_per_rack
 from topoopt.fabric.hardware import FabricError, Hardware
 from topoopt.fabric.names import numbered
 from topoopt.fabric.devices import Device
-from topoopt.models.catalog import RackClass
 from topoopt.models.design import Design
 
 RACK_PREFIX = {"compute": "rack", "network": "net", "storage": "stor", "mixed": "rack"}
@@ -70,12 +71,6 @@ class RackPlan:
         return [rack for rack in self.racks if rack.role == role]
 
 
-def per_rack(rack: RackClass, power_w: float, rack_units: int) -> int:
-    """Identical devices one rack holds under its power and its rack units."""
-    by_power = math.floor(rack.power_kw * 1000 / power_w) if power_w > 0 else rack.rack_units
-    return min(by_power, rack.rack_units // rack_units)
-
-
 def nodes_per_rack(design: Design, hw: Hardware) -> int:
     """Nodes per compute rack: the design's number, else the rule's."""
     if single_rack(design):
@@ -83,7 +78,7 @@ def nodes_per_rack(design: Design, hw: Hardware) -> int:
     groups = [g for g in design.racks if g.role == "compute" and g.nodes_per_rack > 0]
     if groups:
         return groups[0].nodes_per_rack
-    count = per_rack(hw.rack_class, hw.node_power_w, hw.server.rack_units)
+    count = devices_per_rack(hw.rack_class, hw.node_power_w, hw.server.rack_units)
     if count < 1:
         raise FabricError(f"a {hw.server.id} node does not fit one {hw.rack_class.id} rack")
     return count
@@ -129,7 +124,7 @@ def _homogeneous(role: str, devices: list[Device], hw: Hardware) -> list[Rack]:
     """Racks of one model each, numbered on from one model to the next."""
     groups = []
     for group in by_model(devices):
-        per = per_rack(hw.rack_class, group[0].power_w, group[0].rack_units)
+        per = devices_per_rack(hw.rack_class, group[0].power_w, group[0].rack_units)
         if per < 1:
             raise FabricError(f"a {group[0].model} ({group[0].role}) does not fit one {hw.rack_class.id} rack")
         groups.append((group, per))
