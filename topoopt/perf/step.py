@@ -14,7 +14,7 @@ BW_hbm the GPU memory bandwidth. Per step, with m = ⌈B/(dp·b)⌉ micro-batche
 
     compute  = m·t_mb + optimizer update (P/dp_shard · bytes / BW_hbm) + fixed step overhead
     t_stage  = t_mb + exposed TP communication of one micro-batch
-    bubble   = (pp − 1)/v · t_stage                       (1F1B; Narayanan et al. 2021 §2.2)
+    bubble   = (pp − 1)/v · t_stage                       (1F1B; :func:`pipeline_bubble_s`)
     PP comm  = 2·v·(m + pp − 1) · p2p(b·s·h·2/tp)         (activations forward, gradients back)
     DP comm  = ZeRO-0: all-reduce(grads); ZeRO-1/2: reduce-scatter(grads) + all-gather(weights);
                ZeRO-3: per micro-batch 2 × all-gather(weights) + reduce-scatter(grads)
@@ -200,6 +200,17 @@ class StepTimes:
         return self.exposed_scale_up_s + self.exposed_scale_out_s
 
 
+def pipeline_bubble_s(pp: int, virtual_stages: int, stage_s: float) -> float:
+    """Idle time of the 1F1B pipeline per step: ``(pp − 1) / v · t_stage`` (Narayanan et al. 2021,
+    arXiv:2104.04473 §2.2: the fill and drain of ``pp − 1`` stage times, divided by the ``v``
+    virtual stages of the interleaved schedule). 0 without pipeline parallelism.
+
+    The step time and its lower bound (:meth:`BoundBuilder.terms`) both take it from here: the
+    bound's bubble is the very float the step adds, so rounding cannot lift the bound above it.
+    """
+    return (pp - 1) / virtual_stages * stage_s
+
+
 def _exposed(comm_s: float, overlap: float, window_s: float) -> float:
     """Part of ``comm_s`` not hidden: at most ``overlap`` of it hides, and only behind ``window_s``."""
     return comm_s - min(overlap * comm_s, window_s)
@@ -248,7 +259,7 @@ def step_time(layout: Layout, dp: int, global_batch: int, fabric: Fabric) -> Ste
     t_stage = t_mb + tp_mb * (1.0 - TP_COMM_OVERLAP)
 
     v = layout.virtual_stages
-    bubble = (layout.pp - 1) / v * t_stage
+    bubble = pipeline_bubble_s(layout.pp, v, t_stage)
     pp_comm = 0.0
     if layout.pp > 1:
         link = p2p_link(fabric, layout.tp * dp * layout.pp)
@@ -383,7 +394,7 @@ class BoundBuilder:
         p2p_min *= 1.0 - PP_COMM_OVERLAP
         return (
             t_stage + 2 * v * p2p_min,
-            (pp - 1) / v * t_stage + 2 * v * (pp - 1) * p2p_min + STEP_OVERHEAD_S,
+            pipeline_bubble_s(pp, v, t_stage) + 2 * v * (pp - 1) * p2p_min + STEP_OVERHEAD_S,
         )
 
     def bound(self, layout: Layout, terms: tuple[float, float] | None = None) -> StepBound:
@@ -417,6 +428,7 @@ __all__ = [
     "dp_comm_s",
     "make_layout",
     "microbatch_compute_s",
+    "pipeline_bubble_s",
     "step_bound",
     "step_bounds",
     "step_time",
