@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 
 from topoopt.checking.text import ceil_div
+from topoopt.checking.units import W_PER_KW
 from topoopt.models.catalog import LinkPart, Nic, RackClass, Switch
 
 OVERSUBSCRIPTION_RATIOS = (1, 2, 3)
@@ -261,7 +262,7 @@ def devices_per_rack_by_power(rack: RackClass, device_power_w: float) -> int:
     >>> devices_per_rack_by_power(rack, 8075.0)
     4
     """
-    return math.floor(rack.power_kw * 1000 / device_power_w + RACK_COUNT_SLACK)
+    return math.floor(rack.power_kw * W_PER_KW / device_power_w + RACK_COUNT_SLACK)
 
 
 def devices_per_rack_by_units(rack: RackClass, device_rack_units: int) -> int:

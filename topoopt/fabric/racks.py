@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass, field
 
 from topoopt.checking.derive import devices_per_rack
+from topoopt.checking.units import W_PER_KW
 from topoopt.fabric.hardware import FabricError, Hardware
 from topoopt.fabric.names import numbered
 from topoopt.fabric.devices import Device
@@ -51,8 +52,8 @@ class Rack:
         found = []
         if self.power_w > self.power_limit_w + 1e-6:
             found.append(
-                f"{self.name}: {self.power_w / 1000:.1f} kW provisioned exceeds the "
-                f"{self.power_limit_w / 1000:.1f} kW of rack class {self.rack_class} [rack_power_within_limit]"
+                f"{self.name}: {self.power_w / W_PER_KW:.1f} kW provisioned exceeds the "
+                f"{self.power_limit_w / W_PER_KW:.1f} kW of rack class {self.rack_class} [rack_power_within_limit]"
             )
         if self.units_used > self.units:
             found.append(
@@ -101,7 +102,7 @@ def _fill(role: str, devices: list[Device], per: int, first: int, total: int, hw
             role=role,
             rack_class=hw.rack_class.id,
             units=hw.rack_class.rack_units,
-            power_limit_w=hw.rack_class.power_kw * 1000,
+            power_limit_w=hw.rack_class.power_kw * W_PER_KW,
         )
         u = 1
         for device in devices[start:start + per]:
@@ -160,7 +161,7 @@ def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list
 def _mixed(nodes: list[Device], switches: list[Device], storage: list[Device], hw: Hardware) -> Rack:
     """One rack for everything: nodes and storage stacked from U1, switches from the top down."""
     rack = Rack(name=numbered("rack", 1, 1), role="mixed", rack_class=hw.rack_class.id,
-                units=hw.rack_class.rack_units, power_limit_w=hw.rack_class.power_kw * 1000)
+                units=hw.rack_class.rack_units, power_limit_w=hw.rack_class.power_kw * W_PER_KW)
     u = 1
     for device in nodes + storage:
         device.rack, device.u = rack.name, u
