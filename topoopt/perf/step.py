@@ -57,6 +57,7 @@ from topoopt.perf.flops import (
 )
 from topoopt.perf.job import Fabric, GpuSpec, ModelShape, scale_up_link
 from topoopt.perf.memory import MemoryModel, layers_per_stage, microbatch_count, params_per_gpu
+from topoopt.perf.units import BYTES_PER_GB, FLOPS_PER_TFLOP
 
 BACKWARD_SHARE = 2.0 / 3.0
 """The backward pass is 2/3 of a micro-batch's training FLOPs (4 of 6 FLOPs per parameter)."""
@@ -115,9 +116,9 @@ def microbatch_compute_s(
         hbm_bytes += stage_layers * ATTENTION_SCORE_TRAFFIC_BYTES * shape.heads * sequence_length * attention_factor
     efficiency = spec.matmul_efficiency * UTILISATION
     per_token_s = (
-        linear_flops / (spec.linear_tflops * 1e12 * efficiency * spec.linear_efficiency_ratio)
-        + attention_flops / (spec.attention_tflops * 1e12 * efficiency)
-        + hbm_bytes / (spec.memory_bandwidth_gb_per_s * 1e9)
+        linear_flops / (spec.linear_tflops * FLOPS_PER_TFLOP * efficiency * spec.linear_efficiency_ratio)
+        + attention_flops / (spec.attention_tflops * FLOPS_PER_TFLOP * efficiency)
+        + hbm_bytes / (spec.memory_bandwidth_gb_per_s * BYTES_PER_GB)
     )
     return microbatch * sequence_length / tp * per_token_s
 
@@ -152,7 +153,7 @@ def make_layout(
         zero_stage=zero_stage,
         virtual_stages=virtual_stages,
         microbatch_compute_s=compute_s,
-        optimizer_step_s=params * OPTIMIZER_STEP_BYTES_PER_PARAM / (spec.memory_bandwidth_gb_per_s * 1e9),
+        optimizer_step_s=params * OPTIMIZER_STEP_BYTES_PER_PARAM / (spec.memory_bandwidth_gb_per_s * BYTES_PER_GB),
         tp_message_bytes=activation_bytes if tp > 1 else 0.0,
         tp_collectives_per_microbatch=stage_layers * collectives if tp > 1 else 0,
         p2p_bytes=activation_bytes / tp if pp > 1 else 0.0,
@@ -369,7 +370,7 @@ class BoundBuilder:
         self.island = fabric.island_gpus
         self.up_gb, self.up_alpha = fabric.scale_up_gb_per_s, fabric.scale_up_alpha_s
         self.out_gb, self.out_alpha = fabric.scale_out_gb_per_s, fabric.scale_out_alpha_s
-        self.up_bytes_per_s, self.out_bytes_per_s = self.up_gb * 1e9, self.out_gb * 1e9
+        self.up_bytes_per_s, self.out_bytes_per_s = self.up_gb * BYTES_PER_GB, self.out_gb * BYTES_PER_GB
         self.in_island_link = (self.up_gb if self.up_gb > 0 else self.out_gb, self.up_alpha)
         self._cross_links: dict[int, tuple[float, float]] = {}
         self._tp_times: dict[tuple[int, int, float], float] = {}
