@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -23,9 +24,13 @@ from checker_fixtures import (
     replaced,
     unpriced_copy,
 )
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from topoopt.checker import CHECKER_RULES, check_design, recompute_cost
+from topoopt.checking.derive import devices_per_rack
 from topoopt.families import FAMILIES
+from topoopt.models.catalog import RackClass
 from topoopt.models.design import Cost
 
 # ---------------------------------------------------------------------------------------------
@@ -234,6 +239,29 @@ def test_mixed_rack_rules(changes, fragment):
         inst = instance(**{"catalog.add.storage": [replaced("storage", "nvme-of-array", rack_units=14)]})
     found = [str(v) for v in check_design(inst, base_design(SINGLE_NODE_DESIGN, inst, **changes))]
     assert any(fragment in v for v in found), found
+
+
+@st.composite
+def rack_and_device(draw):
+    """A rack class (kW in thousandths) and a device (W in thousandths) around the power boundary:
+    the device draws rack W / k rounded down to a thousandth, give or take a thousandth."""
+    rack_w = draw(st.integers(1_000, 500_000))
+    k = draw(st.integers(1, 60))
+    device_mw = max(rack_w * 1000 // k + draw(st.integers(-1, 1)), 1)
+    return Decimal(rack_w) / 1000, draw(st.integers(1, 60)), Decimal(device_mw) / 1000, draw(st.integers(1, 8))
+
+
+@example((Decimal("32.3"), 42, Decimal("8075"), 1))  # 32.3 kW / 8,075 W is 3.9999999999999996 in floats
+@example((Decimal("64.448"), 42, Decimal("16112"), 1))  # 64.448 kW is 64447.99999999999 W
+@given(rack_and_device())
+def test_devices_per_rack_is_the_most_that_fit(case):
+    """The one count of devices per rack (checker and fabric) is the brute-force count in exact
+    decimals: the most ``n`` with ``n × device W ≤ rack W`` and ``n × device U ≤ rack U``."""
+    rack_kw, rack_units, device_w, device_units = case
+    rack = RackClass(id="r", name="r", source="estimate: test", power_kw=float(rack_kw), rack_units=rack_units,
+                     cooling="air")
+    fit = max(n for n in range(rack_units + 1) if n * device_w <= rack_kw * 1000 and n * device_units <= rack_units)
+    assert devices_per_rack(rack, float(device_w), device_units) == fit
 
 
 def test_recomputed_cost_prices_every_line_from_the_book():

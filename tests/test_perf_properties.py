@@ -5,7 +5,8 @@
   ``never_slower`` (fewer tiers, more bandwidth share) is never slower;
 * more GPU memory never turns a fit into a non-fit (nor slows the job);
 * ``min_nodes_to_fit`` / ``min_nodes_for_time`` equal a linear scan over node counts;
-* the branch-and-bound search returns the best layout of its space (against brute force).
+* the branch-and-bound search returns the best layout of its space (against brute force), and its
+  step bounds never exceed the step time.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from perf_fixtures import A100_40, A100_80, H100, IB_HDR, IB_NDR, ROCE_400, TCP_
 from topoopt.perf import fits_in_memory, min_nodes_for_time, min_nodes_to_fit, time_to_train_s, trains_within
 from topoopt.perf import search
 from topoopt.perf.job import Fabric, never_slower
+from topoopt.perf.step import step_bounds
 
 EXAMPLES = 200 if os.environ.get("HYPOTHESIS_PROFILE") == "deep" else 30
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -186,6 +188,25 @@ def test_search_finds_the_best_layout_of_its_space(job_, hw):
     assert (found is None) == (brute is None)
     if found is not None:
         assert found[1].step_s == brute
+
+
+@SETTINGS
+@given(jobs(), clusters())
+def test_step_bound_never_exceeds_the_step(job_, hw):
+    """The branch and bound prunes on ``StepBound`` with exact comparisons, so at every layout and
+    dp the bound (bubble included) is at most the step time, floats and all."""
+    if job_.training.parallelism != "auto":
+        job_ = job(job_.model, sequence_length=job_.training.sequence_length, global_batch=job_.training.global_batch_sequences)
+    spec = search.gpu_spec(job_, hw)
+    fabric = Fabric.of(hw, spec.island_gpus)
+    batch = job_.training.global_batch_sequences
+    layouts = search.auto_layouts(job_, spec)
+    for layout, bound in zip(layouts, step_bounds(layouts, fabric)):
+        for dp in search.dp_candidates_ascending(layout, batch):
+            if layout.model_gpus * dp > hw.gpus:
+                break
+            times = search.step_time(layout, dp, batch, fabric)
+            assert bound.at(times.microbatches) <= bound.for_dp(times.microbatches, dp) <= times.step_s
 
 
 @SETTINGS

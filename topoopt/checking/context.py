@@ -14,6 +14,7 @@ from topoopt import perf
 from topoopt.catalog import ResolvedCatalog, resolve_catalog
 from topoopt.checking import derive
 from topoopt.checking.networks_view import NetworksView
+from topoopt.checking.units import SECONDS_PER_DAY
 from topoopt.models.catalog import Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.design import Cost, Design, LinkGroup, RackGroup, Violation
 from topoopt.models.instance import Instance
@@ -21,7 +22,6 @@ from topoopt.models.performance import Performance, StorageNeeds
 from topoopt.perf.storage import converged_storage_gb_per_step
 
 Rule = Callable[["CheckContext"], list[Violation]]
-SECONDS_PER_DAY = 86_400.0
 
 
 @dataclass

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 
 from topoopt.checking.text import ceil_div
+from topoopt.checking.units import W_PER_KW
 from topoopt.models.catalog import LinkPart, Nic, RackClass, Switch
 
 OVERSUBSCRIPTION_RATIOS = (1, 2, 3)
@@ -246,8 +247,30 @@ def switch_power_w(switch: Switch, parts: list[LinkPart]) -> float:
     return switch.power_w + switch.cages * max(ends_w, default=0.0)
 
 
+RACK_COUNT_SLACK = 1e-9
+"""Added to ``rack W / device W`` before flooring: a whole quotient can come out of binary floating
+point a hair below its integer (32.3 kW is 32299.999999999996 W, so 32.3 kW / 8,075 W gives
+3.9999999999999996), and the rack holds 4. No true quotient lies that close below an integer:
+with powers in at most three decimals, ``k`` devices that exceed the rack exceed it by at least
+0.001 W, far more than 1e-9 of any device's power."""
+
+
+def devices_per_rack_by_power(rack: RackClass, device_power_w: float) -> int:
+    """Identical devices one rack powers: ``floor(rack W / device W)`` (with :data:`RACK_COUNT_SLACK`).
+
+    >>> rack = RackClass(id="r", name="r", source="estimate: doc", power_kw=32.3, rack_units=42, cooling="air")
+    >>> devices_per_rack_by_power(rack, 8075.0)
+    4
+    """
+    return math.floor(rack.power_kw * W_PER_KW / device_power_w + RACK_COUNT_SLACK)
+
+
+def devices_per_rack_by_units(rack: RackClass, device_rack_units: int) -> int:
+    """Identical devices one rack has room for: ``floor(rack U / device U)``."""
+    return rack.rack_units // device_rack_units
+
+
 def devices_per_rack(rack: RackClass, device_power_w: float, device_rack_units: int) -> int:
-    """Identical devices one rack holds: ``min(floor(rack W / device W), floor(rack U / device U))``."""
-    # The tiny tolerance keeps 31.2 kW / 10.4 kW at 3 despite binary floating point.
-    by_power = math.floor(rack.power_kw * 1000 / device_power_w + 1e-9)
-    return min(by_power, rack.rack_units // device_rack_units)
+    """Identical devices one rack holds: ``min(floor(rack W / device W), floor(rack U / device U))``.
+    The checker's rule and the fabric's rack plan both count with it."""
+    return min(devices_per_rack_by_power(rack, device_power_w), devices_per_rack_by_units(rack, device_rack_units))

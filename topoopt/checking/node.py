@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from topoopt.checking.context import CheckContext
 from topoopt.checking.derive import RAIL_CHOICES
+from topoopt.checking.networks import switch_protocol
 from topoopt.checking.text import num
 from topoopt.models.design import Violation
 
@@ -119,7 +120,7 @@ def nic_supports_interconnect(ctx: CheckContext) -> list[Violation]:
         out.append(Violation(family=family, item=f"switch {switch.id}",
                              detail=f"role {switch.role}; the compute fabric uses data-fabric (compute) switches"))
     if switch is not None:
-        needed = "ib" if ic.protocol == "ib" else "ethernet"
+        needed = switch_protocol(ic.protocol)
         if needed not in switch.protocols:
             out.append(Violation(family=family, item=f"switch {switch.id}",
                                  detail=f"speaks {', '.join(switch.protocols)}; {ic.id} ({ic.protocol}) needs {needed}"))

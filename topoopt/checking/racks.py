@@ -10,12 +10,12 @@ one group per model in the order compute, storage, management switch (hot, cold 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from topoopt.checking.context import CheckContext
-from topoopt.checking.derive import devices_per_rack
+from topoopt.checking.derive import devices_per_rack, devices_per_rack_by_power, devices_per_rack_by_units
 from topoopt.checking.text import ceil_div, close, kw, num
+from topoopt.checking.units import W_PER_KW
 from topoopt.models.catalog import RackClass
 from topoopt.models.design import RackGroup, Violation
 
@@ -35,9 +35,8 @@ class Device:
     def per_rack_by(self, rack: RackClass, by: str) -> int:
         """Devices a rack holds by its power alone (``by="power"``) or by its rack units alone."""
         if by == "power":
-            # The tiny tolerance keeps 31.2 kW / 10.4 kW at 3 despite binary floating point.
-            return math.floor(rack.power_kw * 1000 / self.power_w + 1e-9)
-        return rack.rack_units // self.rack_units
+            return devices_per_rack_by_power(rack, self.power_w)
+        return devices_per_rack_by_units(rack, self.rack_units)
 
 
 @dataclass(frozen=True)
@@ -134,7 +133,7 @@ def _shortage(role: RackRole, group: RackGroup, rack: RackClass, by: str) -> str
     """Why the recorded racks cannot hold the role's devices by power (``by="power"``) or by rack
     units, or None when they can. One model: the fullest rack holds at least ``ceil(devices /
     racks)``; several: racks of one model each need ``Σ ceil(count / per rack)``."""
-    limit = kw(rack.power_kw * 1000) if by == "power" else f"{rack.rack_units} U"
+    limit = kw(rack.power_kw * W_PER_KW) if by == "power" else f"{rack.rack_units} U"
     devices = [d for d in role.devices if d.count]
     if len(devices) == 1:
         d = devices[0]
@@ -173,7 +172,7 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
     rack = ctx.rack_class
     if rack is None:
         return out
-    rack_w = rack.power_kw * 1000
+    rack_w = rack.power_kw * W_PER_KW
     roles = rack_roles(ctx)
     mixed = _mixed(ctx)
     if mixed is not None:
@@ -182,7 +181,7 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
         total_w = sum(d.count * d.power_w for d in devices)
         if total_w > rack_w * (1 + 1e-9):
             out.append(Violation(family=family, item=item, detail=f"{_listing(devices, 'power')} = {kw(total_w)} > {kw(rack_w)}"))
-        if not close(mixed.power_kw, total_w / 1000, rel=1e-4, abs_=1e-3):
+        if not close(mixed.power_kw, total_w / W_PER_KW, rel=1e-4, abs_=1e-3):
             out.append(Violation(family=family, item=item,
                                  detail=f"{num(mixed.power_kw)} kW recorded; {_listing(devices, 'power')} = {kw(total_w)}"))
         return out
@@ -203,7 +202,7 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
         if short:
             out.append(Violation(family=family, item=item, detail=short))
         fullest_w, how = fullest_rack_w(role, group, rack)
-        if not close(group.power_kw, fullest_w / 1000, rel=1e-4, abs_=1e-3):
+        if not close(group.power_kw, fullest_w / W_PER_KW, rel=1e-4, abs_=1e-3):
             out.append(Violation(family=family, item=item,
                                  detail=f"{num(group.power_kw)} kW recorded for the fullest rack; {how} = {kw(fullest_w)}"))
     return out
@@ -333,9 +332,9 @@ def site_power_within_limit(ctx: CheckContext) -> list[Violation]:
         return []
     devices = _devices(rack_roles(ctx))
     total_w = sum(d.count * d.power_w for d in devices)
-    if total_w > cap_kw * 1000 * (1 + 1e-9):
+    if total_w > cap_kw * W_PER_KW * (1 + 1e-9):
         return [Violation(family=family, item="site",
-                          detail=f"{_listing(devices, 'power')} = {kw(total_w)} > cap {kw(cap_kw * 1000)}")]
+                          detail=f"{_listing(devices, 'power')} = {kw(total_w)} > cap {kw(cap_kw * W_PER_KW)}")]
     return []
 
 

@@ -11,6 +11,7 @@ import math
 
 from topoopt.checking.context import CheckContext
 from topoopt.checking.text import close, num
+from topoopt.checking.units import BITS_PER_BYTE, GB_PER_TB, HOURS_PER_DAY, SECONDS_PER_HOUR
 from topoopt.models.design import Violation
 
 TOLERANCE = 1e-9
@@ -44,8 +45,8 @@ def storage_bandwidth_met(ctx: CheckContext) -> list[Violation]:
         out.append(Violation(family=family, item=item,
                              detail=f"writes {num(write_gb_per_s)} GB/s < {num(need.write_gb_per_s)} GB/s needed "
                                     f"to save a {num(need.checkpoint_gb)} GB checkpoint in {num(limit_s)} s"))
-    for name, recorded, supply in (("read_gbps", choice.read_gbps, read_gb_per_s * 8),
-                                   ("write_gbps", choice.write_gbps, write_gb_per_s * 8)):
+    for name, recorded, supply in (("read_gbps", choice.read_gbps, read_gb_per_s * BITS_PER_BYTE),
+                                   ("write_gbps", choice.write_gbps, write_gb_per_s * BITS_PER_BYTE)):
         if not close(recorded, supply, rel=1e-4, abs_=1e-2):
             out.append(Violation(family=family, item=item,
                                  detail=f"{name} {num(recorded)} Gb/s recorded; {choice.units} units deliver {num(supply)} Gb/s"))
@@ -96,9 +97,9 @@ def cold_needs(ctx: CheckContext) -> tuple[float, float, int]:
     GB/s (raw data alone is archived once, not at a rate)."""
     data, checkpoint = ctx.instance.workload.data, ctx.instance.workload.checkpoint
     checkpoint_gb = ctx.storage_needs.checkpoint_gb
-    archived = max(math.ceil(checkpoint.archive_days * 24 / checkpoint.interval_hours - COUNT_SLACK), 0)
-    capacity_tb = data.archive_tb + archived * checkpoint_gb / 1000
-    write_gb_per_s = checkpoint_gb / (checkpoint.interval_hours * 3600) if archived else 0.0
+    archived = max(math.ceil(checkpoint.archive_days * HOURS_PER_DAY / checkpoint.interval_hours - COUNT_SLACK), 0)
+    capacity_tb = data.archive_tb + archived * checkpoint_gb / GB_PER_TB
+    write_gb_per_s = checkpoint_gb / (checkpoint.interval_hours * SECONDS_PER_HOUR) if archived else 0.0
     return capacity_tb, write_gb_per_s, archived
 
 
@@ -137,8 +138,8 @@ def cold_storage_met(ctx: CheckContext) -> list[Violation]:
         out.append(Violation(family=family, item=item,
                              detail=f"writes {num(write_gb_per_s)} GB/s < {num(write_needed)} GB/s needed to archive a "
                                     f"{num(ctx.storage_needs.checkpoint_gb)} GB checkpoint every {num(interval)} h"))
-    for name, recorded, supply in (("read_gbps", choice.read_gbps, choice.units * tier.read_gb_per_s * 8),
-                                   ("write_gbps", choice.write_gbps, write_gb_per_s * 8),
+    for name, recorded, supply in (("read_gbps", choice.read_gbps, choice.units * tier.read_gb_per_s * BITS_PER_BYTE),
+                                   ("write_gbps", choice.write_gbps, write_gb_per_s * BITS_PER_BYTE),
                                    ("capacity_tb", choice.capacity_tb, capacity_tb)):
         if not close(recorded, supply, rel=1e-4, abs_=1e-2):
             unit = "TB" if name == "capacity_tb" else "Gb/s"

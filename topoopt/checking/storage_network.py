@@ -11,6 +11,7 @@ from __future__ import annotations
 from topoopt.checking.context import CheckContext
 from topoopt.checking.switch_groups import switch_group_violations
 from topoopt.checking.text import close, num
+from topoopt.checking.units import BITS_PER_BYTE
 from topoopt.models.design import Violation
 
 TOLERANCE = 1e-9
@@ -22,7 +23,7 @@ STORAGE_SWITCH_TIERS = {"storage-leaf": "leaves", "storage-spine": "spines"}
 def need_gbps(ctx: CheckContext) -> float:
     """Storage traffic all nodes together carry, Gb/s."""
     need = ctx.storage_needs
-    return 8 * max(need.read_gb_per_s, need.write_gb_per_s)
+    return BITS_PER_BYTE * max(need.read_gb_per_s, need.write_gb_per_s)
 
 
 def storage_nic_bandwidth_met(ctx: CheckContext) -> list[Violation]:

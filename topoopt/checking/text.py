@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from topoopt.checking.units import W_PER_KW
+
 
 def num(value: float) -> str:
     """``12``, ``12.5``, ``1,048,576``: integers without a trailing ``.0``, floats to 3 significant decimals."""
@@ -12,7 +14,7 @@ def num(value: float) -> str:
 
 def kw(power_w: float) -> str:
     """Watts shown as kilowatts, e.g. ``10400`` -> ``"10.4 kW"``; more decimals only when they matter."""
-    value_kw = power_w / 1000
+    value_kw = power_w / W_PER_KW
     if round(value_kw, 1) == value_kw:
         return f"{value_kw:,.1f} kW"
     return f"{num(value_kw)} kW"

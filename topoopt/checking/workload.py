@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from topoopt import perf
-from topoopt.checking.context import SECONDS_PER_DAY, CheckContext
+from topoopt.checking.context import CheckContext
 from topoopt.checking.text import close, num
+from topoopt.checking.units import SECONDS_PER_DAY
 from topoopt.models.design import Violation
 from topoopt.models.performance import Parallelism
 

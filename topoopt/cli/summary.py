@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from topoopt.checking.units import BITS_PER_BYTE
 from topoopt.models.design import Design, SolveResult
 
 CURRENCY_SIGN = {"CNY": "¥", "USD": "$", "EUR": "€"}
@@ -41,14 +42,14 @@ def solved_summary(result: SolveResult, name: str) -> str:
         extra = f", {per_rack} each" if rack.role == "compute" else ""
         lines.append(f"{head}{rack.count:,} × {rack.rack_class} {rack.role}{extra}, fullest {rack.power_kw:g} kW")
     s = d.storage
-    lines.append(f"Storage      hot: {s.units:,} × {s.tier}: {s.read_gbps / 8:,.1f} GB/s read, {s.write_gbps / 8:,.1f} GB/s write, "
+    lines.append(f"Storage      hot: {s.units:,} × {s.tier}: {s.read_gbps / BITS_PER_BYTE:,.1f} GB/s read, {s.write_gbps / BITS_PER_BYTE:,.1f} GB/s write, "
                  f"{s.capacity_tb:,.0f} TB")
     cold = d.cold_storage
     if cold is None:
         lines.append("             cold: none (nothing is archived)")
     else:
         lines.append(f"             cold: {cold.units:,} × {cold.tier}: {cold.capacity_tb:,.0f} TB for archived checkpoints "
-                     f"and data, {cold.write_gbps / 8:,.1f} GB/s write")
+                     f"and data, {cold.write_gbps / BITS_PER_BYTE:,.1f} GB/s write")
     if cost:
         by_category: dict[str, float] = {}
         for line in cost.breakdown:

@@ -5,8 +5,9 @@ nodes only, ``nodes_per_rack`` each (from the design). Network racks hold switch
 only — compute, storage and management switches alike, so a storage network on the compute
 fabric's switch model shares its racks — and storage racks units of one storage tier only, as many
 as the class's power and rack units allow (``min(floor(rack_w / device_w), floor(rack_u /
-device_u))``); models take racks in order of appearance (compute fabric, storage network,
-management network; hot tier, cold tier). Devices stack from U1 upwards in wiring order (a
+device_u))``, counted by the checker's :func:`~topoopt.checking.derive.devices_per_rack` so that
+the plan and the check agree); models take racks in order of appearance (compute fabric, storage
+network, management network; hot tier, cold tier). Devices stack from U1 upwards in wiring order (a
 scalable unit's leaves share racks). A small design may instead put everything in one ``mixed``
 rack: nodes from U1 up, then storage, and the switches at the top of the rack. Power is
 provisioned power (see :mod:`topoopt.fabric.hardware`); each rack's total is checked against the
@@ -18,10 +19,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from topoopt.checking.derive import devices_per_rack
+from topoopt.checking.units import W_PER_KW
 from topoopt.fabric.hardware import FabricError, Hardware
 from topoopt.fabric.names import numbered
 from topoopt.fabric.devices import Device
-from topoopt.models.catalog import RackClass
 from topoopt.models.design import Design
 
 RACK_PREFIX = {"compute": "rack", "network": "net", "storage": "stor", "mixed": "rack"}
@@ -50,8 +52,8 @@ class Rack:
         found = []
         if self.power_w > self.power_limit_w + 1e-6:
             found.append(
-                f"{self.name}: {self.power_w / 1000:.1f} kW provisioned exceeds the "
-                f"{self.power_limit_w / 1000:.1f} kW of rack class {self.rack_class} [rack_power_within_limit]"
+                f"{self.name}: {self.power_w / W_PER_KW:.1f} kW provisioned exceeds the "
+                f"{self.power_limit_w / W_PER_KW:.1f} kW of rack class {self.rack_class} [rack_power_within_limit]"
             )
         if self.units_used > self.units:
             found.append(
@@ -70,12 +72,6 @@ class RackPlan:
         return [rack for rack in self.racks if rack.role == role]
 
 
-def per_rack(rack: RackClass, power_w: float, rack_units: int) -> int:
-    """Identical devices one rack holds under its power and its rack units."""
-    by_power = math.floor(rack.power_kw * 1000 / power_w) if power_w > 0 else rack.rack_units
-    return min(by_power, rack.rack_units // rack_units)
-
-
 def nodes_per_rack(design: Design, hw: Hardware) -> int:
     """Nodes per compute rack: the design's number, else the rule's."""
     if single_rack(design):
@@ -83,7 +79,7 @@ def nodes_per_rack(design: Design, hw: Hardware) -> int:
     groups = [g for g in design.racks if g.role == "compute" and g.nodes_per_rack > 0]
     if groups:
         return groups[0].nodes_per_rack
-    count = per_rack(hw.rack_class, hw.node_power_w, hw.server.rack_units)
+    count = devices_per_rack(hw.rack_class, hw.node_power_w, hw.server.rack_units)
     if count < 1:
         raise FabricError(f"a {hw.server.id} node does not fit one {hw.rack_class.id} rack")
     return count
@@ -106,7 +102,7 @@ def _fill(role: str, devices: list[Device], per: int, first: int, total: int, hw
             role=role,
             rack_class=hw.rack_class.id,
             units=hw.rack_class.rack_units,
-            power_limit_w=hw.rack_class.power_kw * 1000,
+            power_limit_w=hw.rack_class.power_kw * W_PER_KW,
         )
         u = 1
         for device in devices[start:start + per]:
@@ -129,7 +125,7 @@ def _homogeneous(role: str, devices: list[Device], hw: Hardware) -> list[Rack]:
     """Racks of one model each, numbered on from one model to the next."""
     groups = []
     for group in by_model(devices):
-        per = per_rack(hw.rack_class, group[0].power_w, group[0].rack_units)
+        per = devices_per_rack(hw.rack_class, group[0].power_w, group[0].rack_units)
         if per < 1:
             raise FabricError(f"a {group[0].model} ({group[0].role}) does not fit one {hw.rack_class.id} rack")
         groups.append((group, per))
@@ -165,7 +161,7 @@ def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list
 def _mixed(nodes: list[Device], switches: list[Device], storage: list[Device], hw: Hardware) -> Rack:
     """One rack for everything: nodes and storage stacked from U1, switches from the top down."""
     rack = Rack(name=numbered("rack", 1, 1), role="mixed", rack_class=hw.rack_class.id,
-                units=hw.rack_class.rack_units, power_limit_w=hw.rack_class.power_kw * 1000)
+                units=hw.rack_class.rack_units, power_limit_w=hw.rack_class.power_kw * W_PER_KW)
     u = 1
     for device in nodes + storage:
         device.rack, device.u = rack.name, u

@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass, field
 from html import escape
 
+from topoopt.checking.units import W_PER_KW
 from topoopt.fabric.build import Fabric
 from topoopt.fabric.devices import Device, LinkBundle
 from topoopt.fabric.wiring import rail_optimized
@@ -141,7 +142,7 @@ def rack_table(rack, colour: str) -> str:
     held = "<br/>".join(escape(", ".join(kinds[i:i + 3])) for i in range(0, len(kinds), 3))
     rows = [f'<tr><td colspan="2" bgcolor="{colour}"><b>{escape(rack.name)}</b> · {held}<br/>'
 
-            f"{rack.power_w / 1000:.1f} of {rack.power_limit_w / 1000:.1f} kW · "
+            f"{rack.power_w / W_PER_KW:.1f} of {rack.power_limit_w / W_PER_KW:.1f} kW · "
             f"{rack.units_used} of {rack.units} U</td></tr>"]
     for device in sorted(rack.devices, key=lambda d: -d.u):
         rows.append(f'<tr><td align="right">U{device.u}</td><td align="left">{escape(device.name)}</td></tr>')

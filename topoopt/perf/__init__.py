@@ -3,8 +3,8 @@
 Memory per GPU (:mod:`.memory`), FLOPs (:mod:`.flops`), collectives (:mod:`.collectives`), the
 step time of one layout (:mod:`.step`), the layout search (:mod:`.search`), storage needs
 (:mod:`.storage`) and the entry points (:mod:`.evaluate`, :mod:`.estimate`). Every constant lives
-in :mod:`.constants` with its source; ``docs/performance-model.md`` documents the formulas and the
-calibration error.
+in :mod:`.constants` with its source, every unit conversion in :mod:`.units`;
+``docs/performance-model.md`` documents the formulas and the calibration error.
 """
 
 from topoopt.perf.estimate import DoesNotFitError, EstimateError, LayoutError, NotPinnedError, estimate, pinned_hardware

@@ -18,20 +18,21 @@ from dataclasses import dataclass
 from math import gcd
 
 from topoopt.perf.job import Fabric
+from topoopt.perf.units import BYTES_PER_GB
 
 
 def ring_all_reduce_s(size_bytes: float, ranks: int, bus_gb_per_s: float, alpha_s: float) -> float:
     """Ring all-reduce time: 2(n−1)·α + 2(n−1)/n · S/B."""
     if ranks <= 1 or size_bytes <= 0:
         return 0.0
-    return 2 * (ranks - 1) * alpha_s + 2.0 * (ranks - 1) / ranks * size_bytes / (bus_gb_per_s * 1e9)
+    return 2 * (ranks - 1) * alpha_s + 2.0 * (ranks - 1) / ranks * size_bytes / (bus_gb_per_s * BYTES_PER_GB)
 
 
 def tree_all_reduce_s(size_bytes: float, ranks: int, bus_gb_per_s: float, alpha_s: float) -> float:
     """Double-binary-tree all-reduce time: 2⌈log₂ n⌉·α + 2·S/B."""
     if ranks <= 1 or size_bytes <= 0:
         return 0.0
-    return 2 * math.ceil(math.log2(ranks)) * alpha_s + 2.0 * size_bytes / (bus_gb_per_s * 1e9)
+    return 2 * math.ceil(math.log2(ranks)) * alpha_s + 2.0 * size_bytes / (bus_gb_per_s * BYTES_PER_GB)
 
 
 def all_reduce_s(size_bytes: float, ranks: int, bus_gb_per_s: float, alpha_s: float) -> float:
@@ -46,7 +47,7 @@ def reduce_scatter_s(size_bytes: float, ranks: int, bus_gb_per_s: float, alpha_s
     """Ring reduce-scatter of an S-byte array: (n−1)·α + (n−1)/n · S/B. All-gather costs the same."""
     if ranks <= 1 or size_bytes <= 0:
         return 0.0
-    return (ranks - 1) * alpha_s + (ranks - 1) / ranks * size_bytes / (bus_gb_per_s * 1e9)
+    return (ranks - 1) * alpha_s + (ranks - 1) / ranks * size_bytes / (bus_gb_per_s * BYTES_PER_GB)
 
 
 all_gather_s = reduce_scatter_s
@@ -56,7 +57,7 @@ def p2p_s(size_bytes: float, bus_gb_per_s: float, alpha_s: float) -> float:
     """Point-to-point transfer time: α + S/B."""
     if size_bytes <= 0:
         return 0.0
-    return alpha_s + size_bytes / (bus_gb_per_s * 1e9)
+    return alpha_s + size_bytes / (bus_gb_per_s * BYTES_PER_GB)
 
 
 @dataclass(frozen=True)

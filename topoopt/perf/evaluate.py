@@ -34,14 +34,12 @@ from topoopt.perf.search import (
 )
 from topoopt.perf.step import Layout, StepTimes
 from topoopt.perf.storage import converged_storage_s, storage_needs, tokens_per_step
-
-SECONDS_PER_DAY = 86_400.0
-
+from topoopt.perf.units import FLOPS_PER_TFLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR
 
 def checkpoint_overhead(job: Job) -> float:
     """Factor on training time for blocking checkpoint saves: 1 + max_save_time / interval."""
     checkpoint = job.checkpoint
-    return 1.0 + checkpoint.max_save_time_s / (checkpoint.interval_hours * 3600.0)
+    return 1.0 + checkpoint.max_save_time_s / (checkpoint.interval_hours * SECONDS_PER_HOUR)
 
 
 def train_time_s(job: Job, step_s: float) -> float:
@@ -152,11 +150,11 @@ def performance(job: Job, hw: Hardware, layout: Layout, times: StepTimes) -> Per
     step_s = times.step_s + storage_s
     tokens_per_s = tokens_per_step(job) / step_s
     per_gpu = tokens_per_s / gpus_used
-    model_tflops = model_flops_per_token(shape, training.sequence_length) * per_gpu / 1e12
+    model_tflops = model_flops_per_token(shape, training.sequence_length) * per_gpu / FLOPS_PER_TFLOP
     hardware_tflops = (
         hardware_flops_per_token(shape, training.sequence_length, training.activation_recompute, training.attention)
         * per_gpu
-        / 1e12
+        / FLOPS_PER_TFLOP
     )
     memory = layout.memory.breakdown(times.dp, times.microbatches)
     return Performance(

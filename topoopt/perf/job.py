@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from topoopt.models.catalog import Gpu, Interconnect, ModelArchitecture
 from topoopt.models.instance import Checkpoint, Data, Training
 from topoopt.perf.constants import FP8_MATMUL_EFFICIENCY_RATIO, SCALE_UP_BUS_EFFICIENCY, SCALE_UP_LATENCY_US
+from topoopt.perf.units import BITS_PER_BYTE, SECONDS_PER_US
 
 if TYPE_CHECKING:
     from topoopt.models.instance import Instance
@@ -143,7 +144,7 @@ def island_gpus(gpu: Gpu, gpus_per_node: int) -> int:
 def scale_up_link(scale_up_gb_per_s: float) -> tuple[float, float]:
     """(bus GB/s, α seconds) of the scale-up link: rate × :data:`SCALE_UP_BUS_EFFICIENCY`, and
     :data:`SCALE_UP_LATENCY_US`. It depends on the GPU alone, not on the cluster's fabric."""
-    return scale_up_gb_per_s * SCALE_UP_BUS_EFFICIENCY, SCALE_UP_LATENCY_US * 1e-6
+    return scale_up_gb_per_s * SCALE_UP_BUS_EFFICIENCY, SCALE_UP_LATENCY_US * SECONDS_PER_US
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,7 @@ class Fabric:
 
     @classmethod
     def of(cls, hw: Hardware, island: int) -> "Fabric":
-        node_gb_per_s = hw.nics_per_node * hw.link_gbps / 8.0 * hw.interconnect.bus_efficiency
+        node_gb_per_s = hw.nics_per_node * hw.link_gbps / BITS_PER_BYTE * hw.interconnect.bus_efficiency
         if hw.tiers >= 2:
             node_gb_per_s /= max(1.0, hw.oversubscription)
         hops = 2 * hw.tiers - 1
@@ -176,7 +177,7 @@ class Fabric:
             scale_up_gb_per_s=up_gb_per_s,
             scale_up_alpha_s=up_alpha_s,
             scale_out_gb_per_s=node_gb_per_s / hw.gpus_per_node,
-            scale_out_alpha_s=hw.interconnect.latency_us * hops * 1e-6,
+            scale_out_alpha_s=hw.interconnect.latency_us * hops * SECONDS_PER_US,
         )
 
 

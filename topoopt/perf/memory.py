@@ -43,9 +43,7 @@ from topoopt.perf.constants import (
 )
 from topoopt.perf.flops import Attention, Recompute
 from topoopt.perf.job import ModelShape
-
-GB = 1e9
-
+from topoopt.perf.units import BYTES_PER_GB
 
 def layers_per_stage(layers: int, pp: int) -> int:
     """Layers on the most loaded pipeline stage: ⌈l/pp⌉."""
@@ -117,14 +115,14 @@ class MemoryModel:
 
     def total_gb(self, dp: int, microbatches: int) -> float:
         """Total per-GPU memory in GB, reserve included."""
-        modelled = sum(self.parts_bytes(dp, microbatches)) / GB
+        modelled = sum(self.parts_bytes(dp, microbatches)) / BYTES_PER_GB
         return modelled * (1.0 + RESERVE_FRACTION) + RESERVE_FIXED_GB
 
     def fits(self, dp: int, microbatches: int) -> bool:
         return self.total_gb(dp, microbatches) <= self.capacity_gb
 
     def breakdown(self, dp: int, microbatches: int) -> MemoryBreakdown:
-        weights, gradients, optimizer, activations = (x / GB for x in self.parts_bytes(dp, microbatches))
+        weights, gradients, optimizer, activations = (x / BYTES_PER_GB for x in self.parts_bytes(dp, microbatches))
         modelled = weights + gradients + optimizer + activations
         reserve = modelled * RESERVE_FRACTION + RESERVE_FIXED_GB
         return MemoryBreakdown(

@@ -14,7 +14,7 @@ BW_hbm the GPU memory bandwidth. Per step, with m = ⌈B/(dp·b)⌉ micro-batche
 
     compute  = m·t_mb + optimizer update (P/dp_shard · bytes / BW_hbm) + fixed step overhead
     t_stage  = t_mb + exposed TP communication of one micro-batch
-    bubble   = (pp − 1)/v · t_stage                       (1F1B; Narayanan et al. 2021 §2.2)
+    bubble   = (pp − 1)/v · t_stage                       (1F1B; :func:`pipeline_bubble_s`)
     PP comm  = 2·v·(m + pp − 1) · p2p(b·s·h·2/tp)         (activations forward, gradients back)
     DP comm  = ZeRO-0: all-reduce(grads); ZeRO-1/2: reduce-scatter(grads) + all-gather(weights);
                ZeRO-3: per micro-batch 2 × all-gather(weights) + reduce-scatter(grads)
@@ -57,6 +57,7 @@ from topoopt.perf.flops import (
 )
 from topoopt.perf.job import Fabric, GpuSpec, ModelShape, scale_up_link
 from topoopt.perf.memory import MemoryModel, layers_per_stage, microbatch_count, params_per_gpu
+from topoopt.perf.units import BYTES_PER_GB, FLOPS_PER_TFLOP
 
 BACKWARD_SHARE = 2.0 / 3.0
 """The backward pass is 2/3 of a micro-batch's training FLOPs (4 of 6 FLOPs per parameter)."""
@@ -115,9 +116,9 @@ def microbatch_compute_s(
         hbm_bytes += stage_layers * ATTENTION_SCORE_TRAFFIC_BYTES * shape.heads * sequence_length * attention_factor
     efficiency = spec.matmul_efficiency * UTILISATION
     per_token_s = (
-        linear_flops / (spec.linear_tflops * 1e12 * efficiency * spec.linear_efficiency_ratio)
-        + attention_flops / (spec.attention_tflops * 1e12 * efficiency)
-        + hbm_bytes / (spec.memory_bandwidth_gb_per_s * 1e9)
+        linear_flops / (spec.linear_tflops * FLOPS_PER_TFLOP * efficiency * spec.linear_efficiency_ratio)
+        + attention_flops / (spec.attention_tflops * FLOPS_PER_TFLOP * efficiency)
+        + hbm_bytes / (spec.memory_bandwidth_gb_per_s * BYTES_PER_GB)
     )
     return microbatch * sequence_length / tp * per_token_s
 
@@ -152,7 +153,7 @@ def make_layout(
         zero_stage=zero_stage,
         virtual_stages=virtual_stages,
         microbatch_compute_s=compute_s,
-        optimizer_step_s=params * OPTIMIZER_STEP_BYTES_PER_PARAM / (spec.memory_bandwidth_gb_per_s * 1e9),
+        optimizer_step_s=params * OPTIMIZER_STEP_BYTES_PER_PARAM / (spec.memory_bandwidth_gb_per_s * BYTES_PER_GB),
         tp_message_bytes=activation_bytes if tp > 1 else 0.0,
         tp_collectives_per_microbatch=stage_layers * collectives if tp > 1 else 0,
         p2p_bytes=activation_bytes / tp if pp > 1 else 0.0,
@@ -198,6 +199,17 @@ class StepTimes:
     @property
     def exposed_comm_s(self) -> float:
         return self.exposed_scale_up_s + self.exposed_scale_out_s
+
+
+def pipeline_bubble_s(pp: int, virtual_stages: int, stage_s: float) -> float:
+    """Idle time of the 1F1B pipeline per step: ``(pp − 1) / v · t_stage`` (Narayanan et al. 2021,
+    arXiv:2104.04473 §2.2: the fill and drain of ``pp − 1`` stage times, divided by the ``v``
+    virtual stages of the interleaved schedule). 0 without pipeline parallelism.
+
+    The step time and its lower bound (:meth:`BoundBuilder.terms`) both take it from here: the
+    bound's bubble is the very float the step adds, so rounding cannot lift the bound above it.
+    """
+    return (pp - 1) / virtual_stages * stage_s
 
 
 def _exposed(comm_s: float, overlap: float, window_s: float) -> float:
@@ -248,7 +260,7 @@ def step_time(layout: Layout, dp: int, global_batch: int, fabric: Fabric) -> Ste
     t_stage = t_mb + tp_mb * (1.0 - TP_COMM_OVERLAP)
 
     v = layout.virtual_stages
-    bubble = (layout.pp - 1) / v * t_stage
+    bubble = pipeline_bubble_s(layout.pp, v, t_stage)
     pp_comm = 0.0
     if layout.pp > 1:
         link = p2p_link(fabric, layout.tp * dp * layout.pp)
@@ -358,7 +370,7 @@ class BoundBuilder:
         self.island = fabric.island_gpus
         self.up_gb, self.up_alpha = fabric.scale_up_gb_per_s, fabric.scale_up_alpha_s
         self.out_gb, self.out_alpha = fabric.scale_out_gb_per_s, fabric.scale_out_alpha_s
-        self.up_bytes_per_s, self.out_bytes_per_s = self.up_gb * 1e9, self.out_gb * 1e9
+        self.up_bytes_per_s, self.out_bytes_per_s = self.up_gb * BYTES_PER_GB, self.out_gb * BYTES_PER_GB
         self.in_island_link = (self.up_gb if self.up_gb > 0 else self.out_gb, self.up_alpha)
         self._cross_links: dict[int, tuple[float, float]] = {}
         self._tp_times: dict[tuple[int, int, float], float] = {}
@@ -383,7 +395,7 @@ class BoundBuilder:
         p2p_min *= 1.0 - PP_COMM_OVERLAP
         return (
             t_stage + 2 * v * p2p_min,
-            (pp - 1) / v * t_stage + 2 * v * (pp - 1) * p2p_min + STEP_OVERHEAD_S,
+            pipeline_bubble_s(pp, v, t_stage) + 2 * v * (pp - 1) * p2p_min + STEP_OVERHEAD_S,
         )
 
     def bound(self, layout: Layout, terms: tuple[float, float] | None = None) -> StepBound:
@@ -417,6 +429,7 @@ __all__ = [
     "dp_comm_s",
     "make_layout",
     "microbatch_compute_s",
+    "pipeline_bubble_s",
     "step_bound",
     "step_bounds",
     "step_time",

@@ -37,9 +37,8 @@ from topoopt.perf.constants import (
     OPTIMIZER_BYTES_PER_PARAM,
 )
 from topoopt.perf.job import Hardware, Job
+from topoopt.perf.units import BITS_PER_BYTE, BYTES_PER_GB, GB_PER_TB, HOURS_PER_DAY, SECONDS_PER_HOUR
 
-BITS_PER_BYTE = 8.0
-HOURS_PER_DAY = 24.0
 ROUNDING_SLACK = 1e-9
 """Tolerance before rounding a count up, so that 0.7 × 24 / 1.4 (= 12.000000000000002 in floating
 point) archives 12 checkpoints, not 13."""
@@ -75,7 +74,7 @@ def archived_checkpoints(job: Job) -> int:
 
 def cold_capacity_tb(job: Job) -> float:
     """Cold-tier capacity: archived raw data plus archived checkpoints, TB. 0 means no cold tier."""
-    return job.data.archive_tb + archived_checkpoints(job) * checkpoint_gb(job) / 1000.0
+    return job.data.archive_tb + archived_checkpoints(job) * checkpoint_gb(job) / GB_PER_TB
 
 
 def cold_write_gb_per_s(job: Job) -> float:
@@ -83,7 +82,7 @@ def cold_write_gb_per_s(job: Job) -> float:
     checkpoints are not archived)."""
     if job.checkpoint.archive_days <= 0:
         return 0.0
-    return checkpoint_gb(job) / (job.checkpoint.interval_hours * 3600.0)
+    return checkpoint_gb(job) / (job.checkpoint.interval_hours * SECONDS_PER_HOUR)
 
 
 def tokens_per_step(job: Job) -> float:
@@ -94,7 +93,7 @@ def tokens_per_step(job: Job) -> float:
 def converged_storage_gb_per_step(job: Job) -> float:
     """GB the nodes together read from storage per optimizer step: tokens per step × bytes per
     token (the mean rate: no read safety factor, which sizes the storage tier, not the step)."""
-    return tokens_per_step(job) * bytes_per_token(job) / 1e9
+    return tokens_per_step(job) * bytes_per_token(job) / BYTES_PER_GB
 
 
 def converged_storage_s(hw: Hardware) -> float:
@@ -114,13 +113,13 @@ def converged_storage_s(hw: Hardware) -> float:
 def storage_needs(job: Job, tokens_per_s: float) -> StorageNeeds:
     """Storage bandwidth, capacity and latency the job needs at ``tokens_per_s``."""
     checkpoint = checkpoint_gb(job)
-    read = bytes_per_token(job) * tokens_per_s * job.data.read_safety_factor / 1e9
+    read = bytes_per_token(job) * tokens_per_s * job.data.read_safety_factor / BYTES_PER_GB
     write = checkpoint / job.checkpoint.max_save_time_s
     return StorageNeeds(
         read_gb_per_s=read,
         checkpoint_gb=checkpoint,
         write_gb_per_s=write,
-        capacity_tb=job.data.dataset_tb + job.checkpoint.keep * checkpoint / 1000.0,
+        capacity_tb=job.data.dataset_tb + job.checkpoint.keep * checkpoint / GB_PER_TB,
         needs_low_latency=job.data.small_files,
         network_gbps=BITS_PER_BYTE * max(read, write),
         cold_capacity_tb=cold_capacity_tb(job),
