@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from topoopt.cli.app import app
+from topoopt.limits import EXPLAIN_TIME_S
 from topoopt.cli.common import (
     EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NO_SOLUTION, err, load_or_exit,
     write_fabric_files,
@@ -20,10 +21,15 @@ def solve(
     out: Path | None = typer.Option(None, "--out", help="Write design.json, BOM, cables, racks and drawings here."),
     time_limit_s: float | None = typer.Option(
         None, "--time-limit-s", min=0.01,
-        help="Wall-clock limit per solve (not reproducible); for min_job_cost also on its candidate solves together."),
+        help="Wall-clock limit on the whole solve, explanation included (not reproducible); past it the answer "
+             "is what was found, labelled: a design with its gap, or exit 4."),
     explain: bool = typer.Option(
         True, "--explain/--no-explain",
         help="When no design exists, explain why: a minimal conflict and what would make it feasible."),
+    explain_time_s: float = typer.Option(
+        EXPLAIN_TIME_S, "--explain-time-s", min=0.01,
+        help="Wall-clock limit on the explanation; what it has not proven by then is labelled "
+             "(a conflict not shown minimal, a change not shown the least)."),
     workers: int = typer.Option(1, "--workers", min=1, max=64, help="CP-SAT workers (results are identical for any count)."),
     seed: int = typer.Option(0, "--seed", help="CP-SAT random seed."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Solver log on stderr."),
@@ -41,7 +47,8 @@ def solve(
 
     try:
         result = solve_reporting(loaded.instance, on_proven=proven, workers=workers, seed=seed,
-                                 time_limit_s=time_limit_s, explain=explain, log=verbose)
+                                 time_limit_s=time_limit_s, explain=explain, explain_time_s=explain_time_s,
+                                 log=verbose)
     except (CatalogError, UnsupportedObjective) as exc:
         err(f"{loaded.file}: {exc}")
         raise typer.Exit(EXIT_INPUT) from None

@@ -112,7 +112,9 @@ def infeasible_summary(result: SolveResult, name: str) -> str:
     if explanation is None:
         return (f"topoopt · {name} · INFEASIBLE\n\nNo design satisfies every rule of the instance (proven). "
                 "Why was not worked out (--no-explain, or interrupted); solve again with the explanation on.")
-    lines = [f"topoopt · {name} · INFEASIBLE", "", "No design satisfies all of these together:"]
+    together = "all of these together:" if explanation.minimal else (
+        "all of these together (each not shown necessary within the explanation's time limit):")
+    lines = [f"topoopt · {name} · INFEASIBLE", "", f"No design satisfies {together}"]
     if explanation:
         for item in explanation.conflict:
             lines.append(f"  - {item.family}: {item.detail}  [{item.source}]")

@@ -9,7 +9,7 @@ from pydantic import Field
 from topoopt.models.base import NoBoolean, Record
 from topoopt.models.performance import Parallelism, Performance
 
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 
 Network = Literal["compute", "storage", "management"]
 Tier = Literal["leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf", "mgmt-aggregation"]
@@ -180,6 +180,10 @@ class Relaxation(Record):
     family: str
     message: str
     value: float | None = None
+    proven: bool = True
+    """Whether ``value`` is proven the smallest change that makes the instance feasible (False:
+    the search stopped at its time limit; the value is enough, the least may be smaller), or,
+    without a value, proven that relaxing this family alone is not enough."""
     edits: dict[str, int | float | list[str]] = Field(default_factory=dict)
     """Instance fields (dotted paths) and the values that, set together and all else kept, make the
     instance feasible, e.g. ``{"budget.max": 7156262}``; empty when the relaxation drops a rule."""
@@ -187,6 +191,9 @@ class Relaxation(Record):
 
 class Explanation(Record):
     conflict: list[ConflictItem] = Field(default_factory=list)
+    minimal: bool = True
+    """Whether the conflict is proven minimal (every member necessary). It is always proven
+    infeasible; a deletion filter stopped by the explanation's time limit leaves it larger."""
     relaxations: list[Relaxation] = Field(default_factory=list)
     precheck: str | None = None
     """The conflict's reason in plain words when a pre-check settles it (the deadline needs more

@@ -24,6 +24,7 @@ from ortools.sat.python import cp_model
 
 from topoopt import __version__
 from topoopt.families import FAMILIES
+from topoopt.limits import EXPLAIN_TIME_S
 from topoopt.models.design import SCHEMA_VERSION, ObjectiveValue, Provenance, SolveResult
 from topoopt.models.instance import Instance
 from topoopt.models.performance import Performance
@@ -104,17 +105,22 @@ def solve(
     time_limit_s: float | None = None,
     explain: bool = True,
     log: bool = False,
+    explain_time_s: float | None = EXPLAIN_TIME_S,
     stats: Stats | None = None,
     on_proven: Callable[[SolveResult], None] | None = None,
 ) -> SolveResult:
     """Design the cheapest (or fastest) cluster for ``instance``; explain when none exists.
 
-    ``stats``: where the solve records its stage and its CP-SAT solves as it goes (a caller may
-    read it from another thread to report progress). ``on_proven``: called with the result as
-    soon as infeasibility is proven, before the explanation is built.
+    ``time_limit_s``: a wall-clock limit on the whole solve, explanation included (and on each
+    CP-SAT solve); past it the answer is what was found, labelled. ``explain_time_s``: the
+    explanation's own limit (None: none); a conflict it could not shrink in time is not called
+    minimal, a relaxation it could not finish not proven. ``stats``: where the solve records its
+    stage and its CP-SAT solves as it goes (a caller may read it from another thread to report
+    progress). ``on_proven``: called with the result as soon as infeasibility is proven, before
+    the explanation is built.
     """
-    settings = Settings(workers=workers, seed=seed, time_limit_s=time_limit_s, log=log)
     stats = stats or Stats()
+    settings = Settings(workers=workers, seed=seed, time_limit_s=time_limit_s, log=log).within(time_limit_s)
     problem = Problem.of(instance)
     kind = instance.goal.objective
     if kind == "min_job_cost" and problem.catalog.basis != "monthly_rent":
@@ -136,7 +142,7 @@ def solve(
         on_proven(finished(instance, settings, stats, status="infeasible", objective=none))
     stats.stage = "explaining"
     explain_with = explain_job_cost if kind == "min_job_cost" else explain_infeasible
-    explanation = explain_with(found.problem, settings, stats)
+    explanation = explain_with(found.problem, settings.within(explain_time_s), stats)
     return finished(instance, settings, stats, status="infeasible", objective=none, explanation=explanation)
 
 

@@ -5,21 +5,42 @@ from __future__ import annotations
 import math
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ortools.sat.python import cp_model
 
 OK = (cp_model.OPTIMAL, cp_model.FEASIBLE)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Settings:
-    """Solver settings. The defaults give the same answer on every run and every machine."""
+    """Solver settings. The defaults give the same answer on every run and every machine; a
+    wall-clock limit is an option, and an answer cut by it says so."""
 
     workers: int = 1
     seed: int = 0
     time_limit_s: float | None = None
+    """Wall-clock limit of one CP-SAT solve."""
+    deadline: float | None = None
+    """``time.perf_counter()`` by which every solve must have ended (a limit on a whole command
+    or on one stage of it, such as the explanation)."""
     log: bool = False
+
+    def within(self, seconds: float | None) -> "Settings":
+        """These settings with the deadline brought forward to ``seconds`` from now, if sooner."""
+        if seconds is None:
+            return self
+        deadline = time.perf_counter() + seconds
+        return replace(self, deadline=deadline if self.deadline is None else min(self.deadline, deadline))
+
+    def remaining_s(self) -> float | None:
+        """Seconds left before the deadline (None: no deadline), never negative."""
+        return None if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
+
+    def solve_limit_s(self) -> float | None:
+        """The wall-clock limit of the next solve: the per-solve limit or what is left, the smaller."""
+        limits = [s for s in (self.time_limit_s, self.remaining_s()) if s is not None]
+        return min(limits) if limits else None
 
 
 @dataclass
@@ -30,6 +51,9 @@ class Stats:
     wall_s: float = 0.0
     proven: bool = True
     started: float = field(default_factory=time.perf_counter)
+    cut_short: int = 0
+    """Solves a time limit stopped before their answer was proven (UNKNOWN, or FEASIBLE without the
+    optimum's proof)."""
     stage: str = "starting"
     """What the solve is doing now, in a few words ("explaining: relaxing budget_cap")."""
 
@@ -66,8 +90,9 @@ def new_solver(settings: Settings, *, light: bool = False) -> cp_model.CpSolver:
     if light:
         params.max_presolve_iterations = 1
         params.symmetry_level = 0
-    if settings.time_limit_s is not None:
-        params.max_time_in_seconds = settings.time_limit_s
+    limit_s = settings.solve_limit_s()
+    if limit_s is not None:
+        params.max_time_in_seconds = limit_s
     if settings.log:
         params.log_search_progress = True
         params.log_to_stdout = False
@@ -77,10 +102,13 @@ def new_solver(settings: Settings, *, light: bool = False) -> cp_model.CpSolver:
 
 def run(model: cp_model.CpModel, settings: Settings, stats: Stats, *,
         light: bool = False) -> tuple[int, cp_model.CpSolver]:
-    """Solve once; record the count, the wall time and whether optimality was proven."""
+    """Solve once; record the count, the wall time, whether optimality was proven and whether a
+    time limit cut the solve short (past the deadline CP-SAT gets no time: UNKNOWN at once)."""
     solver = new_solver(settings, light=light)
     status = solver.solve(model)
     stats.solves += 1
+    if status in (cp_model.UNKNOWN, cp_model.FEASIBLE):
+        stats.cut_short += 1
     stats.wall_s += solver.wall_time
     if status == cp_model.FEASIBLE:
         stats.proven = False

@@ -15,7 +15,7 @@ import functools
 from topoopt.families import FAMILIES
 from topoopt.models.design import ConflictItem, Explanation, Relaxation
 from topoopt.options.problem import Problem
-from topoopt.solver.explain.conflict import explanation_model, minimal_conflict
+from topoopt.solver.explain.conflict import Conflict, explanation_model, minimal_conflict
 from topoopt.solver.explain.detail import detail
 from topoopt.solver.explain.precheck import deadline_outprices_budget
 from topoopt.solver.explain.relax import relax_one
@@ -44,18 +44,21 @@ def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Ex
 
     deadline_and_budget = ["deadline_met", "budget_cap"]
     reason = deadline_outprices_budget(problem.unfiltered())
-    if reason is not None and all(relaxation(family)[0].value is not None for family in deadline_and_budget):
+    pair = [relaxation(family)[0] for family in deadline_and_budget] if reason is not None else []
+    if pair and all(r.value is not None or not r.proven for r in pair):
         # The pre-check proves the pair cannot hold together, with every option. Each is
         # necessary: the budget's relaxation is a design that meets the deadline (and all else),
         # the deadline's one that meets the budget (its storage sized for its own rate, but the
-        # storage families are then relaxed too): a verified minimal conflict.
-        conflict = [f for f in FAMILIES if f in deadline_and_budget]
+        # storage families are then relaxed too): a verified minimal conflict — not shown
+        # minimal when the time limit stopped a relaxation before it found a design.
+        conflict = Conflict([f for f in FAMILIES if f in deadline_and_budget],
+                            minimal=all(r.value is not None for r in pair))
     else:
         reason = None
         stats.stage = "explaining: shrinking the conflict"
         conflict = minimal_conflict(problem, settings, stats, shown_necessary, base())
     relaxations, nodes = [], problem.instance.constraints.pins.nodes
-    for family in conflict:
+    for family in conflict.families:
         if family == "priced_in_book":
             continue
         found, relaxed_nodes = relaxation(family)
@@ -65,9 +68,9 @@ def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Ex
     items = [
         ConflictItem(family=f, description=FAMILIES[f].description, detail=detail(problem, f, nodes),
                      source=FAMILIES[f].source)
-        for f in conflict
+        for f in conflict.families
     ]
-    return Explanation(conflict=items, relaxations=relaxations, precheck=reason)
+    return Explanation(conflict=items, minimal=conflict.minimal, relaxations=relaxations, precheck=reason)
 
 
 def explain_job_cost(problem: Problem, settings: Settings, stats: Stats) -> Explanation:

@@ -52,7 +52,7 @@ def least_cost(problem: Problem, settings: Settings, stats: Stats) -> int | None
         if bound is not None:
             heapq.heappush(queue, (bound, group, -1, 0, configs))
     best = math.inf
-    while queue and queue[0][0] < best:
+    while queue and queue[0][0] < best and settings.remaining_s() != 0.0:
         _, group, rank, n, item = heapq.heappop(queue)
         if rank < 0:
             for rank, pair in enumerate(p.pairs_of(item)):

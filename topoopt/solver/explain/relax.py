@@ -33,10 +33,28 @@ def relaxation_model(problem: Problem, base: Base, family: str) -> DesignModel:
 
 
 def relax_one(problem: Problem, family: str, settings: Settings, stats: Stats,
-               base: Base) -> tuple[Relaxation, int | None]:
+              base: Base) -> tuple[Relaxation, int | None]:
     """The smallest change to ``family``'s limit that makes the instance feasible, all else kept,
     and the node count of the design that shows it (None when there is none). The relaxation's
-    value is None exactly when relaxing the family alone is not enough."""
+    value is None exactly when relaxing the family alone is not enough — or, when a time limit
+    cut a solve short, when none was found in time; a value found then is enough but not proven
+    the least (``proven`` False)."""
+    if settings.remaining_s() == 0.0:
+        return Relaxation(family=family, message=f"no change to {family} worked out within the explanation's "
+                          "time limit", proven=False), None
+    cut_before = stats.cut_short
+    relaxation, nodes = _relax(problem, family, settings, stats, base)
+    if stats.cut_short == cut_before:
+        return relaxation, nodes
+    if relaxation.value is None:
+        return Relaxation(family=family, message=f"no change to {family} found within the explanation's time limit",
+                          proven=False), None
+    note = " (enough; not proven the least within the explanation's time limit)"
+    return relaxation.model_copy(update={"message": relaxation.message + note, "proven": False}), nodes
+
+
+def _relax(problem: Problem, family: str, settings: Settings, stats: Stats,
+           base: Base) -> tuple[Relaxation, int | None]:
     inst = problem.instance
     relaxed = frozenset({family})
     if family == "deadline_met":

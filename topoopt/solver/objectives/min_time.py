@@ -83,7 +83,7 @@ def fastest_time_s(problem: Problem, settings: Settings, stats: Stats, relaxed=f
         nodes = max(most for _, most in groups)
         push(p.time_to_train_s_best_network([configs for configs, _ in groups], nodes, bounds_converged), 0, groups)
     best = math.inf
-    while queue and queue[0][0] < best:
+    while queue and queue[0][0] < best and settings.remaining_s() != 0.0:
         _, _, kind, item = heapq.heappop(queue)
         if kind == 0:
             for configs, most in item:
