@@ -138,9 +138,9 @@ def solve(
         return finished(instance, settings, stats, status="unknown", objective=none)
     if not explain:
         return finished(instance, settings, stats, status="infeasible", objective=none)
+    stats.stage = "explaining"  # before the announcement: an interruption after it is in the explanation
     if on_proven is not None:
         on_proven(finished(instance, settings, stats, status="infeasible", objective=none))
-    stats.stage = "explaining"
     explain_with = explain_job_cost if kind == "min_job_cost" else explain_infeasible
     explanation = explain_with(found.problem, settings.within(explain_time_s), stats)
     return finished(instance, settings, stats, status="infeasible", objective=none, explanation=explanation)
