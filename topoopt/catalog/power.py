@@ -40,8 +40,13 @@ def node_power_w(
     end_w = max((p.power_w_per_b_end for p in parts if part_fits_cage(p, "b", form_factor, ports_per_cage, gbps)),
                 default=0.0)
     cages = -(-rails // ports_per_cage)
-    nic_w = rails * nic.power_w if nic is not None else 0.0
-    return server.power_w + nic_w + cages * end_w
+    return node_devices_power_w(server, nic, rails) + cages * end_w
+
+
+def node_devices_power_w(server: Server, nic: Nic | None, rails: int) -> float:
+    """A fabric-attached node's server maximum and bought compute NICs (``nic``; None when built
+    in): its provisioned power less the modules in its cages."""
+    return server.power_w + (rails * nic.power_w if nic is not None else 0.0)
 
 
 def storage_nic_power_w(server: Server, nic: Nic, nics: int, gbps: int, parts: list[LinkPart]) -> float:

@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from topoopt.catalog import ResolvedCatalog
-from topoopt.catalog.power import node_power_w, part_fits_cage, switch_power_w
+from topoopt.catalog.power import node_devices_power_w, node_power_w, part_fits_cage, switch_power_w
 from topoopt.models.catalog import Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.instance import Instance
 from topoopt.options.conventions import switch_protocol, whole_units
+from topoopt.options.dominance import dominated_items, undominated
 from topoopt.options.networks import (
     ColdOption,
     ManagementOption,
@@ -68,6 +69,12 @@ class NodeConfig:
         """Provisioned node power (catalog/power.py)."""
         return node_power_w(self.server, None if self.builtin_nics else self.nic, self.rails,
                             self.port_form_factor, self.ports_per_cage, self.interconnect.gbps, parts, fabric=fabric)
+
+    @property
+    def devices_power_w(self) -> tuple[float, float]:
+        """Provisioned node power with and without a fabric, less the modules in the node's cages
+        (catalog/power.py): what differs between configurations of the same cage, speed and rails."""
+        return node_devices_power_w(self.server, None if self.builtin_nics else self.nic, self.rails), self.server.power_w
 
     @property
     def speed_key(self) -> tuple[str, int]:
@@ -342,34 +349,42 @@ def _kept(options: list, prefilter: frozenset[str]) -> list:
 
 
 def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: frozenset[str] = frozenset(),
-                  cold_capacity_tb: float = 0.0) -> Options:
-    """All option tables, each option tagged with the families it violates on its own.
-    ``cold_capacity_tb``: what the cold tier must hold (0: no cold tier)."""
+                  cold_capacity_tb: float = 0.0, dominance: bool = True) -> Options:
+    """All option tables, each option tagged with the families it violates on its own, without
+    the options another one dominates (``dominance``, options/dominance.py) and those a family of
+    ``prefilter`` rules out. ``cold_capacity_tb``: what the cold tier must hold (0: no cold tier)."""
+    lengths = link_lengths_m(instance)
+    chooser = PartChooser(catalog, instance)
+    options = every_option(instance, catalog, lengths, chooser, cold_capacity_tb)
+    if dominance:
+        options = without_dominated(options, catalog)
+    options = prefiltered(options, prefilter)
+    # Storage units plug into the storage switches, or into the compute leaves when converged.
+    attach = {n.attach_key for n in options.storage_nets if n.mode == "dedicated"}
+    attach |= {(f.switch.id, f.protocol, f.gbps) for f in options.fabrics
+               if f.tiers and f.speed_key in options.converged_speeds}
+    return replace(options, unit_links=unit_links(catalog, instance, attach, lengths["storage-unit"], chooser))
+
+
+def every_option(instance: Instance, catalog: ResolvedCatalog, lengths: dict[str, float], chooser: PartChooser,
+                 cold_capacity_tb: float) -> Options:
+    """Every option the catalog allows, each tagged with the families it violates on its own
+    (storage-unit links left out: they follow the storage networks and fabrics kept)."""
     configs = [replace(c, violations=node_config_violations(c, instance)) for c in node_configs(catalog)]
     # Fabrics are offered at the speeds of every node configuration the hardware allows, before
     # prefiltering: whether a fabric's speed is usable then does not depend on which other families
     # were prefiltered (the model rules out a fabric no remaining configuration runs, under
     # nic_supports_interconnect), so explanations see the rule whatever is prefiltered.
     speeds = {c.speed_key for c in configs}
-    configs = _kept(configs, prefilter)
     fabrics = [
         replace(f, violations=fabric_violations(f, instance)
                 | (frozenset() if f.tiers == 0 or f.speed_key in speeds else {"nic_supports_interconnect"}))
         for f in fabric_options(catalog, speeds)
     ]
-    fabrics = _kept(fabrics, prefilter)
-    lengths = link_lengths_m(instance)
     parts = {
-        cls: _kept([replace(p, violations=part_violations(p, lengths[cls], instance)) for p in ps], prefilter)
+        cls: [replace(p, violations=part_violations(p, lengths[cls], instance)) for p in ps]
         for cls, ps in part_options(catalog, {gbps for _, gbps in speeds}).items()
     }
-    chooser = PartChooser(catalog, instance)
-    storage_nets = _kept(storage_net_options(catalog, instance, lengths, chooser), prefilter)
-    # Storage units plug into the storage switches, or into the compute leaves when converged.
-    attach = {n.attach_key for n in storage_nets if n.mode == "dedicated"}
-    converged_speeds = frozenset((protocol, gbps) for tier in catalog.catalog.storage
-                                 for protocol in tier.protocols for gbps in tier.port_speeds_gbps)
-    attach |= {(f.switch.id, f.protocol, f.gbps) for f in fabrics if f.tiers and f.speed_key in converged_speeds}
     racks = []
     for rack in catalog.catalog.racks:
         price = whole_units(catalog.price(rack.id))
@@ -383,14 +398,59 @@ def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: froze
         node_configs=configs,
         fabrics=fabrics,
         parts=parts,
-        racks=_kept(racks, prefilter),
-        storage=_kept(storage, prefilter),
+        racks=racks,
+        storage=storage,
         lengths_m=lengths,
         all_parts=list(catalog.catalog.cables),
-        storage_nets=storage_nets,
-        unit_links=unit_links(catalog, instance, attach, lengths["storage-unit"], chooser),
-        cold=_kept(cold_options(catalog, instance, cold_capacity_tb), prefilter),
-        management=_kept(management, prefilter),
+        storage_nets=storage_net_options(catalog, instance, lengths, chooser),
+        cold=cold_options(catalog, instance, cold_capacity_tb),
+        management=management,
         management_offered=bool(management),
-        converged_speeds=converged_speeds,
+        converged_speeds=frozenset((protocol, gbps) for tier in catalog.catalog.storage
+                                   for protocol in tier.protocols for gbps in tier.port_speeds_gbps),
+    )
+
+
+def without_dominated(o: Options, catalog: ResolvedCatalog) -> Options:
+    """The tables without the options another one dominates (options/dominance.py): node
+    configurations and compute cable parts within their table; switch models and storage tiers as
+    catalog items, from every table that counts them (the fabrics, storage networks and management
+    network; the hot and cold tiers)."""
+    def price(item) -> tuple:
+        return (whole_units(catalog.price(item.id)),)
+
+    switches = dominated_items(
+        catalog.catalog.switches, lambda switch: (o.switch_power_w(switch),), price,
+        [(o.fabrics, lambda f: f.switch), (o.storage_nets, lambda n: n.switch), (o.management, lambda x: x.switch)])
+    tiers = dominated_items(catalog.catalog.storage, lambda tier: (tier.power_w,), price,
+                            [(o.storage, lambda s: s.tier), (o.cold, lambda c: c.tier)])
+
+    def kept(options: list, item_of, dropped: frozenset[str]) -> list:
+        return [x for x in options if item_of(x) is None or item_of(x).id not in dropped]
+
+    return replace(
+        o,
+        node_configs=undominated(o.node_configs, lambda c: c.devices_power_w, lambda c: (c.server_price, c.unit_price)),
+        parts={cls: undominated(ps, lambda p: (p.part.power_w_per_a_end, p.part.power_w_per_b_end),
+                                lambda p: (p.unit_price,)) for cls, ps in o.parts.items()},
+        fabrics=kept(o.fabrics, lambda f: f.switch, switches),
+        storage_nets=kept(o.storage_nets, lambda n: n.switch, switches),
+        management=kept(o.management, lambda x: x.switch, switches),
+        storage=kept(o.storage, lambda s: s.tier, tiers),
+        cold=kept(o.cold, lambda c: c.tier, tiers),
+    )
+
+
+def prefiltered(o: Options, prefilter: frozenset[str]) -> Options:
+    """The tables without the options a family of ``prefilter`` rules out, renumbered."""
+    return replace(
+        o,
+        node_configs=_kept(o.node_configs, prefilter),
+        fabrics=_kept(o.fabrics, prefilter),
+        parts={cls: _kept(ps, prefilter) for cls, ps in o.parts.items()},
+        racks=_kept(o.racks, prefilter),
+        storage=_kept(o.storage, prefilter),
+        storage_nets=_kept(o.storage_nets, prefilter),
+        cold=_kept(o.cold, prefilter),
+        management=_kept(o.management, prefilter),
     )
