@@ -56,8 +56,8 @@ Left out of the signatures, and why:
   ``power_w_per_a_end`` / ``power_w_per_b_end``: compared by 3 as the figures the model uses (a
   node's provisioned power with and without a fabric, a switch's with its hungriest modules, a
   storage unit's, a part's ends).
-* ``Gpu.tdp_w``: read by nothing (a node's power is its server's ``power_w``, GPUs included);
-  tests/test_dominance.py fails when that changes.
+* ``Gpu.tdp_w``: only ``topoopt catalog`` lists it (a node's power is its server's ``power_w``,
+  GPUs included); tests/test_dominance.py fails when anything else reads it.
 * The option fields ``index`` (the catalog order of 5), the violation sets (4) and the prices
   (2): :data:`OPTION_FIELDS_COMPARED_APART`.
 
