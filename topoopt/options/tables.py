@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from topoopt.catalog import ResolvedCatalog
-from topoopt.catalog.power import node_devices_power_w, node_power_w, part_fits_cage, switch_power_w
+from topoopt.catalog.power import CatalogParts, node_devices_power_w, node_power_w, part_fits_cage, switch_power_w
 from topoopt.models.catalog import Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.instance import Instance
 from topoopt.options.conventions import switch_protocol, whole_units
@@ -166,7 +166,7 @@ class Options:
     racks: list[RackOption]
     storage: list[StorageOption]
     lengths_m: dict[str, float]
-    all_parts: list[LinkPart] = field(default_factory=list)
+    all_parts: CatalogParts = field(default_factory=lambda: CatalogParts(()))
     storage_nets: list[StorageNetOption] = field(default_factory=list)
     unit_links: dict[tuple, UnitLink] = field(default_factory=dict)
     cold: list[ColdOption] = field(default_factory=list)
@@ -401,7 +401,7 @@ def every_option(instance: Instance, catalog: ResolvedCatalog, lengths: dict[str
         racks=racks,
         storage=storage,
         lengths_m=lengths,
-        all_parts=list(catalog.catalog.cables),
+        all_parts=CatalogParts(catalog.catalog.cables),
         storage_nets=storage_net_options(catalog, instance, lengths, chooser),
         cold=cold_options(catalog, instance, cold_capacity_tb),
         management=management,
