@@ -5,7 +5,7 @@ multiplies every option table, yet of a set of interchangeable options a design 
 the cheapest, least power-hungry one. Option B of a table is *dominated* by option A of the same
 table when
 
-1. A and B are interchangeable: their signatures (:func:`option_signature`) are equal — every
+1. A and B are interchangeable: their signatures (:meth:`Signatures.option`) are equal — every
    field of the option and of the catalog items it holds, except the identity, price, power and
    violation fields listed below, which are compared by 2–5;
 2. every price of A is at most B's (unpriced only against unpriced: the model charges an unpriced
@@ -35,7 +35,8 @@ partial order (transitive, and irreflexive by 5), so every dominated option has 
 dominator and all of them go at once. They go before prefiltering: a dominator violates nothing
 its dominated option does not, so it survives every prefilter B survives.
 
-Shared items. A switch model is counted over the compute fabric, the storage network and the
+Where. Node configurations and the compute cable parts of each link class are compared within
+their table (:func:`undominated`); nothing else counts their items. A switch model is counted over the compute fabric, the storage network and the
 management network together (cost, power, racks per model, management ports), a storage tier
 over the hot and the cold tier. Replacing B by A in one table only could split a model's racks
 (``ceil(x / c) + ceil(y / c)`` may exceed ``ceil((x + y) / c)``), so switches and storage tiers are
@@ -44,6 +45,10 @@ meet 1–3 and 5 and each of B's options in each table has an option of A with t
 that meets 2 and 4. Replacing B by A everywhere only merges what B and A split, and the argument
 above holds table by table. (Storage units attach per switch model and tier, ``unit_links``: the
 part and the violations there follow from the cages, speeds and protocols, which 1 compares.)
+Not filtered: rack classes; NICs, whose storage choices servers' slots take by id; the parts the
+storage and management networks choose per cage (networks.py); ``Options.all_parts``, since every
+part of the catalog counts for provisioned power. Explanations read the same tables, so a detail
+that counts options (``priced_in_book``) counts the undominated ones.
 
 Left out of the signatures, and why:
 
@@ -54,8 +59,9 @@ Left out of the signatures, and why:
   ``perf_key`` keys cached answers on the GPU's id, which only shares them less.
 * ``power_w`` of servers, NICs, switches and storage tiers and a cable part's
   ``power_w_per_a_end`` / ``power_w_per_b_end``: compared by 3 as the figures the model uses (a
-  node's provisioned power with and without a fabric, a switch's with its hungriest modules, a
-  storage unit's, a part's ends).
+  node's provisioned power with and without a fabric, less the modules in its cages, which equal
+  signatures share: ``NodeConfig.devices_power_w``; a switch's with its hungriest modules; a
+  storage unit's; a part's ends).
 * ``Gpu.tdp_w``: only ``topoopt catalog`` lists it (a node's power is its server's ``power_w``,
   GPUs included); tests/test_dominance.py fails when anything else reads it.
 * The option fields ``index`` (the catalog order of 5), the violation sets (4) and the prices

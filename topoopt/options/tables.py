@@ -3,12 +3,15 @@
 Nothing here knows CP-SAT. Physical incompatibilities (a NIC that cannot run an interconnect, a
 cable whose ends fit no cage) are filtered out here so they never become variables; instance rules
 (allow/deny lists, pins, prices, reach) are kept as options and enforced by their families in the
-model, so that an explanation can name them. See docs/model.md for the rules.
+model, so that an explanation can name them. Options that another option makes useless (the same
+specs at no higher price and power, no more violations) are dropped (options/dominance.py). See
+docs/model.md for the rules.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 
 from topoopt.catalog import ResolvedCatalog
 from topoopt.catalog.power import CatalogParts, node_devices_power_w, node_power_w, part_fits_cage, switch_power_w
@@ -414,30 +417,25 @@ def every_option(instance: Instance, catalog: ResolvedCatalog, lengths: dict[str
 def without_dominated(o: Options, catalog: ResolvedCatalog) -> Options:
     """The tables without the options another one dominates (options/dominance.py): node
     configurations and compute cable parts within their table; switch models and storage tiers as
-    catalog items, from every table that counts them (the fabrics, storage networks and management
-    network; the hot and cold tiers)."""
+    catalog items, from every table that counts them at once."""
     def price(item) -> tuple:
         return (whole_units(catalog.price(item.id)),)
 
-    switches = dominated_items(
-        catalog.catalog.switches, lambda switch: (o.switch_power_w(switch),), price,
-        [(o.fabrics, lambda f: f.switch), (o.storage_nets, lambda n: n.switch), (o.management, lambda x: x.switch)])
-    tiers = dominated_items(catalog.catalog.storage, lambda tier: (tier.power_w,), price,
-                            [(o.storage, lambda s: s.tier), (o.cold, lambda c: c.tier)])
-
-    def kept(options: list, item_of, dropped: frozenset[str]) -> list:
-        return [x for x in options if item_of(x) is None or item_of(x).id not in dropped]
-
+    shared: dict[str, list] = {}
+    for kind, holder, tables, power_w in (
+            ("switches", "switch", ("fabrics", "storage_nets", "management"), lambda s: (o.switch_power_w(s),)),
+            ("storage", "tier", ("storage", "cold"), lambda tier: (tier.power_w,))):
+        item_of = attrgetter(holder)
+        dropped = dominated_items(getattr(catalog.catalog, kind), power_w, price,
+                                  [(getattr(o, table), item_of) for table in tables])
+        shared |= {table: [x for x in getattr(o, table) if item_of(x) is None or item_of(x).id not in dropped]
+                   for table in tables}
     return replace(
         o,
         node_configs=undominated(o.node_configs, lambda c: c.devices_power_w, lambda c: (c.server_price, c.unit_price)),
         parts={cls: undominated(ps, lambda p: (p.part.power_w_per_a_end, p.part.power_w_per_b_end),
                                 lambda p: (p.unit_price,)) for cls, ps in o.parts.items()},
-        fabrics=kept(o.fabrics, lambda f: f.switch, switches),
-        storage_nets=kept(o.storage_nets, lambda n: n.switch, switches),
-        management=kept(o.management, lambda x: x.switch, switches),
-        storage=kept(o.storage, lambda s: s.tier, tiers),
-        cold=kept(o.cold, lambda c: c.tier, tiers),
+        **shared,
     )
 
 
