@@ -475,3 +475,58 @@ def with_option(data: dict, kind: str, item: dict, price: int) -> dict:
     out["catalog"]["add"][kind].append(item)
     out["catalog"]["prices"][item["id"]] = price
     return out
+
+
+# -- vendor copies (exact dominance) ---------------------------------------------------------------
+COPIED_KINDS = {"servers": ("power_w",), "switches": ("power_w",), "cables": ("power_w_per_a_end", "power_w_per_b_end"),
+                "storage": ("power_w",)}
+"""The kinds a vendor copies, with their power fields."""
+PRICE_FACTORS = (1.0, 0.9, 1.1)
+POWER_FACTORS = (1.0, 0.75, 1.25)
+"""A copy's price and power: the original's, lower or higher (equal first: shrinking goes there)."""
+
+
+@st.composite
+def vendor_copies(draw, data: dict) -> dict:
+    """``data`` with vendor copies of some of its servers (each with its GPU, or a copy of it),
+    switches, cables and storage tiers: the same specs under a new id, price and power each equal
+    to the original's, lower or higher (a GPU copy's board power too). A copy is listed after its
+    original or, now and then, before it (catalog order breaks ties); now and then it is denied or
+    has no price, or a copied server is pinned (the copies' violations differ)."""
+    out = copy.deepcopy(data)
+    add = out["catalog"]["add"]
+    constraints = out.setdefault("constraints", {})
+    for kind in COPIED_KINDS:
+        for original in list(add[kind]):
+            copies = draw(st.integers(0, 2))
+            for n in range(copies):
+                item = _copy(draw, out, kind, original, n)
+                position = add[kind].index(original) + (0 if one_in(draw, 4) else 1 + n)
+                add[kind].insert(position, item)
+            if kind == "servers" and copies and one_in(draw, 4):
+                constraints.setdefault("pins", {}).setdefault("server", original["id"])
+    return out
+
+
+def _copy(draw, data: dict, kind: str, original: dict, n: int) -> dict:
+    """Vendor copy ``n`` of ``original`` (its price, and a denial, entered in ``data``)."""
+    add, prices = data["catalog"]["add"], data["catalog"]["prices"]
+    item = dict(copy.deepcopy(original), id=f"{original['id']}-v{n}")
+    power = draw(st.sampled_from(POWER_FACTORS))
+    item.update({field: original[field] * power for field in COPIED_KINDS[kind]})
+    if kind == "servers" and draw(st.booleans()):
+        item["gpu"] = _gpu_copy(draw, add, item["gpu"], n)
+    if original["id"] in prices and not one_in(draw, 12):
+        prices[item["id"]] = round(prices[original["id"]] * draw(st.sampled_from(PRICE_FACTORS)))
+    if one_in(draw, 5):
+        data["constraints"].setdefault(kind, {}).setdefault("deny", []).append(item["id"])
+    return item
+
+
+def _gpu_copy(draw, add: dict, gpu_id: str, n: int) -> str:
+    """The id of a copy of GPU ``gpu_id`` (its board power perhaps another), added to ``add``."""
+    original = next(g for g in add["gpus"] if g["id"] == gpu_id)
+    gpu = dict(copy.deepcopy(original), id=f"{gpu_id}-v{n}", tdp_w=original["tdp_w"] * draw(st.sampled_from(POWER_FACTORS)))
+    if all(g["id"] != gpu["id"] for g in add["gpus"]):
+        add["gpus"].append(gpu)
+    return gpu["id"]

@@ -43,17 +43,19 @@ class OptionPair:
 class OptionTables:
     """The option tables of one instance, built once per prefilter and shared by its problems."""
 
-    def __init__(self, instance: Instance, catalog: ResolvedCatalog, answers: PerformanceAnswers) -> None:
-        self.instance, self.catalog = instance, catalog
+    def __init__(self, instance: Instance, catalog: ResolvedCatalog, answers: PerformanceAnswers,
+                 dominance: bool = True) -> None:
+        self.instance, self.catalog, self.dominance = instance, catalog, dominance
         # The cold tier's size does not depend on the throughput: checkpoints and archive only.
         self.cold_capacity_tb = answers.storage_needs(0.0).cold_capacity_tb
         self._built: dict[frozenset[str], Options] = {}
 
     def of(self, prefilter: frozenset[str]) -> Options:
-        """The options with every family of ``prefilter`` applied before the model is built."""
+        """The options with every family of ``prefilter`` applied before the model is built (and,
+        with ``dominance``, without dominated options: options/dominance.py)."""
         if prefilter not in self._built:
             self._built[prefilter] = build_options(self.instance, self.catalog, prefilter,
-                                                   cold_capacity_tb=self.cold_capacity_tb)
+                                                   cold_capacity_tb=self.cold_capacity_tb, dominance=self.dominance)
         return self._built[prefilter]
 
 
@@ -86,11 +88,12 @@ class Problem:
 
     @classmethod
     def of(cls, instance: Instance, catalog: ResolvedCatalog | None = None, *,
-           prefilter: frozenset[str] = PREFILTERABLE) -> "Problem":
-        """The problem of ``instance``, its time limit the deadline."""
+           prefilter: frozenset[str] = PREFILTERABLE, dominance: bool = True) -> "Problem":
+        """The problem of ``instance``, its time limit the deadline. ``dominance`` False keeps the
+        options that others dominate (exact either way; a check of that)."""
         catalog = catalog or resolve_catalog(instance)
         answers = PerformanceAnswers(Job.from_instance(instance, catalog.catalog))
-        tables = OptionTables(instance, catalog, answers)
+        tables = OptionTables(instance, catalog, answers, dominance)
         deadline = instance.goal.deadline_days
         return cls(instance=instance, catalog=catalog, tables=tables, answers=answers, prefilter=prefilter,
                    options=tables.of(prefilter), time_limit_s=None if deadline is None else deadline * SECONDS_PER_DAY)

@@ -3,18 +3,22 @@
 Nothing here knows CP-SAT. Physical incompatibilities (a NIC that cannot run an interconnect, a
 cable whose ends fit no cage) are filtered out here so they never become variables; instance rules
 (allow/deny lists, pins, prices, reach) are kept as options and enforced by their families in the
-model, so that an explanation can name them. See docs/model.md for the rules.
+model, so that an explanation can name them. Options that another option makes useless (the same
+specs at no higher price and power, no more violations) are dropped (options/dominance.py). See
+docs/model.md for the rules.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 
 from topoopt.catalog import ResolvedCatalog
-from topoopt.catalog.power import node_power_w, part_fits_cage, switch_power_w
+from topoopt.catalog.power import CatalogParts, node_devices_power_w, node_power_w, part_fits_cage, switch_power_w
 from topoopt.models.catalog import Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.instance import Instance
 from topoopt.options.conventions import switch_protocol, whole_units
+from topoopt.options.dominance import dominated_items, undominated
 from topoopt.options.networks import (
     ColdOption,
     ManagementOption,
@@ -68,6 +72,12 @@ class NodeConfig:
         """Provisioned node power (catalog/power.py)."""
         return node_power_w(self.server, None if self.builtin_nics else self.nic, self.rails,
                             self.port_form_factor, self.ports_per_cage, self.interconnect.gbps, parts, fabric=fabric)
+
+    @property
+    def devices_power_w(self) -> tuple[float, float]:
+        """Provisioned node power with and without a fabric, less the modules in the node's cages
+        (catalog/power.py): what differs between configurations of the same cage, speed and rails."""
+        return node_devices_power_w(self.server, None if self.builtin_nics else self.nic, self.rails), self.server.power_w
 
     @property
     def speed_key(self) -> tuple[str, int]:
@@ -159,7 +169,7 @@ class Options:
     racks: list[RackOption]
     storage: list[StorageOption]
     lengths_m: dict[str, float]
-    all_parts: list[LinkPart] = field(default_factory=list)
+    all_parts: CatalogParts = field(default_factory=lambda: CatalogParts(()))
     storage_nets: list[StorageNetOption] = field(default_factory=list)
     unit_links: dict[tuple, UnitLink] = field(default_factory=dict)
     cold: list[ColdOption] = field(default_factory=list)
@@ -342,34 +352,42 @@ def _kept(options: list, prefilter: frozenset[str]) -> list:
 
 
 def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: frozenset[str] = frozenset(),
-                  cold_capacity_tb: float = 0.0) -> Options:
-    """All option tables, each option tagged with the families it violates on its own.
-    ``cold_capacity_tb``: what the cold tier must hold (0: no cold tier)."""
+                  cold_capacity_tb: float = 0.0, dominance: bool = True) -> Options:
+    """All option tables, each option tagged with the families it violates on its own, without
+    the options another one dominates (``dominance``, options/dominance.py) and those a family of
+    ``prefilter`` rules out. ``cold_capacity_tb``: what the cold tier must hold (0: no cold tier)."""
+    lengths = link_lengths_m(instance)
+    chooser = PartChooser(catalog, instance)
+    options = every_option(instance, catalog, lengths, chooser, cold_capacity_tb)
+    if dominance:
+        options = without_dominated(options, catalog)
+    options = prefiltered(options, prefilter)
+    # Storage units plug into the storage switches, or into the compute leaves when converged.
+    attach = {n.attach_key for n in options.storage_nets if n.mode == "dedicated"}
+    attach |= {(f.switch.id, f.protocol, f.gbps) for f in options.fabrics
+               if f.tiers and f.speed_key in options.converged_speeds}
+    return replace(options, unit_links=unit_links(catalog, instance, attach, lengths["storage-unit"], chooser))
+
+
+def every_option(instance: Instance, catalog: ResolvedCatalog, lengths: dict[str, float], chooser: PartChooser,
+                 cold_capacity_tb: float) -> Options:
+    """Every option the catalog allows, each tagged with the families it violates on its own
+    (storage-unit links left out: they follow the storage networks and fabrics kept)."""
     configs = [replace(c, violations=node_config_violations(c, instance)) for c in node_configs(catalog)]
     # Fabrics are offered at the speeds of every node configuration the hardware allows, before
     # prefiltering: whether a fabric's speed is usable then does not depend on which other families
     # were prefiltered (the model rules out a fabric no remaining configuration runs, under
     # nic_supports_interconnect), so explanations see the rule whatever is prefiltered.
     speeds = {c.speed_key for c in configs}
-    configs = _kept(configs, prefilter)
     fabrics = [
         replace(f, violations=fabric_violations(f, instance)
                 | (frozenset() if f.tiers == 0 or f.speed_key in speeds else {"nic_supports_interconnect"}))
         for f in fabric_options(catalog, speeds)
     ]
-    fabrics = _kept(fabrics, prefilter)
-    lengths = link_lengths_m(instance)
     parts = {
-        cls: _kept([replace(p, violations=part_violations(p, lengths[cls], instance)) for p in ps], prefilter)
+        cls: [replace(p, violations=part_violations(p, lengths[cls], instance)) for p in ps]
         for cls, ps in part_options(catalog, {gbps for _, gbps in speeds}).items()
     }
-    chooser = PartChooser(catalog, instance)
-    storage_nets = _kept(storage_net_options(catalog, instance, lengths, chooser), prefilter)
-    # Storage units plug into the storage switches, or into the compute leaves when converged.
-    attach = {n.attach_key for n in storage_nets if n.mode == "dedicated"}
-    converged_speeds = frozenset((protocol, gbps) for tier in catalog.catalog.storage
-                                 for protocol in tier.protocols for gbps in tier.port_speeds_gbps)
-    attach |= {(f.switch.id, f.protocol, f.gbps) for f in fabrics if f.tiers and f.speed_key in converged_speeds}
     racks = []
     for rack in catalog.catalog.racks:
         price = whole_units(catalog.price(rack.id))
@@ -383,14 +401,54 @@ def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: froze
         node_configs=configs,
         fabrics=fabrics,
         parts=parts,
-        racks=_kept(racks, prefilter),
-        storage=_kept(storage, prefilter),
+        racks=racks,
+        storage=storage,
         lengths_m=lengths,
-        all_parts=list(catalog.catalog.cables),
-        storage_nets=storage_nets,
-        unit_links=unit_links(catalog, instance, attach, lengths["storage-unit"], chooser),
-        cold=_kept(cold_options(catalog, instance, cold_capacity_tb), prefilter),
-        management=_kept(management, prefilter),
+        all_parts=CatalogParts(catalog.catalog.cables),
+        storage_nets=storage_net_options(catalog, instance, lengths, chooser),
+        cold=cold_options(catalog, instance, cold_capacity_tb),
+        management=management,
         management_offered=bool(management),
-        converged_speeds=converged_speeds,
+        converged_speeds=frozenset((protocol, gbps) for tier in catalog.catalog.storage
+                                   for protocol in tier.protocols for gbps in tier.port_speeds_gbps),
+    )
+
+
+def without_dominated(o: Options, catalog: ResolvedCatalog) -> Options:
+    """The tables without the options another one dominates (options/dominance.py): node
+    configurations and compute cable parts within their table; switch models and storage tiers as
+    catalog items, from every table that counts them at once."""
+    def price(item) -> tuple:
+        return (whole_units(catalog.price(item.id)),)
+
+    shared: dict[str, list] = {}
+    for kind, holder, tables, power_w in (
+            ("switches", "switch", ("fabrics", "storage_nets", "management"), lambda s: (o.switch_power_w(s),)),
+            ("storage", "tier", ("storage", "cold"), lambda tier: (tier.power_w,))):
+        item_of = attrgetter(holder)
+        dropped = dominated_items(getattr(catalog.catalog, kind), power_w, price,
+                                  [(getattr(o, table), item_of) for table in tables])
+        shared |= {table: [x for x in getattr(o, table) if item_of(x) is None or item_of(x).id not in dropped]
+                   for table in tables}
+    return replace(
+        o,
+        node_configs=undominated(o.node_configs, lambda c: c.devices_power_w, lambda c: (c.server_price, c.unit_price)),
+        parts={cls: undominated(ps, lambda p: (p.part.power_w_per_a_end, p.part.power_w_per_b_end),
+                                lambda p: (p.unit_price,)) for cls, ps in o.parts.items()},
+        **shared,
+    )
+
+
+def prefiltered(o: Options, prefilter: frozenset[str]) -> Options:
+    """The tables without the options a family of ``prefilter`` rules out, renumbered."""
+    return replace(
+        o,
+        node_configs=_kept(o.node_configs, prefilter),
+        fabrics=_kept(o.fabrics, prefilter),
+        parts={cls: _kept(ps, prefilter) for cls, ps in o.parts.items()},
+        racks=_kept(o.racks, prefilter),
+        storage=_kept(o.storage, prefilter),
+        storage_nets=_kept(o.storage_nets, prefilter),
+        cold=_kept(o.cold, prefilter),
+        management=_kept(o.management, prefilter),
     )
