@@ -64,6 +64,8 @@ class Node(ABC):
 
 @dataclass(frozen=True)
 class Solution:
+    """One solution a visit found."""
+
     value: float
     """What the stop rule compares keys against."""
     rank: Any = None
@@ -89,6 +91,8 @@ class Visit:
 
 @dataclass
 class Outcome:
+    """What a search found, and how far it got."""
+
     best: list[Solution]
     """Every solution of the least rank found, in the order found (empty: none found)."""
     open_bounds: list[float]
@@ -101,8 +105,13 @@ class Outcome:
 
     def bound(self, value: float) -> float:
         """A lower bound on every solution's value when the best one is worth ``value`` (the best
-        value, or what the caller made of the best solution)."""
+        value, or what the caller made of the best solution): the least of it and the open bounds."""
         return min([value, *self.open_bounds])
+
+    def proven(self, value: float | None) -> bool:
+        """Whether no solution is below ``value`` (as for :meth:`bound`); None: none was found, and
+        whether none exists."""
+        return not self.open_bounds if value is None else all(bound >= value for bound in self.open_bounds)
 
 
 class BestFirst:

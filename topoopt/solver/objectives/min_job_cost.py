@@ -272,8 +272,8 @@ class JobCostSearch:
         res.unproven = outcome.open_bounds
         if not outcome.best:
             # Nothing found: infeasible, unless a candidate was left unsolved or unproven.
-            res.status = cp_model.UNKNOWN if outcome.open_bounds else cp_model.INFEASIBLE
-            res.proven = not outcome.open_bounds
+            res.proven = outcome.proven(None)
+            res.status = cp_model.INFEASIBLE if res.proven else cp_model.UNKNOWN
             return res
         finished = [s for s in (self.finish(*solution.payload) for solution in outcome.best) if s is not None]
         if not finished:
@@ -283,7 +283,7 @@ class JobCostSearch:
         res.best = min(finished, key=lambda s: s.key)
         # Unproven candidates whose bound is not below the best cannot hold a better job.
         res.bound = outcome.bound(res.best.job_cost)
-        res.proven = res.bound >= res.best.job_cost and all(s.proven for s in finished)
+        res.proven = outcome.proven(res.best.job_cost) and all(s.proven for s in finished)
         res.status = cp_model.OPTIMAL if res.proven else cp_model.FEASIBLE
         return res
 
