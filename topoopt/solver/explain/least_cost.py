@@ -5,18 +5,19 @@ configuration group and fabric class at once (the infeasible example: 0.8 s). Ev
 to exactly one candidate (configuration group, fabric class, storage network mode — a pair,
 :meth:`Problem.pairs` — and node count ``n``), so the least cost is the least of the candidates'
 own, each one small ``minimise total cost`` solve of the model restricted to the pair with
-``nodes == n``. Candidates are solved best-first by a lower bound on their cost, found in steps
-(as ``fastest_time_s`` bounds time):
+``nodes == n``. Candidates are solved best-first (search.py) by a lower bound on their cost, found
+in steps (as ``fastest_time_s`` bounds time):
 
-* a group's bound, shared by its pairs: its cheapest server price times its fewest nodes on the
-  class and storage mode never slower than any (one tier, no oversubscription, dedicated:
-  perf ``never_slower``, so no pair of the group needs fewer; :meth:`Problem.fewest_nodes`), plus
-  the cheapest storage that meets the needs (cost_floor.py ``CostFloor.storage``) — a design's
-  cost includes at least its servers and its storage units;
+* a group's bound, shared by its pairs (:class:`GroupNode`): its cheapest server price times its
+  fewest nodes on the class and storage mode never slower than any (one tier, no
+  oversubscription, dedicated: perf ``never_slower``, so no pair of the group needs fewer;
+  :meth:`Problem.fewest_nodes`), plus the cheapest storage that meets the needs (cost_floor.py
+  ``CostFloor.storage``) — a design's cost includes at least its servers and its storage units;
 * a pair's, computed when its group is popped: the cost floor (cost_floor.py) at the pair's own
   fewest nodes ``n`` — the floor grows with the node count, and no design of the pair has fewer.
-  This entry is the candidate ``(pair, n)`` and, at once, every larger count: when it is popped,
-  the candidate is solved and the pair comes back keyed by the floor at ``n + 1``.
+  This node is the candidate ``(pair, n)`` and, at once, every larger count
+  (:class:`CandidateNode`): when it is popped, the candidate is solved and the pair comes back
+  keyed by the floor at ``n + 1``.
 
 The search stops when no bound is below the least cost found, so the result is exact. The floor
 grows by at least a node's price per node, so a pair comes back only while its floor stays below
@@ -25,49 +26,40 @@ the least cost found (a cost of 0 stops the search: no bound is below it).
 
 from __future__ import annotations
 
-import heapq
-import math
+import dataclasses
+from dataclasses import dataclass
 
 from topoopt.perf.job import FASTEST_CLASS
-from topoopt.solver.bounds.cost_floor import CostFloor
+from topoopt.solver.bounds.cost_floor import CostFloor, Way
 from topoopt.options.tables import MAX_NODES, NodeConfig
 from topoopt.options.problem import OptionPair, Problem
 from topoopt.solver.model import model_for
 from topoopt.solver.run import OK, Settings, Stats, run
+from topoopt.solver.search import BestFirst, Node, Solution, Visit
 
 
 def least_cost(problem: Problem, settings: Settings, stats: Stats) -> int | None:
     """The least total cost of a design that meets every family but ``budget_cap`` (None when
     no design does)."""
-    p = problem
-    floor = CostFloor(p)
-    rate = p.throughput_target or 0.0
-    storage = floor.storage(rate)
-    most = MAX_NODES if p.pinned_nodes is None else p.pinned_nodes
-    # Entries (cost bound, group, pair rank, n, group's configurations or (pair, its ways)):
-    # rank -1 for a group.
-    queue: list[tuple] = []
-    for group, configs in enumerate(p.config_groups()):
-        bound = group_bound(p, configs, storage)
-        if bound is not None:
-            heapq.heappush(queue, (bound, group, -1, 0, configs))
-    best = math.inf
-    while queue and queue[0][0] < best and settings.remaining_s() != 0.0:
-        _, group, rank, n, item = heapq.heappop(queue)
-        if rank < 0:
-            for rank, pair in enumerate(p.pairs_of(item)):
-                fewest = p.fewest_nodes(pair.configs[0], pair.perf_class, pair.converged)
-                if fewest is not None:
-                    ways = floor.ways(pair.configs, pair.fabrics, pair.nets)
-                    heapq.heappush(queue, (floor.at(ways, fewest, rate), group, rank, fewest, (pair, ways)))
-            continue
-        pair, ways = item
-        cost = _candidate_cost(p, pair, n, settings, stats)
-        if cost is not None and cost < best:
-            best = cost
-        if n < most:
-            heapq.heappush(queue, (floor.at(ways, n + 1, rate), group, rank, n + 1, item))
-    return None if best == math.inf else int(best)
+    value = BestFirst(LeastCostSearch(problem, settings, stats).roots(), deadline=settings.deadline).run().value
+    return None if value is None else int(value)
+
+
+class LeastCostSearch:
+    """What the nodes of one least-cost search share."""
+
+    def __init__(self, problem: Problem, settings: Settings, stats: Stats) -> None:
+        self.p, self.settings, self.stats = problem, settings, stats
+        self.floor = CostFloor(problem)
+        self.rate = problem.throughput_target or 0.0
+        self.most = MAX_NODES if problem.pinned_nodes is None else problem.pinned_nodes
+
+    def roots(self) -> list[GroupNode]:
+        """One node per configuration group that has a design."""
+        storage = self.floor.storage(self.rate)
+        groups = enumerate(self.p.config_groups())
+        nodes = (GroupNode.bounded(self, group, configs, storage) for group, configs in groups)
+        return [node for node in nodes if node is not None]
 
 
 def group_bound(problem: Problem, configs: list[NodeConfig], storage_cost: float) -> float | None:
@@ -78,6 +70,62 @@ def group_bound(problem: Problem, configs: list[NodeConfig], storage_cost: float
     if fewest is None:
         return None
     return fewest * min(c.server_price or 0 for c in configs) + storage_cost
+
+
+@dataclass(eq=False)
+class GroupNode(Node):
+    """A configuration group (``group``: its catalog position), bounded by :func:`group_bound`;
+    expanded into its pairs' first candidates."""
+
+    search: LeastCostSearch
+    group: int
+    configs: list[NodeConfig]
+
+    @classmethod
+    def bounded(cls, search: LeastCostSearch, group: int, configs: list[NodeConfig],
+                storage_cost: float) -> GroupNode | None:
+        bound = group_bound(search.p, configs, storage_cost)
+        return None if bound is None else cls(bound, search, group, configs)
+
+    def tie(self) -> tuple:
+        return self.group, -1, 0
+
+    def visit(self, left_s: float | None) -> Visit:
+        p, floor, children = self.search.p, self.search.floor, []
+        for rank, pair in enumerate(p.pairs_of(self.configs)):
+            fewest = p.fewest_nodes(pair.configs[0], pair.perf_class, pair.converged)
+            if fewest is not None:
+                ways = floor.ways(pair.configs, pair.fabrics, pair.nets)
+                children.append(CandidateNode(floor.at(ways, fewest, self.search.rate), self.search, self.group, rank,
+                                              pair, ways, fewest))
+        return Visit(children=children)
+
+
+@dataclass(eq=False)
+class CandidateNode(Node):
+    """The candidate ``(pair, n)`` and every larger count of the pair (``rank``: its position in
+    its group), bounded by the cost floor at ``n``; evaluated by one solve, and the pair comes back
+    from ``n + 1``."""
+
+    solves = True
+    search: LeastCostSearch
+    group: int
+    rank: int
+    pair: OptionPair
+    ways: list[Way]
+    n: int
+
+    def tie(self) -> tuple:
+        return self.group, self.rank, self.n
+
+    def visit(self, left_s: float | None) -> Visit:
+        search = self.search
+        cost = _candidate_cost(search.p, self.pair, self.n, search.settings, search.stats)
+        visit = Visit(solutions=[] if cost is None else [Solution(cost)])
+        if self.n < search.most:
+            bound = search.floor.at(self.ways, self.n + 1, search.rate)
+            visit.children.append(dataclasses.replace(self, bound=bound, n=self.n + 1))
+        return visit
 
 
 def _candidate_cost(problem: Problem, pair: OptionPair, nodes: int, settings: Settings, stats: Stats) -> int | None:

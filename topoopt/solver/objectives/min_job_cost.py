@@ -51,24 +51,23 @@ visited best-first by a *lower bound* on their job cost:
   in two (at the geometric mean), a popped one-count range becomes a candidate keyed by its own
   floor.
 
-The heap pops the smallest key; a candidate is solved, a range is split. When the smallest key
-exceeds the best job cost found, every remaining candidate (generated or not) has a job cost at
-least its key, so none is better: the best found is optimal. Keys equal to the best are still
-solved, so ties are all found and broken like the other objectives: fewer GPUs, then lower
-provisioned power, then catalog order of the chosen options (each tied candidate is re-solved
-lexicographically).
+The search is search.py's, with ties, over :class:`RangeNode` and :class:`CandidateNode`: a
+candidate is solved, a range is split. When the smallest key exceeds the best job cost found,
+every remaining candidate (generated or not) has a job cost at least its key, so none is better:
+the best found is optimal. Keys equal to the best are still solved, so ties are all found and
+broken like the other objectives: fewer GPUs, then lower provisioned power, then catalog order of
+the chosen options (each tied candidate is re-solved lexicographically).
 
 With ``--time-limit-s`` the search stops when its candidates' CP-SAT time reaches the limit (each
-solve gets what is left). The reported bound is then the smallest lower bound of what was left
-open — a candidate stopped unproven (its CP-SAT bound times ``D``, or its key) and the key at
-which the search stopped — never above the value; the status is ``feasible`` (``unknown``
-without any design).
+solve gets what is left): search.py's time budget. The reported bound is then the smallest lower
+bound of what was left open — a candidate stopped unproven (its CP-SAT bound times ``D``, or its
+key) and the key at which the search stopped — never above the value; the status is ``feasible``
+(``unknown`` without any design).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import heapq
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -86,15 +85,11 @@ from topoopt.solver.bounds.cost_floor import CostFloor, Way
 from topoopt.options.tables import FabricOption, NodeConfig
 from topoopt.options.problem import SECONDS_PER_DAY, Problem
 from topoopt.solver.run import OK, Settings, Stats, hint_from, lexicographic, run
+from topoopt.solver.search import BestFirst, Node, Solution, Visit
 
 DAYS_PER_MONTH = 30.4375
 """The mean Gregorian month: 365.25 days / 12. Rent is quoted per month; training lasts days."""
 SECONDS_PER_MONTH = DAYS_PER_MONTH * SECONDS_PER_DAY
-
-STOP_SLACK = 1e-12
-"""Relative slack on "the smallest key exceeds the best": keys equal to the best (float products
-of the same numbers) are still solved, so every tie is found."""
-
 
 @dataclass
 class Pair:
@@ -256,102 +251,104 @@ class JobCostSearch:
     def run(self) -> JobCostResult:
         res = self.result
         pairs = self.pairs()
-        heap: list[tuple] = []
-        sequence = 0
-
-        def push(key: float, kind: int, index: int, low: int, high: int) -> None:
-            nonlocal sequence
-            if key < math.inf:  # an infinite floor: no rack class holds the node, or no fabric serves it
-                # kind 0 = candidate, 1 = range: at equal keys a candidate goes first.
-                heapq.heappush(heap, (key, kind, sequence, index, low, high))
-                sequence += 1
-
-        def push_range(index: int, low: int, high: int) -> None:
-            """Node counts low..high of a pair: no job cost below floor(low) × D(high)."""
-            pair = pairs[index]
-            seconds = self.duration_s(pair, low)
-            rate = self.tokens / seconds if seconds else 0.0
-            fastest_s = self.duration_s(pair, high) or 0.0
-            push(job_cost(self.cost_floor(pair, low, rate), fastest_s), 1, index, low, high)
-
-        for index, key in enumerate(self.first_keys(pairs)):
-            push(key, 1, index, pairs[index].n_lo, pairs[index].n_hi)
-        best_value: float | None = None
-        best: list[tuple[Fraction, Pair, int, float, Candidate]] = []  # candidates at the best exact job cost
-        any_unknown = False
-        limit_s, spent_s = self.settings.time_limit_s, 0.0
-        while heap:
-            key, kind, _, index, low, high = heapq.heappop(heap)
-            if best_value is not None and key > best_value * (1 + STOP_SLACK):
-                break
-            pair = pairs[index]
-            if kind == 1:
-                if not pair.bounded:
-                    # The pair's first range: tighten its end, then key it again.
-                    self.bound(pair)
-                    if low <= min(high, pair.n_hi):
-                        push_range(index, low, min(high, pair.n_hi))
-                    continue
-                if low < high:
-                    # Split where the node count doubles as often as it halves: ranges near the
-                    # fewest nodes, where jobs are usually cheapest, get tight bounds soonest.
-                    middle = min(max(math.isqrt(low * high), low), high - 1)
-                    push_range(index, low, middle)
-                    push_range(index, middle + 1, high)
-                    continue
-                seconds = self.duration_s(pair, low)
-                if seconds:
-                    push(job_cost(self.cost_floor(pair, low, self.tokens / seconds), seconds), 0, index, low, low)
-                continue
-            n, seconds = low, self.duration_s(pair, low)
-            settings = self.settings
-            if limit_s is not None:
-                # The time limit caps the candidates' CP-SAT time as a whole (and each solve):
-                # every candidate not yet solved has a job cost of at least this key.
-                left_s = limit_s - spent_s
-                if left_s <= 0:
-                    res.unproven.append(key)
-                    any_unknown = True
-                    break
-                settings = dataclasses.replace(settings, time_limit_s=min(limit_s, left_s))
-            dm = self.model(pair, n)
-            dm.m.minimize(dm.v.total_cost)
-            status, solver = run(dm.m, settings, self.stats, light=True)
-            res.candidates_solved += 1
-            spent_s += solver.wall_time
-            if status == cp_model.INFEASIBLE:
-                continue
-            if status != cp_model.OPTIMAL:
-                # Stopped by the time limit: what this candidate could still reach.
-                cp_bound = solver.best_objective_bound
-                lower = max(key, job_cost(math.ceil(cp_bound - 1e-6), seconds)) if math.isfinite(cp_bound) else key
-                res.unproven.append(lower)
-            if status not in OK:
-                any_unknown = True
-                continue
-            cost = int(round(solver.objective_value))
-            exact = Fraction(cost) * Fraction(seconds)
-            if not best or exact < best[0][0]:
-                best = [(exact, pair, n, seconds, (dm, solver, cost, status == cp_model.OPTIMAL))]
-                best_value = job_cost(cost, seconds)
-            elif exact == best[0][0]:
-                best.append((exact, pair, n, seconds, (dm, solver, cost, status == cp_model.OPTIMAL)))
-        if not best:
-            res.status = cp_model.UNKNOWN if any_unknown else cp_model.INFEASIBLE
-            res.proven = not any_unknown
+        roots = [RangeNode(key, self, pair, pair.n_lo, pair.n_hi) for pair, key in zip(pairs, self.first_keys(pairs))]
+        outcome = BestFirst(roots, ties=True, limit_s=self.settings.time_limit_s, deadline=self.settings.deadline).run()
+        res.unproven = outcome.open_bounds
+        if not outcome.best:
+            # Nothing found: infeasible, unless a candidate was left unsolved or unproven.
+            res.proven = outcome.proven(None)
+            res.status = cp_model.INFEASIBLE if res.proven else cp_model.UNKNOWN
             return res
-        finished = [s for s in (self.finish(pair, n, seconds, solved) for _, pair, n, seconds, solved in best)
-                    if s is not None]
+        finished = [s for s in (self.finish(*solution.payload) for solution in outcome.best) if s is not None]
         if not finished:
             res.status = cp_model.UNKNOWN
             res.proven = False
             return res
         res.best = min(finished, key=lambda s: s.key)
         # Unproven candidates whose bound is not below the best cannot hold a better job.
-        res.bound = min([res.best.job_cost, *res.unproven])
-        res.proven = res.bound >= res.best.job_cost and all(s.proven for s in finished)
+        res.bound = outcome.bound(res.best.job_cost)
+        res.proven = outcome.proven(res.best.job_cost) and all(s.proven for s in finished)
         res.status = cp_model.OPTIMAL if res.proven else cp_model.FEASIBLE
         return res
+
+
+@dataclass(eq=False)
+class RangeNode(Node):
+    """Node counts ``low..high`` of a pair, bounded by ``cost_floor(low, tokens / D(low)) ×
+    D(high)`` (module docstring); the pair's first range is keyed by :meth:`JobCostSearch.first_keys`
+    instead. Expanded into the same range tightened (the pair's first), its two halves, or (one
+    count) its candidate."""
+
+    search: JobCostSearch
+    pair: Pair
+    low: int
+    high: int
+
+    @classmethod
+    def bounded(cls, search: JobCostSearch, pair: Pair, low: int, high: int) -> RangeNode:
+        seconds = search.duration_s(pair, low)
+        rate = search.tokens / seconds if seconds else 0.0
+        fastest_s = search.duration_s(pair, high) or 0.0
+        return cls(job_cost(search.cost_floor(pair, low, rate), fastest_s), search, pair, low, high)
+
+    def tie(self) -> tuple:
+        return (1,)  # at equal keys a candidate (0) goes first
+
+    def visit(self, left_s: float | None) -> Visit:
+        search, pair, low, high = self.search, self.pair, self.low, self.high
+        if not pair.bounded:
+            # The pair's first range: tighten its end, then key it again.
+            search.bound(pair)
+            high = min(high, pair.n_hi)
+            return Visit(children=[RangeNode.bounded(search, pair, low, high)] if low <= high else [])
+        if low < high:
+            # Split where the node count doubles as often as it halves: ranges near the fewest
+            # nodes, where jobs are usually cheapest, get tight bounds soonest.
+            middle = min(max(math.isqrt(low * high), low), high - 1)
+            return Visit(children=[RangeNode.bounded(search, pair, low, middle),
+                                   RangeNode.bounded(search, pair, middle + 1, high)])
+        seconds = search.duration_s(pair, low)
+        if not seconds:
+            return Visit()
+        bound = job_cost(search.cost_floor(pair, low, search.tokens / seconds), seconds)
+        return Visit(children=[CandidateNode(bound, search, pair, low, seconds)])
+
+
+@dataclass(eq=False)
+class CandidateNode(Node):
+    """The candidate ``(pair, n)`` training in ``seconds``, bounded by its own cost floor times
+    ``seconds``; evaluated by one ``min_cost`` solve (in what is left of the time limit)."""
+
+    solves = True
+    search: JobCostSearch
+    pair: Pair
+    n: int
+    seconds: float
+
+    def tie(self) -> tuple:
+        return (0,)
+
+    def visit(self, left_s: float | None) -> Visit:
+        search, seconds = self.search, self.seconds
+        settings = search.settings if left_s is None else dataclasses.replace(search.settings, time_limit_s=left_s)
+        dm = search.model(self.pair, self.n)
+        dm.m.minimize(dm.v.total_cost)
+        status, solver = run(dm.m, settings, search.stats, light=True)
+        search.result.candidates_solved += 1
+        visit = Visit(spent_s=solver.wall_time)
+        if status == cp_model.INFEASIBLE:
+            return visit
+        if status != cp_model.OPTIMAL:
+            # Stopped by the time limit: what this candidate could still reach.
+            cp_bound = solver.best_objective_bound
+            reach = job_cost(math.ceil(cp_bound - 1e-6), seconds) if math.isfinite(cp_bound) else self.bound
+            visit.open_bound = max(self.bound, reach)
+        if status in OK:
+            cost = int(round(solver.objective_value))
+            solved = dm, solver, cost, status == cp_model.OPTIMAL
+            visit.solutions.append(Solution(job_cost(cost, seconds), Fraction(cost) * Fraction(seconds),
+                                            (self.pair, self.n, seconds, solved)))
+        return visit
 
 
 def min_job_cost(problem: Problem, settings: Settings, stats: Stats) -> JobCostResult:
