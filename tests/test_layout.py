@@ -105,6 +105,17 @@ def test_imports_are_at_the_top_of_every_module(package):
         assert not hidden, f"{name}: imports inside functions at lines {hidden}"
 
 
+def test_no_function_in_the_solver_is_longer_than_the_limit():
+    long = []
+    for name, tree in modules().items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and name.startswith("topoopt.solver"):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{name}.{node.name}: {lines} lines")
+    assert not long
+
+
 def test_the_option_tables_import_without_ortools():
     code = ("import sys, topoopt.options.problem; "
             "assert not [m for m in sys.modules if m.startswith('ortools')]")

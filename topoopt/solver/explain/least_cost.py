@@ -5,7 +5,7 @@ configuration group and fabric class at once (the infeasible example: 0.8 s). Ev
 to exactly one candidate (configuration group, fabric class, storage network mode — a pair,
 :meth:`Problem.pairs` — and node count ``n``), so the least cost is the least of the candidates'
 own, each one small ``minimise total cost`` solve of the model restricted to the pair with
-``nodes == n``. Candidates are solved best-first (search.py) by a lower bound on their cost, found
+``nodes >= n``. Candidates are solved best-first (search.py) by a lower bound on their cost, found
 in steps (as ``fastest_time_s`` bounds time):
 
 * a group's bound, shared by its pairs (:class:`GroupNode`): its cheapest server price times its
@@ -15,23 +15,22 @@ in steps (as ``fastest_time_s`` bounds time):
   ``CostFloor.storage``) — a design's cost includes at least its servers and its storage units;
 * a pair's, computed when its group is popped: the cost floor (cost_floor.py) at the pair's own
   fewest nodes ``n`` — the floor grows with the node count, and no design of the pair has fewer.
-  This node is the candidate ``(pair, n)`` and, at once, every larger count
-  (:class:`CandidateNode`): when it is popped, the candidate is solved and the pair comes back
-  keyed by the floor at ``n + 1``.
+  The pair's node (:class:`CandidateNode`) is solved once, over every count from ``n`` up: a
+  pair with no design at all (the racks or the site's power hold fewer nodes than the deadline
+  needs) is proven so by that one solve, where solving count by count would climb to the most
+  nodes the model allows.
 
-The search stops when no bound is below the least cost found, so the result is exact. The floor
-grows by at least a node's price per node, so a pair comes back only while its floor stays below
-the least cost found (a cost of 0 stops the search: no bound is below it).
+The search stops when no bound is below the least cost found, so the result is exact; at most one
+solve per pair.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from topoopt.perf.job import FASTEST_CLASS
 from topoopt.solver.bounds.cost_floor import CostFloor, Way
-from topoopt.options.tables import MAX_NODES, NodeConfig
+from topoopt.options.tables import NodeConfig
 from topoopt.options.problem import OptionPair, Problem
 from topoopt.solver.model import model_for
 from topoopt.solver.run import OK, Settings, Stats, run
@@ -52,7 +51,6 @@ class LeastCostSearch:
         self.p, self.settings, self.stats = problem, settings, stats
         self.floor = CostFloor(problem)
         self.rate = problem.throughput_target or 0.0
-        self.most = MAX_NODES if problem.pinned_nodes is None else problem.pinned_nodes
 
     def roots(self) -> list[GroupNode]:
         """One node per configuration group that has a design."""
@@ -103,9 +101,8 @@ class GroupNode(Node):
 
 @dataclass(eq=False)
 class CandidateNode(Node):
-    """The candidate ``(pair, n)`` and every larger count of the pair (``rank``: its position in
-    its group), bounded by the cost floor at ``n``; evaluated by one solve, and the pair comes back
-    from ``n + 1``."""
+    """The pair's designs with ``n`` nodes or more (``rank``: its position in its group), bounded
+    by the cost floor at ``n``; evaluated by one solve over all those counts at once."""
 
     solves = True
     search: LeastCostSearch
@@ -121,18 +118,14 @@ class CandidateNode(Node):
     def visit(self, left_s: float | None) -> Visit:
         search = self.search
         cost = _candidate_cost(search.p, self.pair, self.n, search.settings, search.stats)
-        visit = Visit(solutions=[] if cost is None else [Solution(cost)])
-        if self.n < search.most:
-            bound = search.floor.at(self.ways, self.n + 1, search.rate)
-            visit.children.append(dataclasses.replace(self, bound=bound, n=self.n + 1))
-        return visit
+        return Visit(solutions=[] if cost is None else [Solution(cost)])
 
 
-def _candidate_cost(problem: Problem, pair: OptionPair, nodes: int, settings: Settings, stats: Stats) -> int | None:
-    """The least cost of a design of the pair with ``nodes`` nodes, every family but
-    ``budget_cap`` enforced."""
+def _candidate_cost(problem: Problem, pair: OptionPair, fewest: int, settings: Settings, stats: Stats) -> int | None:
+    """The least cost of a design of the pair with at least ``fewest`` nodes, every family but
+    ``budget_cap`` enforced (None: the pair has none)."""
     dm = model_for(problem.restricted(pair.configs, pair.fabrics, pair.converged), frozenset({"budget_cap"}))
-    dm.m.add(dm.v.nodes == nodes)
+    dm.m.add(dm.v.nodes >= fewest)
     dm.m.minimize(dm.v.total_cost)
     status, solver = run(dm.m, settings, stats)
     # The objective is an integer cost, reported as a double.
