@@ -26,7 +26,7 @@ def model_size(instance) -> tuple[int, int]:
     from topoopt.options.problem import Problem
 
     problem = Problem.of(instance)
-    model = new_model(problem).m
+    model = new_model(problem).model
     return len(model.proto.variables), len(model.proto.constraints)
 
 

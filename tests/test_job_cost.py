@@ -154,8 +154,8 @@ def cheapest(dm):
 
     from topoopt.solver.run import Settings, Stats, run
 
-    dm.m.minimize(dm.v.total_cost)
-    status, solver = run(dm.m, Settings(), Stats())
+    dm.model.minimize(dm.vars.total_cost)
+    status, solver = run(dm.model, Settings(), Stats())
     assert status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
     return None if status == cp_model.INFEASIBLE else round(solver.objective_value)
 

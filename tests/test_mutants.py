@@ -176,7 +176,7 @@ def test_structural_families_add_nothing(family, monkeypatch):
 
     def size() -> tuple[int, int]:
         problem = Problem.of(instance)
-        model = new_model(problem).m
+        model = new_model(problem).model
         return len(model.proto.variables), len(model.proto.constraints)
 
     intact = size()

@@ -368,14 +368,14 @@ def every_pair_fastest_s(problem: Problem, relaxed: frozenset[str]) -> float | N
     p = dm.problem
     times = []
     for _, configs in dm.node_groups(p.perf_key):
-        for cls in dm.v.use_cls:
+        for cls in dm.vars.use_class:
             fabrics = [f for f in p.options.fabrics if f.perf_class == cls]
             for converged in (False, True):
                 sub = enforce_all(new_model(p.restricted(configs, fabrics, converged)), relaxed)
-                sub.m.maximize(sub.v.nodes)
-                status, solver = run(sub.m, Settings(), Stats())
+                sub.model.maximize(sub.vars.nodes)
+                status, solver = run(sub.model, Settings(), Stats())
                 if status in OK:
-                    times.append(p.time_to_train_s(configs[0], cls, solver.value(sub.v.nodes), converged))
+                    times.append(p.time_to_train_s(configs[0], cls, solver.value(sub.vars.nodes), converged))
     times = [t for t in times if t is not None]
     return min(times, default=None)
 
@@ -403,8 +403,8 @@ def test_the_least_cost_search_equals_one_model_over_every_option(data):
     problem = Problem.of(build(data))
     found = least_cost(problem, Settings(), Stats())
     dm = model_for(problem, frozenset({"budget_cap"}))
-    dm.m.minimize(dm.v.total_cost)
-    status, solver = run(dm.m, Settings(), Stats())
+    dm.model.minimize(dm.vars.total_cost)
+    status, solver = run(dm.model, Settings(), Stats())
     event("feasible" if status in OK else "infeasible")
     assert (found is None) == (status not in OK)
     if found is not None:
@@ -419,8 +419,8 @@ def test_the_least_cost_group_bounds_are_below_every_design_of_the_group(data):
     for configs in problem.config_groups():
         bound = group_bound(problem, configs, storage)
         dm = enforce_all(new_model(problem.restricted(configs, problem.options.fabrics)), frozenset({"budget_cap"}))
-        dm.m.minimize(dm.v.total_cost)
-        status, solver = run(dm.m, Settings(), Stats())
+        dm.model.minimize(dm.vars.total_cost)
+        status, solver = run(dm.model, Settings(), Stats())
         event("group with a design" if status in OK else "group without a design")
         if bound is None:
             assert status not in OK

@@ -158,8 +158,8 @@ def model_size(instance: Instance) -> tuple[int, int]:
 
     problem = Problem.of(instance)
     dm = new_model(problem)
-    assert dm.m.validate() == ""
-    return len(dm.m.proto.variables), len(dm.m.proto.constraints)
+    assert dm.model.validate() == ""
+    return len(dm.model.proto.variables), len(dm.model.proto.constraints)
 
 
 def with_nodes(instance: Instance, nodes: int) -> Instance:

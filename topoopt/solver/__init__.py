@@ -92,7 +92,7 @@ def solved_fields(kind: str, found: Found) -> dict:
     dm, value = found.dm, found.solver.value
     design, cost, performance = extract(dm, value)
     # dm.problem: for min_job_cost the candidate's view, whose storage feeds the design's own rate.
-    binding = binding_families(dm.problem, chosen(dm, value), design, cost, value(dm.v.power_w["total"]))
+    binding = binding_families(dm.problem, chosen(dm, value), design, cost, value(dm.vars.power_w["total"]))
     return dict(status="optimal" if found.proven else "feasible", objective=objective_value(kind, found, performance),
                 design=design, cost=cost, performance=performance, binding=binding)
 

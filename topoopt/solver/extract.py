@@ -45,13 +45,13 @@ class Choice:
 
 
 def chosen(dm: DesignModel, value) -> Choice:
-    o, v, n = dm.options, dm.v, dm.n
-    config = next(c for c in o.node_configs if value(v.use_nc[c.index]))
-    fabric = next(f for f in o.fabrics if value(v.use_fo[f.index]))
+    o, v, n = dm.options, dm.vars, dm.net
+    config = next(c for c in o.node_configs if value(v.use_config[c.index]))
+    fabric = next(f for f in o.fabrics if value(v.use_fabric[f.index]))
     parts = {cls: p for cls, ps in o.parts.items() for p in ps if value(v.use_part[cls, p.index])}
     rack = next(r.index for r in o.racks if value(v.use_rack[r.index]))
     storage = next(s.index for s in o.storage if value(v.use_storage[s.index]))
-    net = next(s for s, lit in zip(o.storage_nets, n.use_sn) if value(lit))
+    net = next(s for s, lit in zip(o.storage_nets, n.use_storage_net) if value(lit))
     cold = next(c for c, lit in zip(o.cold, n.use_cold) if value(lit))
     management = next((x for x, lit in zip(o.management, n.use_mgmt) if value(lit)), None)
     return Choice(config, fabric, parts, rack, storage, net, cold, management)
@@ -64,7 +64,7 @@ def node_power_w(dm: DesignModel, pick: Choice) -> float:
 
 def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
     """Build the design record from variable values (``value`` maps a variable to its value)."""
-    o, v, n, problem = dm.options, dm.v, dm.n, dm.problem
+    o, v, n, problem = dm.options, dm.vars, dm.net, dm.problem
     pick = chosen(dm, value)
     c, f = pick.config, pick.fabric
     nodes = value(v.nodes)
@@ -102,7 +102,7 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
 
 
 def _fabric_shape(dm: DesignModel, pick: Choice, value) -> FabricShape:
-    v, c, f = dm.v, pick.config, pick.fabric
+    v, c, f = dm.vars, pick.config, pick.fabric
     leaves, multi = value(v.leaves), f.tiers >= 2
     return FabricShape(
         tiers=f.tiers,
@@ -127,9 +127,9 @@ def _fabric_shape(dm: DesignModel, pick: Choice, value) -> FabricShape:
 def _compute_switches(dm: DesignModel, pick: Choice, value) -> list[SwitchGroup]:
     """The compute fabric's leaves, spines and cores, with the ports each tier uses (a converged
     network's storage units on the leaves)."""
-    v, f = dm.v, pick.fabric
+    v, f = dm.vars, pick.fabric
     links = {cls: value(v.links[cls]) for cls in dm.options.parts}
-    converged_ports = value(dm.n.unit_ports) if pick.converged else 0
+    converged_ports = value(dm.net.unit_ports) if pick.converged else 0
     tiers = (("leaf", v.leaves, links["node-leaf"] + converged_ports + links["leaf-spine"]),
              ("spine", v.spines, links["leaf-spine"] + links["spine-core"]),
              ("core", v.cores, links["spine-core"]))
@@ -138,7 +138,7 @@ def _compute_switches(dm: DesignModel, pick: Choice, value) -> list[SwitchGroup]
 
 
 def _compute_links(dm: DesignModel, pick: Choice, value) -> list[LinkGroup]:
-    o, v = dm.options, dm.v
+    o, v = dm.options, dm.vars
     links = {cls: value(v.links[cls]) for cls in o.parts}
     return [
         LinkGroup(between=cls, count=links[cls], part=p.part.id, assemblies=value(v.assemblies[cls, p.index]),
@@ -152,7 +152,7 @@ def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
     """One mixed rack, or compute racks, network racks per switch model (compute, storage,
     management) and storage racks per tier model — one entry per model (compute and storage
     switches, hot and cold units may share a model)."""
-    o, v, n = dm.options, dm.v, dm.n
+    o, v, n = dm.options, dm.vars, dm.net
     catalog = dm.problem.catalog.catalog
     switch_models, tier_models = catalog.by_id("switches"), catalog.by_id("storage")
     rack, nodes, node_w = o.racks[pick.rack_index].rack, value(v.nodes), node_power_w(dm, pick)
@@ -198,7 +198,7 @@ def attach_key(pick: Choice) -> tuple:
 
 def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwork, list, list]:
     """The storage network record, its switch groups and its link groups (hot units, then cold)."""
-    o, v, n = dm.options, dm.v, dm.n
+    o, v, n = dm.options, dm.vars, dm.net
     net, c = pick.storage_net, pick.config
     nodes = value(v.nodes)
     leaves, spines, endpoints = value(n.leaves), value(n.spines), value(n.endpoints)
@@ -248,7 +248,7 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
 
 
 def _management_network(dm: DesignModel, pick: Choice, value) -> tuple[ManagementNetwork, list, list]:
-    n, lengths = dm.n, dm.options.lengths_m
+    n, lengths = dm.net, dm.options.lengths_m
     x = pick.management
     ports, leaves, aggregation = value(n.mgmt_ports), value(n.mgmt_leaves), value(n.mgmt_aggregation)
     uplinks = 2 * leaves if aggregation else 0

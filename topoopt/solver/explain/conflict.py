@@ -25,7 +25,7 @@ def _infeasible(dm: DesignModel, families, settings: Settings, stats: Stats) -> 
     The literals are fixed in a copy rather than passed as assumptions: presolve can then use
     them, which makes these proofs one to two orders of magnitude faster.
     """
-    model = dm.m.clone()
+    model = dm.model.clone()
     for family in families:
         model.add(model.get_bool_var_from_proto_index(dm.assumption[family].index) == 1)
     status, _ = run(model, replace(settings, workers=1, log=False), stats)
@@ -36,7 +36,7 @@ def _core(dm: DesignModel, families: list[str], settings: Settings, stats: Stats
     """A subset of ``families`` that CP-SAT proves cannot all hold (its core of assumption
     literals); ``families`` itself when no answer came within the time limit; None when
     ``families`` can all hold. Not necessarily minimal."""
-    model = dm.m.clone()
+    model = dm.model.clone()
     literals = {dm.assumption[f].index: f for f in families}
     model.add_assumptions([model.get_bool_var_from_proto_index(i) for i in literals])
     status, solver = run(model, replace(settings, workers=1, log=False), stats)

@@ -125,8 +125,8 @@ def _candidate_cost(problem: Problem, pair: OptionPair, fewest: int, settings: S
     """The least cost of a design of the pair with at least ``fewest`` nodes, every family but
     ``budget_cap`` enforced (None: the pair has none)."""
     dm = model_for(problem.restricted(pair.configs, pair.fabrics, pair.converged), frozenset({"budget_cap"}))
-    dm.m.add(dm.v.nodes >= fewest)
-    dm.m.minimize(dm.v.total_cost)
-    status, solver = run(dm.m, settings, stats)
+    dm.model.add(dm.vars.nodes >= fewest)
+    dm.model.minimize(dm.vars.total_cost)
+    status, solver = run(dm.model, settings, stats)
     # The objective is an integer cost, reported as a double.
     return int(round(solver.objective_value)) if status in OK else None

@@ -28,7 +28,7 @@ def relaxation_model(problem: Problem, base: Base, family: str) -> DesignModel:
     if family in problem.prefilter:
         return model_for(problem, frozenset({family}))
     dm = copy.copy(base())
-    dm.m = dm.m.clone()
+    dm.model = dm.model.clone()
     return enforce_all(dm, frozenset({family}))
 
 
@@ -76,16 +76,16 @@ def _relax(problem: Problem, family: str, settings: Settings, stats: Stats,
                           value=cost, edits={"budget.max": cost}), None
     if family == "site_power_within_limit":
         dm = relaxation_model(problem, base, family)
-        dm.m.minimize(dm.v.power_w["total"])
-        status, solver = run(dm.m, settings, stats)
+        dm.model.minimize(dm.vars.power_w["total"])
+        status, solver = run(dm.model, settings, stats)
         if status not in OK:
             return Relaxation(family=family, message=f"relaxing {family} alone is not enough"), None
-        kw = math.ceil(solver.value(dm.v.power_w["total"]) / 100) / 10
+        kw = math.ceil(solver.value(dm.vars.power_w["total"]) / 100) / 10
         return Relaxation(family=family, message=f"feasible with a site power cap ≥ {kw:g} kW", value=kw,
                           edits={"site.power_cap_kw": kw}), None
     dm = relaxation_model(problem, base, family)
-    dm.m.minimize(dm.v.total_cost)
-    status, solver = run(dm.m, settings, stats)
+    dm.model.minimize(dm.vars.total_cost)
+    status, solver = run(dm.model, settings, stats)
     if status not in OK:
         return Relaxation(family=family, message=f"relaxing {family} alone is not enough"), None
     value = int(round(solver.objective_value))  # an integer cost, reported as a double
@@ -93,7 +93,7 @@ def _relax(problem: Problem, family: str, settings: Settings, stats: Stats,
     pick = chosen(dm, solver.value)
     what = f"{pick.config.label}, {pick.fabric.label}, {pick.storage_net.label}"
     return Relaxation(family=family, message=f"feasible without {family} (e.g. {what}; cost {value:,.0f})",
-                      value=value), solver.value(dm.v.nodes)
+                      value=value), solver.value(dm.vars.nodes)
 
 
 def relax_racks(problem: Problem, settings: Settings, stats: Stats, base: Base) -> Relaxation:
@@ -125,12 +125,12 @@ def fewest_racks(problem: Problem, settings: Settings, stats: Stats, base: Base,
     """(racks, rack class) of the design with the fewest racks when every family but
     racks_available holds and the rack class is one of ``classes`` (any when None)."""
     dm = relaxation_model(problem, base, "racks_available")
-    for option, literal in zip(dm.options.racks, dm.v.use_rack):
+    for option, literal in zip(dm.options.racks, dm.vars.use_rack):
         if classes is not None and option.rack.id not in classes:
-            dm.m.add(literal == 0)
-    dm.m.minimize(dm.v.racks)
-    status, solver = run(dm.m, settings, stats)
+            dm.model.add(literal == 0)
+    dm.model.minimize(dm.vars.racks)
+    status, solver = run(dm.model, settings, stats)
     if status not in OK:
         return None
-    rack_class = next(o.rack.id for o, literal in zip(dm.options.racks, dm.v.use_rack) if solver.value(literal))
-    return solver.value(dm.v.racks), rack_class
+    rack_class = next(o.rack.id for o, literal in zip(dm.options.racks, dm.vars.use_rack) if solver.value(literal))
+    return solver.value(dm.vars.racks), rack_class

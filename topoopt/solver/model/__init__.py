@@ -83,7 +83,7 @@ def enforce_all(dm: DesignModel, relaxed: frozenset[str] = frozenset()) -> Desig
     """Fix every family's assumption literal to true, except the relaxed ones (left free)."""
     for family, literal in dm.assumption.items():
         if family not in relaxed:
-            dm.m.add(literal == 1)
+            dm.model.add(literal == 1)
     return dm
 
 

@@ -12,13 +12,13 @@ def port_form_factor_match(dm: DesignModel) -> None:
     A cable (DAC, ACC, AOC) whose node end carries several links cannot split them over the
     different leaves of a rail-optimized fabric, so it is only usable with one switch.
     """
-    o, v = dm.options, dm.v
+    o, v = dm.options, dm.vars
     # Fabric options share their switch and speed: test each part once per (switch, speed).
     by_switch_speed: dict[tuple, tuple] = {}
     for f in o.fabrics:
         if f.tiers:
             switch, literals = by_switch_speed.setdefault((f.switch.id, f.gbps), (f.switch, []))
-            literals.append(v.use_fo[f.index])
+            literals.append(v.use_fabric[f.index])
 
     def switches_fitting(part, end: str) -> list:
         return [lit for (_, gbps), (switch, lits) in by_switch_speed.items()
@@ -29,14 +29,14 @@ def port_form_factor_match(dm: DesignModel) -> None:
             lit = v.use_part[cls, p.index]
             upper = switches_fitting(p.part, "a")
             if cls == "node-leaf":
-                lower = [v.use_nc[c.index] for c in o.node_configs if part_fits_node_end(p.part, c)]
+                lower = [v.use_config[c.index] for c in o.node_configs if part_fits_node_end(p.part, c)]
                 if p.part.one_piece and p.part.links > p.part.b_ends:
                     dm.forbid("port_form_factor_match", lit, v.multi_tier)
             else:
                 lower = switches_fitting(p.part, "b")
             for fits in (upper, lower):
                 if fits:
-                    dm.m.add_bool_or(fits).only_enforce_if([dm.assumption["port_form_factor_match"], lit])
+                    dm.model.add_bool_or(fits).only_enforce_if([dm.assumption["port_form_factor_match"], lit])
                 else:
                     dm.forbid("port_form_factor_match", lit)
     # Storage and management parts are chosen per option among fitting ones (options/networks.py): an

@@ -23,41 +23,47 @@ POWER_MAX_W = 10**11
 COST_KINDS = ("server", "nic", "switch", "cable", "rack", "storage")
 
 
+Bool = cp_model.IntVar
+"""A 0/1 variable (CP-SAT's Booleans are integer variables)."""
+Int = cp_model.IntVar
+
+
 @dataclass
 class Vars:
-    """The model's decision variables, by name."""
+    """The model's decision variables, by name: Booleans per option (``use_<option>``), integer counts
+    per choice, and power (W), rack units and cost (whole currency units) by kind."""
 
-    use_nc: list
-    use_fo: list
-    use_tier: dict
-    use_cls: dict
-    use_speed: dict
-    use_switch: dict
-    use_part: dict
-    use_rack: list
-    use_storage: list
-    single_rack: object
-    multi_tier: object
-    nodes: object
-    gpus: object
-    endpoints: object
-    leaves_per_rail: object
-    leaves: object
-    spines: object
-    cores: object
-    pods: object
-    links: dict
-    assemblies: dict
-    switches_of: dict
-    compute_racks: object
-    switch_racks: object
-    storage_racks: object
-    racks: object
-    storage_units: object
-    power_w: dict
-    rack_units: dict
-    cost: dict
-    total_cost: object
+    use_config: list[Bool]
+    use_fabric: list[Bool]
+    use_tier: dict[int, Bool]
+    use_class: dict[tuple[int, float], Bool]
+    use_speed: dict[tuple[str, int], Bool]
+    use_switch: dict[str, Bool]
+    use_part: dict[tuple[str, int], Bool]
+    use_rack: list[Bool]
+    use_storage: list[Bool]
+    single_rack: Bool
+    multi_tier: Bool
+    nodes: Int
+    gpus: Int
+    endpoints: Int
+    leaves_per_rail: Int
+    leaves: Int
+    spines: Int
+    cores: Int
+    pods: Int
+    links: dict[str, Int]
+    assemblies: dict[tuple[str, int], Int]
+    switches_of: dict[str, Int]
+    compute_racks: Int
+    switch_racks: Int
+    storage_racks: Int
+    racks: Int
+    storage_units: Int
+    power_w: dict[str, Int]
+    rack_units: dict[str, Int]
+    cost: dict[str, Int]
+    total_cost: Int
 
 
 class DesignModel:
@@ -71,13 +77,13 @@ class DesignModel:
         """The variables only: ``topoopt.solver.model.new_model`` adds the definitions and the rules."""
         self.problem = problem
         self.options: Options = problem.options
-        self.m = cp_model.CpModel()
-        self.assumption = {family: self.m.new_bool_var(f"family_{family}") for family in FAMILIES}
+        self.model = cp_model.CpModel()
+        self.assumption = {family: self.model.new_bool_var(f"family_{family}") for family in FAMILIES}
         self.target = throughput_target_tokens_per_s
         # (violations, literals): combinations of options ruled out by the listed families.
         self.pair_rules: list[tuple[frozenset[str], tuple]] = []
-        self.v = self._variables()
-        self.n = network_variables(self)
+        self.vars = self._variables()
+        self.net = network_variables(self)
 
     # -- helpers ---------------------------------------------------------------------------------
     def add(self, family: str, constraint, *conditions) -> None:
@@ -86,22 +92,22 @@ class DesignModel:
 
     def forbid(self, family: str, *literals) -> None:
         """``family`` rules out the conjunction of ``literals``."""
-        self.m.add_bool_or([lit.Not() for lit in literals]).only_enforce_if(self.assumption[family])
+        self.model.add_bool_or([lit.Not() for lit in literals]).only_enforce_if(self.assumption[family])
 
     def forbid_violations(self, family: str) -> None:
         """Forbid every option that violates ``family`` on its own (see options/rules.py)."""
-        o, v = self.options, self.v
-        tables = [(o.node_configs, v.use_nc), (o.fabrics, v.use_fo), (o.racks, v.use_rack),
+        o, v = self.options, self.vars
+        tables = [(o.node_configs, v.use_config), (o.fabrics, v.use_fabric), (o.racks, v.use_rack),
                   (o.storage, v.use_storage)]
         tables += [(ps, [v.use_part[cls, p.index] for p in ps]) for cls, ps in o.parts.items()]
-        tables += [(o.storage_nets, self.n.use_sn), (o.cold, self.n.use_cold), (o.management, self.n.use_mgmt)]
+        tables += [(o.storage_nets, self.net.use_storage_net), (o.cold, self.net.use_cold), (o.management, self.net.use_mgmt)]
         for options, literals in tables:
             for option, literal in zip(options, literals):
                 if family in option.violations:
                     self.forbid(family, literal)
-        for x, literal in zip(o.management, self.n.use_mgmt):
+        for x, literal in zip(o.management, self.net.use_mgmt):
             if family in x.uplink_violations:  # uplinks exist only past one management leaf
-                self.forbid(family, literal, self.n.mgmt_multi)
+                self.forbid(family, literal, self.net.mgmt_multi)
         for violations, literals in self.pair_rules:
             if family in violations:
                 self.forbid(family, *literals)
@@ -110,8 +116,8 @@ class DesignModel:
         """A Boolean equal to the sum of mutually exclusive option literals (one literal is reused)."""
         if len(literals) == 1:
             return literals[0]
-        lit = self.m.new_bool_var(name)
-        self.m.add(sum(literals) == lit)
+        lit = self.model.new_bool_var(name)
+        self.model.add(sum(literals) == lit)
         return lit
 
     def node_groups(self, key) -> list[tuple[object, list]]:
@@ -123,7 +129,7 @@ class DesignModel:
         groups: dict = {}
         for c in self.options.node_configs:
             groups.setdefault(key(c), []).append(c)
-        return [(self.any_of([self.v.use_nc[c.index] for c in cs], f"group_{i}"), cs)
+        return [(self.any_of([self.vars.use_config[c.index] for c in cs], f"group_{i}"), cs)
                 for i, cs in enumerate(groups.values())]
 
     def fabric_groups(self, key, name: str) -> list[tuple[object, object]]:
@@ -134,11 +140,11 @@ class DesignModel:
         for f in self.options.fabrics:
             value = key(f)
             if value is not None:
-                groups.setdefault(value, []).append(self.v.use_fo[f.index])
+                groups.setdefault(value, []).append(self.vars.use_fabric[f.index])
         return [(value, self.any_of(lits, f"{name}_{i}")) for i, (value, lits) in enumerate(groups.items())]
 
     def int_var(self, upper: int, name: str, lower: int = 0):
-        return self.m.new_int_var(lower, upper, name)
+        return self.model.new_int_var(lower, upper, name)
 
     def switch_models(self) -> dict:
         """Switch models in catalog order, each with one of its fabric options (for prices)."""
@@ -150,14 +156,14 @@ class DesignModel:
 
     # -- variables -------------------------------------------------------------------------------
     def _variables(self) -> Vars:
-        m, o = self.m, self.options
+        m, o = self.model, self.options
         parts = [(cls, p) for cls, ps in o.parts.items() for p in ps]
         switch_ids = list(self.switch_models())
         return Vars(
-            use_nc=[m.new_bool_var(f"use_nc{c.index}") for c in o.node_configs],
-            use_fo=[m.new_bool_var(f"use_fo{f.index}") for f in o.fabrics],
+            use_config=[m.new_bool_var(f"use_config{c.index}") for c in o.node_configs],
+            use_fabric=[m.new_bool_var(f"use_fabric{f.index}") for f in o.fabrics],
             use_tier={t: m.new_bool_var(f"use_tier{t}") for t in (0, 1, 2, 3)},
-            use_cls={cls: m.new_bool_var(f"use_cls{cls}") for cls in sorted({f.perf_class for f in o.fabrics})},
+            use_class={cls: m.new_bool_var(f"use_class{cls}") for cls in sorted({f.perf_class for f in o.fabrics})},
             use_speed={s: m.new_bool_var(f"use_speed{s}") for s in sorted({c.speed_key for c in o.node_configs})},
             use_switch={sid: m.new_bool_var(f"use_switch_{sid}") for sid in switch_ids},
             use_part={(cls, p.index): m.new_bool_var(f"use_{cls}_{p.part.id}") for cls, p in parts},
@@ -192,51 +198,51 @@ class DesignModel:
 class NetVars:
     """The storage and management networks' variables, by name."""
 
-    use_sn: list
-    converged: object
-    dedicated: object
-    use_cold: list
-    use_mgmt: list
-    cold_units: object
-    hot_ports: object
-    cold_ports: object
-    unit_ports: object
-    node_ports: object
-    endpoints: object
-    leaves: object
-    spines: object
-    compute_storage_leaves: object
-    mgmt_ports: object
-    mgmt_node_ports: object
-    mgmt_leaves: object
-    mgmt_pairs: object
-    mgmt_aggregation: object
-    mgmt_multi: object
-    storage_of: dict
-    mgmt_of: dict
-    switches_of: dict
-    hot_of: dict
-    cold_of: dict
-    units_of: dict
-    switch_racks_of: dict
-    unit_racks_of: dict
-    node_racks_by_power: object
-    node_racks_by_units: object
-    power_sets_node_racks: object
-    node_power_caps: list
-    cost: dict
+    use_storage_net: list[Bool]
+    converged: Bool
+    dedicated: Bool
+    use_cold: list[Bool]
+    use_mgmt: list[Bool]
+    cold_units: Int
+    hot_ports: Int
+    cold_ports: Int
+    unit_ports: Int
+    node_ports: Int
+    endpoints: Int
+    leaves: Int
+    spines: Int
+    compute_storage_leaves: Int
+    mgmt_ports: Int
+    mgmt_node_ports: Int
+    mgmt_leaves: Int
+    mgmt_pairs: Int
+    mgmt_aggregation: Int
+    mgmt_multi: Bool
+    storage_of: dict[str, Int]
+    mgmt_of: dict[str, Int]
+    switches_of: dict[str, Int]
+    hot_of: dict[str, Int]
+    cold_of: dict[str, Int]
+    units_of: dict[str, Int]
+    switch_racks_of: dict[str, Int]
+    unit_racks_of: dict[str, Int]
+    node_racks_by_power: Int
+    node_racks_by_units: Int
+    power_sets_node_racks: Bool
+    node_power_caps: list[tuple[Bool, tuple[int, ...]]]
+    cost: dict[str, Int]
 
 
 NET_COSTS = ("storage_nic", "node_storage", "unit_hot", "unit_cold", "storage_leaf_spine", "mgmt", "mgmt_uplink")
 
 
 def network_variables(dm) -> NetVars:
-    m, o = dm.m, dm.options
+    m, o = dm.model, dm.options
     count_max = 50_000_000
     iv = dm.int_var
     converged = [n for n in o.storage_nets if n.mode == "converged"]
-    use_sn = [m.new_bool_var(f"use_sn{n.index}") for n in o.storage_nets]
-    conv = use_sn[converged[0].index] if converged else m.new_bool_var("no_converged_option")
+    use_storage_net = [m.new_bool_var(f"use_storage_net{n.index}") for n in o.storage_nets]
+    conv = use_storage_net[converged[0].index] if converged else m.new_bool_var("no_converged_option")
     if not converged:
         m.add(conv == 0)
     storage_ids = sorted({n.switch.id for n in o.storage_nets if n.switch})
@@ -244,7 +250,7 @@ def network_variables(dm) -> NetVars:
     all_ids = list(dict.fromkeys([*dm.switch_models(), *storage_ids, *mgmt_ids]))
     tier_ids = list(dict.fromkeys([*(s.tier.id for s in o.storage), *(c.tier.id for c in o.cold if c.tier)]))
     return NetVars(
-        use_sn=use_sn,
+        use_storage_net=use_storage_net,
         converged=conv,
         dedicated=m.new_bool_var("dedicated_storage"),
         use_cold=[m.new_bool_var(f"use_cold{c.index}") for c in o.cold],
@@ -290,6 +296,6 @@ def by_value(dm, options: list, literals: list, value, name: str) -> dict:
 
 
 def dedicated_options(dm) -> tuple[list, list]:
-    o, n = dm.options, dm.n
-    pairs = [(s, lit) for s, lit in zip(o.storage_nets, n.use_sn) if s.mode == "dedicated"]
+    o, n = dm.options, dm.net
+    pairs = [(s, lit) for s, lit in zip(o.storage_nets, n.use_storage_net) if s.mode == "dedicated"]
     return [s for s, _ in pairs], [lit for _, lit in pairs]

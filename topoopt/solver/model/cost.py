@@ -6,4 +6,4 @@ from topoopt.solver.model.core import DesignModel
 
 
 def budget_cap(dm: DesignModel) -> None:
-    dm.add("budget_cap", dm.m.add(dm.v.total_cost <= int(dm.problem.instance.budget.max)))
+    dm.add("budget_cap", dm.model.add(dm.vars.total_cost <= int(dm.problem.instance.budget.max)))

@@ -17,19 +17,19 @@ from topoopt.solver.model.integers import thousandths
 
 def choices(dm: DesignModel) -> None:
     """Exactly one option of each kind; derived Booleans for tiers, fabric classes, speeds."""
-    m, o, v = dm.m, dm.options, dm.v
-    for literals in (v.use_nc, v.use_fo, v.use_rack, v.use_storage, list(v.use_speed.values())):
+    m, o, v = dm.model, dm.options, dm.vars
+    for literals in (v.use_config, v.use_fabric, v.use_rack, v.use_storage, list(v.use_speed.values())):
         m.add_exactly_one(literals)
     for tier, lit in v.use_tier.items():
-        m.add(sum(v.use_fo[f.index] for f in o.fabrics if f.tiers == tier) == lit)
+        m.add(sum(v.use_fabric[f.index] for f in o.fabrics if f.tiers == tier) == lit)
     m.add(v.multi_tier == v.use_tier[2] + v.use_tier[3])
-    for cls, lit in v.use_cls.items():
-        m.add(sum(v.use_fo[f.index] for f in o.fabrics if f.perf_class == cls) == lit)
+    for cls, lit in v.use_class.items():
+        m.add(sum(v.use_fabric[f.index] for f in o.fabrics if f.perf_class == cls) == lit)
     for sid, lit in v.use_switch.items():
-        m.add(sum(v.use_fo[f.index] for f in o.fabrics if f.tiers > 0 and f.switch.id == sid) == lit)
+        m.add(sum(v.use_fabric[f.index] for f in o.fabrics if f.tiers > 0 and f.switch.id == sid) == lit)
         m.add(v.switches_of[sid] == 0).only_enforce_if(lit.Not())
     for c in o.node_configs:
-        lit = v.use_nc[c.index]
+        lit = v.use_config[c.index]
         m.add_implication(lit, v.use_speed[c.speed_key])
         m.add(v.gpus == c.server.gpus_per_node * v.nodes).only_enforce_if(lit)
         m.add(v.endpoints == c.rails * v.nodes).only_enforce_if(lit)
@@ -41,7 +41,7 @@ def fabric_shape(dm: DesignModel) -> None:
     A fabric has at least one leaf: implied by the families, and stated apart so that it
     holds when an explanation relaxes them (a fabric without switches is no way out).
     """
-    m, v = dm.m, dm.v
+    m, v = dm.model, dm.vars
     m.add(v.leaves >= 1).only_enforce_if(v.use_tier[0].Not())
     for var in (v.leaves, v.leaves_per_rail, v.spines, v.cores, v.pods):
         m.add(var == 0).only_enforce_if(v.use_tier[0])
@@ -62,7 +62,7 @@ def cables(dm: DesignModel) -> None:
     pair for a one-piece cable, by cages filled for a transceiver kit
     (:meth:`_switch_link_assemblies`).
     """
-    m, o, v = dm.m, dm.options, dm.v
+    m, o, v = dm.model, dm.options, dm.vars
     m.add(v.links["node-leaf"] == v.endpoints).only_enforce_if(v.use_tier[0].Not())
     m.add(v.links["node-leaf"] == 0).only_enforce_if(v.use_tier[0])
     for up, lit in dm.fabric_groups(lambda f: f.up if f.tiers >= 2 else 0, "uplinks_key"):
@@ -84,7 +84,7 @@ def cables(dm: DesignModel) -> None:
         m.add(q * per_rail >= v.nodes).only_enforce_if(lit)
         m.add(q * per_rail <= v.nodes + q - 1).only_enforce_if(lit)
     for c in o.node_configs:
-        m.add(total["node-leaf"] == c.rails * per_rail).only_enforce_if(v.use_nc[c.index])
+        m.add(total["node-leaf"] == c.rails * per_rail).only_enforce_if(v.use_config[c.index])
     switch_link_assemblies(dm, total)
 
 
@@ -119,7 +119,7 @@ def _ceil_div(a: int, b: int) -> int:
 def _upper_cages_per_switch(dm: DesignModel) -> tuple:
     """Cages per switch of the upper tier's variable link counts: a spine of the last (possibly
     part-filled) pod, whose leaves are all of them in 2 tiers, and a core."""
-    m, v = dm.m, dm.v
+    m, v = dm.model, dm.vars
     last_pod_cages = dm.int_var(COUNT_MAX, "leaf_spine_last_pod_spine_cages")
     core_cages = dm.int_var(COUNT_MAX, "spine_core_core_cages")
     for (per_pod, per_pair, ppc), lit in dm.fabric_groups(
@@ -139,7 +139,7 @@ def _class_shapes(dm: DesignModel, last_pod_cages, core_cages) -> dict[str, dict
     """Per class: (pairs per lower switch, links per pair), and the cages filled on the upper and
     on the lower switches, as functions of the fabric option. Below a class's tiers no part of the
     class is used, so its counts stay free there."""
-    v = dm.v
+    v = dm.vars
     return {
         "leaf-spine": dict(
             lower=v.leaves, tiers=2,
@@ -159,7 +159,7 @@ def _class_shapes(dm: DesignModel, last_pod_cages, core_cages) -> dict[str, dict
 
 def _class_assemblies(dm: DesignModel, cls: str, shape: dict, total: dict) -> None:
     """One class's assemblies: per device pair for one-piece cables, by cages for kits."""
-    m, o, v = dm.m, dm.options, dm.v
+    m, o, v = dm.model, dm.options, dm.vars
     # Part literals grouped by what the counting needs: a one-piece cable's links, a kit's ends,
     # the links that must reach one far switch together.
     one_piece: dict[int, list] = {}
@@ -195,7 +195,7 @@ def _in_class(shape: dict, key: str):
 def _kit_assemblies(dm: DesignModel, cls: str, shape: dict, total: dict, kit_ends: dict) -> None:
     """Kits: ceil(cages / ends per kit) at each end, the larger of the two, with the cages the
     class fills on the upper and on the lower switches."""
-    m = dm.m
+    m = dm.model
     cages = [dm.int_var(COUNT_MAX, f"{cls}_cages_{end}") for end in ("upper", "lower")]
     for value, lit in dm.fabric_groups(_in_class(shape, "upper_cages"), f"{cls}_upper_key"):
         m.add(cages[0] == shape["upper_expr"](*value)).only_enforce_if(lit)
@@ -219,9 +219,9 @@ def power_and_units(dm: DesignModel) -> None:
     dedicated storage network adds storage NICs and modules (node power classes,
     network_definitions.py). Switches and storage units are counted per model over all networks.
     """
-    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     for c in o.node_configs:
-        m.add(v.rack_units["node"] == c.server.rack_units * v.nodes).only_enforce_if(v.use_nc[c.index])
+        m.add(v.rack_units["node"] == c.server.rack_units * v.nodes).only_enforce_if(v.use_config[c.index])
     catalog = dm.problem.catalog.catalog
     switches, tiers = catalog.by_id("switches"), catalog.by_id("storage")
     m.add(v.power_w["switch"] == sum(math.ceil(o.switch_power_w(switches[sid])) * var
@@ -241,7 +241,7 @@ def one_rack_when_everything_fits(dm: DesignModel) -> None:
     One rack never costs more than several nor draws more power, so this only makes the
     answer unique (free racks would otherwise leave the layout open).
     """
-    m, v = dm.m, dm.v
+    m, v = dm.model, dm.vars
     for r in dm.options.racks:
         power_fits, units_fits = m.new_bool_var(f"power_fits_{r.index}"), m.new_bool_var(f"units_fit_{r.index}")
         limit_w = thousandths(r.rack.power_kw)
@@ -258,9 +258,9 @@ def costs(dm: DesignModel) -> None:
     Compute NICs are bought only for nodes attached to a fabric (kind "server"); storage NICs
     are kind "nic". Switches and storage units are priced per model over all networks.
     """
-    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     for c in o.node_configs:
-        lit = v.use_nc[c.index]
+        lit = v.use_config[c.index]
         m.add(v.cost["server"] == (c.unit_price or 0) * v.nodes).only_enforce_if([lit, v.use_tier[0].Not()])
         m.add(v.cost["server"] == (c.server_price or 0) * v.nodes).only_enforce_if([lit, v.use_tier[0]])
     m.add(v.cost["nic"] == n.cost["storage_nic"])

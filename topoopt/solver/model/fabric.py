@@ -9,7 +9,7 @@ from topoopt.solver.model.core import DesignModel
 def leaf_ports_cover_endpoints(dm: DesignModel) -> None:
     """1 tier: E ≤ k. Otherwise leaves per rail = ceil(n / d) exactly and leaves = rails × that
     (plus the leaves of converged storage units). Without a fabric, one node only."""
-    v, m = dm.v, dm.m
+    v, m = dm.vars, dm.model
     dm.add("leaf_ports_cover_endpoints", m.add(v.nodes == 1), v.use_tier[0])
     for radix, lit in dm.fabric_groups(lambda f: f.radix if f.tiers == 1 else None, "single_switch_radix"):
         dm.add("leaf_ports_cover_endpoints", m.add(v.endpoints <= radix), lit)
@@ -19,13 +19,13 @@ def leaf_ports_cover_endpoints(dm: DesignModel) -> None:
     # Converged storage adds compute_storage_leaves for the storage units (storage_fabric_ports_cover).
     for rails_lit, configs in dm.node_groups(lambda c: c.rails):
         dm.add("leaf_ports_cover_endpoints",
-               m.add(v.leaves == configs[0].rails * v.leaves_per_rail + dm.n.compute_storage_leaves),
+               m.add(v.leaves == configs[0].rails * v.leaves_per_rail + dm.net.compute_storage_leaves),
                rails_lit, v.multi_tier)
 
 
 def spine_ports_cover_uplinks(dm: DesignModel) -> None:
     """2 tiers: leaves × links per leaf-spine pair ≤ k. 3 tiers: pods = ceil(leaves / P)."""
-    v, m = dm.v, dm.m
+    v, m = dm.vars, dm.model
     for (links, radix), lit in dm.fabric_groups(
             lambda f: (f.links_per_leaf_spine, f.radix) if f.tiers == 2 else None, "leaf_spine_ports"):
         dm.add("spine_ports_cover_uplinks", m.add(v.leaves * links <= radix), lit)
@@ -38,7 +38,7 @@ def core_ports_cover_uplinks(dm: DesignModel) -> None:
     """3 tiers: pods × links per spine-core pair ≤ k."""
     for (links, radix), lit in dm.fabric_groups(
             lambda f: (f.links_per_spine_core, f.radix) if f.tiers == 3 else None, "spine_core_ports"):
-        dm.add("core_ports_cover_uplinks", dm.m.add(dm.v.pods * links <= radix), lit)
+        dm.add("core_ports_cover_uplinks", dm.model.add(dm.vars.pods * links <= radix), lit)
 
 
 def oversubscription_within_limit(dm: DesignModel) -> None:
@@ -47,7 +47,7 @@ def oversubscription_within_limit(dm: DesignModel) -> None:
 
 def uplinks_balanced(dm: DesignModel) -> None:
     """Spines divide leaf uplinks (enumerated), so spines = S (2 tiers) or Q per pod, cores = Q × C."""
-    v, m = dm.v, dm.m
+    v, m = dm.vars, dm.model
     for spines, lit in dm.fabric_groups(lambda f: f.spines if f.tiers == 2 else None, "spines_2_tiers"):
         dm.add("uplinks_balanced", m.add(v.spines == spines), lit)
     for spines, lit in dm.fabric_groups(lambda f: f.spines if f.tiers == 3 else None, "spines_per_pod"):

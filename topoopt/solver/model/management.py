@@ -8,7 +8,7 @@ from topoopt.solver.model.core import DesignModel
 def management_ports_cover(dm: DesignModel) -> None:
     """Management leaves = ceil(ports / (k − 2)) exactly; past one leaf, aggregation pairs =
     ceil(leaves / k) exactly (one uplink from each leaf to each switch of its pair)."""
-    m, n, o = dm.m, dm.n, dm.options
+    m, n, o = dm.model, dm.net, dm.options
     family = "management_ports_cover"
     for x, lit in zip(o.management, n.use_mgmt):
         d, k = x.leaf_down_ports, x.radix

@@ -19,11 +19,11 @@ from topoopt.solver.model.node_power import node_power_classes
 def unit_attachments(dm) -> list[tuple[tuple, object]]:
     """(switch id, protocol, Gb/s) where the storage units plug in, with the literal saying so:
     a dedicated option's storage switch, or (converged) the compute fabric's switch at its speed."""
-    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     ded, lits = dedicated_options(dm)
     found = list(by_value(dm, ded, lits, lambda s: s.attach_key, "attach_dedicated").items())
     fabrics = [f for f in o.fabrics if f.tiers and f.speed_key in o.converged_speeds]
-    for i, (key, fabric_lit) in enumerate(by_value(dm, fabrics, [v.use_fo[f.index] for f in fabrics],
+    for i, (key, fabric_lit) in enumerate(by_value(dm, fabrics, [v.use_fabric[f.index] for f in fabrics],
                                                    lambda f: (f.switch.id, f.protocol, f.gbps), "fabric_key").items()):
         both = m.new_bool_var(f"attach_converged_{i}")
         m.add_bool_and([n.converged, fabric_lit]).only_enforce_if(both)
@@ -34,8 +34,8 @@ def unit_attachments(dm) -> list[tuple[tuple, object]]:
 
 def define_networks(dm) -> None:
     """Choices, counts, links and costs of the storage and management networks."""
-    m, v, n = dm.m, dm.v, dm.n
-    m.add_exactly_one(n.use_sn)
+    m, v, n = dm.model, dm.vars, dm.net
+    m.add_exactly_one(n.use_storage_net)
     m.add_exactly_one(n.use_cold)
     if n.use_mgmt:
         m.add_exactly_one(n.use_mgmt)
@@ -87,9 +87,9 @@ def _converged_speeds(dm) -> None:
         if configs[0].speed_key in dm.options.converged_speeds:
             continue
         if has_storage_nics(configs[0].server):
-            dm.m.add_bool_or([group.Not(), dm.n.converged.Not()])
+            dm.model.add_bool_or([group.Not(), dm.net.converged.Not()])
         else:
-            dm.forbid("storage_fabric_ports_cover", group, dm.n.converged)
+            dm.forbid("storage_fabric_ports_cover", group, dm.net.converged)
 
 
 def has_storage_nics(server) -> bool:
@@ -109,7 +109,7 @@ def _server_slots(dm, ded: list, lits: list) -> None:
 
 def _units_and_ports(dm) -> None:
     """Hot and cold units per tier model, their data ports, and every unit port in total."""
-    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     for s in o.storage:
         lit = v.use_storage[s.index]
         m.add(n.hot_ports == s.tier.network_ports * v.storage_units).only_enforce_if(lit)
@@ -135,7 +135,7 @@ def _units_and_ports(dm) -> None:
 def _storage_shape(dm, ded: list, lits: list) -> None:
     """Node storage ports, storage endpoints, and the tier shape of each dedicated option (the
     leaf count's ceiling is the rule storage_fabric_ports_cover)."""
-    m, v, n = dm.m, dm.v, dm.n
+    m, v, n = dm.model, dm.vars, dm.net
     for ports, lit in by_value(dm, ded, lits, lambda s: s.ports_per_node, "storage_ports").items():
         m.add(n.node_ports == ports * v.nodes).only_enforce_if(lit)
     m.add(n.endpoints == n.node_ports + n.unit_ports).only_enforce_if(n.dedicated)
@@ -152,7 +152,7 @@ def _management_shape(dm) -> None:
     """Management ports: 1 in-band plus the out-of-band ports of every node, compute and storage
     switch and storage unit. Aggregation: none with one leaf, else pairs (the ceilings are the
     rule management_ports_cover)."""
-    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     for oob_lit, configs in dm.node_groups(lambda c: c.server.oob_ports):
         m.add(n.mgmt_node_ports == (1 + configs[0].server.oob_ports) * v.nodes).only_enforce_if(oob_lit)
     switches = dm.problem.catalog.catalog.by_id("switches")
@@ -174,7 +174,7 @@ def _management_shape(dm) -> None:
 def _switch_totals(dm, ded: list, lits: list) -> None:
     """Storage switches per model, and every switch per model over the three networks (racks,
     power and cost are counted per model)."""
-    m, v, n = dm.m, dm.v, dm.n
+    m, v, n = dm.model, dm.vars, dm.net
     for sid, var in n.storage_of.items():
         model_lits = [lit for s, lit in zip(ded, lits) if s.switch.id == sid]
         lit = dm.any_of(model_lits, f"storage_switch_{sid}")
@@ -188,9 +188,9 @@ def _switch_totals(dm, ded: list, lits: list) -> None:
 def _network_costs(dm, ded: list, lits: list) -> None:
     """Storage NICs, node–storage, storage leaf–spine and management cables (storage-unit cables
     are per unit tier: _unit_links)."""
-    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     cost = n.cost
-    everything = list(zip(o.storage_nets, n.use_sn))
+    everything = list(zip(o.storage_nets, n.use_storage_net))
     options, literals = [s for s, _ in everything], [lit for _, lit in everything]
     # Storage NICs bought per node (none built in, none when converged).
     for coef, lit in by_value(dm, options, literals, lambda s: s.nic_cost_per_node, "storage_nic_cost").items():
@@ -242,7 +242,7 @@ def _unit_links(dm) -> None:
     """Storage-unit cables per (attachment, tier): units × ceil(ports per unit / q); the pair's
     violations (speed or protocol the units do not run, no fitting part, lists, reach, prices)
     are ruled out by their families."""
-    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     tables = [(o.storage, v.use_storage, v.storage_units, "unit_hot"),
               ([c for c in o.cold if c.tier], [n.use_cold[c.index] for c in o.cold if c.tier], n.cold_units,
                "unit_cold")]

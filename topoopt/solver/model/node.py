@@ -24,11 +24,11 @@ def link_speed(dm: DesignModel) -> None:
 
 def nic_supports_interconnect(dm: DesignModel) -> None:
     """The fabric's switches run the node configuration's protocol at its speed."""
-    v = dm.v
+    v = dm.vars
     dm.forbid_violations("nic_supports_interconnect")
     for speed, lit in dm.fabric_groups(lambda f: f.speed_key if f.tiers else None, "fabric_speed"):
         if speed in v.use_speed:
-            dm.m.add_implication(lit, v.use_speed[speed]).only_enforce_if(dm.assumption["nic_supports_interconnect"])
+            dm.model.add_implication(lit, v.use_speed[speed]).only_enforce_if(dm.assumption["nic_supports_interconnect"])
         else:
             # No node configuration of this model runs that (protocol, speed): a model restricted to
             # some configurations (min_time's per-pair solves) still offers such fabrics.

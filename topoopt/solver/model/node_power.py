@@ -28,11 +28,11 @@ def node_power_classes(dm: DesignModel) -> None:
     catalog ten times the built-in one).
     """
 
-    m, o, v, n = dm.m, dm.options, dm.v, dm.n
+    m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     parts = o.all_parts
     compute_mw, storage_mw = dm.int_var(10**10, "node_compute_mw"), dm.int_var(10**10, "node_storage_mw")
     total_compute_mw, total_storage_mw = dm.int_var(10**16, "nodes_compute_mw"), dm.int_var(10**16, "nodes_storage_mw")
-    storage = by_value(dm, o.storage_nets, n.use_sn, lambda s: thousandths_up(s.node_w), "storage_node_mw")
+    storage = by_value(dm, o.storage_nets, n.use_storage_net, lambda s: thousandths_up(s.node_w), "storage_node_mw")
     for value, lit in storage.items():
         m.add(storage_mw == value).only_enforce_if(lit)
         m.add(total_storage_mw == value * v.nodes).only_enforce_if(lit)

@@ -15,7 +15,7 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
     A design whose devices all fit in one rack may instead use a single mixed rack (exact: the
     sums of power and units are checked against that one rack).
     """
-    o, v, m, n = dm.options, dm.v, dm.m, dm.n
+    o, v, m, n = dm.options, dm.vars, dm.model, dm.net
     by_power = family == "rack_power_within_limit"
     several = v.single_rack.Not()
     catalog = dm.problem.catalog.catalog
@@ -71,7 +71,7 @@ def rack_units_within_limit(dm: DesignModel) -> None:
 
 
 def racks_available(dm: DesignModel) -> None:
-    v, m = dm.v, dm.m
+    v, m = dm.vars, dm.model
     dm.add("racks_available", m.add(v.racks <= dm.problem.instance.site.max_racks))
     dm.forbid_violations("racks_available")
     # A single mixed rack is one rack, whatever it holds.
@@ -82,4 +82,4 @@ def racks_available(dm: DesignModel) -> None:
 def site_power_within_limit(dm: DesignModel) -> None:
     cap = dm.problem.instance.site.power_cap_kw
     if cap is not None:
-        dm.add("site_power_within_limit", dm.m.add(dm.v.power_w["total"] <= thousandths(cap)))
+        dm.add("site_power_within_limit", dm.model.add(dm.vars.power_w["total"] <= thousandths(cap)))

@@ -17,11 +17,11 @@ def priced_in_book(dm: DesignModel) -> None:
     dm.forbid_violations("priced_in_book")
     for c in dm.options.node_configs:
         if c.nic_price is None:
-            dm.forbid("priced_in_book", dm.v.use_nc[c.index], dm.v.use_tier[0].Not())
+            dm.forbid("priced_in_book", dm.vars.use_config[c.index], dm.vars.use_tier[0].Not())
 
 
 def pins_respected(dm: DesignModel) -> None:
     dm.forbid_violations("pins_respected")
     nodes = dm.problem.instance.constraints.pins.nodes
     if nodes is not None:
-        dm.add("pins_respected", dm.m.add(dm.v.nodes == nodes))
+        dm.add("pins_respected", dm.model.add(dm.vars.nodes == nodes))

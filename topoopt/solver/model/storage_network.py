@@ -17,7 +17,7 @@ def storage_need_gbps(dm: DesignModel) -> float:
 def storage_nic_bandwidth_met(dm: DesignModel) -> None:
     """n × storage Gb/s per node ≥ the storage traffic: dedicated, the storage NICs' ports × their
     speed; converged, the compute rails × the link speed."""
-    v, m, n = dm.v, dm.m, dm.n
+    v, m, n = dm.vars, dm.model, dm.net
     need = thousandths_up(storage_need_gbps(dm))
     family = "storage_nic_bandwidth_met"
     ded, lits = dedicated_options(dm)
@@ -33,7 +33,7 @@ def storage_fabric_ports_cover(dm: DesignModel) -> None:
     exactly and leaves × links per leaf–spine pair (k/2 / spines) ≤ k. Converged: a compute fabric is needed; on
     one switch, node and unit ports ≤ k; otherwise compute_storage_leaves = ceil(unit ports / d)
     exactly. Either way the units must run the switch's speed and protocol (pairings, options/networks.py)."""
-    v, m, n, o = dm.v, dm.m, dm.n, dm.options
+    v, m, n, o = dm.vars, dm.model, dm.net, dm.options
     family = "storage_fabric_ports_cover"
     dm.forbid_violations(family)
     ded, lits = dedicated_options(dm)
@@ -51,9 +51,9 @@ def storage_fabric_ports_cover(dm: DesignModel) -> None:
     # Converged: the units sit on the compute fabric (which a converged network needs: network_definitions.py).
     for f in o.fabrics:
         if f.tiers == 1:
-            dm.add(family, m.add(v.endpoints + n.unit_ports <= f.radix), v.use_fo[f.index], n.converged)
+            dm.add(family, m.add(v.endpoints + n.unit_ports <= f.radix), v.use_fabric[f.index], n.converged)
     multi = [f for f in o.fabrics if f.tiers >= 2]
-    for down, lit in by_value(dm, multi, [v.use_fo[f.index] for f in multi], lambda f: f.down, "fabric_down").items():
+    for down, lit in by_value(dm, multi, [v.use_fabric[f.index] for f in multi], lambda f: f.down, "fabric_down").items():
         csl = n.compute_storage_leaves
         dm.add(family, m.add(down * csl >= n.unit_ports), lit, n.converged)
         dm.add(family, m.add(down * csl <= n.unit_ports + down - 1), lit, n.converged)

@@ -18,17 +18,17 @@ def _nodes_at_least(dm: DesignModel, family: str, need_of, by_mode: bool = False
     each group's smallest need over the fabric classes, and no use of the groups that no
     combination admits. They follow from the bounds, so they belong to the same family.
     """
-    v, m = dm.v, dm.m
+    v, m = dm.vars, dm.model
     modes = [((), False)]
     if by_mode:
         offered = {s.mode for s in dm.options.storage_nets}
-        modes = [((lit,), converged) for lit, converged, mode in ((dm.n.dedicated, False, "dedicated"),
-                                                                   (dm.n.converged, True, "converged"))
+        modes = [((lit,), converged) for lit, converged, mode in ((dm.net.dedicated, False, "dedicated"),
+                                                                   (dm.net.converged, True, "converged"))
                  if mode in offered]
     node_terms, cost_terms, dead = [], [], []
     for group, configs in dm.node_groups(dm.problem.perf_key):
         needs = []
-        for cls, cls_lit in v.use_cls.items():
+        for cls, cls_lit in v.use_class.items():
             for mode, converged in modes:
                 if (converged and configs[0].speed_key not in dm.options.converged_speeds
                         and not converged_offered(configs[0])):
@@ -44,7 +44,7 @@ def _nodes_at_least(dm: DesignModel, family: str, need_of, by_mode: bool = False
             continue
         least = min(needs)
         node_terms.append(least * group)
-        cost_terms += [least * (c.server_price or 0) * v.use_nc[c.index] for c in configs]
+        cost_terms += [least * (c.server_price or 0) * v.use_config[c.index] for c in configs]
     dm.add(family, m.add(v.nodes >= sum(node_terms)))
     dm.add(family, m.add(v.cost["server"] >= sum(cost_terms)))
     # Presolve fixes every dead group's literal from this one constraint (the per-combination

@@ -22,16 +22,16 @@ def catalog_order(dm: DesignModel) -> list:
     node configuration first, then fabric, parts, rack class, storage tier, storage network, cold
     tier and management switch. Groups share one expression while its weights fit
     :data:`CATALOG_ORDER_MAX`; a large catalog needs several, minimised one after the other."""
-    o, v = dm.options, dm.v
+    o, v = dm.options, dm.vars
     groups = [
-        [(c.index, v.use_nc[c.index]) for c in o.node_configs],
-        [(f.index, v.use_fo[f.index]) for f in o.fabrics],
+        [(c.index, v.use_config[c.index]) for c in o.node_configs],
+        [(f.index, v.use_fabric[f.index]) for f in o.fabrics],
         *[[(p.index, v.use_part[cls, p.index]) for p in ps] for cls, ps in o.parts.items()],
         list(enumerate(v.use_rack)),
         list(enumerate(v.use_storage)),
-        list(enumerate(dm.n.use_sn)),
-        list(enumerate(dm.n.use_cold)),
-        list(enumerate(dm.n.use_mgmt)),
+        list(enumerate(dm.net.use_storage_net)),
+        list(enumerate(dm.net.use_cold)),
+        list(enumerate(dm.net.use_mgmt)),
     ]
     expressions, expression, weight, total = [], 0, 1, 0
     for group in reversed(groups):  # least significant first
@@ -48,18 +48,18 @@ def catalog_order(dm: DesignModel) -> list:
 
 def tie_break(dm: DesignModel):
     """Fewer GPUs first, then lower provisioned power."""
-    return dm.v.gpus * (POWER_MAX_W + 1) + dm.v.power_w["total"]
+    return dm.vars.gpus * (POWER_MAX_W + 1) + dm.vars.power_w["total"]
 
 
 def hint_vars(dm: DesignModel) -> list:
-    v = dm.v
-    return [*v.use_nc, *v.use_fo, *v.use_rack, *v.use_storage, *v.use_part.values(), *dm.n.use_sn, *dm.n.use_cold,
-            *dm.n.use_mgmt, v.nodes]
+    v = dm.vars
+    return [*v.use_config, *v.use_fabric, *v.use_rack, *v.use_storage, *v.use_part.values(), *dm.net.use_storage_net, *dm.net.use_cold,
+            *dm.net.use_mgmt, v.nodes]
 
 
 def min_cost(problem: Problem, settings: Settings, stats: Stats, relaxed=frozenset()):
     """Cheapest design (cost, GPUs, power, catalog order). Returns (status, dm, solver, value, bound)."""
     dm = model_for(problem, relaxed)
-    objectives = [dm.v.total_cost, tie_break(dm), *catalog_order(dm)]
-    status, solver, value, bound = lexicographic(dm.m, objectives, settings, stats, hint_vars(dm))
+    objectives = [dm.vars.total_cost, tie_break(dm), *catalog_order(dm)]
+    status, solver, value, bound = lexicographic(dm.model, objectives, settings, stats, hint_vars(dm))
     return status, dm, solver, value, bound

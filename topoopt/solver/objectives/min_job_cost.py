@@ -216,7 +216,7 @@ class JobCostSearch:
         and the storage network's need at ``tokens_per_s`` (default: the candidate's own rate)."""
         rate = self.rate(pair, n) if tokens_per_s is None else tokens_per_s
         dm = model_for(self.problem.rated(rate).restricted(pair.configs, pair.fabrics, pair.converged))
-        dm.m.add(dm.v.nodes == n)
+        dm.model.add(dm.vars.nodes == n)
         return dm
 
     def catalog_rank(self, pair: Pair, dm: DesignModel, value) -> tuple:
@@ -233,17 +233,17 @@ class JobCostSearch:
         cost is minimised again first."""
         dm, solver, cost, proven = solved
         if proven:
-            dm.m.add(dm.v.total_cost <= cost)
-            hint_from(dm.m, solver, hint_vars(dm))
+            dm.model.add(dm.vars.total_cost <= cost)
+            hint_from(dm.model, solver, hint_vars(dm))
             objectives = [tie_break(dm), *catalog_order(dm)]
         else:
             dm = self.model(pair, n)
-            objectives = [dm.v.total_cost, tie_break(dm), *catalog_order(dm)]
-        status, solver, _, _ = lexicographic(dm.m, objectives, self.settings, self.stats, hint_vars(dm))
+            objectives = [dm.vars.total_cost, tie_break(dm), *catalog_order(dm)]
+        status, solver, _, _ = lexicographic(dm.model, objectives, self.settings, self.stats, hint_vars(dm))
         if status not in OK:
             return None
-        cost = solver.value(dm.v.total_cost)
-        key = (Fraction(cost) * Fraction(seconds), solver.value(dm.v.gpus), solver.value(dm.v.power_w["total"]),
+        cost = solver.value(dm.vars.total_cost)
+        key = (Fraction(cost) * Fraction(seconds), solver.value(dm.vars.gpus), solver.value(dm.vars.power_w["total"]),
                self.catalog_rank(pair, dm, solver.value))
         return Solved(key, job_cost(cost, seconds), dm, solver, proven=status == cp_model.OPTIMAL)
 
@@ -332,8 +332,8 @@ class CandidateNode(Node):
         search, seconds = self.search, self.seconds
         settings = search.settings if left_s is None else dataclasses.replace(search.settings, time_limit_s=left_s)
         dm = search.model(self.pair, self.n)
-        dm.m.minimize(dm.v.total_cost)
-        status, solver = run(dm.m, settings, search.stats, light=True)
+        dm.model.minimize(dm.vars.total_cost)
+        status, solver = run(dm.model, settings, search.stats, light=True)
         search.result.candidates_solved += 1
         visit = Visit(spent_s=solver.wall_time)
         if status == cp_model.INFEASIBLE:

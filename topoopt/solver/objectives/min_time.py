@@ -75,11 +75,11 @@ class FastestTimeSearch:
         """The largest node count of the pair (restricted to one storage mode when given) and
         whether it needs a converged network; None when the pair has no design."""
         sub = model_for(self.p.restricted(configs, fabrics, converged), self.relaxed)  # relaxed: not prefiltered in p
-        sub.m.maximize(2 * sub.v.nodes + sub.n.dedicated)
-        status, solver = run(sub.m, self.settings, self.stats)
+        sub.model.maximize(2 * sub.vars.nodes + sub.net.dedicated)
+        status, solver = run(sub.model, self.settings, self.stats)
         if status not in OK:
             return None
-        return solver.value(sub.v.nodes), bool(solver.value(sub.n.converged))
+        return solver.value(sub.vars.nodes), bool(solver.value(sub.net.converged))
 
 
 def _key(seconds: float | None) -> float:
