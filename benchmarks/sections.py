@@ -423,7 +423,7 @@ def impossible(quick: bool) -> dict:
             "cp_sat_solves": result.provenance.solves, "all_proven": all(r.proven for r in relaxations),
         })
     slowest = max(rows, key=lambda r: r["median_s"])
-    explained = all(r["status"] == "infeasible" and r["conflict"] and r["relaxations_with_value"] for r in rows)
+    explained = all(r["status"] == "infeasible" and r["conflict"] and r["relaxations_proven"] != "0 of 0" for r in rows)
     over = [r["instance"] for r in rows if r["median_s"] >= IMPOSSIBLE_LIMIT_S]
     proven = [r for r in rows if r.pop("all_proven") and r["minimal"]]
     return {

@@ -26,6 +26,7 @@ solve per pair.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from topoopt.perf.job import FASTEST_CLASS
@@ -37,20 +38,37 @@ from topoopt.solver.run import OK, Settings, Stats, run
 from topoopt.solver.search import BestFirst, Node, Solution, Visit
 
 
-def least_cost(problem: Problem, settings: Settings, stats: Stats) -> int | None:
+PROVE_NONE_AFTER = 4
+"""Pairs solved without a design before ``proves_none`` is asked whether any design exists."""
+
+
+def least_cost(problem: Problem, settings: Settings, stats: Stats,
+               proves_none: Callable[[], bool] | None = None) -> int | None:
     """The least total cost of a design that meets every family but ``budget_cap`` (None when
-    no design does)."""
-    value = BestFirst(LeastCostSearch(problem, settings, stats).roots(), deadline=settings.deadline).run().value
+    no design does). ``proves_none``: one solve of the whole relaxed model, asked once
+    :data:`PROVE_NONE_AFTER` pairs in a row have no design — when no pair has one, the search
+    would otherwise solve every pair to learn it; when it proves none, the rest are skipped."""
+    search = LeastCostSearch(problem, settings, stats, proves_none)
+    value = BestFirst(search.roots(), deadline=settings.deadline).run().value
     return None if value is None else int(value)
 
 
 class LeastCostSearch:
     """What the nodes of one least-cost search share."""
 
-    def __init__(self, problem: Problem, settings: Settings, stats: Stats) -> None:
+    def __init__(self, problem: Problem, settings: Settings, stats: Stats,
+                 proves_none: Callable[[], bool] | None = None) -> None:
         self.p, self.settings, self.stats = problem, settings, stats
         self.floor = CostFloor(problem)
         self.rate = problem.throughput_target or 0.0
+        self.proves_none, self.pairs_without_design, self.none_exists = proves_none, 0, False
+
+    def count_empty_pair(self) -> None:
+        """A pair without a design, before any design was found: past the threshold, ask once
+        whether any design exists at all."""
+        self.pairs_without_design += 1
+        if self.pairs_without_design == PROVE_NONE_AFTER and self.proves_none is not None:
+            self.none_exists = self.proves_none()
 
     def roots(self) -> list[GroupNode]:
         """One node per configuration group that has a design."""
@@ -117,8 +135,15 @@ class CandidateNode(Node):
 
     def visit(self, left_s: float | None) -> Visit:
         search = self.search
+        if search.none_exists:
+            return Visit()
         cost = _candidate_cost(search.p, self.pair, self.n, search.settings, search.stats)
-        return Visit(solutions=[] if cost is None else [Solution(cost)])
+        if cost is None:
+            if search.pairs_without_design >= 0:
+                search.count_empty_pair()
+            return Visit()
+        search.pairs_without_design = -1  # a design exists: never ask
+        return Visit(solutions=[Solution(cost)])
 
 
 def _candidate_cost(problem: Problem, pair: OptionPair, fewest: int, settings: Settings, stats: Stats) -> int | None:
