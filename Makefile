@@ -11,6 +11,7 @@ demo: setup
 	$(BIN)/topoopt solve instances/llama3-70b-roce-cny.yaml --out out/demo
 
 test: setup
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
 test-deep: setup

@@ -24,8 +24,8 @@ import shutil
 import statistics
 import subprocess
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 KIB_PER_MB = 1024
 

@@ -90,7 +90,7 @@ def run_sections(names: list[str], quick: bool) -> dict:
         section = SECTIONS[name](quick)
         section.update(
             name=name, quick=quick, commit=commit, seconds=round(time.perf_counter() - started, 1),
-            measured_at=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            measured_at=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             load_average_before=round(load_before, 2), load_average_after=round(os.getloadavg()[0], 2),
         )
         print(f"   {section['verdict']} ×{section['ratio']}: {section['headline']} ({section['seconds']} s)",

@@ -22,8 +22,8 @@ def verdict(passed: bool) -> str:
 
 def model_size(instance) -> tuple[int, int]:
     """Variables and constraints of the min-cost ``DesignModel`` (as built before any solve)."""
-    from topoopt.solver.model import new_model
     from topoopt.options.problem import Problem
+    from topoopt.solver.model import new_model
 
     problem = Problem.of(instance)
     model = new_model(problem).model
@@ -248,6 +248,7 @@ def literal_enumeration(instance):
 def enumeration(quick: bool) -> dict:
     """Exhaustive enumeration (perf + checker) vs CP-SAT on growing small instances."""
     from enumeration import enumerate_designs
+
     from topoopt.solver import solve
 
     cap_s = 20.0 if quick else ENUMERATION_CAP_S

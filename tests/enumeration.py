@@ -40,6 +40,8 @@ import itertools
 import math
 from dataclasses import dataclass, field
 
+from enumeration_networks import Networks
+
 from topoopt import perf
 from topoopt.catalog import resolve_catalog
 from topoopt.checker import check_design, recompute_cost
@@ -54,7 +56,6 @@ from topoopt.models.design import (
     SwitchGroup,
 )
 from topoopt.models.instance import Instance
-from enumeration_networks import Networks
 
 SECONDS_PER_DAY = 86_400.0
 TOLERANCE = 1e-9

@@ -14,9 +14,9 @@ import copy
 import math
 
 import pytest
+from fabric_invariants import check_all
 from solver_fixtures import TINY_CATALOG, TINY_PRICES, optimal, tiny
 
-from fabric_invariants import check_all
 from topoopt.catalog import resolve_catalog
 from topoopt.checker import check_design
 from topoopt.fabric import build_fabric, fabric_graph

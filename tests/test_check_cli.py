@@ -10,8 +10,8 @@ from checker_fixtures import BASE_INSTANCE, base_design, instance
 from typer.testing import CliRunner
 
 import topoopt.cli  # noqa: F401  (registers every command on the app)
-from topoopt.cli.app import app
 from topoopt.checker import CHECKER_RULES, recompute_cost
+from topoopt.cli.app import app
 from topoopt.models.design import ObjectiveValue, SolveResult
 
 runner = CliRunner()

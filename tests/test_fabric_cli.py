@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
+import fabric_designs as fd
 import pytest
 import yaml
 from typer.testing import CliRunner
 
-import fabric_designs as fd
 import topoopt.cli  # noqa: F401  (registers every command on the app)
 from topoopt.cli.app import app
 

@@ -8,10 +8,10 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import fabric_designs as fd
 import networkx as nx
 import pytest
 
-import fabric_designs as fd
 import topoopt
 from topoopt.fabric import fabric_graph, render, write_outputs
 from topoopt.fabric.draw import CLASS_NAME

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import fabric_designs as fd
 import networkx as nx
 import pytest
-
-import fabric_designs as fd
-import topoopt
 from fabric_invariants import check_all, check_assemblies, switch_ports
+
+import topoopt
 from topoopt.fabric import FabricError
 from topoopt.fabric import build_fabric as _build_fabric
 from topoopt.fabric import fabric_graph as _fabric_graph

@@ -6,10 +6,10 @@ import csv
 import re
 from collections import Counter, defaultdict
 
-import pytest
-
 import fabric_designs as fd
+import pytest
 from fabric_invariants import check_all
+
 from topoopt.fabric import FabricError, write_outputs
 from topoopt.fabric import build_fabric as _build_fabric
 from topoopt.fabric import fabric_graph as _fabric_graph

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 
+import fabric_designs as fd
 import pytest
 
-import fabric_designs as fd
 from topoopt.fabric import build_fabric as _build_fabric
 
 CATALOG = fd.CATALOG

@@ -7,10 +7,10 @@ import csv
 from collections import Counter
 
 import pytest
+from fabric_invariants import check_all
 from solver_fixtures import tiny
 
 import topoopt
-from fabric_invariants import check_all
 from topoopt.catalog import resolve_catalog
 from topoopt.fabric import build_fabric, fabric_graph, render
 

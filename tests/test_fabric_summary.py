@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import fabric_designs as fd
+
 from topoopt.cli.summary import solved_summary
 
 

@@ -163,10 +163,10 @@ def cheapest(dm):
 @pytest.mark.parametrize("case", ["no deadline", "8-port switch, 6 hours", "30 nodes, 8-port switch, 3:1",
                                   "heavy reads, 12 hours", "converged offered, heavy reads, 1 day"])
 def test_cost_floor_and_node_range_hold_for_every_candidate(case):
+    from topoopt.options.problem import Problem
+    from topoopt.options.tables import MAX_NODES
     from topoopt.perf import evaluate
     from topoopt.solver.objectives.min_job_cost import JobCostSearch
-    from topoopt.options.tables import MAX_NODES
-    from topoopt.options.problem import Problem
     from topoopt.solver.run import Settings, Stats
 
     search = JobCostSearch(Problem.of(rented(**CASES[case])), Settings(), Stats())

@@ -29,10 +29,10 @@ from topoopt.checker import check_design
 from topoopt.families import FAMILIES
 from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
-from topoopt.solver import model as model_module
-from topoopt.solver.model import new_model
 from topoopt.options.problem import Problem
 from topoopt.options.rules import PREFILTERABLE
+from topoopt.solver import model as model_module
+from topoopt.solver.model import new_model
 
 SRC = "estimate: test fixture"
 STRUCTURAL = tuple(family.id for family in FAMILIES.values() if family.structural)

@@ -5,7 +5,20 @@ from __future__ import annotations
 import math
 
 import pytest
-from perf_fixtures import A100_80, H100, IB_HDR, IB_NDR, MODEL_7B, MODEL_70B, ROCE_400, TCP_100, TCP_25, cluster, job, pinned
+from perf_fixtures import (
+    A100_80,
+    H100,
+    IB_HDR,
+    IB_NDR,
+    MODEL_7B,
+    MODEL_70B,
+    ROCE_400,
+    TCP_25,
+    TCP_100,
+    cluster,
+    job,
+    pinned,
+)
 
 from topoopt.models.performance import Parallelism
 from topoopt.perf import evaluate

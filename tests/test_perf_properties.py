@@ -15,10 +15,22 @@ import os
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from perf_fixtures import A100_40, A100_80, H100, IB_HDR, IB_NDR, ROCE_400, TCP_25, TCP_100, architecture, cluster, job, pinned
+from perf_fixtures import (
+    A100_40,
+    A100_80,
+    H100,
+    IB_HDR,
+    IB_NDR,
+    ROCE_400,
+    TCP_25,
+    TCP_100,
+    architecture,
+    cluster,
+    job,
+    pinned,
+)
 
-from topoopt.perf import fits_in_memory, min_nodes_for_time, min_nodes_to_fit, time_to_train_s, trains_within
-from topoopt.perf import search
+from topoopt.perf import fits_in_memory, min_nodes_for_time, min_nodes_to_fit, search, time_to_train_s, trains_within
 from topoopt.perf.job import Fabric, never_slower
 from topoopt.perf.step import step_bounds
 

@@ -58,14 +58,13 @@ from topoopt.cli.app import app
 from topoopt.families import FAMILIES
 from topoopt.models.design import Design, SolveResult
 from topoopt.models.instance import Instance
-from topoopt.solver import solve
-from topoopt.solver.model import enforce_all, model_for
-from topoopt.solver.objectives.min_time import fastest_time_s
-from topoopt.solver.model import new_model
-from topoopt.solver.explain.conflict import _infeasible
-from topoopt.solver.bounds.cost_floor import CostFloor
-from topoopt.solver.explain.least_cost import group_bound, least_cost
 from topoopt.options.problem import Problem
+from topoopt.solver import solve
+from topoopt.solver.bounds.cost_floor import CostFloor
+from topoopt.solver.explain.conflict import _infeasible
+from topoopt.solver.explain.least_cost import group_bound, least_cost
+from topoopt.solver.model import enforce_all, model_for, new_model
+from topoopt.solver.objectives.min_time import fastest_time_s
 from topoopt.solver.run import OK, Settings, Stats, run
 
 REPO = Path(__file__).resolve().parents[1]

@@ -153,8 +153,8 @@ def test_differential_cases_cover_every_tier_and_both_answers():
 # == Model size ====================================================================================
 def model_size(instance: Instance) -> tuple[int, int]:
     """Variables and constraints of the min-cost model; the model must validate (no overflow)."""
-    from topoopt.solver.model import new_model
     from topoopt.options.problem import Problem
+    from topoopt.solver.model import new_model
 
     problem = Problem.of(instance)
     dm = new_model(problem)

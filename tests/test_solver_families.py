@@ -25,8 +25,8 @@ from topoopt.catalog import resolve_catalog
 from topoopt.families import FAMILIES
 from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
-from topoopt.solver.explain import deadline_outprices_budget
 from topoopt.options.problem import Problem
+from topoopt.solver.explain import deadline_outprices_budget
 
 SECONDS_PER_DAY = 86_400.0
 SRC = "estimate: test fixture"

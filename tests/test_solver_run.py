@@ -11,8 +11,8 @@ from __future__ import annotations
 from ortools.sat.python.cp_model_helper import FlatIntExpr
 from solver_fixtures import TINY_PRICES, tiny
 
-from topoopt.solver.explain.conflict import _infeasible, explanation_model
 from topoopt.options.problem import Problem
+from topoopt.solver.explain.conflict import _infeasible, explanation_model
 from topoopt.solver.run import Settings, Stats, lexicographic
 
 
@@ -29,8 +29,8 @@ def test_catalog_order_splits_before_its_coefficients_overflow(monkeypatch):
     status was 'unknown'); the ranking is then split over several lexicographic objectives, each
     within CATALOG_ORDER_MAX, and the tie-broken design is the same."""
     import topoopt.solver as solver
-    from topoopt.solver.objectives import min_cost
     from topoopt.solver.model import new_model
+    from topoopt.solver.objectives import min_cost
 
     instance = tiny(**{"constraints.pins.nodes": 2})
     whole = solver.solve(instance, explain=False)

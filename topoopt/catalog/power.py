@@ -17,7 +17,7 @@ class CatalogParts(tuple):
     (:func:`hungriest_end_w`): the option tables ask the same few cages for thousands of node
     configurations and hundreds of switch models, each a scan of every part."""
 
-    def __new__(cls, parts: Sequence[LinkPart]) -> "CatalogParts":
+    def __new__(cls, parts: Sequence[LinkPart]) -> CatalogParts:
         return super().__new__(cls, parts)
 
     def __init__(self, parts: Sequence[LinkPart]) -> None:

@@ -6,9 +6,9 @@ the item reports it, and the rules that would need it skip their arithmetic rath
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable
 
 from topoopt import perf
 from topoopt.catalog import ResolvedCatalog, resolve_catalog

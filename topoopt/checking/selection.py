@@ -6,7 +6,6 @@ from __future__ import annotations
 from topoopt.checking.context import CheckContext
 from topoopt.models.design import Violation
 
-
 CATALOG_KIND = {"storage_nics": "nics"}
 """Allow/deny lists whose items live under another catalog kind."""
 

@@ -7,11 +7,18 @@ from pathlib import Path
 import typer
 
 from topoopt.cli.app import app
-from topoopt.limits import EXPLAIN_TIME_S
 from topoopt.cli.common import (
-    EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NO_SOLUTION, err, load_or_exit,
+    EXIT_CODES_HELP,
+    EXIT_INFEASIBLE,
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_NO_SOLUTION,
+    err,
+    load_or_exit,
     write_fabric_files,
 )
+from topoopt.limits import EXPLAIN_TIME_S
 
 
 @app.command(help="Design the cluster for INSTANCE ('-' = stdin). " + EXIT_CODES_HELP)

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from topoopt.fabric.build import Fabric, build_fabric
 from topoopt.fabric.draw import write_drawing
-from topoopt.fabric.rendering import render_dot
 from topoopt.fabric.graphml import write_fabric_graphml
 from topoopt.fabric.hardware import FabricError
 from topoopt.fabric.netbox import write_netbox
+from topoopt.fabric.rendering import render_dot
 from topoopt.fabric.slurm import write_topology_conf
 from topoopt.models.catalog import Catalog
 from topoopt.models.design import SolveResult

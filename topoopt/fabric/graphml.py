@@ -14,8 +14,8 @@ from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 from topoopt.fabric.build import Fabric
-from topoopt.fabric.graph import bundle_attributes, device_attributes, graph_attributes, link_keys
 from topoopt.fabric.devices import LinkBundle
+from topoopt.fabric.graph import bundle_attributes, device_attributes, graph_attributes, link_keys
 
 _TYPES = {bool: "boolean", int: "int", float: "double", str: "string"}
 

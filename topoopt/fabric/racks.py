@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 from topoopt.checking.derive import devices_per_rack
 from topoopt.checking.units import W_PER_KW
+from topoopt.fabric.devices import Device
 from topoopt.fabric.hardware import FabricError, Hardware
 from topoopt.fabric.names import numbered
-from topoopt.fabric.devices import Device
 from topoopt.models.design import Design
 
 RACK_PREFIX = {"compute": "rack", "network": "net", "storage": "stor", "mixed": "rack"}

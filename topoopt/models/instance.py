@@ -73,7 +73,7 @@ class Data(Record):
     read_safety_factor: float = Field(2.0, ge=1, le=100, description="Headroom on the mean read rate.")
 
     @model_validator(mode="after")
-    def _one_rate(self) -> "Data":
+    def _one_rate(self) -> Data:
         if self.bytes_per_token is not None and self.bytes_per_sample is not None:
             raise ValueError("give bytes_per_token or bytes_per_sample, not both")
         return self

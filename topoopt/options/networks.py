@@ -246,7 +246,7 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m:
     def add(**kwargs) -> None:
         option = StorageNetOption(index=len(options), **kwargs)
         violations = storage_net_violations(option, instance)
-        for cls, chosen in option.parts.items():
+        for chosen in option.parts.values():
             violations |= chosen.violations if chosen else {"port_form_factor_match"}
         options.append(StorageNetOption(**{**option.__dict__, "violations": frozenset(violations)}))
 

@@ -88,7 +88,7 @@ class Problem:
 
     @classmethod
     def of(cls, instance: Instance, catalog: ResolvedCatalog | None = None, *,
-           prefilter: frozenset[str] = PREFILTERABLE, dominance: bool = True) -> "Problem":
+           prefilter: frozenset[str] = PREFILTERABLE, dominance: bool = True) -> Problem:
         """The problem of ``instance``, its time limit the deadline. ``dominance`` False keeps the
         options that others dominate (exact either way; a check of that)."""
         catalog = catalog or resolve_catalog(instance)
@@ -99,32 +99,32 @@ class Problem:
                    options=tables.of(prefilter), time_limit_s=None if deadline is None else deadline * SECONDS_PER_DAY)
 
     # -- variants --------------------------------------------------------------------------------
-    def prefiltering(self, prefilter: frozenset[str]) -> "Problem":
+    def prefiltering(self, prefilter: frozenset[str]) -> Problem:
         """The same problem with exactly ``prefilter``'s families applied to the option tables."""
         return dataclasses.replace(self, prefilter=prefilter, options=self.tables.of(prefilter))
 
-    def relaxing(self, families: frozenset[str]) -> "Problem":
+    def relaxing(self, families: frozenset[str]) -> Problem:
         """The same problem with these families' options kept in the model (so they can be relaxed)."""
         return self.prefiltering(self.prefilter - families)
 
-    def unfiltered(self) -> "Problem":
+    def unfiltered(self) -> Problem:
         """The same problem with no option prefiltered (every family's options kept)."""
         return self.prefiltering(frozenset()) if self.prefilter else self
 
-    def with_time_limit(self, seconds: float | None) -> "Problem":
+    def with_time_limit(self, seconds: float | None) -> Problem:
         return dataclasses.replace(self, time_limit_s=seconds)
 
-    def rated(self, tokens_per_s: float) -> "Problem":
+    def rated(self, tokens_per_s: float) -> Problem:
         """The same problem with storage sized for ``tokens_per_s`` (the deadline, if any, kept)."""
         return dataclasses.replace(self, storage_rate_tokens_per_s=tokens_per_s)
 
-    def without_pinned_nodes_shortcut(self) -> "Problem":
+    def without_pinned_nodes_shortcut(self) -> Problem:
         return dataclasses.replace(self, pinned_nodes_shortcut=False)
 
-    def with_known_deadline_bounds_only(self) -> "Problem":
+    def with_known_deadline_bounds_only(self) -> Problem:
         return dataclasses.replace(self, known_deadline_bounds_only=True)
 
-    def restricted(self, configs: list, fabrics: list, converged: bool | None = None) -> "Problem":
+    def restricted(self, configs: list, fabrics: list, converged: bool | None = None) -> Problem:
         """The same problem limited to these node configurations and fabric options and, when
         ``converged`` is given, to that storage network mode."""
         # Dedicated networks whose storage NICs no server of these configurations takes are never

@@ -66,7 +66,7 @@ class DoesNotFitError(EstimateError):
 
 
 def pinned_hardware(
-    instance: "Instance", resolved: "ResolvedCatalog | None" = None, *, converged: bool | None = None
+    instance: Instance, resolved: ResolvedCatalog | None = None, *, converged: bool | None = None
 ) -> tuple[Job, Hardware]:
     """The job and the pinned cluster of an instance (module docstring); raises EstimateError.
 
@@ -135,7 +135,7 @@ def _lookup(items: dict, item_id: str, where: str):
     return items[item_id]
 
 
-def estimate(instance: "Instance", *, converged: bool | None = None) -> Performance:
+def estimate(instance: Instance, *, converged: bool | None = None) -> Performance:
     """Performance of an instance with pinned hardware (``converged`` as in :func:`pinned_hardware`).
 
     Raises :class:`NotPinnedError` (names the missing pins), :class:`LayoutError` (the pinned

@@ -36,6 +36,7 @@ from topoopt.perf.step import Layout, StepTimes
 from topoopt.perf.storage import converged_storage_s, storage_needs, tokens_per_step
 from topoopt.perf.units import FLOPS_PER_TFLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR
 
+
 def checkpoint_overhead(job: Job) -> float:
     """Factor on training time for blocking checkpoint saves: 1 + max_save_time / interval."""
     checkpoint = job.checkpoint

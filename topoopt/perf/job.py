@@ -31,7 +31,7 @@ class Job:
     checkpoint: Checkpoint
 
     @classmethod
-    def from_instance(cls, instance: "Instance", catalog: Any) -> "Job":
+    def from_instance(cls, instance: Instance, catalog: Any) -> Job:
         """Resolve the instance's workload; ``catalog`` is a :class:`Catalog` or a resolved catalog.
 
         Raises :class:`topoopt.catalog.CatalogError` when the model preset is unknown.
@@ -92,7 +92,7 @@ class GpuSpec:
     island_gpus: int
 
     @classmethod
-    def of(cls, gpu: Gpu, gpus_per_node: int, precision: str) -> "GpuSpec":
+    def of(cls, gpu: Gpu, gpus_per_node: int, precision: str) -> GpuSpec:
         """Pick the precision the GPU actually runs and the scale-up island size.
 
         Linear layers run at ``precision`` (or the nearest one the GPU has); attention matmuls stay
@@ -166,7 +166,7 @@ class Fabric:
     scale_out_alpha_s: float
 
     @classmethod
-    def of(cls, hw: Hardware, island: int) -> "Fabric":
+    def of(cls, hw: Hardware, island: int) -> Fabric:
         node_gb_per_s = hw.nics_per_node * hw.link_gbps / BITS_PER_BYTE * hw.interconnect.bus_efficiency
         if hw.tiers >= 2:
             node_gb_per_s /= max(1.0, hw.oversubscription)
@@ -212,7 +212,7 @@ class ModelShape:
     layer_params: float
 
     @classmethod
-    def of(cls, model: ModelArchitecture) -> "ModelShape":
+    def of(cls, model: ModelArchitecture) -> ModelShape:
         """Split ``params_b`` into one V×h embedding table and ``layers`` equal transformer layers.
 
         The embedding table is capped at half the parameters so that an inconsistent preset never

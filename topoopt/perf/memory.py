@@ -45,6 +45,7 @@ from topoopt.perf.flops import Attention, Recompute
 from topoopt.perf.job import ModelShape
 from topoopt.perf.units import BYTES_PER_GB
 
+
 def layers_per_stage(layers: int, pp: int) -> int:
     """Layers on the most loaded pipeline stage: ⌈l/pp⌉."""
     return -(-layers // pp)

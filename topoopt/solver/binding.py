@@ -10,9 +10,9 @@ solution, without further solves.
 from __future__ import annotations
 
 from topoopt.models.design import Cost, Design
-from topoopt.solver.extract import Choice
-from topoopt.options.racks import devices_per_rack_by_power, devices_per_rack_by_units
 from topoopt.options.problem import Problem
+from topoopt.options.racks import devices_per_rack_by_power, devices_per_rack_by_units
+from topoopt.solver.extract import Choice
 
 
 def binding_families(problem: Problem, pick: Choice, design: Design, cost: Cost, power_w: float) -> list[str]:

@@ -17,11 +17,11 @@ from topoopt.models.design import (
     SwitchGroup,
 )
 from topoopt.models.performance import Parallelism, Performance
-from topoopt.perf import evaluate
-from topoopt.solver.model.core import DesignModel
 from topoopt.options.networks import ColdOption, ManagementOption, StorageNetOption
 from topoopt.options.racks import per_rack
 from topoopt.options.tables import FabricOption, NodeConfig, PartOption
+from topoopt.perf import evaluate
+from topoopt.solver.model.core import DesignModel
 
 
 @dataclass

@@ -27,7 +27,7 @@ class Settings:
     or on one stage of it, such as the explanation)."""
     log: bool = False
 
-    def within(self, seconds: float | None) -> "Settings":
+    def within(self, seconds: float | None) -> Settings:
         """These settings with the deadline brought forward to ``seconds`` from now, if sooner."""
         if seconds is None:
             return self

@@ -29,14 +29,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from topoopt.options.problem import OptionPair, Problem
+from topoopt.options.tables import NodeConfig
 from topoopt.perf.job import FASTEST_CLASS
 from topoopt.solver.bounds.cost_floor import CostFloor, Way
-from topoopt.options.tables import NodeConfig
-from topoopt.options.problem import OptionPair, Problem
 from topoopt.solver.model import model_for
 from topoopt.solver.run import OK, Settings, Stats, run
 from topoopt.solver.search import BestFirst, Node, Solution, Visit
-
 
 PROVE_NONE_AFTER = 4
 """Pairs solved without a design before ``proves_none`` is asked whether any design exists."""

@@ -18,7 +18,6 @@ from topoopt.solver.model.core import DesignModel
 from topoopt.solver.objectives.min_time import fastest_time_s
 from topoopt.solver.run import OK, Settings, Stats, run
 
-
 Base = Callable[[], DesignModel]
 """The explanation's model (:func:`~topoopt.solver.explain.conflict.explanation_model` of the problem), built on first use."""
 

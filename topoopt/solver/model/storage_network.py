@@ -3,9 +3,8 @@ switches (or the converged compute leaves) have the ports for every node and sto
 
 from __future__ import annotations
 
-from topoopt.solver.model.core import DesignModel
+from topoopt.solver.model.core import DesignModel, by_value, dedicated_options
 from topoopt.solver.model.integers import thousandths_up
-from topoopt.solver.model.core import by_value, dedicated_options
 
 
 def storage_need_gbps(dm: DesignModel) -> float:

@@ -11,7 +11,6 @@ from topoopt.solver.model import model_for
 from topoopt.solver.model.core import POWER_MAX_W, DesignModel
 from topoopt.solver.run import Settings, Stats, lexicographic
 
-
 CATALOG_ORDER_MAX = 2**53
 """Largest sum of coefficients in one catalog-order objective: CP-SAT rejects an objective that
 may overflow 64-bit integers (MODEL_INVALID), and up to 2**53 it is also exact as a double."""

@@ -74,16 +74,16 @@ from fractions import Fraction
 
 from ortools.sat.python import cp_model
 
+from topoopt.options.networks import StorageNetOption
+from topoopt.options.problem import SECONDS_PER_DAY, Problem
+from topoopt.options.tables import FabricOption, NodeConfig
 from topoopt.perf import evaluate
 from topoopt.perf.job import FASTEST_CLASS
+from topoopt.solver.bounds.cost_floor import CostFloor, Way
+from topoopt.solver.extract import chosen
 from topoopt.solver.model import model_for
 from topoopt.solver.model.core import DesignModel
 from topoopt.solver.objectives.min_cost import catalog_order, hint_vars, tie_break
-from topoopt.solver.extract import chosen
-from topoopt.options.networks import StorageNetOption
-from topoopt.solver.bounds.cost_floor import CostFloor, Way
-from topoopt.options.tables import FabricOption, NodeConfig
-from topoopt.options.problem import SECONDS_PER_DAY, Problem
 from topoopt.solver.run import OK, Settings, Stats, hint_from, lexicographic, run
 from topoopt.solver.search import BestFirst, Node, Solution, Visit
 
