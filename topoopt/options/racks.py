@@ -17,10 +17,15 @@ from __future__ import annotations
 from topoopt.models.catalog import RackClass
 
 
+def devices_by_power(limit_kw: float, power_w: float, reserved_w: float = 0.0) -> int:
+    """Identical devices of ``power_w`` each within ``limit_kw`` (a rack's, a site's) beside
+    ``reserved_w`` of other equipment (negative when the reserve alone exceeds the limit)."""
+    return int((limit_kw * 1000 + 1e-6 - reserved_w) // power_w)
+
+
 def devices_per_rack_by_power(rack: RackClass, power_w: float, reserved_w: float = 0.0) -> int:
-    """Identical devices one rack of this class can power beside ``reserved_w`` of other
-    equipment (negative when the reserve alone exceeds the rack)."""
-    return int((rack.power_kw * 1000 + 1e-6 - reserved_w) // power_w)
+    """Identical devices one rack of this class can power beside ``reserved_w`` of other equipment."""
+    return devices_by_power(rack.power_kw, power_w, reserved_w)
 
 
 def devices_per_rack_by_units(rack: RackClass, rack_units: int, reserved_units: int = 0) -> int:

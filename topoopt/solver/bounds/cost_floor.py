@@ -43,7 +43,7 @@ from functools import cached_property
 
 from topoopt.options.networks import StorageNetOption
 from topoopt.options.problem import Problem
-from topoopt.options.racks import per_rack
+from topoopt.options.racks import devices_by_power, per_rack
 from topoopt.options.tables import MAX_NODES, FabricOption, NodeConfig, part_fits_node_end, part_fits_switch_end
 
 
@@ -327,7 +327,7 @@ class CostFloor:
         if way.node_price > 0:
             cap = min(cap, int(inst.budget.max // way.node_price))
         if inst.site.power_cap_kw is not None:
-            cap = min(cap, int((inst.site.power_cap_kw * 1000 + 1e-6) // way.node_w))
+            cap = min(cap, devices_by_power(inst.site.power_cap_kw, way.node_w))
         return cap
 
     def most_nodes(self, ways: list[Way]) -> int:

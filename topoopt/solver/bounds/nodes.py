@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from topoopt.options.problem import Problem
-from topoopt.options.racks import per_rack
+from topoopt.options.racks import devices_by_power, per_rack
 from topoopt.options.tables import MAX_NODES, part_fits_node_end, part_fits_switch_end
 
 
@@ -54,5 +54,5 @@ def optimistic_nodes(problem: Problem, config, fabrics, relaxed: frozenset[str])
     if "racks_available" not in relaxed:
         bounds.append(inst.site.max_racks * per)
     if inst.site.power_cap_kw is not None and "site_power_within_limit" not in relaxed:
-        bounds.append(int(inst.site.power_cap_kw * 1000 // node_w))
+        bounds.append(devices_by_power(inst.site.power_cap_kw, node_w))
     return max(1, min(bounds))

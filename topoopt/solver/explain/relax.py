@@ -56,46 +56,68 @@ def relax_one(problem: Problem, family: str, settings: Settings, stats: Stats,
     return relaxation.model_copy(update={"message": relaxation.message + note, "proven": False}), nodes
 
 
-def _relax(problem: Problem, family: str, settings: Settings, stats: Stats,
-           base: Base) -> tuple[Relaxation, int | None]:
-    inst = problem.instance
-    relaxed = frozenset({family})
-    if family == "deadline_met":
-        seconds = fastest_time_s(problem.with_time_limit(None), settings, stats, relaxed)
-        if seconds is None:
-            return Relaxation(family=family, message="no deadline makes it feasible: other limits conflict too"), None
-        days = math.ceil(seconds / SECONDS_PER_DAY * 10) / 10
-        return Relaxation(family=family, message=f"feasible with deadline ≥ {days:g} days", value=days,
-                          edits={"goal.deadline_days": days}), None
-    if family == "racks_available":
-        return relax_racks(problem, settings, stats, base), None
-    if family == "budget_cap":
-        cost = least_cost(problem, settings, stats, proves_none=lambda: _proven_infeasible(
-            relaxation_model(problem, base, family), settings, stats))
-        if cost is None:
-            return Relaxation(family=family, message=f"relaxing {family} alone is not enough"), None
-        return Relaxation(family=family, message=f"feasible with budget ≥ {cost:,} {inst.budget.currency}",
-                          value=cost, edits={"budget.max": cost}), None
-    if family == "site_power_within_limit":
-        dm = relaxation_model(problem, base, family)
-        dm.model.minimize(dm.vars.power_w["total"])
-        status, solver = run(dm.model, settings, stats)
-        if status not in OK:
-            return Relaxation(family=family, message=f"relaxing {family} alone is not enough"), None
-        kw = math.ceil(solver.value(dm.vars.power_w["total"]) / 100) / 10
-        return Relaxation(family=family, message=f"feasible with a site power cap ≥ {kw:g} kW", value=kw,
-                          edits={"site.power_cap_kw": kw}), None
+Relaxed = tuple[Relaxation, int | None]
+"""A relaxation and the node count of the design that shows it (None: none, or not needed)."""
+
+
+def _relax(problem: Problem, family: str, settings: Settings, stats: Stats, base: Base) -> Relaxed:
+    """The family's own way of relaxing its limit (:data:`RELAXATIONS`), else dropping it."""
+    return RELAXATIONS.get(family, relax_by_dropping)(problem, family, settings, stats, base)
+
+
+def not_enough(family: str) -> Relaxed:
+    return Relaxation(family=family, message=f"relaxing {family} alone is not enough"), None
+
+
+def relax_deadline(problem: Problem, family: str, settings: Settings, stats: Stats, base: Base) -> Relaxed:
+    """The smallest deadline any design allows, rounded up to a tenth of a day."""
+    seconds = fastest_time_s(problem.with_time_limit(None), settings, stats, frozenset({family}))
+    if seconds is None:
+        return Relaxation(family=family, message="no deadline makes it feasible: other limits conflict too"), None
+    days = math.ceil(seconds / SECONDS_PER_DAY * 10) / 10
+    return Relaxation(family=family, message=f"feasible with deadline ≥ {days:g} days", value=days,
+                      edits={"goal.deadline_days": days}), None
+
+
+def relax_budget(problem: Problem, family: str, settings: Settings, stats: Stats, base: Base) -> Relaxed:
+    """The least cost of a design with the budget relaxed (least_cost.py)."""
+    cost = least_cost(problem, settings, stats, proves_none=lambda: _proven_infeasible(
+        relaxation_model(problem, base, family), settings, stats))
+    if cost is None:
+        return not_enough(family)
+    currency = problem.instance.budget.currency
+    return Relaxation(family=family, message=f"feasible with budget ≥ {cost:,} {currency}", value=cost,
+                      edits={"budget.max": cost}), None
+
+
+def relax_site_power(problem: Problem, family: str, settings: Settings, stats: Stats, base: Base) -> Relaxed:
+    """The least provisioned power of a design, rounded up to a tenth of a kW."""
+    dm = relaxation_model(problem, base, family)
+    dm.model.minimize(dm.vars.power_w["total"])
+    status, solver = run(dm.model, settings, stats)
+    if status not in OK:
+        return not_enough(family)
+    kw = math.ceil(solver.value(dm.vars.power_w["total"]) / 100) / 10
+    return Relaxation(family=family, message=f"feasible with a site power cap ≥ {kw:g} kW", value=kw,
+                      edits={"site.power_cap_kw": kw}), None
+
+
+def relax_by_dropping(problem: Problem, family: str, settings: Settings, stats: Stats, base: Base) -> Relaxed:
+    """A rule without a number to move: the cheapest design without it, as an example."""
     dm = relaxation_model(problem, base, family)
     dm.model.minimize(dm.vars.total_cost)
     status, solver = run(dm.model, settings, stats)
     if status not in OK:
-        return Relaxation(family=family, message=f"relaxing {family} alone is not enough"), None
+        return not_enough(family)
     value = int(round(solver.objective_value))  # an integer cost, reported as a double
-
     pick = chosen(dm, solver.value)
     what = f"{pick.config.label}, {pick.fabric.label}, {pick.storage_net.label}"
     return Relaxation(family=family, message=f"feasible without {family} (e.g. {what}; cost {value:,.0f})",
                       value=value), solver.value(dm.vars.nodes)
+
+
+def relax_racks_available(problem: Problem, family: str, settings: Settings, stats: Stats, base: Base) -> Relaxed:
+    return relax_racks(problem, settings, stats, base), None
 
 
 def _proven_infeasible(dm: DesignModel, settings: Settings, stats: Stats) -> bool:
@@ -145,3 +167,13 @@ def fewest_racks(problem: Problem, settings: Settings, stats: Stats, base: Base,
         return None
     rack_class = next(o.rack.id for o, literal in zip(dm.options.racks, dm.vars.use_rack) if solver.value(literal))
     return solver.value(dm.vars.racks), rack_class
+
+
+RELAXATIONS: dict[str, Callable[[Problem, str, Settings, Stats, Base], Relaxed]] = {
+    "deadline_met": relax_deadline,
+    "budget_cap": relax_budget,
+    "site_power_within_limit": relax_site_power,
+    "racks_available": relax_racks_available,
+}
+"""The families whose limit is a number an instance can move, and how the smallest move is found;
+every other family is relaxed by dropping it (:func:`relax_by_dropping`)."""
