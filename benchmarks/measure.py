@@ -69,7 +69,7 @@ PROFILE_PARTS = {
     "model_build_s": lambda file, func: file.endswith("solver/model/__init__.py") and func == "new_model",
     "perf_s": lambda file, func: file.endswith("perf/evaluate.py") and func in {
         "min_nodes_for_time", "min_nodes_to_fit", "time_to_train_s", "evaluate", "fits_in_memory"},
-    "options_s": lambda file, func: file.endswith("options/tables.py") and func == "build_options",
+    "options_s": lambda file, func: file.endswith("options/tables.py") and func in ("__init__", "_prefiltered"),
 }
 
 

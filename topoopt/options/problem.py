@@ -19,7 +19,7 @@ from topoopt.models.performance import StorageNeeds
 from topoopt.options.networks import StorageNetOption, server_takes
 from topoopt.options.performance import PerfClass, PerformanceAnswers, perf_key
 from topoopt.options.rules import PREFILTERABLE
-from topoopt.options.tables import FabricOption, NodeConfig, Options, build_options
+from topoopt.options.tables import FabricOption, NodeConfig, Options, OptionUniverse
 from topoopt.perf import Hardware, Job, storage_needs
 from topoopt.perf.job import never_slower
 
@@ -41,21 +41,21 @@ class OptionPair:
 
 
 class OptionTables:
-    """The option tables of one instance, built once per prefilter and shared by its problems."""
+    """The option tables of one instance, built once per prefilter from one option universe
+    (tables.py ``OptionUniverse``) and shared by its problems."""
 
     def __init__(self, instance: Instance, catalog: ResolvedCatalog, answers: PerformanceAnswers,
                  dominance: bool = True) -> None:
-        self.instance, self.catalog, self.dominance = instance, catalog, dominance
         # The cold tier's size does not depend on the throughput: checkpoints and archive only.
-        self.cold_capacity_tb = answers.storage_needs(0.0).cold_capacity_tb
+        cold_capacity_tb = answers.storage_needs(0.0).cold_capacity_tb
+        self.universe = OptionUniverse(instance, catalog, cold_capacity_tb, dominance)
         self._built: dict[frozenset[str], Options] = {}
 
     def of(self, prefilter: frozenset[str]) -> Options:
         """The options with every family of ``prefilter`` applied before the model is built (and,
         with ``dominance``, without dominated options: options/dominance.py)."""
         if prefilter not in self._built:
-            self._built[prefilter] = build_options(self.instance, self.catalog, prefilter,
-                                                   cold_capacity_tb=self.cold_capacity_tb, dominance=self.dominance)
+            self._built[prefilter] = self.universe.prefiltered(prefilter)
         return self._built[prefilter]
 
 

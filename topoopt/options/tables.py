@@ -351,22 +351,30 @@ def _kept(options: list, prefilter: frozenset[str]) -> list:
     return [replace(o, index=i) for i, o in enumerate(kept)]
 
 
-def build_options(instance: Instance, catalog: ResolvedCatalog, prefilter: frozenset[str] = frozenset(),
-                  cold_capacity_tb: float = 0.0, dominance: bool = True) -> Options:
-    """All option tables, each option tagged with the families it violates on its own, without
-    the options another one dominates (``dominance``, options/dominance.py) and those a family of
-    ``prefilter`` rules out. ``cold_capacity_tb``: what the cold tier must hold (0: no cold tier)."""
-    lengths = link_lengths_m(instance)
-    chooser = PartChooser(catalog, instance)
-    options = every_option(instance, catalog, lengths, chooser, cold_capacity_tb)
-    if dominance:
-        options = without_dominated(options, catalog)
-    options = prefiltered(options, prefilter)
-    # Storage units plug into the storage switches, or into the compute leaves when converged.
-    attach = {n.attach_key for n in options.storage_nets if n.mode == "dedicated"}
-    attach |= {(f.switch.id, f.protocol, f.gbps) for f in options.fabrics
-               if f.tiers and f.speed_key in options.converged_speeds}
-    return replace(options, unit_links=unit_links(catalog, instance, attach, lengths["storage-unit"], chooser))
+class OptionUniverse:
+    """All option tables of an instance, each option tagged with the families it violates on its
+    own, less the options another one dominates (``dominance``, options/dominance.py) — which does not
+    depend on the prefilter (a dominator violates nothing its dominated option does not): built
+    once, then prefiltered for each set of families a problem enforces by its tables."""
+
+    def __init__(self, instance: Instance, catalog: ResolvedCatalog, cold_capacity_tb: float = 0.0,
+                 dominance: bool = True) -> None:
+        self.instance, self.catalog = instance, catalog
+        self.lengths = link_lengths_m(instance)
+        self.chooser = PartChooser(catalog, instance)
+        options = every_option(instance, catalog, self.lengths, self.chooser, cold_capacity_tb)
+        self.options = without_dominated(options, catalog) if dominance else options
+
+    def prefiltered(self, prefilter: frozenset[str]) -> Options:
+        """The tables without what ``prefilter``'s families rule out, with the storage-unit links
+        of the storage networks and fabrics kept."""
+        options = _prefiltered(self.options, prefilter)
+        # Storage units plug into the storage switches, or into the compute leaves when converged.
+        attach = {n.attach_key for n in options.storage_nets if n.mode == "dedicated"}
+        attach |= {(f.switch.id, f.protocol, f.gbps) for f in options.fabrics
+                   if f.tiers and f.speed_key in options.converged_speeds}
+        links = unit_links(self.catalog, self.instance, attach, self.lengths["storage-unit"], self.chooser)
+        return replace(options, unit_links=links)
 
 
 def every_option(instance: Instance, catalog: ResolvedCatalog, lengths: dict[str, float], chooser: PartChooser,
@@ -439,7 +447,7 @@ def without_dominated(o: Options, catalog: ResolvedCatalog) -> Options:
     )
 
 
-def prefiltered(o: Options, prefilter: frozenset[str]) -> Options:
+def _prefiltered(o: Options, prefilter: frozenset[str]) -> Options:
     """The tables without the options a family of ``prefilter`` rules out, renumbered."""
     return replace(
         o,
