@@ -23,3 +23,26 @@ def test_405b_in_30_days_for_a_rent_of_1_5m_cny_is_explained():
     by_family = {r.family: r for r in explanation.relaxations}
     assert by_family["deadline_met"].proven and by_family["deadline_met"].value > 30
     assert by_family["budget_cap"].proven and by_family["budget_cap"].value is None
+
+
+def test_an_explanation_cut_short_by_its_time_limit_says_so():
+    """With next to no time, the explanation still names a proven-infeasible conflict, and what it
+    could not prove is labelled: the conflict not shown minimal or a relaxation not proven —
+    never 'relaxing it alone is not enough' without a proof."""
+    instance = load_instance(ASKS / "llama3-70b-7d-8-racks.yaml").instance
+    result = solve(instance, explain_time_s=0.01)
+    assert result.status == "infeasible"
+    explanation = result.explanation
+    assert explanation.conflict
+    unproven = [r for r in explanation.relaxations if not r.proven]
+    assert not explanation.minimal or unproven
+    assert all("alone is not enough" not in r.message for r in unproven)
+
+
+def test_the_time_limit_bounds_the_whole_solve_with_its_explanation():
+    full = solve(load_instance(ASKS / "llama3-70b-7d-8-racks.yaml").instance, explain_time_s=None)
+    cut = solve(load_instance(ASKS / "llama3-70b-7d-8-racks.yaml").instance, time_limit_s=1.0, explain_time_s=None)
+    assert full.explanation.minimal and all(r.proven for r in full.explanation.relaxations)
+    assert cut.status in ("infeasible", "unknown")
+    if cut.status == "infeasible":
+        assert not cut.explanation.minimal or not all(r.proven for r in cut.explanation.relaxations)

@@ -252,7 +252,8 @@ def racks_available(problem: Problem, nodes: int | None) -> str:
 
 
 def site_power_within_limit(problem: Problem, nodes: int | None) -> str:
-    return f"site power cap {problem.instance.site.power_cap_kw:g} kW"
+    cap_kw = problem.instance.site.power_cap_kw
+    return "no site power cap" if cap_kw is None else f"site power cap {cap_kw:g} kW"
 
 
 # -- storage ----------------------------------------------------------------------------------------
