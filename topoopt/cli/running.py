@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from topoopt.cli.common import err
+
+if TYPE_CHECKING:  # the solver is imported when a solve runs, not when the command line starts
+    from topoopt.solver.run import Stats
 
 QUIET_S = 2.0
 """A solve shorter than this prints no progress."""
@@ -29,14 +33,13 @@ class ProgressReporter:
     """Lines such as ``topoopt: 12 s · explaining: relaxing budget_cap · 37 CP-SAT solves`` on
     stderr: once the solve has run ``QUIET_S``, at each new stage and every ``REPORT_EVERY_S``."""
 
-    stats: object
+    stats: Stats
     last_stage: str = ""
     last_report: float = 0.0
-    started: float = field(default_factory=time.perf_counter)
 
     def tick(self) -> None:
         now = time.perf_counter()
-        elapsed = now - self.started
+        elapsed = now - self.stats.started
         stage = self.stats.stage
         if elapsed < QUIET_S or (stage == self.last_stage and now - self.last_report < REPORT_EVERY_S):
             return

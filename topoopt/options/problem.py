@@ -20,10 +20,16 @@ from topoopt.options.networks import StorageNetOption, server_takes
 from topoopt.options.performance import PerfClass, PerformanceAnswers, perf_key
 from topoopt.options.rules import PREFILTERABLE
 from topoopt.options.tables import FabricOption, NodeConfig, Options, OptionUniverse
-from topoopt.perf import Hardware, Job, storage_needs
+from topoopt.perf import Hardware, Job
 from topoopt.perf.job import never_slower
 
 SECONDS_PER_DAY = 86_400.0
+
+
+def deadline_s(instance: Instance) -> float | None:
+    """The instance's deadline in seconds (None: none)."""
+    deadline = instance.goal.deadline_days
+    return None if deadline is None else deadline * SECONDS_PER_DAY
 
 
 @dataclass
@@ -94,9 +100,8 @@ class Problem:
         catalog = catalog or resolve_catalog(instance)
         answers = PerformanceAnswers(Job.from_instance(instance, catalog.catalog))
         tables = OptionTables(instance, catalog, answers, dominance)
-        deadline = instance.goal.deadline_days
         return cls(instance=instance, catalog=catalog, tables=tables, answers=answers, prefilter=prefilter,
-                   options=tables.of(prefilter), time_limit_s=None if deadline is None else deadline * SECONDS_PER_DAY)
+                   options=tables.of(prefilter), time_limit_s=deadline_s(instance))
 
     # -- variants --------------------------------------------------------------------------------
     def prefiltering(self, prefilter: frozenset[str]) -> Problem:
@@ -148,8 +153,7 @@ class Problem:
 
     @property
     def deadline_s(self) -> float | None:
-        deadline = self.instance.goal.deadline_days
-        return None if deadline is None else deadline * SECONDS_PER_DAY
+        return deadline_s(self.instance)
 
     @property
     def converged_gb_per_step(self) -> float:
@@ -263,4 +267,4 @@ class Problem:
         return self.answers.trains_within(config, perf_class, nodes, seconds, converged)
 
     def storage_needs(self, tokens_per_s: float) -> StorageNeeds:
-        return storage_needs(self.job, tokens_per_s)
+        return self.answers.storage_needs(tokens_per_s)

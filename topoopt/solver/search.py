@@ -24,7 +24,8 @@ deterministic, so the same solutions are evaluated in the same order on every ru
 Time budget. With ``limit_s`` the search stops before visiting a node that ``solves`` once the time
 the visits report spending has reached the limit; each visit is told the time left. With
 ``deadline`` (a ``time.perf_counter()`` instant: the whole command's or the explanation's limit) it
-stops likewise once that instant has passed. What was not
+stops before any node once that instant has passed (bounding a node may cost performance-model
+evaluations too). What was not
 searched to the end has lower bounds, kept in :attr:`Outcome.open_bounds`: the key at which the
 search stopped (the smallest open key: no open node is below it) and the lower bound each
 evaluation reports when it stops unproven. No solution is below the least of them and the best
@@ -146,7 +147,7 @@ class BestFirst:
         while self._heap and not self.beyond(self._heap[0][0], best[0].value if best else math.inf):
             key, _, _, node = heapq.heappop(self._heap)
             left_s = None if self.limit_s is None else self.limit_s - spent_s
-            if node.solves and (left_s is not None and left_s <= 0 or self.past_deadline()):
+            if node.solves and left_s is not None and left_s <= 0 or self.past_deadline():
                 open_bounds.append(key)
                 break
             visit = node.visit(left_s)

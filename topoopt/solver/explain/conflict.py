@@ -6,6 +6,7 @@ is treated as a hint and shrunk by deletion to a minimal set that is verified in
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -73,8 +74,12 @@ class Trials:
     stats: Stats
     unanswered: int = 0
 
-    def infeasible(self, dm: DesignModel, families) -> bool:
-        answer = _infeasible(dm, families, self.settings, self.stats)
+    def infeasible(self, dm: DesignModel | Callable[[], DesignModel], families) -> bool:
+        """``dm``: the model, or how to build it — not built once the time limit has passed."""
+        if self.settings.remaining_s() == 0.0:
+            self.unanswered += 1
+            return False
+        answer = _infeasible(dm if isinstance(dm, DesignModel) else dm(), families, self.settings, self.stats)
         self.unanswered += answer is None
         return bool(answer)
 
@@ -116,12 +121,12 @@ def minimal_conflict(problem: Problem, settings: Settings, stats: Stats,
     if held and not _infeasible_with_every_option(everything, kept, trials):
         for family in list(held):
             trial = [f for f in held if f != family]
-            if trials.infeasible(explanation_model(problem.prefiltering(frozenset(trial))), kept + trial):
+            if trials.infeasible(lambda: explanation_model(problem.prefiltering(frozenset(trial))), kept + trial):
                 held = trial
         # With the held families enforced (exclusions and literals), some of ``kept`` may have
         # become redundant: shrink it again. The held families stay necessary, since a smaller
         # ``kept`` only loosens the rest.
-        final = explanation_model(problem.prefiltering(frozenset(held)))
+        final = functools.cache(lambda: explanation_model(problem.prefiltering(frozenset(held))))
         kept = _deletion_filter(final, kept, held, shown_necessary, trials)
     else:
         held = []
@@ -129,7 +134,7 @@ def minimal_conflict(problem: Problem, settings: Settings, stats: Stats,
     return Conflict(named, minimal=trials.unanswered == 0)
 
 
-def _deletion_filter(dm: DesignModel, kept: list[str], held: list[str], shown_necessary: Callable[[str], bool],
+def _deletion_filter(dm: DesignModel | Callable[[], DesignModel], kept: list[str], held: list[str], shown_necessary: Callable[[str], bool],
                      trials: Trials) -> list[str]:
     """Drop each member of ``kept`` whose removal leaves ``kept + held`` infeasible."""
     for family in list(kept):
@@ -144,8 +149,8 @@ def _infeasible_with_every_option(everything: Problem, families: list[str], tria
     bounds known without new performance-model evaluations (a relaxation, so its infeasibility
     is a proof): restoring options adds fabric classes, and asking the deadline question for
     each of them is most of the work of building the model."""
-    return (trials.infeasible(explanation_model(everything.with_known_deadline_bounds_only()), families)
-            or trials.infeasible(explanation_model(everything), families))
+    return (trials.infeasible(lambda: explanation_model(everything.with_known_deadline_bounds_only()), families)
+            or trials.infeasible(lambda: explanation_model(everything), families))
 
 
 def removes_options(problem: Problem, family: str) -> bool:
