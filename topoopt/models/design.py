@@ -9,7 +9,7 @@ from pydantic import Field
 from topoopt.models.base import NoBoolean, Record
 from topoopt.models.performance import Parallelism, Performance
 
-SCHEMA_VERSION = "1.4"
+SCHEMA_VERSION = "1.5"
 
 Network = Literal["compute", "storage", "management"]
 Tier = Literal["leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf", "mgmt-aggregation"]
@@ -21,11 +21,13 @@ LinkClass = Literal[
 
 
 class FabricShape(Record):
-    """The folded-Clos shape the counts come from.
+    """The folded-Clos shape the counts come from (docs/model.md, "Fabric").
 
-    Leaves have ``leaf_down_ports`` endpoint ports and ``leaf_up_ports`` uplinks; every leaf
-    reaches every spine of its pod with ``links_per_leaf_spine`` links; in 3 tiers, spine j of
-    every pod reaches every core of plane j with ``links_per_spine_core`` links.
+    A leaf carries ``rails_per_leaf`` rails of whole nodes; ``leaf_down_ports`` are the down-ports
+    in use on the fullest leaf and ``leaf_up_ports`` its uplinks; every leaf reaches every spine of
+    its pod with ``links_per_leaf_spine`` links; in 3 tiers, spine j of every pod reaches every core
+    of plane j with ``links_per_spine_core`` links. In 1 tier there is one switch per rail group
+    (``rail_only`` when there are several).
     """
 
     tiers: Annotated[Literal[0, 1, 2, 3], NoBoolean] = Field(description="0 = a single node without a compute fabric.")
@@ -33,7 +35,7 @@ class FabricShape(Record):
     leaves: int = Field(ge=0)
     spines: int = Field(ge=0)
     cores: int = Field(ge=0)
-    leaf_down_ports: int = Field(ge=0)
+    leaf_down_ports: int = Field(ge=0, description="Down-ports in use on the fullest leaf.")
     leaf_up_ports: int = Field(ge=0)
     links_per_leaf_spine: int = Field(ge=0)
     pods: int = Field(ge=0)
@@ -42,8 +44,11 @@ class FabricShape(Record):
     cores_per_plane: int = Field(ge=0)
     spine_up_ports: int = Field(ge=0)
     links_per_spine_core: int = Field(ge=0)
-    rail_optimized: bool
-    leaves_per_rail: int = Field(ge=0, description="Leaves serving one rail (rail-optimized) or all leaves.")
+    rail_optimized: bool = Field(description="2 or 3 tiers with several rail groups: rail group i of every node on leaf group i.")
+    leaves_per_rail: int = Field(ge=0, description="Leaves serving one rail group.")
+    rails_per_leaf: int = Field(1, ge=1, description="Rails of a node one leaf (or 1-tier switch) carries.")
+    rail_only: bool = Field(False, description="1 tier with several rail groups: one switch per group, none joining them.")
+    provisioned_nodes: int = Field(0, ge=0, description="Nodes the spine and core layers are sized for (growth); 0 = the nodes built.")
 
 
 class SwitchGroup(Record):
@@ -104,6 +109,8 @@ class StorageNetwork(Record):
     leaves: int = Field(ge=0, description="Storage leaf switches (dedicated).")
     spines: int = Field(ge=0, description="Storage spine switches (dedicated, 2 tiers).")
     compute_storage_leaves: int = Field(ge=0, description="Compute-fabric leaves carrying storage units (converged).")
+    converged_attach: Literal["leaves", "top"] = Field(
+        "leaves", description="Converged, 2 or 3 tiers: storage units on their own leaves, or on free spine (2 tiers) or core (3 tiers) ports.")
     unit_ports: int = Field(ge=0, description="Storage-unit data ports attached (hot and cold tiers).")
 
 

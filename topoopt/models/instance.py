@@ -125,6 +125,10 @@ class Site(Record):
     rack_classes: list[str] | None = Field(None, description="Allowed rack class ids; None = all.")
     distances: Distances = Field(default_factory=Distances, description="Cable-run lengths used to pick media.")
     power_cap_kw: float | None = Field(None, gt=0, le=1e7, description="Site IT power cap in kW.")
+    provision_fabric_for_nodes: int | None = Field(
+        None, ge=1, le=131_072,
+        description="Size the compute fabric's spine and core layers for this many nodes (growth: leaves are added "
+                    "later without re-cabling the spines); None = sized for the nodes built.")
 
 
 class CatalogAdditions(Record):
