@@ -45,13 +45,18 @@ _RECORDS = (
     Family("link_speed", "A link runs at the slower of its two ends; the design reports that speed.",
            structural=True),
     Family("leaf_ports_cover_endpoints",
-           "Leaf down-ports cover every node NIC port (one switch only when it has enough ports)."),
+           "Leaf down-ports cover every node NIC port, each leaf carrying whole rail groups of whole nodes (one switch "
+           "per rail group only when it has enough ports)."),
     Family("spine_ports_cover_uplinks", "Spine ports cover every leaf uplink (and core uplinks in three tiers)."),
     Family("core_ports_cover_uplinks", "Core ports cover every spine uplink."),
-    Family("oversubscription_within_limit", "Leaf down-ports per uplink stay within the allowed oversubscription.",
+    Family("oversubscription_within_limit",
+           "Leaf down-ports in use per uplink stay within the allowed oversubscription and the fabric option's class.",
            source="constraints.max_oversubscription", prefilterable=True),
     Family("uplinks_balanced",
-           "Every leaf reaches every spine of its pod with the same number of links, likewise spine to core."),
+           "Every leaf reaches every spine of its pod with the same number of links, likewise spine to core, "
+           "with no more uplinks than its ports in use need (unless the fabric is provisioned for growth)."),
+    Family("rail_only_allowed", "A rail-only fabric (one switch per rail group, none joining them) is chosen only "
+           "when the instance allows it.", source="constraints.allow_rail_only"),
     Family("port_form_factor_match", "Each end of each cable or transceiver fits the cage it plugs into."),
     Family("cable_reach", "Each cable's maximum reach covers its link's length.", source="site.distances",
            prefilterable=True),

@@ -120,7 +120,20 @@ def priced_in_book(ctx: CheckContext) -> list[Violation]:
     ]
 
 
+def rail_only_allowed(ctx: CheckContext) -> list[Violation]:
+    """A rail-only fabric — one tier with fewer rails per switch than per node, so that no switch
+    joins the rail groups — only when ``constraints.allow_rail_only``."""
+    f = ctx.design.fabric
+    rail_only = f.tiers == 1 and f.rails_per_leaf < ctx.design.nics_per_node
+    if rail_only and not ctx.instance.constraints.allow_rail_only:
+        return [Violation(family="rail_only_allowed", item="fabric",
+                          detail=f"rail-only ({f.rails_per_leaf} of {ctx.design.nics_per_node} rails per switch) "
+                                 "but constraints.allow_rail_only is false")]
+    return []
+
+
 RULES = {
+    "rail_only_allowed": rail_only_allowed,
     "allowed_by_lists": allowed_by_lists,
     "pins_respected": pins_respected,
     "priced_in_book": priced_in_book,

@@ -192,6 +192,9 @@ class Constraints(Record):
     storage: AllowDeny = Field(default_factory=AllowDeny, description="Storage tier ids (hot and cold) allowed / denied.")
     storage_nics: AllowDeny = Field(default_factory=AllowDeny, description="Storage NIC ids allowed / denied.")
     max_oversubscription: float = Field(1.0, ge=1, le=16, description="Leaf down:up port ratio cap.")
+    allow_rail_only: bool = Field(
+        False, description="Allow rail-only fabrics (one switch per rail group, none joining them: cross-rail "
+                           "traffic rides the scale-up link first).")
     pins: Pins = Field(default_factory=Pins, description="Decisions fixed in advance.")
 
 

@@ -48,7 +48,9 @@ def fabric_violations(fabric, instance: Instance) -> frozenset[str]:
         pins.leaf_switch is not None and fabric.switch.id != pins.leaf_switch
     ):
         found.add("pins_respected")
-    if fabric.tiers > 1 and fabric.down > rules.max_oversubscription * fabric.up + 1e-9:
+    # Class ρ holds ratios in (ρ−1, ρ]: none within a cap at or below ρ−1 (the model caps the
+    # rest at the limit: solver/model/fabric.py).
+    if fabric.tiers > 1 and fabric.ratio - 1 >= rules.max_oversubscription - 1e-9:
         found.add("oversubscription_within_limit")
     return frozenset(found)
 

@@ -39,6 +39,8 @@ from topoopt.options.rules import (
 )
 
 RAIL_CHOICES = (1, 2, 4, 8)
+RAILS_PER_LEAF = (1, 2, 4, 8)
+"""Rails of a node one leaf (or one 1-tier switch) may carry (docs/model.md, "Rail groups")."""
 OVERSUBSCRIPTION_RATIOS = (1, 2, 3)
 MAX_NODES = 131_072
 """Largest node count the model considers (about a million GPUs at 8 per node)."""
@@ -90,7 +92,13 @@ class NodeConfig:
 
 @dataclass(frozen=True)
 class FabricOption:
-    """One folded-Clos shape: tiers, switch model, leaf port split and spine/core structure."""
+    """One folded-Clos shape: tiers, switch model, leaf uplinks and spine/core structure.
+
+    ``down`` is the most down-ports a leaf may use (2 tiers: ``radix − up``; 3 tiers: the split's);
+    ``ratio`` is the oversubscription class ρ: the fullest leaf's down-ports in use ``d`` satisfy
+    ``(ρ−1)·up < d ≤ ρ·up`` (docs/model.md, "Fabric"). The rails a leaf carries are a separate
+    choice of the model (``RAILS_PER_LEAF``).
+    """
 
     index: int
     tiers: int
@@ -117,23 +125,27 @@ class FabricOption:
 
     @property
     def perf_class(self) -> tuple[int, float]:
-        """What the performance model sees of the fabric: tiers and oversubscription.
+        """What the performance model sees of the fabric: tiers and the oversubscription class ρ.
 
-        A single node without a fabric has no scale-out traffic, so it looks like one switch.
+        A single node without a fabric has no scale-out traffic, so it looks like one switch; so
+        does a rail-only fabric (one switch per rail group: docs/performance-model.md).
         """
         return max(self.tiers, 1), self.oversubscription
 
     @property
     def oversubscription(self) -> float:
-        return self.down / self.up if self.up else 1.0
+        return float(self.ratio) if self.tiers >= 2 else 1.0
 
     @property
     def label(self) -> str:
         if self.tiers == 0:
             return "no compute fabric (one node)"
         if self.tiers == 1:
-            return f"1 tier of {self.switch.id}"
-        return f"{self.tiers} tiers of {self.switch.id} ({self.down} down / {self.up} up per leaf)"
+            return f"1 tier of {self.switch.id} (one switch per rail group)"
+        if self.tiers == 2:
+            return (f"2 tiers of {self.switch.id} ({self.up} uplinks per leaf: {self.links_per_leaf_spine} to each of "
+                    f"{self.spines} spines, up to {self.ratio}:1)")
+        return f"3 tiers of {self.switch.id} ({self.down} down / {self.up} up per leaf)"
 
 
 @dataclass(frozen=True)
@@ -195,7 +207,8 @@ def divisors(value: int) -> list[int]:
 
 
 def leaf_splits(radix: int) -> list[tuple[int, int, int]]:
-    """``(down, up, ratio)`` port splits of a leaf, one per oversubscription ratio (docs/model.md)."""
+    """``(down, up, ratio)`` port splits of a 3-tier leaf, one per oversubscription ratio
+    (docs/model.md)."""
     splits = []
     for ratio in OVERSUBSCRIPTION_RATIOS:
         down = radix * ratio // (1 + ratio)
@@ -203,6 +216,20 @@ def leaf_splits(radix: int) -> list[tuple[int, int, int]]:
         if down >= 1 and up >= 1 and down + up <= radix:
             splits.append((down, up, ratio))
     return splits
+
+
+def two_tier_uplinks(radix: int) -> list[tuple[int, int, int]]:
+    """``(spines, links per leaf–spine pair, ratio)`` of the 2-tier options: uplinks ``u = S·L`` up
+    to half the radix, and for ratio ρ ≥ 2 only those leaving a leaf room for more than
+    ``(ρ−1)·u`` down-ports (docs/model.md, "Uplinks sized to the ports in use")."""
+    shapes = []
+    for ratio in OVERSUBSCRIPTION_RATIOS:
+        for spines in range(1, radix // 2 + 1):
+            for links in range(1, radix // 2 // spines + 1):
+                up = spines * links
+                if (ratio - 1) * up + 1 <= radix - up:
+                    shapes.append((spines, links, ratio))
+    return shapes
 
 
 def node_configs(catalog: ResolvedCatalog) -> list[NodeConfig]:
@@ -286,12 +313,12 @@ def fabric_options(catalog: ResolvedCatalog, speeds: set[tuple[str, int]]) -> li
                 continue
             add(tiers=1, down=radix, up=0, ratio=1, spines=0, links_per_leaf_spine=0, leaves_per_pod=1,
                 spine_up=0, cores_per_plane=0, links_per_spine_core=0, max_pods=1, **common)
+            for spines, links, ratio in two_tier_uplinks(radix):
+                up = spines * links
+                add(tiers=2, down=radix - up, up=up, ratio=ratio, spines=spines, links_per_leaf_spine=links,
+                    leaves_per_pod=radix // links, spine_up=0, cores_per_plane=0, links_per_spine_core=0,
+                    max_pods=1, **common)
             for down, up, ratio in leaf_splits(radix):
-                for spines in divisors(up):
-                    links = up // spines
-                    add(tiers=2, down=down, up=up, ratio=ratio, spines=spines, links_per_leaf_spine=links,
-                        leaves_per_pod=radix // links, spine_up=0, cores_per_plane=0,
-                        links_per_spine_core=0, max_pods=1, **common)
                 # 3 tiers: spines split half down, half up. Each leaf reaches each spine of its
                 # pod with 1 or 2 links (2 lets twin-port assemblies carry both of their links).
                 spine_up = radix - radix // 2

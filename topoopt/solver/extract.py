@@ -38,6 +38,8 @@ class Choice:
     management: ManagementOption | None
     """None only in a model that relaxes management_ports_cover and whose catalog offers no
     management switch (an explanation's relaxation); a design always has one."""
+    rails_per_leaf: int
+    storage_on_top: bool
 
     @property
     def converged(self) -> bool:
@@ -47,14 +49,18 @@ class Choice:
 def chosen(dm: DesignModel, value) -> Choice:
     o, v, n = dm.options, dm.vars, dm.net
     config = next(c for c in o.node_configs if value(v.use_config[c.index]))
-    fabric = next(f for f in o.fabrics if value(v.use_fabric[f.index]))
+    unit = next(i for i, lit in enumerate(v.use_fabric) if value(lit))
+    shape = next((s for s, lit in v.use_shape.items() if value(lit)), None)
+    fabric = dm.units.option(unit, shape)
     parts = {cls: p for cls, ps in o.parts.items() for p in ps if value(v.use_part[cls, p.index])}
     rack = next(r.index for r in o.racks if value(v.use_rack[r.index]))
     storage = next(s.index for s in o.storage if value(v.use_storage[s.index]))
     net = next(s for s, lit in zip(o.storage_nets, n.use_storage_net) if value(lit))
     cold = next(c for c, lit in zip(o.cold, n.use_cold) if value(lit))
     management = next((x for x, lit in zip(o.management, n.use_mgmt) if value(lit)), None)
-    return Choice(config, fabric, parts, rack, storage, net, cold, management)
+    rails_per_leaf = next(g for g, lit in v.use_rails_per_leaf.items() if value(lit))
+    return Choice(config, fabric, parts, rack, storage, net, cold, management, rails_per_leaf,
+                  bool(value(n.storage_on_top)))
 
 
 def node_power_w(dm: DesignModel, pick: Choice) -> float:
@@ -85,7 +91,7 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
         nics_per_node=c.rails,
         link_gbps=c.interconnect.gbps,
         tiers=f.tiers,
-        oversubscription=round(f.oversubscription, 4) if f.tiers >= 2 else 1.0,
+        oversubscription=round(shape.leaf_down_ports / shape.leaf_up_ports, 4) if f.tiers >= 2 else 1.0,
         rail_optimized=shape.rail_optimized,
         fabric=shape,
         switches=_compute_switches(dm, pick, value) + storage_switches + mgmt_switches,
@@ -102,15 +108,16 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
 
 
 def _fabric_shape(dm: DesignModel, pick: Choice, value) -> FabricShape:
-    v, c, f = dm.vars, pick.config, pick.fabric
-    leaves, multi = value(v.leaves), f.tiers >= 2
+    v, c, f, g = dm.vars, pick.config, pick.fabric, pick.rails_per_leaf
+    leaves, multi, nodes = value(v.leaves), f.tiers >= 2, value(v.nodes)
+    per_group = value(v.leaves_per_rail)
     return FabricShape(
         tiers=f.tiers,
         switch=f.switch.id if f.tiers else "none",
         leaves=leaves,
         spines=value(v.spines),
         cores=value(v.cores),
-        leaf_down_ports=f.down,
+        leaf_down_ports=g * -(-nodes // per_group) if f.tiers else 0,
         leaf_up_ports=f.up,
         links_per_leaf_spine=f.links_per_leaf_spine,
         pods=value(v.pods),
@@ -119,8 +126,11 @@ def _fabric_shape(dm: DesignModel, pick: Choice, value) -> FabricShape:
         cores_per_plane=f.cores_per_plane,
         spine_up_ports=f.spine_up,
         links_per_spine_core=f.links_per_spine_core,
-        rail_optimized=multi and c.rails > 1,
-        leaves_per_rail=value(v.leaves_per_rail),
+        rail_optimized=multi and g < c.rails,
+        leaves_per_rail=per_group,
+        rails_per_leaf=g,
+        rail_only=f.tiers == 1 and g < c.rails,
+        provisioned_nodes=dm.problem.instance.site.provision_fabric_for_nodes or 0,
     )
 
 
@@ -129,10 +139,12 @@ def _compute_switches(dm: DesignModel, pick: Choice, value) -> list[SwitchGroup]
     network's storage units on the leaves)."""
     v, f = dm.vars, pick.fabric
     links = {cls: value(v.links[cls]) for cls in dm.options.parts}
-    converged_ports = value(dm.net.unit_ports) if pick.converged else 0
-    tiers = (("leaf", v.leaves, links["node-leaf"] + converged_ports + links["leaf-spine"]),
-             ("spine", v.spines, links["leaf-spine"] + links["spine-core"]),
-             ("core", v.cores, links["spine-core"]))
+    units = value(dm.net.unit_ports) if pick.converged else 0
+    where = ("core" if f.tiers == 3 else "spine") if pick.storage_on_top else "leaf"
+    on = {tier: units if tier == where else 0 for tier in ("leaf", "spine", "core")}
+    tiers = (("leaf", v.leaves, links["node-leaf"] + on["leaf"] + links["leaf-spine"]),
+             ("spine", v.spines, links["leaf-spine"] + links["spine-core"] + on["spine"]),
+             ("core", v.cores, links["spine-core"] + on["core"]))
     return [SwitchGroup(tier=tier, model=f.switch.id, count=value(count), ports_used=ports)
             for tier, count, ports in tiers if value(count)]
 
@@ -243,7 +255,8 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
                                    length_m=lengths["storage-unit"], gbps=gbps))
     needs = dm.problem.storage_needs(dm.target or 0.0)
     storage_net = StorageNetwork(**record, need_gbps=round(needs.network_gbps, 3), leaves=leaves, spines=spines,
-                                 compute_storage_leaves=value(n.compute_storage_leaves), unit_ports=value(n.unit_ports))
+                                 compute_storage_leaves=value(n.compute_storage_leaves), unit_ports=value(n.unit_ports),
+                                 converged_attach="top" if pick.storage_on_top else "leaves")
     return storage_net, switches, links
 
 

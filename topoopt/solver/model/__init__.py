@@ -44,6 +44,7 @@ RULES: dict[str, Callable[[DesignModel], None]] = {
     "core_ports_cover_uplinks": fabric.core_ports_cover_uplinks,
     "oversubscription_within_limit": fabric.oversubscription_within_limit,
     "uplinks_balanced": fabric.uplinks_balanced,
+    "rail_only_allowed": fabric.rail_only_allowed,
     "port_form_factor_match": cabling.port_form_factor_match,
     "cable_reach": cabling.cable_reach,
     "rack_power_within_limit": racks.rack_power_within_limit,

@@ -15,10 +15,10 @@ def port_form_factor_match(dm: DesignModel) -> None:
     o, v = dm.options, dm.vars
     # Fabric options share their switch and speed: test each part once per (switch, speed).
     by_switch_speed: dict[tuple, tuple] = {}
-    for f in o.fabrics:
+    for f, lit in zip(dm.units.reps, v.use_fabric):
         if f.tiers:
             switch, literals = by_switch_speed.setdefault((f.switch.id, f.gbps), (f.switch, []))
-            literals.append(v.use_fabric[f.index])
+            literals.append(lit)
 
     def switches_fitting(part, end: str) -> list:
         return [lit for (_, gbps), (switch, lits) in by_switch_speed.items()

@@ -15,7 +15,7 @@ from ortools.sat.python import cp_model
 
 from topoopt.families import FAMILIES
 from topoopt.options.problem import Problem
-from topoopt.options.tables import MAX_NODES, Options
+from topoopt.options.tables import MAX_NODES, RAILS_PER_LEAF, Options
 
 COUNT_MAX = 50_000_000
 MONEY_MAX = 10**15
@@ -35,8 +35,12 @@ class Vars:
 
     use_config: list[Bool]
     use_fabric: list[Bool]
+    """One per fabric unit (:class:`FabricUnits`): a fabric option, or a 2-tier base."""
+    use_shape: dict[tuple[int, int], Bool]
+    """2 tiers: (spines, links per leaf–spine pair), chosen apart from the base."""
     use_tier: dict[int, Bool]
     use_class: dict[tuple[int, float], Bool]
+    use_rails_per_leaf: dict[int, Bool]
     use_speed: dict[tuple[str, int], Bool]
     use_switch: dict[str, Bool]
     use_part: dict[tuple[str, int], Bool]
@@ -82,6 +86,7 @@ class DesignModel:
         self.target = throughput_target_tokens_per_s
         # (violations, literals): combinations of options ruled out by the listed families.
         self.pair_rules: list[tuple[frozenset[str], tuple]] = []
+        self.units = FabricUnits(self.options.fabrics)
         self.vars = self._variables()
         self.net = network_variables(self)
 
@@ -97,7 +102,7 @@ class DesignModel:
     def forbid_violations(self, family: str) -> None:
         """Forbid every option that violates ``family`` on its own (see options/rules.py)."""
         o, v = self.options, self.vars
-        tables = [(o.node_configs, v.use_config), (o.fabrics, v.use_fabric), (o.racks, v.use_rack),
+        tables = [(o.node_configs, v.use_config), (self.units.reps, v.use_fabric), (o.racks, v.use_rack),
                   (o.storage, v.use_storage)]
         tables += [(ps, [v.use_part[cls, p.index] for p in ps]) for cls, ps in o.parts.items()]
         tables += [(o.storage_nets, self.net.use_storage_net), (o.cold, self.net.use_cold), (o.management, self.net.use_mgmt)]
@@ -132,16 +137,62 @@ class DesignModel:
         return [(self.any_of([self.vars.use_config[c.index] for c in cs], f"group_{i}"), cs)
                 for i, cs in enumerate(groups.values())]
 
+    def rails_groups(self) -> list[tuple[int, object]]:
+        """``(rails per node, literal)`` per rails count of the node configurations, built once."""
+        if not hasattr(self, "_rails_groups"):
+            self._rails_groups = [(cs[0].rails, lit) for lit, cs in self.node_groups(lambda c: c.rails)]
+        return self._rails_groups
+
     def fabric_groups(self, key, name: str) -> list[tuple[object, object]]:
         """``(value, literal)`` per distinct ``key(fabric option)`` (None: the option is left out),
         the literal true when a fabric option of that value is chosen: a rule that depends only on
-        the value is stated once per value instead of once per option."""
+        the value is stated once per value instead of once per option.
+
+        A 2-tier option stands for its base (:class:`FabricUnits`): ``key`` may read only the
+        switch, speed, tiers and ratio class of a 2-tier option — its shape goes through
+        :meth:`two_tier_groups`."""
         groups: dict = {}
-        for f in self.options.fabrics:
+        for f, lit in zip(self.units.reps, self.vars.use_fabric):
             value = key(f)
             if value is not None:
-                groups.setdefault(value, []).append(self.vars.use_fabric[f.index])
+                groups.setdefault(value, []).append(lit)
         return [(value, self.any_of(lits, f"{name}_{i}")) for i, (value, lits) in enumerate(groups.items())]
+
+    def two_tier_groups(self, shape_key, base_key, name: str) -> list[tuple[tuple, list]]:
+        """``((shape value, base value), literals)`` per combination present among the 2-tier
+        options, the literals all true exactly when a 2-tier option with those values is chosen.
+
+        ``shape_key`` reads a 2-tier option's shape (spines, links per pair, uplinks) and
+        ``base_key`` its base (switch, speed, radix, ports per cage, ratio class; None when the
+        rule needs nothing of it): the model chooses the two apart (:class:`FabricUnits`), so a
+        rule holds under the pair of group literals.
+        """
+        shapes = {shape: (rep, self.vars.use_shape[shape]) for shape, rep in self.units.shapes.items()}
+        bases = {i: (rep, lit) for i, (rep, lit) in enumerate(zip(self.units.reps, self.vars.use_fabric))
+                 if rep.tiers == 2}
+        combos = {(shape_key(f), base_key(f) if base_key else None) for f in self.options.fabrics if f.tiers == 2}
+        by_shape = self._values_of(f"{name}_shape", shapes, shape_key)
+        by_base = self._values_of(f"{name}_base", bases, base_key) if base_key else {}
+        return [((s, b), [by_shape[s]] + ([by_base[b]] if base_key else [])) for s, b in sorted(combos, key=repr)]
+
+    def leaf_groups(self, shape_key, base_key, combine, three, name: str) -> list[tuple[object, list]]:
+        """``(value, literals)`` over the 2- and 3-tier options for a rule that reads
+        ``combine(shape_key(f), base_key(f))`` of a 2-tier option (:meth:`two_tier_groups`) and
+        ``three(f)`` of a 3-tier one (a few dozen options, grouped per value)."""
+        out = [(combine(s, b), lits) for (s, b), lits in self.two_tier_groups(shape_key, base_key, f"{name}_2")]
+        return out + [(value, [lit]) for value, lit in
+                      self.fabric_groups(lambda f: three(f) if f.tiers == 3 else None, f"{name}_3")]
+
+    def _values_of(self, name: str, groups: dict, key) -> dict:
+        """{key value: literal} over ``groups`` ({group key: (representative option, literal)})."""
+        if not hasattr(self, "_two_tier_values"):
+            self._two_tier_values: dict = {}
+        if name not in self._two_tier_values:
+            lits: dict = {}
+            for rep, lit in groups.values():
+                lits.setdefault(key(rep), []).append(lit)
+            self._two_tier_values[name] = {v: self.any_of(ls, f"{name}_{i}") for i, (v, ls) in enumerate(lits.items())}
+        return self._two_tier_values[name]
 
     def int_var(self, upper: int, name: str, lower: int = 0):
         return self.model.new_int_var(lower, upper, name)
@@ -161,9 +212,11 @@ class DesignModel:
         switch_ids = list(self.switch_models())
         return Vars(
             use_config=[m.new_bool_var(f"use_config{c.index}") for c in o.node_configs],
-            use_fabric=[m.new_bool_var(f"use_fabric{f.index}") for f in o.fabrics],
+            use_fabric=[m.new_bool_var(f"use_fabric{i}") for i in range(len(self.units.reps))],
+            use_shape={shape: m.new_bool_var(f"use_shape_{shape[0]}x{shape[1]}") for shape in self.units.shapes},
             use_tier={t: m.new_bool_var(f"use_tier{t}") for t in (0, 1, 2, 3)},
             use_class={cls: m.new_bool_var(f"use_class{cls}") for cls in sorted({f.perf_class for f in o.fabrics})},
+            use_rails_per_leaf={g: m.new_bool_var(f"use_rails_per_leaf{g}") for g in RAILS_PER_LEAF},
             use_speed={s: m.new_bool_var(f"use_speed{s}") for s in sorted({c.speed_key for c in o.node_configs})},
             use_switch={sid: m.new_bool_var(f"use_switch_{sid}") for sid in switch_ids},
             use_part={(cls, p.index): m.new_bool_var(f"use_{cls}_{p.part.id}") for cls, p in parts},
@@ -194,6 +247,49 @@ class DesignModel:
         )
 
 
+class FabricUnits:
+    """The fabric choices the model has a literal for: each fabric option, except that a 2-tier
+    option is a *base* (switch, protocol, Gb/s, ratio class) and a *shape* (spines, links per
+    leaf–spine pair) chosen apart. Hundreds of shapes per switch and speed would otherwise each be
+    an option literal, and every rule's grouping of the options would walk all of them.
+
+    A base takes a shape whose uplinks it allows: the 2-tier options of a base are every shape with
+    ``spines × links`` up to a bound (options/tables.py ``two_tier_uplinks``), so the pair is
+    valid exactly when the shape's uplinks are within the base's largest (definitions.py).
+    """
+
+    def __init__(self, fabrics: list) -> None:
+        self.reps: list = []
+        """The representative option of each unit (for a 2-tier base, its first option)."""
+        self.unit_of: list[int] = []
+        """Each fabric option's unit."""
+        self.shapes: dict[tuple[int, int], object] = {}
+        """(spines, links per pair) -> a 2-tier option with that shape."""
+        self.by_pair: dict[tuple[int, tuple[int, int]], object] = {}
+        """(base unit, shape) -> the 2-tier option."""
+        self.most_uplinks: dict[int, int] = {}
+        """2-tier base unit -> the most uplinks its shapes have."""
+        bases: dict[tuple, int] = {}
+        for f in fabrics:
+            if f.tiers == 2:
+                key = (f.switch.id, f.protocol, f.gbps, f.ratio)
+                if key not in bases:
+                    bases[key] = len(self.reps)
+                    self.reps.append(f)
+                unit, shape = bases[key], (f.spines, f.links_per_leaf_spine)
+                self.shapes.setdefault(shape, f)
+                self.by_pair[unit, shape] = f
+                self.most_uplinks[unit] = max(self.most_uplinks.get(unit, 0), f.up)
+            else:
+                unit = len(self.reps)
+                self.reps.append(f)
+            self.unit_of.append(unit)
+
+    def option(self, unit: int, shape: tuple[int, int] | None):
+        """The fabric option of a chosen unit (and shape, for a 2-tier base)."""
+        return self.by_pair[unit, shape] if self.reps[unit].tiers == 2 else self.reps[unit]
+
+
 @dataclass
 class NetVars:
     """The storage and management networks' variables, by name."""
@@ -212,6 +308,8 @@ class NetVars:
     leaves: Int
     spines: Int
     compute_storage_leaves: Int
+    storage_on_top: Bool
+    """Converged, 2 or 3 tiers: the storage units on free ports of the top tier (spines or cores)."""
     mgmt_ports: Int
     mgmt_node_ports: Int
     mgmt_leaves: Int
@@ -264,6 +362,7 @@ def network_variables(dm) -> NetVars:
         leaves=iv(count_max, "storage_leaves"),
         spines=iv(count_max, "storage_spines"),
         compute_storage_leaves=iv(count_max, "compute_storage_leaves"),
+        storage_on_top=m.new_bool_var("storage_on_top"),
         mgmt_ports=iv(count_max, "mgmt_ports"),
         mgmt_node_ports=iv(count_max, "mgmt_node_ports"),
         mgmt_leaves=iv(count_max, "mgmt_leaves"),
@@ -284,6 +383,13 @@ def network_variables(dm) -> NetVars:
         node_power_caps=[],
         cost={k: iv(10**15, f"cost_{k}") for k in NET_COSTS},
     )
+
+
+def _grouped(items: list, key) -> dict:
+    groups: dict = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
+    return groups
 
 
 def by_value(dm, options: list, literals: list, value, name: str) -> dict:

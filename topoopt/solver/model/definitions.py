@@ -18,16 +18,28 @@ from topoopt.solver.model.integers import thousandths
 def choices(dm: DesignModel) -> None:
     """Exactly one option of each kind; derived Booleans for tiers, fabric classes, speeds."""
     m, o, v = dm.model, dm.options, dm.vars
-    for literals in (v.use_config, v.use_fabric, v.use_rack, v.use_storage, list(v.use_speed.values())):
+    for literals in (v.use_config, v.use_fabric, v.use_rack, v.use_storage, list(v.use_speed.values()),
+                     list(v.use_rails_per_leaf.values())):
         m.add_exactly_one(literals)
+    # A leaf carries whole rail groups: g divides the rails (without a fabric there are no leaves: g = 1).
+    for rails, rails_lit in dm.rails_groups():
+        for g, g_lit in v.use_rails_per_leaf.items():
+            if rails % g:
+                m.add_bool_or([rails_lit.Not(), g_lit.Not()])
+    m.add_implication(v.use_tier[0], v.use_rails_per_leaf[1])
+    units = list(zip(dm.units.reps, v.use_fabric))
     for tier, lit in v.use_tier.items():
-        m.add(sum(v.use_fabric[f.index] for f in o.fabrics if f.tiers == tier) == lit)
+        m.add(sum(x for f, x in units if f.tiers == tier) == lit)
     m.add(v.multi_tier == v.use_tier[2] + v.use_tier[3])
     for cls, lit in v.use_class.items():
-        m.add(sum(v.use_fabric[f.index] for f in o.fabrics if f.perf_class == cls) == lit)
+        m.add(sum(x for f, x in units if f.perf_class == cls) == lit)
     for sid, lit in v.use_switch.items():
-        m.add(sum(v.use_fabric[f.index] for f in o.fabrics if f.tiers > 0 and f.switch.id == sid) == lit)
+        m.add(sum(x for f, x in units if f.tiers > 0 and f.switch.id == sid) == lit)
         m.add(v.switches_of[sid] == 0).only_enforce_if(lit.Not())
+    # 2 tiers: one shape, with no more uplinks than the base allows (FabricUnits).
+    m.add(sum(v.use_shape.values()) == v.use_tier[2])
+    m.add(sum(f.up * x for f, x in ((dm.units.shapes[s], x) for s, x in v.use_shape.items()))
+          <= sum(dm.units.most_uplinks[i] * x for i, x in enumerate(v.use_fabric) if i in dm.units.most_uplinks))
     for c in o.node_configs:
         lit = v.use_config[c.index]
         m.add_implication(lit, v.use_speed[c.speed_key])
@@ -36,7 +48,8 @@ def choices(dm: DesignModel) -> None:
 
 
 def fabric_shape(dm: DesignModel) -> None:
-    """Switch counts per tier for each fabric option (the rules on them are families).
+    """Switch counts per tier for each fabric option (the rules on them are families); 1 tier has
+    one switch per rail group (leaf_ports_cover_endpoints).
 
     A fabric has at least one leaf: implied by the families, and stated apart so that it
     holds when an explanation relaxes them (a fabric without switches is no way out).
@@ -47,7 +60,7 @@ def fabric_shape(dm: DesignModel) -> None:
         m.add(var == 0).only_enforce_if(v.use_tier[0])
     for switch_id, lit in dm.fabric_groups(lambda f: f.switch.id if f.tiers else None, "switch_key"):
         m.add(v.switches_of[switch_id] == v.leaves + v.spines + v.cores).only_enforce_if(lit)
-    for var, value in ((v.leaves, 1), (v.leaves_per_rail, 1), (v.spines, 0)):
+    for var, value in ((v.leaves_per_rail, 1), (v.spines, 0)):
         m.add(var == value).only_enforce_if(v.use_tier[1])
     for tier in (1, 2):
         m.add(v.cores == 0).only_enforce_if(v.use_tier[tier])
@@ -65,8 +78,9 @@ def cables(dm: DesignModel) -> None:
     m, o, v = dm.model, dm.options, dm.vars
     m.add(v.links["node-leaf"] == v.endpoints).only_enforce_if(v.use_tier[0].Not())
     m.add(v.links["node-leaf"] == 0).only_enforce_if(v.use_tier[0])
-    for up, lit in dm.fabric_groups(lambda f: f.up if f.tiers >= 2 else 0, "uplinks_key"):
-        m.add(v.links["leaf-spine"] == v.leaves * up).only_enforce_if(lit)
+    m.add(v.links["leaf-spine"] == 0).only_enforce_if(v.multi_tier.Not())
+    for up, lits in dm.leaf_groups(lambda f: f.up, None, lambda up, _: up, lambda f: f.up, "uplinks_key"):
+        m.add(v.links["leaf-spine"] == v.leaves * up).only_enforce_if(lits)
     for up, lit in dm.fabric_groups(lambda f: f.spine_up if f.tiers == 3 else 0, "spine_uplinks_key"):
         m.add(v.links["spine-core"] == v.spines * up).only_enforce_if(lit)
     in_use = {"node-leaf": 1 - v.use_tier[0], "leaf-spine": v.multi_tier, "spine-core": v.use_tier[3]}
@@ -122,12 +136,12 @@ def _upper_cages_per_switch(dm: DesignModel) -> tuple:
     m, v = dm.model, dm.vars
     last_pod_cages = dm.int_var(COUNT_MAX, "leaf_spine_last_pod_spine_cages")
     core_cages = dm.int_var(COUNT_MAX, "spine_core_core_cages")
-    for (per_pod, per_pair, ppc), lit in dm.fabric_groups(
-            lambda f: (f.leaves_per_pod if f.tiers == 3 else 0, f.links_per_leaf_spine, _ports_per_cage(f))
-            if f.tiers >= 2 else None, "last_pod_key"):
+    for (per_pod, per_pair, ppc), lits in dm.leaf_groups(
+            lambda f: f.links_per_leaf_spine, _ports_per_cage, lambda per_pair, ppc: (0, per_pair, ppc),
+            lambda f: (f.leaves_per_pod, f.links_per_leaf_spine, _ports_per_cage(f)), "last_pod_key"):
         links = per_pair * (v.leaves - per_pod * (v.pods - 1))
-        m.add(ppc * last_pod_cages >= links).only_enforce_if(lit)
-        m.add(ppc * last_pod_cages <= links + ppc - 1).only_enforce_if(lit)
+        m.add(ppc * last_pod_cages >= links).only_enforce_if(lits)
+        m.add(ppc * last_pod_cages <= links + ppc - 1).only_enforce_if(lits)
     for (per_pair, ppc), lit in dm.fabric_groups(
             lambda f: (f.links_per_spine_core, _ports_per_cage(f)) if f.tiers == 3 else None, "core_key"):
         m.add(ppc * core_cages >= per_pair * v.pods).only_enforce_if(lit)
@@ -147,7 +161,12 @@ def _class_shapes(dm: DesignModel, last_pod_cages, core_cages) -> dict[str, dict
             upper_cages=lambda f: (f.spines, _ceil_div(f.leaves_per_pod * f.links_per_leaf_spine, _ports_per_cage(f))
                                    if f.tiers == 3 else 0),
             upper_expr=lambda spines, full_pod: spines * (full_pod * (v.pods - 1) + last_pod_cages),
-            lower_cages=lambda f: _ceil_div(f.up, _ports_per_cage(f))),
+            lower_cages=lambda f: _ceil_div(f.up, _ports_per_cage(f)),
+            # The same keys of a 2-tier option, as (shape key, switch key, combine): dm.leaf_groups.
+            two_tier=dict(
+                pairs=(lambda f: (f.spines, f.links_per_leaf_spine), None, lambda s, _: s),
+                upper_cages=(lambda f: f.spines, None, lambda spines, _: (spines, 0)),
+                lower_cages=(lambda f: f.up, _ports_per_cage, _ceil_div))),
         "spine-core": dict(
             lower=v.spines, tiers=3,
             pairs=lambda f: (f.cores_per_plane, f.links_per_spine_core),
@@ -174,22 +193,26 @@ def _class_assemblies(dm: DesignModel, cls: str, shape: dict, total: dict) -> No
         together.setdefault(part.links_together, []).append(lit)
     cables = {q: dm.any_of(lits, f"{cls}_cable_q{q}") for q, lits in one_piece.items()}
     together_lits = {k: dm.any_of(lits, f"{cls}_together{k}") for k, lits in together.items()}
-    for (fanout, per_pair), shape_lit in dm.fabric_groups(_in_class(shape, "pairs"), f"{cls}_pairs"):
+    for (fanout, per_pair), shape_lits in _class_groups(dm, cls, shape, "pairs"):
         for q, cable in cables.items():
             assemblies = _ceil_div(per_pair, q) * fanout * shape["lower"]
-            m.add(total[cls] == assemblies).only_enforce_if([shape_lit, cable])
+            m.add(total[cls] == assemblies).only_enforce_if([*shape_lits, cable])
         for links, lit in together_lits.items():
             if per_pair % links:
                 # A cable or fibre would be part-filled (ports the port counts do not hold)
                 # or shared with links to another switch: ruled out.
-                dm.forbid("port_form_factor_match", shape_lit, lit)
+                dm.forbid("port_form_factor_match", *shape_lits, lit)
     if kit_ends:
         _kit_assemblies(dm, cls, shape, total, kit_ends)
 
 
-def _in_class(shape: dict, key: str):
-    """The fabric-option key ``shape[key]``, None (left out) below the class's tiers."""
-    return lambda f: shape[key](f) if f.tiers >= shape["tiers"] else None
+def _class_groups(dm: DesignModel, cls: str, shape: dict, key: str) -> list[tuple[object, list]]:
+    """``(value, literals)`` of the fabric-option key ``shape[key]`` over the options with the
+    class's tiers (2-tier options through dm.leaf_groups)."""
+    if "two_tier" in shape:
+        return dm.leaf_groups(*shape["two_tier"][key], shape[key], f"{cls}_{key}")
+    return [(value, [lit]) for value, lit in dm.fabric_groups(
+        lambda f: shape[key](f) if f.tiers >= shape["tiers"] else None, f"{cls}_{key}")]
 
 
 def _kit_assemblies(dm: DesignModel, cls: str, shape: dict, total: dict, kit_ends: dict) -> None:
@@ -197,10 +220,10 @@ def _kit_assemblies(dm: DesignModel, cls: str, shape: dict, total: dict, kit_end
     class fills on the upper and on the lower switches."""
     m = dm.model
     cages = [dm.int_var(COUNT_MAX, f"{cls}_cages_{end}") for end in ("upper", "lower")]
-    for value, lit in dm.fabric_groups(_in_class(shape, "upper_cages"), f"{cls}_upper_key"):
-        m.add(cages[0] == shape["upper_expr"](*value)).only_enforce_if(lit)
-    for per_switch, lit in dm.fabric_groups(_in_class(shape, "lower_cages"), f"{cls}_lower_key"):
-        m.add(cages[1] == per_switch * shape["lower"]).only_enforce_if(lit)
+    for value, lits in _class_groups(dm, cls, shape, "upper_cages"):
+        m.add(cages[0] == shape["upper_expr"](*value)).only_enforce_if(lits)
+    for per_switch, lits in _class_groups(dm, cls, shape, "lower_cages"):
+        m.add(cages[1] == per_switch * shape["lower"]).only_enforce_if(lits)
     by_end = [dm.int_var(COUNT_MAX, f"{cls}_kits_{end}") for end in ("upper", "lower")]
     kits = dm.int_var(COUNT_MAX, f"{cls}_kits")
     m.add_max_equality(kits, by_end)

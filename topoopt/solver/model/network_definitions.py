@@ -22,8 +22,8 @@ def unit_attachments(dm) -> list[tuple[tuple, object]]:
     m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     ded, lits = dedicated_options(dm)
     found = list(by_value(dm, ded, lits, lambda s: s.attach_key, "attach_dedicated").items())
-    fabrics = [f for f in o.fabrics if f.tiers and f.speed_key in o.converged_speeds]
-    for i, (key, fabric_lit) in enumerate(by_value(dm, fabrics, [v.use_fabric[f.index] for f in fabrics],
+    units = [(f, x) for f, x in zip(dm.units.reps, v.use_fabric) if f.tiers and f.speed_key in o.converged_speeds]
+    for i, (key, fabric_lit) in enumerate(by_value(dm, [f for f, _ in units], [x for _, x in units],
                                                    lambda f: (f.switch.id, f.protocol, f.gbps), "fabric_key").items()):
         both = m.new_bool_var(f"attach_converged_{i}")
         m.add_bool_and([n.converged, fabric_lit]).only_enforce_if(both)
@@ -61,11 +61,15 @@ def define_networks(dm) -> None:
     # compute fabric (it is not offered to a single node without one).
     m.add(n.compute_storage_leaves == 0).only_enforce_if(n.dedicated)
     m.add(n.compute_storage_leaves == 0).only_enforce_if(v.multi_tier.Not())
+    m.add(n.compute_storage_leaves == 0).only_enforce_if(n.storage_on_top)
+    # The top tier takes units only when converged on 2 or 3 tiers (otherwise it is off, not free).
+    m.add_implication(n.storage_on_top, n.converged)
+    m.add_implication(n.storage_on_top, v.multi_tier)
     m.add_implication(n.converged, v.use_tier[0].Not())
     # Every network has a storage unit port and a management port, so it has a switch for them:
     # these follow from the families' ceilings, and stated apart they keep holding when an
     # explanation relaxes a family (a network without switches is no cheaper way out).
-    m.add(n.compute_storage_leaves >= 1).only_enforce_if([n.converged, v.multi_tier])
+    m.add(n.compute_storage_leaves >= 1).only_enforce_if([n.converged, v.multi_tier, n.storage_on_top.Not()])
     m.add(n.leaves >= 1).only_enforce_if(n.dedicated)
     m.add(n.mgmt_leaves >= 1)
     # Racks are homogeneous per device model (racks.py families size each model's racks).

@@ -4,6 +4,7 @@ switches (or the converged compute leaves) have the ports for every node and sto
 from __future__ import annotations
 
 from topoopt.solver.model.core import DesignModel, by_value, dedicated_options
+from topoopt.solver.model.fabric import growth_leaves
 from topoopt.solver.model.integers import thousandths_up
 
 
@@ -29,10 +30,13 @@ def storage_nic_bandwidth_met(dm: DesignModel) -> None:
 
 def storage_fabric_ports_cover(dm: DesignModel) -> None:
     """Dedicated: 1 tier, node and unit ports ≤ k; 2 tiers, storage leaves = ceil(ports / (k/2))
-    exactly and leaves × links per leaf–spine pair (k/2 / spines) ≤ k. Converged: a compute fabric is needed; on
-    one switch, node and unit ports ≤ k; otherwise compute_storage_leaves = ceil(unit ports / d)
-    exactly. Either way the units must run the switch's speed and protocol (pairings, options/networks.py)."""
-    v, m, n, o = dm.vars, dm.model, dm.net, dm.options
+    exactly and leaves × links per leaf–spine pair (k/2 / spines) ≤ k. Converged (docs/model.md,
+    "Storage network"): a compute fabric is needed, not rail-only; on one switch, node and unit
+    ports ≤ k; otherwise the units sit on free top-tier ports (spines: ``U + leaves·u ≤ S·k``;
+    cores: ``U + spines·u2 ≤ cores·k``) or on compute_storage_leaves = ceil(U / (k − u)) exactly,
+    whose uplinks carry the storage need. Either way the units must run the switch's speed and
+    protocol (pairings, options/networks.py)."""
+    m, n = dm.model, dm.net
     family = "storage_fabric_ports_cover"
     dm.forbid_violations(family)
     ded, lits = dedicated_options(dm)
@@ -47,12 +51,43 @@ def storage_fabric_ports_cover(dm: DesignModel) -> None:
     for (half, radix), lit in by_value(dm, [s for s, _ in two], [x for _, x in two],
                                        lambda s: (s.half, s.radix), "storage_spine_ports").items():
         dm.add(family, m.add(half * n.leaves <= radix * n.spines), lit)
-    # Converged: the units sit on the compute fabric (which a converged network needs: network_definitions.py).
-    for f in o.fabrics:
-        if f.tiers == 1:
-            dm.add(family, m.add(v.endpoints + n.unit_ports <= f.radix), v.use_fabric[f.index], n.converged)
-    multi = [f for f in o.fabrics if f.tiers >= 2]
-    for down, lit in by_value(dm, multi, [v.use_fabric[f.index] for f in multi], lambda f: f.down, "fabric_down").items():
+    _converged_attach(dm, family)
+
+
+def _converged_attach(dm: DesignModel, family: str) -> None:
+    """Where a converged network's units plug into the compute fabric (docs/model.md)."""
+    v, m, n = dm.vars, dm.model, dm.net
+    for radix, lit in dm.fabric_groups(lambda f: f.radix if f.tiers == 1 else None, "single_switch_radix"):
+        dm.add(family, m.add(v.endpoints + n.unit_ports <= radix), lit, n.converged)
+    # Rail-only: a unit would reach one rail group only.
+    for rails, rails_lit in dm.rails_groups():
+        for g, g_lit in v.use_rails_per_leaf.items():
+            if g < rails:
+                dm.forbid(family, n.converged, v.use_tier[1], rails_lit, g_lit)
+    on_leaves = [n.converged, n.storage_on_top.Not()]
+    need = thousandths_up(storage_need_gbps(dm))
+    # A storage leaf's down-ports, uplinks and speed.
+    for (ports, up, gbps), lits in dm.leaf_groups(lambda f: f.up, lambda f: (f.radix, f.gbps),
+                                                  lambda up, base: (base[0] - up, up, base[1]),
+                                                  lambda f: (f.radix - f.up, f.up, f.gbps), "storage_leaf_room"):
         csl = n.compute_storage_leaves
-        dm.add(family, m.add(down * csl >= n.unit_ports), lit, n.converged)
-        dm.add(family, m.add(down * csl <= n.unit_ports + down - 1), lit, n.converged)
+        dm.add(family, m.add(ports * csl >= n.unit_ports), *lits, *on_leaves)
+        dm.add(family, m.add(ports * csl <= n.unit_ports + ports - 1), *lits, *on_leaves)
+        dm.add(family, m.add(1000 * up * gbps * csl >= need), *lits, *on_leaves)
+    for ((spines, up), radix), lits in dm.two_tier_groups(lambda f: (f.spines, f.up), lambda f: f.radix,
+                                                          "spine_free_ports"):
+        dm.add(family, m.add(n.unit_ports + up * v.leaves <= spines * radix), *lits, n.storage_on_top)
+    for (ports, up), lit in dm.fabric_groups(
+            lambda f: (f.spines * f.cores_per_plane * f.radix, f.spine_up) if f.tiers == 3 else None, "core_free_ports"):
+        dm.add(family, m.add(n.unit_ports + up * v.spines <= ports), lit, n.storage_on_top)
+    # Provisioned for growth: the top tier keeps the ports of the leaves still to come.
+    if dm.problem.instance.site.provision_fabric_for_nodes is None:
+        return
+    two = dm.two_tier_groups(lambda f: (f.spines, f.up), lambda f: f.radix, "growth_spine_ports")
+    for (ports, up), lits, grown, conditions in growth_leaves(
+            dm, [(((s[0] * b, s[1]), b - s[1]), lits) for (s, b), lits in two]):
+        dm.add(family, m.add(n.unit_ports <= ports - up * grown), *lits, n.storage_on_top, *conditions)
+    three = dm.fabric_groups(lambda f: ((f.spines * f.cores_per_plane * f.radix, f.spines * f.spine_up,
+                                         f.leaves_per_pod), f.down) if f.tiers == 3 else None, "growth_core_ports")
+    for (ports, up, pod), lits, grown, conditions in growth_leaves(dm, [(k, [x]) for k, x in three]):
+        dm.add(family, m.add(n.unit_ports <= ports - up * -(-grown // pod)), *lits, n.storage_on_top, *conditions)
