@@ -13,6 +13,16 @@ def money(amount: float, currency: str, basis: str) -> str:
     return f"{sign}{amount:,.0f}" + ("/month" if basis == "monthly_rent" else "")
 
 
+def rail_grouping(d) -> str:
+    """How the node's rails meet the leaves: rail-optimized, several rails per leaf, rail-only."""
+    f = d.fabric
+    if f.rail_only:
+        return f", rail-only ({f.rails_per_leaf} rails per switch)"
+    if d.rail_optimized:
+        return ", rail-optimized" + (f" ({f.rails_per_leaf} rails per leaf)" if f.rails_per_leaf > 1 else "")
+    return ""
+
+
 def solved_summary(result: SolveResult, name: str) -> str:
     d, cost, perf = result.design, result.cost, result.performance
     f = d.fabric
@@ -20,16 +30,20 @@ def solved_summary(result: SolveResult, name: str) -> str:
     if f.tiers == 0:
         network = "no compute NICs (one node)"
     else:
-        rails = f"{d.nics_per_node} × {d.nic} per node" + (", rail-optimized" if d.rail_optimized else "")
+        rails = f"{d.nics_per_node} × {d.nic} per node" + rail_grouping(d)
         network = f"{d.interconnect} at {d.link_gbps}G · {rails}"
     lines.append(f"Design       {d.nodes:,} × {d.server} = {d.gpus:,} × {d.gpu} · {network}")
     if f.tiers == 0:
         fabric = "none: a single node, its GPUs joined by the scale-up link"
     elif f.tiers == 1:
-        fabric = f"1 switch {f.switch} ({f.leaf_down_ports} ports)"
+        fabric = (f"{f.leaves} switches {f.switch}, one per rail group, no spine ({f.leaf_down_ports} ports each)"
+                  if f.rail_only else f"1 switch {f.switch} ({f.leaf_down_ports} ports)")
     else:
-        fabric = (f"{f.tiers} tiers of {f.switch}: {f.leaves:,} leaves ({f.leaf_down_ports} down / {f.leaf_up_ports} up, "
-                  f"{d.oversubscription:g}:1), {f.spines:,} spines" + (f", {f.cores:,} cores in {f.spines_per_pod} planes, {f.pods} pods" if f.tiers == 3 else ""))
+        fabric = (f"{f.tiers} tiers of {f.switch}: {f.leaves:,} leaves ({f.leaf_down_ports} down in use / "
+                  f"{f.leaf_up_ports} up, {d.oversubscription:g}:1), {f.spines:,} spines"
+                  + (f", {f.cores:,} cores in {f.spines_per_pod} planes, {f.pods} pods" if f.tiers == 3 else "")
+                  + (f"; spines sized for {f.provisioned_nodes:,} nodes (growth)" if f.provisioned_nodes
+                     else "; sized for the nodes built"))
     lines.append(f"Fabric       {fabric}")
     lines += storage_network_lines(d)
     lines += management_lines(d)

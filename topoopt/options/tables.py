@@ -289,13 +289,25 @@ def switch_speeds(switch: Switch, speeds: set[tuple[str, int]]) -> list[tuple[st
     return sorted({(protocol if protocol in switch.protocols else own, gbps) for protocol, gbps in speeds})
 
 
-def fabric_options(catalog: ResolvedCatalog, speeds: set[tuple[str, int]]) -> list[FabricOption]:
+def fabric_options(catalog: ResolvedCatalog, speeds: set[tuple[str, int]],
+                   violations=lambda f: frozenset()) -> list[FabricOption]:
     """Every fabric shape of every compute switch at every speed some node configuration needs,
-    plus one option without a fabric (a single node)."""
+    plus one option without a fabric (a single node), each tagged with ``violations(option)``.
+
+    An option's violations depend only on its tiers, switch, speed and ratio class (options/rules.py),
+    so they are computed once per such group: a switch has hundreds of 2-tier shapes."""
     options: list[FabricOption] = []
+    found: dict[tuple, frozenset[str]] = {}
 
     def add(**kwargs) -> None:
-        options.append(FabricOption(index=len(options), **kwargs))
+        option = FabricOption(index=len(options), **kwargs)
+        switch = option.switch.id if option.switch else None
+        key = (option.tiers, switch, option.protocol, option.gbps, option.ratio)
+        if key not in found:
+            found[key] = violations(option)
+        if found[key]:
+            option = replace(option, violations=found[key])
+        options.append(option)
 
     # A single node needs no compute fabric: its GPUs talk over the scale-up link. This option
     # buys no switch, so it exists whatever switches the catalog has (or lacks).
@@ -414,11 +426,12 @@ def every_option(instance: Instance, catalog: ResolvedCatalog, lengths: dict[str
     # were prefiltered (the model rules out a fabric no remaining configuration runs, under
     # nic_supports_interconnect), so explanations see the rule whatever is prefiltered.
     speeds = {c.speed_key for c in configs}
-    fabrics = [
-        replace(f, violations=fabric_violations(f, instance)
-                | (frozenset() if f.tiers == 0 or f.speed_key in speeds else {"nic_supports_interconnect"}))
-        for f in fabric_options(catalog, speeds)
-    ]
+
+    def violations(f: FabricOption) -> frozenset[str]:
+        return fabric_violations(f, instance) | (
+            frozenset() if f.tiers == 0 or f.speed_key in speeds else {"nic_supports_interconnect"})
+
+    fabrics = fabric_options(catalog, speeds, violations)
     parts = {
         cls: [replace(p, violations=part_violations(p, lengths[cls], instance)) for p in ps]
         for cls, ps in part_options(catalog, {gbps for _, gbps in speeds}).items()

@@ -24,11 +24,13 @@ def fabric_cost_per_node(problem: Problem, config, fabrics) -> float:
                       and part_fits_switch_end(p.part, f.switch, f.gbps, "a") and part_fits_node_end(p.part, config)]
         if not node_links or f.unit_price is None:
             continue
-        per_port = f.unit_price / f.down + min(node_links)
+        # A leaf of ratio class ρ uses at most min(D, ρk/(1+ρ)) down-ports, each with ≥ 1/ρ uplink.
+        down = min(f.down, f.radix * f.ratio // (1 + f.ratio)) if f.tiers >= 2 else f.down
+        per_port = f.unit_price / down + min(node_links)
         if f.tiers >= 2:
             uplinks = [p.unit_price / p.part.links for p in parts["leaf-spine"] if p.unit_price is not None
                        and part_fits_switch_end(p.part, f.switch, f.gbps, "a")]
-            per_port += f.up / f.down * min(uplinks, default=0.0)
+            per_port += min(uplinks, default=0.0) / f.ratio
         best = min(best, config.rails * per_port)
     return best
 

@@ -181,15 +181,23 @@ def oversubscription_within_limit(problem: Problem, nodes: int | None) -> str:
 
 
 def uplinks_balanced(problem: Problem, nodes: int | None) -> str:
-    """The uplink counts of the allowed leaves, which each leaf's spine count must divide."""
+    """The leaf uplinks of the allowed 2- and 3-tier fabrics, the same number of links to every
+    spine, and (unless provisioned for growth) no more than the down-ports in use need."""
     uplinks: dict[str, set[int]] = {}
     for f in _usable_fabrics(problem):
         if f.tiers > 1:
             uplinks.setdefault(f.switch.id, set()).add(f.up)
     if not uplinks:
         return "no fabric of two or more tiers is allowed"
-    counts = _listed(f"{switch} {_counts(ups)}" for switch, ups in uplinks.items())
-    return f"the spines of a pod divide each leaf's uplinks (per leaf: {counts})"
+    counts = _listed(f"{switch} {min(ups)}–{max(ups)}" for switch, ups in uplinks.items())
+    growth = problem.instance.site.provision_fabric_for_nodes
+    sized = (f"sized for {growth:,} nodes (site.provision_fabric_for_nodes)" if growth
+             else "no more than the down-ports in use, rounded up to whole links per spine")
+    return f"uplinks per leaf ({counts}) split evenly over the spines of a pod, {sized}"
+
+
+def rail_only_allowed(problem: Problem, nodes: int | None) -> str:
+    return "rail-only fabrics not allowed (allow rail only: false)"
 
 
 # -- cabling ----------------------------------------------------------------------------------------
@@ -348,6 +356,7 @@ DETAILS: dict[str, Detail] = {
     "core_ports_cover_uplinks": core_ports_cover_uplinks,
     "oversubscription_within_limit": oversubscription_within_limit,
     "uplinks_balanced": uplinks_balanced,
+    "rail_only_allowed": rail_only_allowed,
     "port_form_factor_match": port_form_factor_match,
     "cable_reach": cable_reach,
     "rack_power_within_limit": rack_power_within_limit,
