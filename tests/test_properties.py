@@ -462,6 +462,40 @@ def test_later_deadline_never_costs_more(data, deadline_days, factor):
 
 
 @examples(1)
+@given(instance_data(objective="min_cost"), st.sampled_from([
+    ("constraints.allow_rail_only", True), ("constraints.max_oversubscription", 3)]))
+def test_widening_the_fabric_space_never_raises_the_optimum(data, widening):
+    """Allowing rail-only fabrics or a higher oversubscription only adds designs."""
+    path, value = widening
+    if path == "constraints.max_oversubscription":
+        value = max(value, data.get("constraints", {}).get("max_oversubscription", 1))
+    narrow, wide = solved(build(data)), solved(build(edited(data, path, value)), record=False)
+    if narrow.status in SOLVED:
+        assert wide.status in SOLVED
+        assert wide.cost.total <= narrow.cost.total
+
+
+def assert_uplinks_sized(design: Design) -> None:
+    """R1: compute leaf–spine links ≤ the links into the leaves + leaves × (spines a leaf reaches − 1),
+    unless the fabric is provisioned for growth."""
+    f = design.fabric
+    if f.tiers < 2 or f.provisioned_nodes:
+        return
+    count = {cls: sum(g.count for g in design.links if g.between == cls) for cls in ("node-leaf", "leaf-spine")}
+    sn = design.storage_network
+    into = count["node-leaf"] + (sn.unit_ports if sn.mode == "converged" and sn.converged_attach == "leaves" else 0)
+    assert count["leaf-spine"] <= into + f.leaves * (f.spines_per_pod - 1), (count, f)
+
+
+@examples(1)
+@given(instance_data())
+def test_leaf_uplinks_are_sized_to_the_ports_in_use(data):
+    result = solved(build(data))
+    if result.status in SOLVED:
+        assert_uplinks_sized(result.design)
+
+
+@examples(1)
 @given(st.data())
 def test_adding_a_catalog_option_never_worsens_the_optimum(draw):
     data = draw.draw(instance_data())
