@@ -76,6 +76,12 @@ class NetworksView:
             return None
         return net.leaf_down_ports, net.leaf_up_ports
 
+    @property
+    def storage_leaf_uplinks(self) -> int:
+        """Uplinks of a 2-tier storage leaf: the recorded split's, or ``floor(k/2)`` (non-blocking)."""
+        split = self.storage_leaf_split
+        return split[1] if split is not None else self.storage_radix // 2
+
     @cached_property
     def storage_tiers(self) -> list[tuple[str, StorageTier | None, int]]:
         """``(role, tier, units)`` of the hot tier and, when the design has one, the cold tier."""
