@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from solver_fixtures import inst, optimal
+from solver_fixtures import inst
 
 from topoopt.checker import check_design
 
