@@ -31,9 +31,10 @@ BASE_INSTANCE = {
 #            built in, no NIC term)
 #            + ceil(8 rails / 2 per cage) = 4 twin-port cages × 17 W
 #              (hungriest b-end of a 400G part carrying 2 links into osfp-twin-flat)
-#            + 2 storage NICs × 2 ports = 4 single-port qsfp112 cages × 5 W
-#              (hungriest b-end of a 200G part with one link per qsfp112 end: the DR4 splitter kit)  = 10,288 W
-#   the same node without a compute fabric (tiers 0): the server and its storage optics    = 10,220 W
+#            + 2 storage ports cabled (of the 2 dual-port NICs' 4: storage_ports_max 2, the other
+#              two are in-band) = 2 single-port qsfp112 cages × 5 W
+#              (hungriest b-end of a 200G part with one link per qsfp112 end: the DR4 splitter kit)  = 10,278 W
+#   the same node without a compute fabric (tiers 0): the server and its storage optics    = 10,210 W
 #   switch = qm9700 750 W + 32 cages × 17 W (hungriest end that fits an osfp-twin-finned
 #            cage at 2 ports × 400G, 4 × 200G or 4 × 100G; the 25 W XDR ends run 800G,
 #            which the qm9700 does not)                                                 =  1,294 W
@@ -45,12 +46,13 @@ BASE_INSTANCE = {
 # need = 8 × max(read, write) = 7.4947 Gb/s.
 NEED_GBPS = 7.4947
 
-# The dedicated storage network: the DGX's 2 built-in dual-port CX-7 at 200G (ib-ndr200), P = 4
-# ports per node, on one qm9700 (k = 32 cages × 4 = 128 ports at 200G): E = 4 nodes × 4 + 1 array
-# × 4 = 20 ≤ 128. The DR4 splitter kit fans one twin-port cage out to 4 qsfp112 ports.
+# The dedicated storage network: the DGX's 2 built-in dual-port CX-7 at 200G (ib-ndr200), P = 2
+# ports cabled per node (the RA's storage ports), on one qm9700 (k = 32 cages × 4 = 128 ports at
+# 200G): E = 4 nodes × 2 + 1 array × 4 = 12 ≤ 128. The DR4 splitter kit fans one twin-port cage out
+# to 4 qsfp112 ports. Cabled: 4 × 2 × 200 = 1,600 Gb/s ≤ max(8 × 7.49, 4 × 400) = 1,600 Gb/s.
 STORAGE_NETWORK = {
-    "mode": "dedicated", "nic": "cx7-qsfp112-2x200g", "nics_per_node": 2, "ports_per_node": 4, "link_gbps": 200,
-    "node_gbps": 800.0, "need_gbps": NEED_GBPS, "switch": "qm9700", "tiers": 1, "leaves": 1, "spines": 0,
+    "mode": "dedicated", "nic": "cx7-qsfp112-2x200g", "nics_per_node": 2, "ports_per_node": 2, "link_gbps": 200,
+    "node_gbps": 400.0, "need_gbps": NEED_GBPS, "switch": "qm9700", "tiers": 1, "leaves": 1, "spines": 0,
     "compute_storage_leaves": 0, "unit_ports": 4,
 }
 STORAGE_KIT = "ndr200-dr4-splitter-kit-qsfp112-50m"
@@ -75,7 +77,7 @@ BASE_DESIGN = {
     "switches": [
         {"tier": "leaf", "model": "qm9700", "count": 8, "ports_used": 288},   # 32 node + 8 × 32 up
         {"tier": "spine", "model": "qm9700", "count": 4, "ports_used": 256},  # 8 × 32
-        {"network": "storage", "tier": "storage-leaf", "model": "qm9700", "count": 1, "ports_used": 20},
+        {"network": "storage", "tier": "storage-leaf", "model": "qm9700", "count": 1, "ports_used": 12},
         {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 1, "ports_used": 36},
     ],
     "links": [
@@ -85,21 +87,21 @@ BASE_DESIGN = {
          "assemblies": 16, "length_m": 17.0, "gbps": 400},
         {"between": "leaf-spine", "count": 256, "part": "ndr-dr4-twin-kit-500m",
          "assemblies": 128, "length_m": 52.0, "gbps": 400},
-        # Storage links run in the row (17 m). Kits of 4 links: node ports 4 ports × ceil(4 nodes / 4)
-        # = 4 kits; unit ports 1 array × ceil(4 ports / 4) = 1 kit.
-        {"network": "storage", "between": "node-storage", "count": 16, "part": STORAGE_KIT,
-         "assemblies": 4, "length_m": 17.0, "gbps": 200},
+        # Storage links run in the row (17 m). Kits of 4 links: node ports 2 ports × ceil(4 nodes / 4)
+        # = 2 kits; unit ports 1 array × ceil(4 ports / 4) = 1 kit.
+        {"network": "storage", "between": "node-storage", "count": 8, "part": STORAGE_KIT,
+         "assemblies": 2, "length_m": 17.0, "gbps": 200},
         {"network": "storage", "between": "storage-unit", "count": 4, "part": STORAGE_KIT,
          "assemblies": 1, "length_m": 17.0, "gbps": 200},
         {"network": "management", "between": "mgmt", "count": 36, "part": "cat6-rj45-1g-100m",
          "assemblies": 36, "length_m": 17.0, "gbps": 1},
     ],
     "racks": [
-        # 30 kW / 10.288 kW = 2 nodes per rack -> 2 racks of 2 × 10,288 W = 20,576 W.
+        # 30 kW / 10.278 kW = 2 nodes per rack -> 2 racks of 2 × 10,278 W = 20,556 W.
         # Network racks hold one model each: 13 qm9700 (12 compute + 1 storage) × 1,294 W = 16,822 W
         # fit one rack (23 by power); the management switch takes another: 2 racks, the fullest
         # 16.822 kW. The array fits one storage rack.
-        {"class": "air-30kw", "role": "compute", "count": 2, "nodes_per_rack": 2, "power_kw": 20.576},
+        {"class": "air-30kw", "role": "compute", "count": 2, "nodes_per_rack": 2, "power_kw": 20.556},
         {"class": "air-30kw", "role": "network", "count": 2, "nodes_per_rack": 0, "power_kw": 16.822},
         {"class": "air-30kw", "role": "storage", "count": 1, "nodes_per_rack": 0, "power_kw": 1.6},
     ],
@@ -118,12 +120,12 @@ BASE_COST = {
     ("switch", "mgmt-48x1g-10g"): (1, 2_000),
     ("cable", "ndr-sr4-twin-to-twin-flat-kit-50m"): (16, 2_520),
     ("cable", "ndr-dr4-twin-kit-500m"): (128, 3_800),
-    ("cable", STORAGE_KIT): (5, 5_000),
+    ("cable", STORAGE_KIT): (3, 5_000),
     ("cable", "cat6-rj45-1g-100m"): (36, 15),
     ("rack", "air-30kw"): (5, 4_500),
     ("storage", "nvme-of-array"): (1, 90_000),
 }
-BASE_TOTAL = 2_402_760
+BASE_TOTAL = 2_392_760
 
 # A 3-tier design on a small 8-port switch, so pods and planes stay small:
 # k = 4 cages × 2 = 8; ratio 1: d = 4, u = 4; 5 nodes × 8 rails: leaves = 8 × ceil(5/4) = 16;
@@ -148,8 +150,8 @@ THREE_TIER_DESIGN = {
         {"tier": "leaf", "model": "sw8", "count": 16, "ports_used": 104},   # 40 node + 16 × 4 up
         {"tier": "spine", "model": "sw8", "count": 16, "ports_used": 128},  # 64 down + 16 × 4 up
         {"tier": "core", "model": "sw8", "count": 8, "ports_used": 64},
-        # Storage: E = 5 nodes × 4 + 4 unit ports = 24 on one qm9700.
-        {"network": "storage", "tier": "storage-leaf", "model": "qm9700", "count": 1, "ports_used": 24},
+        # Storage: E = 5 nodes × 2 + 4 unit ports = 14 on one qm9700.
+        {"network": "storage", "tier": "storage-leaf", "model": "qm9700", "count": 1, "ports_used": 14},
         # Management: 5 nodes × 2 + 40 sw8 × 2 + 1 qm9700 × 2 + 1 array × 2 = 94 ports:
         # ceil(94 / 46) = 3 leaves, past one leaf 2 × ceil(3 / 48) = 2 aggregation switches; every
         # leaf has one uplink to each: 6 uplinks; leaves use 94 + 6 ports, the aggregation 6.
@@ -168,9 +170,9 @@ THREE_TIER_DESIGN = {
          "assemblies": 32, "length_m": 52.0, "gbps": 400},
         {"between": "spine-core", "count": 64, "part": "ndr-dr4-twin-kit-500m",
          "assemblies": 32, "length_m": 52.0, "gbps": 400},
-        # node-storage 4 ports × ceil(5 nodes / 4) = 8 kits; storage-unit 1 kit.
-        {"network": "storage", "between": "node-storage", "count": 20, "part": STORAGE_KIT,
-         "assemblies": 8, "length_m": 17.0, "gbps": 200},
+        # node-storage 2 ports × ceil(5 nodes / 4) = 4 kits; storage-unit 1 kit.
+        {"network": "storage", "between": "node-storage", "count": 10, "part": STORAGE_KIT,
+         "assemblies": 4, "length_m": 17.0, "gbps": 200},
         {"network": "storage", "between": "storage-unit", "count": 4, "part": STORAGE_KIT,
          "assemblies": 1, "length_m": 17.0, "gbps": 200},
         {"network": "management", "between": "mgmt", "count": 94, "part": "cat6-rj45-1g-100m",
@@ -180,8 +182,8 @@ THREE_TIER_DESIGN = {
          "assemblies": 6, "length_m": 52.0, "gbps": 10},
     ],
     "racks": [
-        # 2 nodes per rack (as above): ceil(5 / 2) = 3 racks, the fullest at 2 × 10,288 W = 20,576 W.
-        {"class": "air-30kw", "role": "compute", "count": 3, "nodes_per_rack": 2, "power_kw": 20.576},
+        # 2 nodes per rack (as above): ceil(5 / 2) = 3 racks, the fullest at 2 × 10,278 W = 20,556 W.
+        {"class": "air-30kw", "role": "compute", "count": 3, "nodes_per_rack": 2, "power_kw": 20.556},
         # One model per rack: 40 sw8 × 368 W = 14,720 W ≤ 30 kW and 40 U ≤ 42 U; the storage
         # qm9700; 5 management switches: 3 racks, the fullest 14.72 kW.
         {"class": "air-30kw", "role": "network", "count": 3, "nodes_per_rack": 0, "power_kw": 14.72},
@@ -191,7 +193,7 @@ THREE_TIER_DESIGN = {
     "management_network": {**MANAGEMENT_NETWORK, "ports": 94, "leaves": 3, "aggregation": 2},
 }
 # One DGX H100 without a compute fabric (tiers 0): no compute switches or links, no compute NICs
-# bought; its storage network (E = 4 + 4 = 8 ports on one qm9700) and management network
+# bought; its storage network (E = 2 + 4 = 6 ports on one qm9700) and management network
 # (1 node × 2 + 1 qm9700 × 2 + 1 array × 2 = 6 ports) remain.
 SINGLE_NODE_DESIGN = {
     **BASE_DESIGN,
@@ -203,24 +205,24 @@ SINGLE_NODE_DESIGN = {
         "leaves_per_rail": 0,
     },
     "switches": [
-        {"network": "storage", "tier": "storage-leaf", "model": "qm9700", "count": 1, "ports_used": 8},
+        {"network": "storage", "tier": "storage-leaf", "model": "qm9700", "count": 1, "ports_used": 6},
         {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 1, "ports_used": 6},
     ],
     "links": [
-        # node-storage 4 ports × ceil(1 node / 4) = 4 kits.
-        {"network": "storage", "between": "node-storage", "count": 4, "part": STORAGE_KIT,
-         "assemblies": 4, "length_m": 17.0, "gbps": 200},
+        # node-storage 2 ports × ceil(1 node / 4) = 2 kits.
+        {"network": "storage", "between": "node-storage", "count": 2, "part": STORAGE_KIT,
+         "assemblies": 2, "length_m": 17.0, "gbps": 200},
         {"network": "storage", "between": "storage-unit", "count": 4, "part": STORAGE_KIT,
          "assemblies": 1, "length_m": 17.0, "gbps": 200},
         {"network": "management", "between": "mgmt", "count": 6, "part": "cat6-rj45-1g-100m",
          "assemblies": 6, "length_m": 17.0, "gbps": 1},
     ],
     "racks": [
-        # Without a compute fabric the node draws its server's 10,200 W plus its 4 storage optics
-        # × 5 W = 10,220 W (no compute optics, no bought NICs); 30 kW / 10.22 kW = 2 nodes per
-        # rack, the one node fills 10.22 kW of it. The storage qm9700 and the management switch
+        # Without a compute fabric the node draws its server's 10,200 W plus its 2 storage optics
+        # × 5 W = 10,210 W (no compute optics, no bought NICs); 30 kW / 10.21 kW = 2 nodes per
+        # rack, the one node fills 10.21 kW of it. The storage qm9700 and the management switch
         # take a network rack each (one model per rack), the fullest 1.294 kW.
-        {"class": "air-30kw", "role": "compute", "count": 1, "nodes_per_rack": 2, "power_kw": 10.22},
+        {"class": "air-30kw", "role": "compute", "count": 1, "nodes_per_rack": 2, "power_kw": 10.21},
         {"class": "air-30kw", "role": "network", "count": 2, "nodes_per_rack": 0, "power_kw": 1.294},
         {"class": "air-30kw", "role": "storage", "count": 1, "nodes_per_rack": 0, "power_kw": 1.6},
     ],
@@ -231,37 +233,38 @@ THREE_TIER_INSTANCE_CHANGES = {"catalog.add.switches": [SMALL_SWITCH], "catalog.
 # hgx-h100 with 8 bought cx7-osfp (single-port osfp-flat cages): 10,000 W + 8 NICs × 25 W
 # + 8 cages × 9 W (hungriest b-end of a 400G part with one link per osfp-flat end) = 10,272 W;
 # its storage NICs are bought too (the hgx has none built in): 2 × cx7-qsfp112-2x200g at 25 W
-# + 4 storage ports × 5 W = 70 W; 10,342 W in all. 30 kW / 10,342 W = 2 nodes per rack, the
-# fullest rack 2 × 10,342 W = 20,684 W. The node-leaf kits break one twin-port switch cage out to
+# + 2 storage ports cabled × 5 W = 60 W; 10,332 W in all. 30 kW / 10,332 W = 2 nodes per rack, the
+# fullest rack 2 × 10,332 W = 20,664 W. The node-leaf kits break one twin-port switch cage out to
 # two NIC cages: 8 rails × ceil(4 nodes / 2) = 16.
-HGX = {"server": "hgx-h100", "links.0.part": "ndr-sr4-kit-50m", "racks.0.power_kw": 20.684}
+HGX = {"server": "hgx-h100", "links.0.part": "ndr-sr4-kit-50m", "racks.0.power_kw": 20.664}
 
 
 # ---- storage network variants
 
 # The base design's storage network in 2 tiers, on a small 16-port switch (4 twin-port cages × 4
-# ports at 200G): E = 20 > 16, so d = u = 8; ceil(20 / 8) = 3 leaves; 2 spines (2 divides 8), 4
-# links per leaf-spine pair, a spine uses 3 × 4 = 12 ≤ 16 ports. Leaves use 20 + 3 × 8 = 44 ports,
-# spines 24. Leaf-spine: 3 × 8 = 24 links across rows (52 m) in 4-link twin-port kits:
-# 3 leaves × 2 spines × ceil(4 / 4) = 6 kits. Switch power 300 W + 4 cages × 17 W = 368 W.
-# Management ports: 36 − 2 + 5 × 2 = 44 ≤ 46, one leaf. Network racks: 12 qm9700 (15.528 kW),
-# 5 st16 and the management switch: 3 racks.
+# ports at 200G), non-blocking leaves (ratio 1: d = 16 · 1 // 2 = 8, u = 8): E = 12, ceil(12 / 8)
+# = 2 leaves; 2 spines (2 divides 8), 4 links per leaf-spine pair, a spine uses 2 × 4 = 8 ≤ 16
+# ports. Leaves use 12 + 2 × 8 = 28 ports, spines 16. Uplinks 2 × 8 × 200G ≥ the need.
+# Leaf-spine: 2 × 8 = 16 links across rows (52 m) in 4-link twin-port kits: 2 leaves × 2 spines ×
+# ceil(4 / 4) = 4 kits. Switch power 300 W + 4 cages × 17 W = 368 W.
+# Management ports: 36 − 2 + 4 × 2 = 42 ≤ 46, one leaf. Network racks: 12 qm9700 (15.528 kW),
+# 4 st16 and the management switch: 3 racks.
 STORAGE_SWITCH_16 = {"id": "st16", "name": "16-port NDR200 test switch", "source": SRC, "protocols": ["ib"],
                      "cages": 4, "cage_form_factor": "osfp-twin-finned", "ports_per_cage": {200: 4},
                      "power_w": 300.0, "rack_units": 1}
 STORAGE_TWO_TIER_INSTANCE_CHANGES = {"catalog.add.switches": [STORAGE_SWITCH_16], "catalog.prices": {"st16": 6_000.0}}
 STORAGE_TWO_TIER = {
-    "storage_network.switch": "st16", "storage_network.tiers": 2, "storage_network.leaves": 3,
-    "storage_network.spines": 2,
+    "storage_network.switch": "st16", "storage_network.tiers": 2, "storage_network.leaves": 2,
+    "storage_network.spines": 2, "storage_network.leaf_down_ports": 8, "storage_network.leaf_up_ports": 8,
     "switches": [*BASE_DESIGN["switches"][:2],
-                 {"network": "storage", "tier": "storage-leaf", "model": "st16", "count": 3, "ports_used": 44},
-                 {"network": "storage", "tier": "storage-spine", "model": "st16", "count": 2, "ports_used": 24},
-                 {**BASE_DESIGN["switches"][3], "ports_used": 44}],
+                 {"network": "storage", "tier": "storage-leaf", "model": "st16", "count": 2, "ports_used": 28},
+                 {"network": "storage", "tier": "storage-spine", "model": "st16", "count": 2, "ports_used": 16},
+                 {**BASE_DESIGN["switches"][3], "ports_used": 42}],
     "links": [*BASE_DESIGN["links"][:4],
-              {"network": "storage", "between": "storage-leaf-spine", "count": 24, "part": "ndr200-dr4-twin-kit-500m",
-               "assemblies": 6, "length_m": 52.0, "gbps": 200},
-              {**BASE_DESIGN["links"][4], "count": 44, "assemblies": 44}],
-    "management_network.ports": 44,
+              {"network": "storage", "between": "storage-leaf-spine", "count": 16, "part": "ndr200-dr4-twin-kit-500m",
+               "assemblies": 4, "length_m": 52.0, "gbps": 200},
+              {**BASE_DESIGN["links"][4], "count": 42, "assemblies": 42}],
+    "management_network.ports": 42,
     "racks.1.count": 3, "racks.1.power_kw": 15.528,
 }
 

@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from topoopt.checking import derive
+from topoopt.checking.networks import storage_leaf_splits
 from topoopt.checking.text import ceil_div
 from topoopt.models.catalog import LinkPart, Nic, StorageTier, Switch
 from topoopt.models.design import LinkGroup, ManagementNetwork, StorageNetwork, SwitchGroup
@@ -174,19 +175,30 @@ class Networks:
                 for count in range(1, server.max_storage_nics + 1)]
 
     def dedicated(self, node, n: int, units, unit_ports: int, need_gbps: float):
-        """Storage NICs, storage switches in 1 or 2 non-blocking tiers, every spine count."""
+        """Storage NICs, every count of ports cabled, storage switches in 1 tier or 2 (every leaf
+        split, every spine count); R2 caps what is cabled, the leaf uplinks carry the need."""
+        for nic, nics, builtin in self.nic_choices(node.server):
+            limit = min(nics * nic.ports, node.server.storage_ports_max or nics * nic.ports)
+            for cabled in range(1, limit + 1):
+                if self.instance.constraints.pins.storage_ports_per_node not in (None, cabled):
+                    continue
+                yield from self._dedicated_cabling(node, n, units, unit_ports, need_gbps, (nic, nics, builtin), cabled)
+
+    def _dedicated_cabling(self, node, n: int, units, unit_ports: int, need_gbps: float, choice, cabled: int):
         rules, pins = self.instance.constraints, self.instance.constraints.pins
         interconnects = self.catalog.by_id("interconnects")
-        for nic, nics, builtin in self.nic_choices(node.server):
+        for nic, nics, builtin in [choice]:
             nic_price = 0 if builtin else self.price(nic.id)
             if nic_price is None or not rules.storage_nics.admits(nic.id) or pins.storage_nic not in (None, nic.id):
                 continue
-            ports = nics * nic.ports
+            ports = cabled
             speeds = sorted({(switch_protocol(interconnects[i].protocol), interconnects[i].gbps)
                              for i in nic.interconnects if i in interconnects})
             for protocol, gbps in speeds:
                 if n * ports * gbps < need_gbps * (1 - TOLERANCE):
                     continue
+                if n * ports * gbps > max(8 * need_gbps, n * 400) * (1 + TOLERANCE):
+                    continue  # R2
                 end_w = max((p.power_w_per_b_end for p in self.parts
                              if derive.part_fits_cage(p, "b", nic.port_form_factor, 1, gbps)), default=0.0)
                 node_extra_w = (0.0 if builtin else nics * nic.power_w) + ports * end_w
@@ -219,17 +231,15 @@ class Networks:
                                                        count=1, ports_used=endpoints)],
                             links=node_links + unit_links,
                             record=StorageNetwork(**common, tiers=1, leaves=1, spines=0))
-                    half = k // 2
-                    if half < 1:
-                        continue
-                    leaves = ceil_div(endpoints, half)
                     spine_part = self.part_between((switch.cage_form_factor, per_cage), (switch.cage_form_factor, per_cage),
                                                    gbps, self.across_m)
                     if spine_part is None:
                         continue
-                    for spines in (s for s in range(1, half + 1) if half % s == 0):
+                    for (down, half), spines in ((split, s) for split in storage_leaf_splits(k)
+                                                 for s in range(1, split[1] + 1) if split[1] % s == 0):
+                        leaves = ceil_div(endpoints, down)
                         per_pair = half // spines
-                        if leaves * per_pair > k:
+                        if leaves * per_pair > k or leaves * half * gbps < need_gbps * (1 - TOLERANCE):
                             continue
                         assemblies = leaves * spines * ceil_div(per_pair, spine_part.links)
                         yield Network(
@@ -243,7 +253,8 @@ class Networks:
                             links=node_links + unit_links + [LinkGroup(
                                 network="storage", between="storage-leaf-spine", count=leaves * half,
                                 part=spine_part.id, assemblies=assemblies, length_m=self.across_m, gbps=gbps)],
-                            record=StorageNetwork(**common, tiers=2, leaves=leaves, spines=spines))
+                            record=StorageNetwork(**common, tiers=2, leaves=leaves, spines=spines,
+                                                  leaf_down_ports=down, leaf_up_ports=half))
 
     # -- management network ---------------------------------------------------------------------------
     def management_networks(self, ports: int):

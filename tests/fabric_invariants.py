@@ -203,7 +203,7 @@ def check_uplinks(design: Design, graph: nx.MultiGraph) -> None:
     if sn.mode == "dedicated" and sn.tiers == 2:
         pairs = _pairs(graph, ("storage-leaf-spine",))
         leaves, spines = of_role("storage-leaf"), of_role("storage-spine")
-        up = graph.nodes[leaves[0]]["ports"] // 2
+        up = sn.leaf_up_ports or graph.nodes[leaves[0]]["ports"] // 2  # records without a split: k // 2
         for leaf in leaves:
             assert [pairs[(leaf, s)] for s in spines] == [up // len(spines)] * len(spines)
     mn = design.management_network

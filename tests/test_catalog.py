@@ -690,9 +690,12 @@ def test_storage_nic_power() -> None:
     dgx, cx7 = SERVERS["dgx-h100"], NICS["cx7-qsfp112-2x200g"]
     end_200_w = max(p.power_w_per_b_end for p in parts
                     if p.gbps == 200 and p.b_form_factor == "qsfp112" and p.links == p.b_ends)
-    assert storage_nic_power_w(dgx, cx7, 2, 200, parts) == pytest.approx(4 * end_200_w)
+    assert storage_nic_power_w(dgx, cx7, 2, 200, parts, 4) == pytest.approx(4 * end_200_w)
+    # Only cabled ports hold a module: a DGX cabling its 2 storage ports draws 2 modules' power.
+    assert storage_nic_power_w(dgx, cx7, 2, 200, parts, 2) == pytest.approx(2 * end_200_w)
     hgx = SERVERS["hgx-h100"]
-    assert storage_nic_power_w(hgx, cx7, 2, 200, parts) == pytest.approx(2 * cx7.power_w + 4 * end_200_w)
-    assert storage_nic_power_w(hgx, cx7, 1, 200, parts) < storage_nic_power_w(hgx, cx7, 2, 200, parts)
+    assert storage_nic_power_w(hgx, cx7, 2, 200, parts, 4) == pytest.approx(2 * cx7.power_w + 4 * end_200_w)
+    assert storage_nic_power_w(hgx, cx7, 1, 200, parts, 2) < storage_nic_power_w(hgx, cx7, 2, 200, parts, 4)
     ten = NICS["eth-10g-2p"]
-    assert storage_nic_power_w(hgx, ten, 1, 10, parts) == pytest.approx(ten.power_w + 2 * 1.0)
+    assert storage_nic_power_w(hgx, ten, 1, 10, parts, 2) == pytest.approx(ten.power_w + 2 * 1.0)
+    assert storage_nic_power_w(hgx, ten, 1, 10, parts, 1) == pytest.approx(ten.power_w + 1.0)

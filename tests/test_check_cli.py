@@ -51,13 +51,13 @@ def test_a_bare_design_is_accepted(files):
 
 def test_violations_exit_3_and_are_listed(files):
     tmp, instance_path, _, result = files
-    broken = result.model_copy(update={"design": base_design(**{"racks.0.nodes_per_rack": 3, "racks.0.power_kw": 30.864})})
+    broken = result.model_copy(update={"design": base_design(**{"racks.0.nodes_per_rack": 3, "racks.0.power_kw": 30.834})})
     path = tmp / "broken.json"
     path.write_text(broken.model_dump_json(by_alias=True), encoding="utf-8")
     run = invoke(instance_path, path)
     assert run.exit_code == 3
     assert "design violates 1 rule(s)" in run.stdout
-    assert ("rack_power_within_limit: compute racks (air-30kw): 3 × dgx-h100 at 10.288 kW = 30.864 kW > 30.0 kW"
+    assert ("rack_power_within_limit: compute racks (air-30kw): 3 × dgx-h100 at 10.278 kW = 30.834 kW > 30.0 kW"
             in run.stdout)
 
 
@@ -71,7 +71,7 @@ def test_json_verdict(files):
     verdict = json.loads(run.stdout)
     assert verdict["ok"] is False and verdict["rules_checked"] == len(CHECKER_RULES)
     assert verdict["violations"] == [{"family": "budget_cap", "item": "reported cost",
-                                      "detail": "total 1 USD reported, 2,402,760 USD recomputed"}]
+                                      "detail": "total 1 USD reported, 2,392,760 USD recomputed"}]
 
 
 @pytest.mark.parametrize("content, message", [

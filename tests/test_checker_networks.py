@@ -141,6 +141,7 @@ def test_switch_models_do_not_share_network_racks():
 # ---- the storage and management networks (id: family, instance changes, design changes, fragment)
 
 STORAGE_2 = apply_changes(BASE_DESIGN, STORAGE_TWO_TIER)
+STORAGE_SWITCH_8 = {**STORAGE_SWITCH_16, "id": "st8", "name": "8-port NDR200 test switch", "cages": 2}
 CONVERGED_2 = apply_changes(CONVERGED_DESIGN, CONVERGED_TWO_TIER)
 COLD = apply_changes(BASE_DESIGN, COLD_DESIGN)
 UNPRICED_OBJECT = unpriced_copy("object-store-node", "object-unpriced")
@@ -191,21 +192,25 @@ STORAGE_MUTATIONS = {
     # links: 3 × 3 × ceil(3 / 4) = 9; management ports 44 + 2.
     "uplinks_balanced-storage-spines": (
         "uplinks_balanced", STORAGE_TWO_TIER_INSTANCE_CHANGES,
-        {"base": STORAGE_2, "storage_network.spines": 3, "switches.3.count": 3, "links.4.assemblies": 9,
-         **management_ports(46, 4, 5)},
+        {"base": STORAGE_2, "storage_network.spines": 3, "switches.3.count": 3, "links.4.assemblies": 6,
+         **management_ports(44, 4, 5)},
         "8 uplinks per storage leaf do not divide evenly over 3 storage spines"),
-    "storage_fabric_ports_cover-storage-spine-ports": (
+    # One spine for 2 leaves of 8 uplinks at ratio 1 on st16 fits (16 ≤ 16); 2 leaves of 10 uplinks
+    # do not, and 6 down / 10 up is no allowed split either (down ≥ up at ratios 1 … 8).
+    "storage_fabric_ports_cover-storage-leaf-split": (
         "storage_fabric_ports_cover", STORAGE_TWO_TIER_INSTANCE_CHANGES,
-        {"base": STORAGE_2, "storage_network.spines": 1, "switches.3.count": 1, **management_ports(42, 4, 5)},
-        "3 leaves × 8 links = 24 ports in use per spine > 16"),
+        {"base": STORAGE_2, "storage_network.leaf_down_ports": 6, "storage_network.leaf_up_ports": 10,
+         "links.4.count": 20, "links.4.assemblies": 8, "switches.2.ports_used": 32, "switches.3.ports_used": 20},
+        "6 down / 10 up ports is not a split of its 16 ports"),
+    # Fewer storage switches than the ports need.
     "storage_fabric_ports_cover-storage-leaves": (
-        "storage_fabric_ports_cover", STORAGE_TWO_TIER_INSTANCE_CHANGES, {"base": STORAGE_2, "storage_network.leaves": 2},
-        "storage_network.leaves: recorded 2, the rules give 3 (ceil((16 node ports + 4 unit ports) / 8 down-ports))"),
-    # One 16-port storage switch for 20 ports (network racks: 12 qm9700, 1 st16, 1 management).
+        "storage_fabric_ports_cover", STORAGE_TWO_TIER_INSTANCE_CHANGES, {"base": STORAGE_2, "storage_network.leaves": 1},
+        "storage_network.leaves: recorded 1, the rules give 2 (ceil((8 node ports + 4 unit ports) / 8 down-ports))"),
+    # One 8-port storage switch for 12 ports (network racks: 12 qm9700, 1 st8, 1 management).
     "storage_fabric_ports_cover-one-storage-switch": (
-        "storage_fabric_ports_cover", STORAGE_TWO_TIER_INSTANCE_CHANGES,
-        {"storage_network.switch": "st16", "switches.2.model": "st16", "racks.1.count": 3, "racks.1.power_kw": 15.528},
-        "storage switch (st16): 16 node ports + 4 unit ports = 20 > 16 ports of one switch"),
+        "storage_fabric_ports_cover", {"catalog.add.switches": [STORAGE_SWITCH_8], "catalog.prices": {"st8": 3_000.0}},
+        {"storage_network.switch": "st8", "switches.2.model": "st8", "racks.1.count": 3, "racks.1.power_kw": 15.528},
+        "storage switch (st8): 8 node ports + 4 unit ports = 12 > 8 ports of one switch"),
     "storage_fabric_ports_cover-unit-protocol": (
         "storage_fabric_ports_cover",
         {"catalog.add.storage": [replaced("storage", "pfs-building-block", protocols=["ethernet"])]},
@@ -306,7 +311,7 @@ STORAGE_MUTATIONS = {
         "4 assemblies recorded; 1 units × ceil(4 ports / 4 per assembly) = 1"),
     "port_form_factor_match-node-storage-assemblies": (
         "port_form_factor_match", {}, {"links.2.assemblies": 16},
-        "16 assemblies recorded; 4 ports × ceil(4 nodes / 4 per assembly) = 4"),
+        "16 assemblies recorded; 2 ports × ceil(4 nodes / 4 per assembly) = 2"),
     "port_form_factor_match-mgmt-speed": (
         "port_form_factor_match", {}, {"links.4.part": "cat6a-rj45-10g-100m"}, "part runs 10 Gb/s, links run 1 Gb/s"),
     "cable_reach-storage-leaf-spine": (

@@ -55,7 +55,8 @@ def test_each_link_group_starts_on_a_fresh_cage():
     ports cage 5 and the cold unit's 2 half of cage 6 — never two parts or two keys in one cage."""
     graph = fabric_graph(fd.one_tier_8_gpu())
     node = sorted((link["a_port"], link["b_port"]) for link in links_of(graph, "node-storage"))
-    assert node == [("p1/1", "snic1/1"), ("p2/1", "snic1/2"), ("p3/1", "snic2/1"), ("p4/1", "snic2/2")]
+    # Cabled port-major (port 1 of every NIC first): snic1/1, snic2/1, snic1/2, snic2/2.
+    assert node == [("p1/1", "snic1/1"), ("p2/1", "snic2/1"), ("p3/1", "snic1/2"), ("p4/1", "snic2/2")]
     by_unit = defaultdict(list)
     for link in links_of(graph, "storage-unit"):
         by_unit[link["b_device"]].append((link["a_port"], link["b_port"], link["part"]))

@@ -106,11 +106,13 @@ CASES: dict[str, tuple[str, dict]] = {
     "storage_nic_bandwidth_met": ("30 GB/s of reads on one node need both 2 × 100G storage NICs; one is cheaper",
                                   HEAVY_READS),
     "storage_fabric_ports_cover": ("16 nodes' 32 storage ports and the units' overflow one 32-port storage switch; "
-                                   "a second tier costs more", {"constraints.pins.nodes": 16, "goal.deadline_days": None}),
+                                   "a second tier costs more", {"constraints.pins.nodes": 16, "goal.deadline_days": None,
+                                                                "constraints.pins.storage_ports_per_node": 2}),
     "cold_storage_met": ("500 TB of raw data to archive need a cold tier; none is cheaper",
                          {"workload.data": {"archive_tb": 500}, "constraints.pins.nodes": 8, "goal.deadline_days": None}),
     "management_ports_cover": ("20 nodes, their switches and units need 2 management leaves and 2 aggregation "
-                               "switches; fewer are cheaper", {"constraints.pins.nodes": 20, "goal.deadline_days": None}),
+                               "switches; fewer are cheaper", {"constraints.pins.nodes": 20, "goal.deadline_days": None,
+                                                                  "constraints.pins.storage_ports_per_node": 2}),
 }
 # In 3 tiers the spine and core counts the broken model leaves out are the port families' records
 # (spines = pods x spines per pod, cores = planes x cores per plane), so they name it.

@@ -746,7 +746,7 @@ def test_the_bases_of_the_malformed_texts_are_valid():
 
 
 # == Both kinds of draws occur =======================================================================
-DRAWS = 60
+DRAWS = 80
 
 
 @pytest.mark.parametrize("strategy", [instance_data(), instance_data(SMALLEST, objective="min_cost")],

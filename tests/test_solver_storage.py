@@ -75,7 +75,8 @@ def test_storage_nic_bandwidth_met_infeasible_just_past_two_nics():
     result = infeasible(inst(ONE_NODE, _reading(400.01)))
     assert conflict(result) == {"storage_nic_bandwidth_met", "pins_respected"}
     item = next(i for i in result.explanation.conflict if i.family == "storage_nic_bandwidth_met")
-    assert item.detail == "storage NIC 2 × snic100 (4 × 100G) per node × 1 nodes = 400 Gb/s < 400 Gb/s needed"
+    assert item.detail == "storage NIC 2 × snic100 (4 × 100G cabled) per node × 1 nodes = 400 Gb/s < 400 Gb/s needed" \
+        "; dedicated: at most max(8 × need, nodes × 400G) cabled, 2-tier leaf uplinks ≥ need"
 
 
 def test_storage_nic_bandwidth_met_more_nodes_carry_more():
@@ -97,15 +98,17 @@ def test_the_smallest_budget_counts_the_nodes_the_storage_traffic_needs():
 
 
 # -- storage_fabric_ports_cover ---------------------------------------------------------------------
-# Only the 32-port storage switch: one tier takes 32 ports; two non-blocking tiers (16 down / 16 up
-# per leaf, up to 32 leaves on 16 spines) take 32 x 16 = 512. A node has 2 storage ports (one NIC);
-# the object tier's unit has 2.
+# Only the 32-port storage switch, 2 storage ports pinned per node (one NIC); the object tier's
+# unit has 2. One tier takes 32 ports. Two tiers: the most endpoint ports per leaf is the 8:1
+# split, d = 32·8 // 9 = 28 down and u = 4 up; a spine takes leaves × u/S ≤ 32, so at most 32
+# leaves (S = u = 4): 32 × 28 = 896 endpoint ports.
 SMALL_STORAGE_SWITCH = {**ROOMY, "constraints.switches": {"deny": ["esw256"]}, "constraints.storage": {"allow": ["obj"]},
                         "goal.deadline_days": None, "constraints.pins.server": "s40",
-                        "constraints.pins.nics_per_node": 1, "site.distances.across_rows_m": 48}
+                        "constraints.pins.nics_per_node": 1, "site.distances.across_rows_m": 48,
+                        "constraints.pins.storage_ports_per_node": 2}
 
 
-@pytest.mark.parametrize("nodes, tiers, leaves, spines", [(15, 1, 1, 0), (255, 2, 32, 16)])
+@pytest.mark.parametrize("nodes, tiers, leaves, spines", [(15, 1, 1, 0), (447, 2, 32, 4)])
 def test_storage_fabric_ports_cover_feasible_at_the_storage_switch_limits(nodes, tiers, leaves, spines):
     d = optimal(inst(SMALL_STORAGE_SWITCH, {"constraints.pins.nodes": nodes})).design
     path = d.storage_network
@@ -113,17 +116,20 @@ def test_storage_fabric_ports_cover_feasible_at_the_storage_switch_limits(nodes,
     groups = {g.tier: g for g in d.switches if g.network == "storage"}
     assert groups["storage-leaf"].count == leaves
     endpoints = nodes * 2 + 2
-    assert groups["storage-leaf"].ports_used == endpoints + (leaves * 16 if tiers == 2 else 0)
+    assert groups["storage-leaf"].ports_used == endpoints + (leaves * 4 if tiers == 2 else 0)
     assert groups["storage-leaf"].ports_used <= leaves * 32
 
 
 def test_storage_fabric_ports_cover_one_node_past_one_switch_takes_two_tiers():
+    """34 ports: the 8:1 leaf (28 down, 4 up) needs 2 leaves and 1 spine (2 × 4 ≤ 32), the fewest
+    switches and leaf–spine links of any split."""
     path = optimal(inst(SMALL_STORAGE_SWITCH, {"constraints.pins.nodes": 16})).design.storage_network
-    assert (path.tiers, path.leaves) == (2, math.ceil((16 * 2 + 2) / 16))
+    assert (path.tiers, path.leaves, path.spines) == (2, math.ceil((16 * 2 + 2) / 28), 1)
+    assert (path.leaf_down_ports, path.leaf_up_ports) == (28, 4)
 
 
 def test_storage_fabric_ports_cover_infeasible_one_node_past_two_tiers():
-    result = infeasible(inst(SMALL_STORAGE_SWITCH, {"constraints.pins.nodes": 256}))
+    result = infeasible(inst(SMALL_STORAGE_SWITCH, {"constraints.pins.nodes": 448}))
     # The bigger storage switch is denied (allowed_by_lists); converged is not offered (the units
     # run 100G Ethernet, the compute fabric 400G InfiniBand).
     assert conflict(result) == {"storage_fabric_ports_cover", "pins_respected", "allowed_by_lists"}
@@ -338,7 +344,8 @@ def test_video_example_infeasible_on_10g_storage_nics_and_the_explanation_names_
     assert "storage_nic_bandwidth_met" in conflict(result)
     item = next(i for i in result.explanation.conflict if i.family == "storage_nic_bandwidth_met")
     need = needs(video()).network_gbps
-    assert item.detail == f"storage NIC 2 × eth-10g-2p (4 × 10G) per node × 4 nodes = 160 Gb/s < {need:,.0f} Gb/s needed"
+    assert item.detail == (f"storage NIC 2 × eth-10g-2p (4 × 10G cabled) per node × 4 nodes = 160 Gb/s < {need:,.0f} "
+                           "Gb/s needed; dedicated: at most max(8 × need, nodes × 400G) cabled, 2-tier leaf uplinks ≥ need")
 
 
 def test_video_example_feasible_with_a_faster_storage_nic():

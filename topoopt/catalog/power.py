@@ -72,15 +72,15 @@ def node_devices_power_w(server: Server, nic: Nic | None, rails: int) -> float:
     return server.power_w + (rails * nic.power_w if nic is not None else 0.0)
 
 
-def storage_nic_power_w(server: Server, nic: Nic, nics: int, gbps: int, parts: list[LinkPart]) -> float:
+def storage_nic_power_w(server: Server, nic: Nic, nics: int, gbps: int, parts: list[LinkPart], ports: int) -> float:
     """Power a dedicated storage network adds to a node: the bought storage NICs (none when the
     server's ``builtin_storage_nics`` are used: the server maximum includes them) plus the
-    hungriest module end fitting the NIC's cage at ``gbps`` in every storage port (all ``nic.ports``
-    of each NIC are cabled)."""
+    hungriest module end fitting the NIC's cage at ``gbps`` in every cabled storage port (``ports``
+    of them; an empty cage draws nothing)."""
     end_w = hungriest_end_w(parts, "b", nic.port_form_factor, 1, gbps)
     builtin = server.builtin_storage_nics is not None and server.builtin_storage_nics.nic == nic.id
     nic_w = 0.0 if builtin else nics * nic.power_w
-    return nic_w + nics * nic.ports * end_w
+    return nic_w + ports * end_w
 
 
 def switch_power_w(switch: Switch, parts: list[LinkPart]) -> float:

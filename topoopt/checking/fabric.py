@@ -188,7 +188,7 @@ def uplinks_balanced(ctx: CheckContext) -> list[Violation]:
                              detail=f"{k - k // 2} spine uplinks do not divide evenly over {f.cores_per_plane} cores per plane"))
     net = ctx.storage_net
     if not ctx.converged and net.tiers == 2 and ctx.storage_radix >= 2:
-        up = ctx.storage_radix // 2
+        up = ctx.storage_leaf_uplinks
         if net.spines >= 1 and up % net.spines:
             out.append(Violation(family=family, item="storage-leaf-spine links",
                                  detail=f"{up} uplinks per storage leaf do not divide evenly over {net.spines} storage spines"))

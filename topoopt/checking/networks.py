@@ -7,7 +7,9 @@ Storage network, dedicated (``E`` endpoint ports = node storage ports + storage-
 the storage switch's logical radix at the storage speed):
 
 * 1 tier: one switch, ``E ≤ k``;
-* 2 tiers, non-blocking: a leaf has ``d = u = floor(k/2)`` endpoint and uplink ports;
+* 2 tiers: a leaf has ``d`` endpoint and ``u`` uplink ports, a split of
+  :func:`storage_leaf_splits` (``d = floor(k·r / (r + 1))``, ``u = k − d`` for a ratio ``r`` of
+  :data:`STORAGE_LEAF_RATIOS`; records before the split was recorded: ``d = u = floor(k/2)``);
   ``leaves = ceil(E / d)``; ``S`` spines, ``S`` dividing ``u``, every leaf reaching every spine
   with ``u / S`` links; a spine uses ``leaves · u / S ≤ k`` ports.
 
@@ -23,6 +25,13 @@ from dataclasses import dataclass
 
 from topoopt.checking.text import ceil_div
 from topoopt.models.catalog import Switch
+
+STORAGE_LEAF_RATIOS = (1, 2, 3, 4, 6, 8)
+"""Down:up port ratios a 2-tier storage leaf may have (estimate: usual storage-leaf oversubscriptions)."""
+STORAGE_CAP_NEED_FACTOR = 8
+STORAGE_CAP_NODE_GBPS = 400
+"""Node–storage bandwidth cabled ≤ max(8 × the storage need, nodes × 400 Gb/s) (estimate: 2 × 200G
+per node is the DGX reference architecture's storage attach)."""
 
 MANAGEMENT_UPLINKS_PER_LEAF = 2
 """One uplink to each aggregation switch of the leaf's pair (two for redundancy)."""
@@ -47,8 +56,26 @@ class StorageFabricCounts:
     ports_per_spine: int
 
 
-def storage_fabric_counts(node_ports: int, unit_ports: int, radix: int, tiers: int, spines: int) -> StorageFabricCounts:
-    """Storage leaves, spines, links and ports in use for ``tiers`` (1 or 2) and ``spines`` (2 tiers).
+def storage_leaf_splits(radix: int) -> list[tuple[int, int]]:
+    """``(d, u)`` a 2-tier storage leaf of ``radix`` ports may have: per ratio ``r``,
+    ``d = floor(k·r / (r + 1))`` endpoint ports and the other ``u = k − d`` up, so ``d ≤ r · u``."""
+    splits = []
+    for ratio in STORAGE_LEAF_RATIOS:
+        down = radix * ratio // (ratio + 1)
+        if 1 <= down < radix and (down, radix - down) not in splits:
+            splits.append((down, radix - down))
+    return splits
+
+
+def storage_cap_gbps(nodes: int, need_gbps: float) -> float:
+    """The most node–storage bandwidth a dedicated storage network cables."""
+    return max(STORAGE_CAP_NEED_FACTOR * need_gbps, nodes * STORAGE_CAP_NODE_GBPS)
+
+
+def storage_fabric_counts(node_ports: int, unit_ports: int, radix: int, tiers: int, spines: int,
+                          split: tuple[int, int] | None = None) -> StorageFabricCounts:
+    """Storage leaves, spines, links and ports in use for ``tiers`` (1 or 2), ``spines`` and the
+    leaf ``split`` ``(d, u)`` (2 tiers; None: non-blocking ``floor(k/2)`` each).
 
     When ``spines`` does not divide the uplinks the per-pair link count is None and the busiest
     spine's load is computed with the rounded-up count.
@@ -60,7 +87,7 @@ def storage_fabric_counts(node_ports: int, unit_ports: int, radix: int, tiers: i
             links_per_leaf_spine=0, leaf_spine_links=0, leaf_ports_used=endpoints, spine_ports_used=0,
             ports_per_leaf=endpoints, ports_per_spine=0,
         )
-    down = up = radix // 2
+    down, up = split if split is not None else (radix // 2, radix // 2)
     leaves = ceil_div(endpoints, down) if down >= 1 else 0
     per_pair = up // spines if spines >= 1 and up % spines == 0 else None
     load = ceil_div(up, spines) if spines >= 1 else up

@@ -61,13 +61,26 @@ class NetworksView:
 
     @cached_property
     def storage_ports_per_node(self) -> int:
-        """``nics · ports`` of the storage NIC (all ports used), or the compute rails when converged;
-        the record's own figure when the NIC is unknown."""
+        """Storage ports cabled per node: the record's choice (1 … the storage NICs' ports and the
+        server's ``storage_ports_max``: nic_fits_server), or the compute rails when converged."""
         if self.converged:
             return self.rails
-        if self.storage_nic is None:
-            return self.storage_net.ports_per_node
-        return self.storage_net.nics_per_node * self.storage_nic.ports
+        return self.storage_net.ports_per_node
+
+    @property
+    def storage_leaf_split(self) -> tuple[int, int] | None:
+        """``(d, u)`` of a 2-tier storage leaf as recorded; None (non-blocking ``floor(k/2)`` each)
+        when the record predates the split (both 0)."""
+        net = self.storage_net
+        if net.leaf_down_ports == 0 and net.leaf_up_ports == 0:
+            return None
+        return net.leaf_down_ports, net.leaf_up_ports
+
+    @property
+    def storage_leaf_uplinks(self) -> int:
+        """Uplinks of a 2-tier storage leaf: the recorded split's, or ``floor(k/2)`` (non-blocking)."""
+        split = self.storage_leaf_split
+        return split[1] if split is not None else self.storage_radix // 2
 
     @cached_property
     def storage_tiers(self) -> list[tuple[str, StorageTier | None, int]]:
@@ -141,7 +154,8 @@ class NetworksView:
         if self.converged or net.tiers not in (1, 2) or self.storage_radix < (2 if net.tiers == 2 else 1):
             return None
         return networks.storage_fabric_counts(self.nodes * self.storage_ports_per_node, self.unit_ports,
-                                              self.storage_radix, net.tiers, net.spines)
+                                              self.storage_radix, net.tiers, net.spines,
+                                              self.storage_leaf_split if net.tiers == 2 else None)
 
     @property
     def n_storage_switches(self) -> int:

@@ -9,11 +9,29 @@ from topoopt.checking.text import num
 from topoopt.models.design import Violation
 
 
+def _storage_ports_fit(ctx: CheckContext) -> list[Violation]:
+    """Dedicated: 1 ≤ the storage ports cabled per node ≤ the ports of its storage NICs, and ≤ the
+    server's ``storage_ports_max`` (DGX: the others serve in-band management)."""
+    net, server, nic = ctx.storage_net, ctx.server, ctx.storage_nic
+    item, family = f"storage ports ({net.ports_per_node} cabled per node)", "nic_fits_server"
+    out: list[Violation] = []
+    if ctx.converged or nic is None:
+        return out
+    if not 1 <= net.ports_per_node <= net.nics_per_node * nic.ports:
+        out.append(Violation(family=family, item=item,
+                             detail=f"{net.nics_per_node} × {nic.id} have {net.nics_per_node * nic.ports} ports"))
+    if server is not None and server.storage_ports_max is not None and net.ports_per_node > server.storage_ports_max:
+        out.append(Violation(family=family, item=item,
+                             detail=f"{server.id} gives storage at most {server.storage_ports_max} ports "
+                                    "(its other storage-NIC ports serve in-band management)"))
+    return out
+
+
 def _storage_nics_fit(ctx: CheckContext) -> list[Violation]:
     """Dedicated: the server's built-in storage NICs as they come, or 1 … ``max_storage_nics`` of
     one of its ``storage_nic_options`` (a server with neither has no dedicated storage network);
-    converged: no storage NIC."""
-    out: list[Violation] = []
+    converged: no storage NIC. Then the ports cabled (``_storage_ports_fit``)."""
+    out: list[Violation] = _storage_ports_fit(ctx)
     net, server, family = ctx.storage_net, ctx.server, "nic_fits_server"
     item = f"storage NICs ({net.nics_per_node} × {net.nic})"
     if ctx.converged:

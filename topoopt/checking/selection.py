@@ -55,8 +55,8 @@ def allowed_by_lists(ctx: CheckContext) -> list[Violation]:
 
 def pins_respected(ctx: CheckContext) -> list[Violation]:
     """Every pinned decision (server, GPU, nodes, interconnect, NIC, NICs per node, tiers, leaf
-    switch, rack class, hot and cold storage tiers, storage network mode, storage NIC, management
-    switch) and a pinned parallel layout take their pinned values. A pinned tier count or leaf
+    switch, rack class, hot and cold storage tiers, storage network mode, storage NIC, storage ports
+    cabled per node, management switch) and a pinned parallel layout take their pinned values. A pinned tier count or leaf
     switch asks for a compute fabric, so it rules out the fabric-less single node whatever switch
     id that design records; a pinned cold tier or storage NIC asks for one."""
     family = "pins_respected"
@@ -70,6 +70,7 @@ def pins_respected(ctx: CheckContext) -> list[Violation]:
         "cold_storage": "no cold tier" if d.cold_storage is None else d.cold_storage.tier,
         "storage_network": net.mode,
         "storage_nic": "no storage NIC (converged)" if ctx.converged or net.nic is None else net.nic,
+        "storage_ports_per_node": "no storage port (converged)" if ctx.converged else net.ports_per_node,
         "management_switch": d.management_network.switch,
     }
     if not ctx.has_fabric:

@@ -8,6 +8,7 @@ blocks training, so the two never overlap.
 
 from __future__ import annotations
 
+from topoopt.checking import networks
 from topoopt.checking.context import CheckContext
 from topoopt.checking.switch_groups import switch_group_violations
 from topoopt.checking.text import close, num
@@ -26,10 +27,32 @@ def need_gbps(ctx: CheckContext) -> float:
     return BITS_PER_BYTE * max(need.read_gb_per_s, need.write_gb_per_s)
 
 
+def _dedicated_bandwidth(ctx: CheckContext, family: str, needed: float) -> list[Violation]:
+    """Dedicated: the node–storage bandwidth cabled is at most ``max(8 · need, n · 400)`` Gb/s, and
+    2 tiers' leaf uplinks carry the need: ``leaves · u · g ≥ need``."""
+    out: list[Violation] = []
+    total = ctx.nodes * ctx.storage_ports_per_node * ctx.storage_gbps
+    cap = networks.storage_cap_gbps(ctx.nodes, needed)
+    if total > cap * (1 + TOLERANCE):
+        out.append(Violation(family=family, item="storage network (dedicated)",
+                             detail=f"{num(ctx.nodes)} nodes × {ctx.storage_ports_per_node}×{num(ctx.storage_gbps)}G = "
+                                    f"{num(total)} Gb/s cabled > max({networks.STORAGE_CAP_NEED_FACTOR} × {num(needed)}, "
+                                    f"{num(ctx.nodes)} × {networks.STORAGE_CAP_NODE_GBPS}) = {num(cap)} Gb/s"))
+    c = ctx.storage_counts
+    if ctx.storage_net.tiers == 2 and c is not None:
+        uplink = c.leaves * c.up * ctx.storage_gbps
+        if uplink < needed * (1 - TOLERANCE):
+            out.append(Violation(family=family, item="storage leaf uplinks",
+                                 detail=f"{num(c.leaves)} leaves × {c.up} uplinks × {num(ctx.storage_gbps)}G = "
+                                        f"{num(uplink)} Gb/s < {num(needed)} Gb/s needed"))
+    return out
+
+
 def storage_nic_bandwidth_met(ctx: CheckContext) -> list[Violation]:
-    """``n · P · g ≥ 8 · max(read, write)`` GB/s of storage traffic, where a node has ``P = nics ·
-    ports`` dedicated storage ports at the storage speed ``g``, or, converged, its ``rails`` compute
-    ports at the compute link speed; the record states ``P``, ``P · g`` and the need."""
+    """``n · P · g ≥ 8 · max(read, write)`` GB/s of storage traffic, where a node has ``P``
+    dedicated storage ports cabled at the storage speed ``g``, or, converged, its ``rails`` compute
+    ports at the compute link speed; the record states ``P``, ``P · g`` and the need. Dedicated,
+    also at most ``max(8 · need, n · 400 Gb/s)`` cabled, and 2 tiers' uplinks carry the need."""
     family = "storage_nic_bandwidth_met"
     out: list[Violation] = []
     net = ctx.storage_net
@@ -55,6 +78,8 @@ def storage_nic_bandwidth_met(ctx: CheckContext) -> list[Violation]:
         out.append(Violation(family=family, item=item,
                              detail=f"need_gbps {num(net.need_gbps)} recorded; 8 × max(read {num(ctx.storage_needs.read_gb_per_s)}, "
                                     f"write {num(ctx.storage_needs.write_gb_per_s)} GB/s) = {num(needed)} Gb/s"))
+    if not ctx.converged:
+        out += _dedicated_bandwidth(ctx, family, needed)
     return out
 
 
@@ -155,8 +180,9 @@ def _converged(ctx: CheckContext, family: str) -> list[Violation]:
 
 
 def _dedicated(ctx: CheckContext, family: str) -> list[Violation]:
-    """Dedicated: 1 tier ``E ≤ k``; 2 tiers ``ceil(E / floor(k/2))`` leaves and spines using
-    ``leaves · u/S ≤ k`` ports; the storage switch is a data-fabric switch (role compute)."""
+    """Dedicated: 1 tier ``E ≤ k``; 2 tiers a leaf split ``(d, u)`` of ``storage_leaf_splits``,
+    ``ceil(E / d)`` leaves and spines using ``leaves · u/S ≤ k`` ports; the storage switch is a
+    data-fabric switch (role compute)."""
     out: list[Violation] = []
     net, c, k = ctx.storage_net, ctx.storage_counts, ctx.storage_radix
     switch = ctx.storage_switch
@@ -179,8 +205,16 @@ def _dedicated(ctx: CheckContext, family: str) -> list[Violation]:
                                  detail=f"{where} = {num(c.endpoints)} > {k} ports of one switch"))
         _field(out, family, "leaves", net.leaves, 1, "one switch")
         _field(out, family, "spines", net.spines, 0, "one switch")
+        _field(out, family, "leaf_down_ports", net.leaf_down_ports, 0, "one switch")
+        _field(out, family, "leaf_up_ports", net.leaf_up_ports, 0, "one switch")
         expected = {"storage-leaf": (1, c.leaf_ports_used)}
     else:
+        split = ctx.storage_leaf_split
+        if split is not None and split not in networks.storage_leaf_splits(k):
+            ratios = ", ".join(f"{r}:1" for r in networks.STORAGE_LEAF_RATIOS)
+            out.append(Violation(family=family, item=f"storage leaf ({switch.id})",
+                                 detail=f"{split[0]} down / {split[1]} up ports is not a split of its {k} ports "
+                                        f"at a down:up ratio of {ratios} (down = floor(k·r/(r+1)), up = k − down)"))
         _field(out, family, "leaves", net.leaves, c.leaves, f"ceil(({where}) / {c.down} down-ports)")
         if net.spines < 1:
             out.append(Violation(family=family, item=f"storage spine switches ({switch.id})", detail="2 tiers with no spine"))
@@ -198,7 +232,8 @@ def _dedicated(ctx: CheckContext, family: str) -> list[Violation]:
 def storage_fabric_ports_cover(ctx: CheckContext) -> list[Violation]:
     """The storage ports are covered and compatible: every storage unit runs the storage speed in a
     protocol the network speaks and records ``units · network_ports`` ports; dedicated: storage
-    switches (1 tier ``E ≤ k``; 2 tiers ``ceil(E / floor(k/2))`` leaves, spines within ``k``)
+    switches (1 tier ``E ≤ k``; 2 tiers a leaf split ``(d, u)`` at a ratio of at most 8:1, ``ceil(E / d)``
+    leaves, spines within ``k``)
     with ``E = n·P + unit ports``; converged: the compute fabric's one switch (``E + U ≤ k``) or
     ``ceil(U / d)`` extra compute leaves carry the units. Switch and link groups agree."""
     family = "storage_fabric_ports_cover"

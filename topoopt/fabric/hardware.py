@@ -132,7 +132,8 @@ def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
     storage_net = _storage_net(design, catalog, server, all_parts)
     if storage_net.nic is not None:
         sn = design.storage_network
-        node_w += storage_nic_power_w(server, storage_net.nic, sn.nics_per_node, sn.link_gbps, all_parts)
+        node_w += storage_nic_power_w(server, storage_net.nic, sn.nics_per_node, sn.link_gbps, all_parts,
+                                      sn.ports_per_node)
     return Hardware(
         server=server,
         nic=nic,

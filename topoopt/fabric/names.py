@@ -141,6 +141,14 @@ def storage_port_names(nics: int, ports_per_nic: int) -> list[str]:
     return [f"snic{nic}/{port}" for nic in range(1, nics + 1) for port in range(1, ports_per_nic + 1)]
 
 
+def cabled_storage_port_names(nics: int, ports_per_nic: int, cabled: int) -> list[str]:
+    """The ``cabled`` storage ports of a node, port-major so they spread over the NICs: port 1 of
+    every NIC, then port 2 … (a DGX cables port 1 of both storage cards; port 2 is in-band)."""
+    names = storage_port_names(nics, ports_per_nic)
+    order = sorted(range(len(names)), key=lambda i: (i % ports_per_nic, i // ports_per_nic))
+    return [names[i] for i in order[:cabled]]
+
+
 def data_port_names(ports: int) -> list[str]:
     """A storage unit's data-network ports ``data1`` …"""
     return [f"data{port}" for port in range(1, ports + 1)]

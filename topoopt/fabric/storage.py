@@ -5,10 +5,12 @@ choices the counts leave open:
 
 * **Units.** ``design.storage.units`` hot units (``storage-01`` …) and ``design.cold_storage.units``
   cold units (``cold-01`` …); every unit's ``network_ports`` data ports are attached.
-* **Dedicated.** Every node has ``nics_per_node × nic.ports`` storage ports (``snic1/1`` …), all at
-  ``link_gbps``. One tier: one storage switch takes every node and unit port. Two tiers: a storage
-  leaf has ``k // 2`` down-ports and ``k // 2`` uplinks (non-blocking, ``k`` the switch's radix at
-  the link speed), and reaches every storage spine with ``m = (k // 2) / spines`` links, bought as
+* **Dedicated.** Every node has ``nics_per_node × nic.ports`` storage ports (``snic1/1`` …), of
+  which ``ports_per_node`` are cabled, port-major (``snic1/1``, ``snic2/1``, ``snic1/2`` …: port 1
+  of every NIC first), all at ``link_gbps``; the others stay empty. One tier: one storage switch
+  takes every node and unit port. Two tiers: a storage leaf has ``leaf_down_ports`` down-ports and
+  ``leaf_up_ports`` uplinks (``k // 2`` each in records without them; ``k`` the switch's radix at
+  the link speed), and reaches every storage spine with ``m = up / spines`` links, bought as
   ``ceil(m / part.links)`` assemblies per (spine, leaf) pair (a kit is never split over two leaves).
 * **Converged.** No storage NICs: the units hang off the compute fabric — off the extra
   ``compute_storage_leaves`` leaves (``leaf-st-01`` …) in 2 or 3 tiers, or off the single switch
@@ -30,7 +32,7 @@ from dataclasses import dataclass
 
 from topoopt.fabric.devices import Assembler, Device, LinkBundle, Run, fill, uplink_base
 from topoopt.fabric.hardware import FabricError, Hardware
-from topoopt.fabric.names import data_port_names, numbered, port_names, storage_port_names
+from topoopt.fabric.names import cabled_storage_port_names, data_port_names, numbered, port_names
 from topoopt.fabric.wiring import Switches, group_index, new_bundle
 from topoopt.models.catalog import StorageTier
 from topoopt.models.design import Design
@@ -61,11 +63,14 @@ def make_units(design: Design, hw: Hardware) -> tuple[list[Device], list[Device]
 
 
 def storage_leaf_ports(design: Design, hw: Hardware) -> tuple[int, int]:
-    """``(down, up)`` ports of a dedicated storage leaf: the whole radix in 1 tier, half and half in 2."""
-    k = hw.storage_net.radix
-    if design.storage_network.tiers == 1:
+    """``(down, up)`` ports of a dedicated storage leaf: the whole radix in 1 tier; in 2 the
+    design's split (half and half in records without one)."""
+    k, sn = hw.storage_net.radix, design.storage_network
+    if sn.tiers == 1:
         return k, 0
-    return k // 2, k // 2
+    if sn.leaf_down_ports == 0 and sn.leaf_up_ports == 0:
+        return k // 2, k // 2
+    return sn.leaf_down_ports, sn.leaf_up_ports
 
 
 def make_storage_switches(design: Design, hw: Hardware) -> StorageSwitches:
@@ -74,7 +79,9 @@ def make_storage_switches(design: Design, hw: Hardware) -> StorageSwitches:
     if sn.mode == "converged" or net.switch is None:
         return StorageSwitches(leaves=[], spines=[])
     problems = []
-    _, up = storage_leaf_ports(design, hw)
+    down, up = storage_leaf_ports(design, hw)
+    if sn.tiers == 2 and (down < 1 or up < 1 or down + up > net.radix):
+        problems.append(f"a storage leaf's {down} down- and {up} up-ports do not fit its {net.radix} ports")
     if sn.tiers == 1 and (sn.leaves != 1 or sn.spines):
         problems.append("a 1-tier storage network has exactly one switch")
     if sn.tiers == 2:
@@ -105,10 +112,10 @@ def wire_storage(design: Design, hw: Hardware, nodes: list[Device], hot: list[De
         return unit_bundles
     net = hw.storage_net
     node_bundle = new_bundle(design, hw, group_index(hw, "node-storage"))
-    names = storage_port_names(sn.nics_per_node, net.nic.ports)
-    if len(names) != sn.ports_per_node:
-        raise FabricError(f"{sn.nics_per_node} × {net.nic.id} have {len(names)} ports, the design counts "
-                          f"{sn.ports_per_node} storage ports per node")
+    names = cabled_storage_port_names(sn.nics_per_node, net.nic.ports, sn.ports_per_node)
+    if not 1 <= sn.ports_per_node <= len(names) or len(names) != sn.ports_per_node:
+        raise FabricError(f"{sn.nics_per_node} × {net.nic.id} have {sn.nics_per_node * net.nic.ports} ports, the "
+                          f"design cables {sn.ports_per_node} storage ports per node")
     # An assembly joins the same storage port of consecutive nodes, as a rail's does (the model
     # counts ports_per_node × ceil(nodes / part.links) of them).
     node_run = Run(node_bundle, [node.name for node in nodes for _ in names], names * len(nodes),

@@ -89,6 +89,10 @@ class Server(Sourced):
         default_factory=list, description="NIC ids that fit the server's free slots as storage NICs."
     )
     max_storage_nics: int = Field(0, ge=0, le=8, description="Most storage NICs the server's free slots take.")
+    storage_ports_max: int | None = Field(
+        None, ge=1, le=64, description="Most storage-NIC ports cabled to a dedicated storage network (DGX: the "
+        "reference architecture gives the others to in-band management); None = every port of its storage NICs."
+    )
     oob_ports: int = Field(1, ge=0, le=4, description="Out-of-band (BMC) management ports, besides the in-band one.")
 
 

@@ -91,8 +91,10 @@ class StorageChoice(Record):
 class StorageNetwork(Record):
     """The path between the nodes and the storage units.
 
-    dedicated: ``nics_per_node`` storage NICs per node (all their ports used) and the storage
-    units on storage switches in 1 or 2 non-blocking tiers. converged: storage traffic rides the
+    dedicated: ``nics_per_node`` storage NICs per node, ``ports_per_node`` of their ports cabled,
+    and the storage units on storage switches in 1 tier or 2 (leaves of ``leaf_down_ports``
+    endpoint ports and ``leaf_up_ports`` uplinks, oversubscribed up to 8:1; 0 and 0 in records
+    written before these fields: non-blocking, ``floor(k/2)`` each). converged: storage traffic rides the
     compute NICs and fabric (the performance model charges the contention) and the storage units
     sit on ``compute_storage_leaves`` extra leaves of the compute fabric (or on its single switch).
     """
@@ -100,7 +102,7 @@ class StorageNetwork(Record):
     mode: Literal["dedicated", "converged"]
     nic: str | None = Field(description="Storage NIC id; None when converged.")
     nics_per_node: int = Field(ge=0)
-    ports_per_node: int = Field(ge=1, description="Storage ports per node (compute rails when converged).")
+    ports_per_node: int = Field(ge=1, description="Storage ports cabled per node (compute rails when converged).")
     link_gbps: int = Field(description="Speed of every storage-network port, Gb/s.")
     node_gbps: float = Field(description="Storage bandwidth of one node, Gb/s.")
     need_gbps: float = Field(description="Storage traffic all nodes together carry: max(read, checkpoint write), Gb/s.")
@@ -108,6 +110,10 @@ class StorageNetwork(Record):
     tiers: Annotated[Literal[0, 1, 2], NoBoolean] = Field(description="Storage switch tiers; 0 when converged.")
     leaves: int = Field(ge=0, description="Storage leaf switches (dedicated).")
     spines: int = Field(ge=0, description="Storage spine switches (dedicated, 2 tiers).")
+    leaf_down_ports: int = Field(0, ge=0, description="Endpoint ports of a storage leaf (dedicated, 2 tiers); "
+                                 "0 = non-blocking floor(k/2) (records before this field).")
+    leaf_up_ports: int = Field(0, ge=0, description="Uplinks of a storage leaf (dedicated, 2 tiers); "
+                               "0 = non-blocking floor(k/2) (records before this field).")
     compute_storage_leaves: int = Field(ge=0, description="Compute-fabric leaves carrying storage units (converged).")
     converged_attach: Literal["leaves", "top"] = Field(
         "leaves", description="Converged, 2 or 3 tiers: storage units on their own leaves, or on free spine (2 tiers) or core (3 tiers) ports.")

@@ -180,6 +180,9 @@ class Pins(Record):
         None, description="dedicated: storage NICs and switches; converged: storage shares the compute fabric."
     )
     storage_nic: str | None = Field(None, description="Storage NIC id (dedicated storage network).")
+    storage_ports_per_node: int | None = Field(
+        None, ge=1, le=64, description="Storage ports cabled per node (dedicated storage network)."
+    )
     management_switch: str | None = Field(None, description="Management switch id.")
 
 

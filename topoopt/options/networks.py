@@ -30,6 +30,33 @@ from topoopt.options.rules import (
 )
 
 STORAGE_TIERS = (1, 2)
+STORAGE_LEAF_RATIOS = (1, 2, 3, 4, 6, 8)
+"""Down:up port ratios a 2-tier storage leaf may have (estimate: the usual oversubscriptions of
+storage and front-end leaves). A storage network's traffic is bounded by the storage need, so it
+need not be non-blocking; its uplinks must carry that need (storage_nic_bandwidth_met)."""
+STORAGE_CAP_NEED_FACTOR = 8
+STORAGE_CAP_NODE_GBPS = 400
+"""A dedicated storage network cables at most max(8 × the storage need, nodes × 400 Gb/s) between
+the nodes and the storage switches (estimate: the audit's bound; 2 × 200G per node is the DGX
+reference architecture's storage attach). It keeps ties and time objectives from cabling every
+port for a need of a few Gb/s."""
+
+
+def storage_leaf_split(radix: int, ratio: int) -> tuple[int, int]:
+    """``(down, up)`` ports of a 2-tier storage leaf of ``radix`` ports at a down:up ratio of at
+    most ``ratio``: ``down = floor(k·r / (r + 1))``, ``up = k − down`` (so ``down ≤ r · up``)."""
+    down = radix * ratio // (ratio + 1)
+    return down, radix - down
+
+
+def storage_leaf_splits(radix: int) -> list[tuple[int, int]]:
+    """The distinct ``(down, up)`` splits of :data:`STORAGE_LEAF_RATIOS` with a port each way."""
+    splits = []
+    for ratio in STORAGE_LEAF_RATIOS:
+        down, up = storage_leaf_split(radix, ratio)
+        if down >= 1 and up >= 1 and (down, up) not in splits:
+            splits.append((down, up))
+    return splits
 MGMT_DEVICE_FORM_FACTOR = "rj45"
 """Management ports of nodes, switches and storage units are RJ45 copper (BMC and in-band)."""
 MGMT_UPLINKS = 2
@@ -90,15 +117,16 @@ class PartChooser:
 @dataclass(frozen=True)
 class StorageNetOption:
     """One storage network: converged on the compute fabric, or dedicated (storage NIC model and
-    count, port speed, storage switch model, 1 or 2 non-blocking tiers and, when the leaf–spine
-    part carries several links per assembly, the spine count)."""
+    count, the storage ports cabled per node, port speed, storage switch model, 1 tier or 2 tiers
+    with a leaf down:up split and, when the leaf–spine part carries several links per assembly,
+    the spine count)."""
 
     @property
     def spine_counts(self) -> list[int]:
         """The spine counts a 2-tier option allows: divisors of the leaf uplinks (or its own)."""
         if self.tiers != 2:
             return [0]
-        return [self.spines] if self.spines else [d for d in range(1, self.half + 1) if self.half % d == 0]
+        return [self.spines] if self.spines else [d for d in range(1, self.up + 1) if self.up % d == 0]
 
     index: int
     mode: str  # "dedicated" | "converged"
@@ -110,7 +138,9 @@ class StorageNetOption:
     switch: Switch | None = None
     radix: int = 0
     tiers: int = 0
-    half: int = 0  # 2 tiers: down- and up-ports of a leaf (k/2 each, non-blocking)
+    ports: int = 0  # storage ports cabled per node (1 … the NICs' ports, the server's storage_ports_max)
+    down: int = 0  # 2 tiers: endpoint ports of a leaf
+    up: int = 0  # 2 tiers: uplinks of a leaf (down ≤ ratio × up, storage_leaf_split)
     spines: int = 0  # 2 tiers: the spine count, or 0 when the model picks it among the divisors of half
     links_per_leaf_spine: int = 0
     nic_price: int | None = 0
@@ -121,6 +151,12 @@ class StorageNetOption:
 
     @property
     def ports_per_node(self) -> int:
+        """Storage ports cabled per node (the others stay empty: no switch port, cable or module)."""
+        return self.ports if self.nic else 0
+
+    @property
+    def nic_ports(self) -> int:
+        """Storage ports the node's storage NICs have."""
         return self.nics * self.nic.ports if self.nic else 0
 
     @property
@@ -141,8 +177,8 @@ class StorageNetOption:
 
     @property
     def nic_choice(self) -> tuple:
-        """What the server's slots must take: (NIC id, count, built in)."""
-        return (self.nic.id, self.nics, self.builtin) if self.nic else ()
+        """What the server's slots must take: (NIC id, count, built in, ports cabled)."""
+        return (self.nic.id, self.nics, self.builtin, self.ports) if self.nic else ()
 
     @property
     def attach_key(self) -> tuple:
@@ -153,8 +189,9 @@ class StorageNetOption:
     def label(self) -> str:
         if self.mode == "converged":
             return "storage converged on the compute fabric"
-        return (f"{self.nics} x {self.nic.id} ({self.ports_per_node} x {self.gbps}G) per node, "
-                f"{self.tiers} tier{'s' if self.tiers > 1 else ''} of {self.switch.id}")
+        split = f" ({self.down} down / {self.up} up per leaf)" if self.tiers == 2 else ""
+        return (f"{self.nics} x {self.nic.id} ({self.ports_per_node} x {self.gbps}G cabled) per node, "
+                f"{self.tiers} tier{'s' if self.tiers > 1 else ''} of {self.switch.id}{split}")
 
 
 @dataclass(frozen=True)
@@ -194,12 +231,19 @@ class ManagementOption:
         return self.radix - MGMT_UPLINKS
 
 
-def storage_node_w(catalog: ResolvedCatalog, nic: Nic, nics: int, builtin: bool, gbps: int) -> float:
+def storage_node_w(catalog: ResolvedCatalog, nic: Nic, nics: int, builtin: bool, gbps: int, ports: int) -> float:
     """Power a dedicated storage network adds to a node: its bought storage NICs (built-in ones
-    are in the server's power) and, in each storage port, the hungriest module that fits it."""
+    are in the server's power) and, in each cabled storage port, the hungriest module that fits it."""
     end_w = max((p.power_w_per_b_end for p in catalog.catalog.cables
                  if part_fits_cage(p, "b", nic.port_form_factor, 1, gbps)), default=0.0)
-    return (0.0 if builtin else nics * nic.power_w) + nics * nic.ports * end_w
+    return (0.0 if builtin else nics * nic.power_w) + ports * end_w
+
+
+def cabled_ports(nic: Nic, count: int, builtin: bool) -> range:
+    """Storage ports a node may cable with ``count`` NICs: 1 … all of built-in ones; with bought
+    ones, more than ``count − 1`` NICs have (fewer would leave a bought NIC unused: one NIC less
+    does it cheaper)."""
+    return range(1 if builtin else (count - 1) * nic.ports + 1, count * nic.ports + 1)
 
 
 def nic_choices(catalog: ResolvedCatalog) -> list[tuple[Nic, int, bool]]:
@@ -224,8 +268,11 @@ def nic_choices(catalog: ResolvedCatalog) -> list[tuple[Nic, int, bool]]:
 
 
 def server_takes(server, choice: tuple) -> bool:
-    """The server's slots take this (NIC id, count, built in)."""
-    nic_id, count, builtin = choice
+    """The server's slots take this (NIC id, count, built in) and it may cable that many ports
+    (``storage_ports_max``)."""
+    nic_id, count, builtin, ports = choice
+    if server.storage_ports_max is not None and ports > server.storage_ports_max:
+        return False
     if server.builtin_storage_nics is not None:
         return builtin and (server.builtin_storage_nics.nic, server.builtin_storage_nics.count) == (nic_id, count)
     return not builtin and nic_id in server.storage_nic_options and count <= server.max_storage_nics
@@ -233,9 +280,10 @@ def server_takes(server, choice: tuple) -> bool:
 
 def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m: dict,
                         parts: PartChooser) -> list[StorageNetOption]:
-    """The converged option, then every dedicated network: NIC choice × speed the NIC runs ×
-    storage switch speaking that protocol at that speed × 1 tier, or 2 tiers with each divisor
-    of the leaf uplinks as the spine count."""
+    """The converged option, then every dedicated network: NIC choice × ports cabled × speed the
+    NIC runs × storage switch speaking that protocol at that speed × 1 tier, or 2 tiers with each
+    leaf split (storage_leaf_splits) and, with multi-link leaf–spine parts, each divisor of the
+    leaf uplinks as the spine count."""
     cat = catalog.catalog
     interconnects = cat.by_id("interconnects")
     # Storage ports run at a speed and protocol some storage tier of the catalog runs: at any
@@ -255,30 +303,29 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m:
         speeds = sorted({(switch_protocol(ic.protocol), ic.gbps) for ic_id in nic.interconnects
                          if (ic := interconnects.get(ic_id)) is not None} & unit_speeds)
         nic_price = 0 if builtin else whole_units(catalog.price(nic.id))
-        for protocol, gbps in speeds:
-            node_w = storage_node_w(catalog, nic, count, builtin, gbps)
+        for (protocol, gbps), ports in ((speed, p) for speed in speeds for p in cabled_ports(nic, count, builtin)):
+            node_w = storage_node_w(catalog, nic, count, builtin, gbps, ports)
             for switch in cat.switches:
                 radix = switch.radix(gbps)
                 if switch.role != "compute" or protocol not in switch.protocols or radix < 1:
                     continue
                 switch_cage = (switch.cage_form_factor, switch.ports_per_cage[gbps])
                 node_part = parts.between(switch_cage, (nic.port_form_factor, 1), gbps, lengths_m["node-storage"])
-                common = dict(mode="dedicated", nic=nic, nics=count, builtin=builtin, protocol=protocol, gbps=gbps,
-                              switch=switch, radix=radix, nic_price=nic_price,
+                common = dict(mode="dedicated", nic=nic, nics=count, builtin=builtin, ports=ports, protocol=protocol,
+                              gbps=gbps, switch=switch, radix=radix, nic_price=nic_price,
                               switch_price=whole_units(catalog.price(switch.id)), node_w=node_w)
                 add(tiers=1, parts={"node-storage": node_part}, **common)
-                half = radix // 2
-                if half < 1:
-                    continue
                 spine_part = parts.between(switch_cage, switch_cage, gbps, lengths_m["storage-leaf-spine"])
-                two = dict(tiers=2, half=half, parts={"node-storage": node_part, "storage-leaf-spine": spine_part})
-                if spine_part is None or spine_part.part.links == 1:
-                    # One link per assembly: the spine count (a divisor of the uplinks) is a count
-                    # of the model, since neither the port rule nor the cables depend on it otherwise.
-                    add(spines=0, links_per_leaf_spine=0, **two, **common)
-                    continue
-                for spines in (d for d in range(1, half + 1) if half % d == 0):
-                    add(spines=spines, links_per_leaf_spine=half // spines, **two, **common)
+                for down, up in storage_leaf_splits(radix):
+                    two = dict(tiers=2, down=down, up=up,
+                               parts={"node-storage": node_part, "storage-leaf-spine": spine_part})
+                    if spine_part is None or spine_part.part.links == 1:
+                        # One link per assembly: the spine count (a divisor of the uplinks) is a count
+                        # of the model, since neither the port rule nor the cables depend on it otherwise.
+                        add(spines=0, links_per_leaf_spine=0, **two, **common)
+                        continue
+                    for spines in (d for d in range(1, up + 1) if up % d == 0):
+                        add(spines=spines, links_per_leaf_spine=up // spines, **two, **common)
     return options
 
 

@@ -97,10 +97,12 @@ def storage_net_violations(option, instance: Instance) -> frozenset[str]:
     if pins.storage_network not in (None, option.mode):
         found.add("pins_respected")
     if option.mode == "converged":
-        if pins.storage_nic is not None:
-            found.add("pins_respected")  # a pinned storage NIC asks for a dedicated network
+        if pins.storage_nic is not None or pins.storage_ports_per_node is not None:
+            found.add("pins_respected")  # a pinned storage NIC or port count asks for a dedicated network
         return frozenset(found)
     if pins.storage_nic not in (None, option.nic.id):
+        found.add("pins_respected")
+    if pins.storage_ports_per_node not in (None, option.ports):
         found.add("pins_respected")
     if not (rules.storage_nics.admits(option.nic.id) and rules.switches.admits(option.switch.id)):
         found.add("allowed_by_lists")

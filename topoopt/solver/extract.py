@@ -221,8 +221,9 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
     if net.mode == "dedicated":
         ports = net.ports_per_node
         record = dict(mode="dedicated", nic=net.nic.id, nics_per_node=net.nics, ports_per_node=ports,
-                      link_gbps=net.gbps, node_gbps=float(net.node_gbps), switch=net.switch.id, tiers=net.tiers)
-        uplinks = leaves * net.half if net.tiers == 2 else 0
+                      link_gbps=net.gbps, node_gbps=float(net.node_gbps), switch=net.switch.id, tiers=net.tiers,
+                      leaf_down_ports=net.down, leaf_up_ports=net.up)
+        uplinks = leaves * net.up if net.tiers == 2 else 0
         if leaves:
             switches.append(SwitchGroup(network="storage", tier="storage-leaf", model=net.switch.id, count=leaves,
                                         ports_used=endpoints + uplinks))
@@ -236,7 +237,7 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
                                    gbps=net.gbps))
         spine_part = net.parts.get("storage-leaf-spine")
         if uplinks and spine_part:
-            per_pair = -(-(net.half // spines) // spine_part.part.links)
+            per_pair = -(-(net.up // spines) // spine_part.part.links)
             links.append(LinkGroup(network="storage", between="storage-leaf-spine", count=uplinks,
                                    part=spine_part.part.id, assemblies=leaves * spines * per_pair,
                                    length_m=lengths["storage-leaf-spine"], gbps=net.gbps))

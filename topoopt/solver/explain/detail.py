@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 
 from topoopt.families import FAMILIES
 from topoopt.models.catalog import RackClass, Server, StorageTier
-from topoopt.options.networks import server_takes
+from topoopt.options.networks import STORAGE_CAP_NEED_FACTOR, STORAGE_CAP_NODE_GBPS, server_takes
 from topoopt.options.problem import Problem
 from topoopt.options.tables import FabricOption, NodeConfig, Options
 
@@ -314,7 +314,8 @@ def storage_nic_bandwidth_met(problem: Problem, nodes: int | None) -> str:
     paths = []
     for s in _allowed(everything.storage_nets):
         if s.mode == "dedicated" and any(server_takes(server, s.nic_choice) for server in servers.values()):
-            paths.append((s.node_gbps, f"storage NIC {s.nics} × {s.nic.id} ({s.ports_per_node} × {s.gbps}G) per node"))
+            paths.append((s.node_gbps, f"storage NIC {s.nics} × {s.nic.id} ({s.ports_per_node} × {s.gbps}G cabled) "
+                                       "per node"))
         elif s.mode == "converged":
             paths += [(c.rails * c.interconnect.gbps, f"compute NICs shared with storage ({c.rails} × "
                        f"{c.interconnect.gbps}G) per node") for c in configs
@@ -322,10 +323,14 @@ def storage_nic_bandwidth_met(problem: Problem, nodes: int | None) -> str:
     if not paths:
         return f"no storage path is allowed; {need:,.0f} Gb/s needed"
     gbps, path = max(paths)
+    # A dedicated network also caps what it cables and needs leaf uplinks for the traffic.
+    rules = (f"; dedicated: at most max({STORAGE_CAP_NEED_FACTOR} × need, nodes × {STORAGE_CAP_NODE_GBPS}G) "
+             "cabled, 2-tier leaf uplinks ≥ need")
     if nodes is None:
-        return f"{path} = {gbps:,} Gb/s per node; {need:,.0f} Gb/s needed"
+        return f"{path} = {gbps:,} Gb/s per node; {need:,.0f} Gb/s needed{rules}"
     total = gbps * nodes
-    return f"{path} × {nodes:,} nodes = {total:,} Gb/s {'<' if total < need else '≥'} {need:,.0f} Gb/s needed"
+    return (f"{path} × {nodes:,} nodes = {total:,} Gb/s {'<' if total < need else '≥'} {need:,.0f} Gb/s "
+            f"needed{rules}")
 
 
 def storage_fabric_ports_cover(problem: Problem, nodes: int | None) -> str:

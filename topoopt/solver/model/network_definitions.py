@@ -220,7 +220,7 @@ def _network_costs(dm, ded: list, lits: list) -> None:
         if part is None:
             return 0
         if not s.spines:
-            return s.half * (part.unit_price or 0)
+            return s.up * (part.unit_price or 0)
         return s.spines * -(-s.links_per_leaf_spine // part.part.links) * (part.unit_price or 0)
 
     for coef, lit in by_value(dm, options, literals, spine_coef, "storage_spine_cost").items():

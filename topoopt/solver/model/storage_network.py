@@ -3,9 +3,10 @@ switches (or the converged compute leaves) have the ports for every node and sto
 
 from __future__ import annotations
 
+from topoopt.options.networks import STORAGE_CAP_NEED_FACTOR, STORAGE_CAP_NODE_GBPS
 from topoopt.solver.model.core import DesignModel, by_value, dedicated_options
 from topoopt.solver.model.fabric import growth_leaves
-from topoopt.solver.model.integers import thousandths_up
+from topoopt.solver.model.integers import thousandths, thousandths_up
 
 
 def storage_need_gbps(dm: DesignModel) -> float:
@@ -15,22 +16,31 @@ def storage_need_gbps(dm: DesignModel) -> float:
 
 
 def storage_nic_bandwidth_met(dm: DesignModel) -> None:
-    """n × storage Gb/s per node ≥ the storage traffic: dedicated, the storage NICs' ports × their
-    speed; converged, the compute rails × the link speed."""
+    """n × storage Gb/s per node ≥ the storage traffic: dedicated, the storage ports cabled × their
+    speed; converged, the compute rails × the link speed. Dedicated, also: the storage leaves'
+    uplinks carry the traffic (2 tiers: leaves × up × g ≥ need), and the nodes are not cabled
+    beyond max(8 × need, nodes × 400 Gb/s) (for P × g ≤ 400 that always holds)."""
     v, m, n = dm.vars, dm.model, dm.net
-    need = thousandths_up(storage_need_gbps(dm))
+    need_gbps = storage_need_gbps(dm)
+    need = thousandths_up(need_gbps)
     family = "storage_nic_bandwidth_met"
     ded, lits = dedicated_options(dm)
     for gbps, lit in by_value(dm, ded, lits, lambda s: s.node_gbps, "storage_node_gbps").items():
         dm.add(family, m.add(1000 * gbps * v.nodes >= need), lit)
+        if gbps > STORAGE_CAP_NODE_GBPS:
+            dm.add(family, m.add(1000 * gbps * v.nodes <= thousandths(STORAGE_CAP_NEED_FACTOR * need_gbps)), lit)
+    two = [(s, x) for s, x in zip(ded, lits) if s.tiers == 2]
+    for uplink_gbps, lit in by_value(dm, [s for s, _ in two], [x for _, x in two], lambda s: s.up * s.gbps,
+                                     "storage_uplink_gbps").items():
+        dm.add(family, m.add(1000 * uplink_gbps * n.leaves >= need), lit)
     for lit, configs in dm.node_groups(lambda c: c.rails * c.interconnect.gbps):
         gbps = configs[0].rails * configs[0].interconnect.gbps
         dm.add(family, m.add(1000 * gbps * v.nodes >= need), lit, n.converged)
 
 
 def storage_fabric_ports_cover(dm: DesignModel) -> None:
-    """Dedicated: 1 tier, node and unit ports ≤ k; 2 tiers, storage leaves = ceil(ports / (k/2))
-    exactly and leaves × links per leaf–spine pair (k/2 / spines) ≤ k. Converged (docs/model.md,
+    """Dedicated: 1 tier, node and unit ports ≤ k; 2 tiers, storage leaves = ceil(ports / down)
+    exactly and leaves × links per leaf–spine pair (up / spines) ≤ k. Converged (docs/model.md,
     "Storage network"): a compute fabric is needed, not rail-only; on one switch, node and unit
     ports ≤ k; otherwise the units sit on free top-tier ports (spines: ``U + leaves·u ≤ S·k``;
     cores: ``U + spines·u2 ≤ cores·k``) or on compute_storage_leaves = ceil(U / (k − u)) exactly,
@@ -44,13 +54,13 @@ def storage_fabric_ports_cover(dm: DesignModel) -> None:
                                lambda s: s.radix, "storage_one_switch").items():
         dm.add(family, m.add(n.endpoints <= radix), lit)
     two = [(s, x) for s, x in zip(ded, lits) if s.tiers == 2]
-    for half, lit in by_value(dm, [s for s, _ in two], [x for _, x in two], lambda s: s.half, "storage_half").items():
-        dm.add(family, m.add(half * n.leaves >= n.endpoints), lit)
-        dm.add(family, m.add(half * n.leaves <= n.endpoints + half - 1), lit)
-    # Each leaf reaches each spine with half / spines links: leaves × half / spines ≤ k.
-    for (half, radix), lit in by_value(dm, [s for s, _ in two], [x for _, x in two],
-                                       lambda s: (s.half, s.radix), "storage_spine_ports").items():
-        dm.add(family, m.add(half * n.leaves <= radix * n.spines), lit)
+    for down, lit in by_value(dm, [s for s, _ in two], [x for _, x in two], lambda s: s.down, "storage_down").items():
+        dm.add(family, m.add(down * n.leaves >= n.endpoints), lit)
+        dm.add(family, m.add(down * n.leaves <= n.endpoints + down - 1), lit)
+    # Each leaf reaches each spine with up / spines links: leaves × up / spines ≤ k.
+    for (up, radix), lit in by_value(dm, [s for s, _ in two], [x for _, x in two],
+                                     lambda s: (s.up, s.radix), "storage_spine_ports").items():
+        dm.add(family, m.add(up * n.leaves <= radix * n.spines), lit)
     _converged_attach(dm, family)
 
 
