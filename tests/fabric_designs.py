@@ -134,10 +134,10 @@ def one_tier_8_gpu() -> Design:
     return _design(
         server="dgx-h100", gpu="h100-sxm", nodes=1, gpus=8, interconnect="ib-ndr", nic="cx7-osfp",
         nics_per_node=8, link_gbps=400, tiers=1, oversubscription=1.0, rail_optimized=False,
-        fabric=FabricShape(tiers=1, switch="qm9700", leaves=1, spines=0, cores=0, leaf_down_ports=64,
+        fabric=FabricShape(tiers=1, switch="qm9700", leaves=1, spines=0, cores=0, leaf_down_ports=8,
                            leaf_up_ports=0, links_per_leaf_spine=0, pods=1, spines_per_pod=0, leaves_per_pod=1,
                            cores_per_plane=0, spine_up_ports=0, links_per_spine_core=0, rail_optimized=False,
-                           leaves_per_rail=1),
+                           leaves_per_rail=1, rails_per_leaf=8),
         switches=[SwitchGroup(tier="leaf", model="qm9700", count=1, ports_used=8),
                   SwitchGroup(network="storage", tier="storage-leaf", model="qm9700", count=1, ports_used=10),
                   *mgmt_switches],
@@ -196,9 +196,10 @@ def two_tier_32_dgx() -> Design:
 
 
 def three_tier_dgx_a100() -> Design:
-    """48 × dgx-a100-80gb, 8 HDR rails, qm8700 at 200G (k = 40): leaves 20 down / 20 up,
-    3 leaves per rail (16 nodes each) = 24 node leaves, plus 1 leaf for the storage units of the
-    converged storage network (pfs-building-block: 8 × 200G QSFP56 ports ≤ 20) = 25 leaves;
+    """48 × dgx-a100-80gb, 8 HDR rails, qm8700 at 200G (k = 40): leaves split 20 down / 20 up,
+    3 leaves per rail (16 nodes each: 16 down-ports in use) = 24 node leaves, plus 1 leaf for the
+    storage units of the converged storage network (pfs-building-block: 8 × 200G QSFP56 ports ≤
+    k − u = 20) = 25 leaves;
     pods of 20 leaves → 2 pods × 20 spines = 40; 20 planes of 1 core with 20 links per spine–core
     pair (a core uses 2 × 20 = 40 ports). Node links 384, storage-unit 8, leaf–spine 25 × 20 = 500,
     spine–core 40 × 20 = 800; single-link parts.
@@ -207,7 +208,7 @@ def three_tier_dgx_a100() -> Design:
     return _design(
         server="dgx-a100-80gb", gpu="a100-80gb-sxm", nodes=48, gpus=384, interconnect="ib-hdr", nic="cx6-hdr",
         nics_per_node=8, link_gbps=200, tiers=3, oversubscription=1.0, rail_optimized=True,
-        fabric=FabricShape(tiers=3, switch="qm8700", leaves=25, spines=40, cores=20, leaf_down_ports=20,
+        fabric=FabricShape(tiers=3, switch="qm8700", leaves=25, spines=40, cores=20, leaf_down_ports=16,
                            leaf_up_ports=20, links_per_leaf_spine=1, pods=2, spines_per_pod=20, leaves_per_pod=20,
                            cores_per_plane=1, spine_up_ports=20, links_per_spine_core=20, rail_optimized=True,
                            leaves_per_rail=3),
@@ -235,7 +236,9 @@ def three_tier_dgx_a100() -> Design:
 
 def two_tier_hgx_odd(nodes: int = 21) -> Design:
     """``nodes`` × hgx-h100 with 8 × cx7-osfp (single-port flat cages) on qm9700 through
-    ndr-sr4-kit-50m breakout kits (one twin-port switch module → two NIC modules).
+    ndr-sr4-kit-50m breakout kits (one twin-port switch module → two NIC modules); ``ceil(nodes /
+    32)`` leaves per rail, the fullest holding ``ceil(nodes / leaves per rail)`` nodes (its
+    down-ports in use), 32 uplinks (more than the wiring needs: the fabric is for wiring tests).
     Assemblies are stated as ``ceil(links / 2)``, the model's count.
 
     Storage: one bought dual-port cx7-qsfp112-2x200g per node at 200G on one qm9700 (1 tier, 128
@@ -254,7 +257,8 @@ def two_tier_hgx_odd(nodes: int = 21) -> Design:
     return _design(
         server="hgx-h100", gpu="h100-sxm", nodes=nodes, gpus=8 * nodes, interconnect="ib-ndr", nic="cx7-osfp",
         nics_per_node=8, link_gbps=400, tiers=2, oversubscription=1.0, rail_optimized=True,
-        fabric=FabricShape(tiers=2, switch="qm9700", leaves=leaves, spines=spines, cores=0, leaf_down_ports=32,
+        fabric=FabricShape(tiers=2, switch="qm9700", leaves=leaves, spines=spines, cores=0,
+                           leaf_down_ports=math.ceil(nodes / leaves_per_rail),
                            leaf_up_ports=32, links_per_leaf_spine=32 // spines, pods=1, spines_per_pod=spines,
                            leaves_per_pod=leaves,
                            cores_per_plane=0, spine_up_ports=0, links_per_spine_core=0, rail_optimized=True,
@@ -341,10 +345,10 @@ def one_tier_converged() -> Design:
     return _design(
         server="dgx-a100-80gb", gpu="a100-80gb-sxm", nodes=2, gpus=16, interconnect="ib-hdr", nic="cx6-hdr",
         nics_per_node=8, link_gbps=200, tiers=1, oversubscription=1.0, rail_optimized=False,
-        fabric=FabricShape(tiers=1, switch="qm8700", leaves=1, spines=0, cores=0, leaf_down_ports=40,
+        fabric=FabricShape(tiers=1, switch="qm8700", leaves=1, spines=0, cores=0, leaf_down_ports=16,
                            leaf_up_ports=0, links_per_leaf_spine=0, pods=1, spines_per_pod=0, leaves_per_pod=1,
                            cores_per_plane=0, spine_up_ports=0, links_per_spine_core=0, rail_optimized=False,
-                           leaves_per_rail=1),
+                           leaves_per_rail=1, rails_per_leaf=8),
         switches=[SwitchGroup(tier="leaf", model="qm8700", count=1, ports_used=24), *mgmt_switches],
         links=[_links("node-leaf", 16, "hdr-aoc-30m", 1, 17, 200),
                _links("storage-unit", 8, "hdr-aoc-30m", 1, 17, 200, network="storage"),
@@ -358,6 +362,122 @@ def one_tier_converged() -> Design:
                                        compute_storage_leaves=0, unit_ports=8),
         management_network=management,
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# The widened fabric space (schema 1.5): 16 × dgx-h100 (8 NDR rails at 400G) on qm9700 (k = 64:
+# 32 twin-port cages), four ways. A node link is one port of a twin-port kit at the leaf:
+# node–leaf assemblies = rails · ceil(16 / 2) = 64 (at g ≥ 2 a leaf cage holds two rails of one
+# node, still 64). Storage (dedicated): the 2 built-in cx7-qsfp112-2x200g of each node = 4 × 200G
+# ports on one qm9700 at 200G (k = 128): 64 node ports (4 × ceil(16 / 4) = 16 splitter kits) + the
+# nvme-of-array's 4 (1 kit) = 68. Racks: 4 nodes of 10,288 W per rack -> 4 compute racks.
+
+
+def _dgx16(fabric: FabricShape, compute: list[SwitchGroup], compute_links: list[LinkGroup], *, oversubscription=1.0,
+           converged: bool = False) -> Design:
+    """16 × dgx-h100 on ``fabric`` with a dedicated 1-tier storage network (or, ``converged``,
+    2 nvme-of-array-400g units on the spines' free ports: ``compute`` and ``compute_links`` carry
+    them) and the management network of every device."""
+    switches = sum(g.count for g in compute)
+    if converged:
+        units = 2
+        storage_switches, storage_links = [], []
+        storage_network = StorageNetwork(mode="converged", nic=None, nics_per_node=0, ports_per_node=8, link_gbps=400,
+                                         node_gbps=3200, need_gbps=1600, switch=None, tiers=0, leaves=0, spines=0,
+                                         compute_storage_leaves=0, converged_attach="top", unit_ports=8)
+        storage = _storage("nvme-of-array-400g", units)
+    else:
+        units = 1
+        storage_switches = [SwitchGroup(network="storage", tier="storage-leaf", model="qm9700", count=1, ports_used=68)]
+        storage_links = [_links("node-storage", 64, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, assemblies=16,
+                                network="storage"),
+                         _links("storage-unit", 4, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, network="storage")]
+        storage_network = _dgx_storage_network(16, "qm9700", tiers=1, leaves=1, spines=0, unit_ports=4, need_gbps=1600)
+        storage = _storage("nvme-of-array", 1)
+    devices = 16 + switches + len(storage_switches) + units
+    mgmt_leaves = math.ceil(2 * devices / 46)
+    management, mgmt_switches, mgmt_links = _management(2 * devices, mgmt_leaves, 2 if mgmt_leaves > 1 else 0)
+    qm9700 = switches + len(storage_switches)
+    # Converged: no storage-NIC cage power, 10,200 + 4 × 17 = 10,268 W, still 4 per rack.
+    node_w = 10_268 if converged else 10_288
+    return _design(
+        server="dgx-h100", gpu="h100-sxm", nodes=16, gpus=128, interconnect="ib-ndr", nic="cx7-osfp",
+        nics_per_node=8, link_gbps=400, tiers=fabric.tiers, oversubscription=oversubscription,
+        rail_optimized=fabric.rail_optimized, fabric=fabric,
+        switches=[*compute, *storage_switches, *mgmt_switches],
+        links=[*compute_links, *storage_links, *mgmt_links],
+        racks=[RackGroup(rack_class="air-45kw", role="compute", count=4, nodes_per_rack=4, power_kw=4 * node_w / 1000),
+               RackGroup(rack_class="air-45kw", role="network", count=2, nodes_per_rack=0, power_kw=qm9700 * 1.294),
+               RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0,
+                         power_kw=units * (1.7 if converged else 1.6))],
+        storage=storage,
+        storage_network=storage_network,
+        management_network=management,
+    )
+
+
+def _shape(**fields) -> FabricShape:
+    defaults = dict(switch="qm9700", spines=0, cores=0, leaf_up_ports=0, links_per_leaf_spine=0, pods=1,
+                    spines_per_pod=0, cores_per_plane=0, spine_up_ports=0, links_per_spine_core=0)
+    return FabricShape(**{**defaults, **fields})
+
+
+def two_tier_16_dgx() -> Design:
+    """The non-blocking 16 × dgx-h100 of docs/model.md: rail-optimized (g = 1), 1 leaf per rail =
+    8 leaves of 16 down-ports in use and u = 16 uplinks, 2 spines with L = 8 links per leaf–spine
+    pair (a spine's 64 ports full): 128 node links (64 kits), 128 leaf–spine links (64 twin kits:
+    2 spines × 32 cages = 8 leaves × 8 cages). Management: 16 + 10 + 1 + 1 = 28 devices × 2 = 56
+    ports -> 2 leaves and an aggregation pair."""
+    fabric = _shape(tiers=2, leaves=8, spines=2, leaf_down_ports=16, leaf_up_ports=16, links_per_leaf_spine=8,
+                    spines_per_pod=2, leaves_per_pod=8, rail_optimized=True, leaves_per_rail=1, rails_per_leaf=1)
+    return _dgx16(fabric, [SwitchGroup(tier="leaf", model="qm9700", count=8, ports_used=128 + 128),
+                           SwitchGroup(tier="spine", model="qm9700", count=2, ports_used=128)],
+                  [_links("node-leaf", 128, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400),
+                   _links("leaf-spine", 128, "ndr-dr4-twin-kit-500m", 2, 52, 400)])
+
+
+def two_tier_4_rails_per_leaf() -> Design:
+    """16 × dgx-h100 with 4 rails per leaf (g = 4): 2 rail groups (rails 1–4, 5–8) × 2 leaves
+    (8 nodes each: 32 down-ports in use), u = 32 = 4 spines × 8 links (1:1; x·(u − S + 1) = 58 ≤
+    g·n = 64); a spine uses 4 × 8 = 32 ports. 128 node links (a leaf cage takes two rails of one
+    node: 64 kits), 128 leaf–spine links (64 kits)."""
+    fabric = _shape(tiers=2, leaves=4, spines=4, leaf_down_ports=32, leaf_up_ports=32, links_per_leaf_spine=8,
+                    spines_per_pod=4, leaves_per_pod=4, rail_optimized=True, leaves_per_rail=2, rails_per_leaf=4)
+    return _dgx16(fabric, [SwitchGroup(tier="leaf", model="qm9700", count=4, ports_used=128 + 128),
+                           SwitchGroup(tier="spine", model="qm9700", count=4, ports_used=128)],
+                  [_links("node-leaf", 128, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400),
+                   _links("leaf-spine", 128, "ndr-dr4-twin-kit-500m", 2, 52, 400)])
+
+
+def rail_only_16_dgx() -> Design:
+    """16 × dgx-h100 rail-only (1 tier, g = 4): one qm9700 per rail group, each taking rails 1–4
+    (or 5–8) of every node: 16 × 4 = 64 ports, full; no link between the two. 128 node links,
+    64 kits. Management: 16 + 2 + 1 + 1 = 20 devices × 2 = 40 ports on one leaf."""
+    fabric = _shape(tiers=1, leaves=2, leaf_down_ports=64, leaves_per_pod=2, rail_optimized=False, leaves_per_rail=1,
+                    rails_per_leaf=4, rail_only=True)
+    return _dgx16(fabric, [SwitchGroup(tier="leaf", model="qm9700", count=2, ports_used=128)],
+                  [_links("node-leaf", 128, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400)])
+
+
+def converged_on_spines_16_dgx() -> Design:
+    """16 × dgx-h100, rail-optimized, 8 leaves of 16 down / 16 up, 4 spines × L = 4 (a spine uses
+    8 × 4 = 32 ports, 32 free; x·(u − S + 1) = 13 ≤ 16), and a converged storage network whose 2
+    nvme-of-array-400g units (4 × 400G QSFP112 each, 8 ports) sit on the spines' free ports
+    (``converged_attach = top``: U + leaves·u = 8 + 128 ≤ S·k = 256): one 2-link twin-to-QSFP112
+    kit per 2 unit ports, 2 per unit = 4 kits, one per spine. Management: 16 + 12 + 2 = 30
+    devices × 2 = 60 ports -> 2 leaves and an aggregation pair."""
+    fabric = _shape(tiers=2, leaves=8, spines=4, leaf_down_ports=16, leaf_up_ports=16, links_per_leaf_spine=4,
+                    spines_per_pod=4, leaves_per_pod=8, rail_optimized=True, leaves_per_rail=1, rails_per_leaf=1)
+    return _dgx16(fabric, [SwitchGroup(tier="leaf", model="qm9700", count=8, ports_used=128 + 128),
+                           SwitchGroup(tier="spine", model="qm9700", count=4, ports_used=128 + 8)],
+                  [_links("node-leaf", 128, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400),
+                   _links("storage-unit", 8, "ndr-qsfp112-sr4-kit-50m", 2, 17, 400, network="storage"),
+                   _links("leaf-spine", 128, "ndr-dr4-twin-kit-500m", 2, 52, 400)],
+                  converged=True)
+
+
+WIDENED = [two_tier_16_dgx, two_tier_4_rails_per_leaf, rail_only_16_dgx, converged_on_spines_16_dgx]
+"""The designs of the widened fabric space (rail groups, rail-only, sized uplinks, storage on top)."""
 
 
 def result_for(design: Design) -> SolveResult:

@@ -148,23 +148,33 @@ def _check_device_ports(design: Design, graph: nx.MultiGraph, catalog: Catalog) 
 
 
 def check_rails(design: Design, graph: nx.MultiGraph) -> None:
-    """Rail i of every node on a leaf of rail i; each rail's nodes spread evenly over its leaves."""
-    if not design.fabric.rail_optimized:
+    """With several rail groups (``g = rails_per_leaf`` consecutive rails each), every node's group
+    *i* lands on leaves of group *i* (a leaf's ``rail`` is its group's first rail), all ``g`` ports of
+    a node's group on one leaf; each group's nodes spread evenly over its leaves (one switch per
+    group on a rail-only 1-tier fabric)."""
+    fs = design.fabric
+    g = fs.rails_per_leaf
+    if not (fs.rail_optimized or fs.rail_only):
         return
     load: Counter = Counter()
+    leaf_of: dict[tuple[str, int], set[str]] = defaultdict(set)
     for _, _, attrs in graph.edges(data=True):
         if attrs["link_class"] == "node-leaf":
             leaf = graph.nodes[attrs["a_device"]]
-            assert leaf["rail"] == attrs["rail"]
+            assert leaf["rail"] <= attrs["rail"] < leaf["rail"] + g and (leaf["rail"] - 1) % g == 0
             load[attrs["a_device"]] += 1
-    per_rail: dict[int, list[int]] = defaultdict(list)
+            leaf_of[attrs["b_device"], (attrs["rail"] - 1) // g].add(attrs["a_device"])
+    assert all(len(leaves) == 1 for leaves in leaf_of.values())
+    per_group: dict[int, list[int]] = defaultdict(list)
     for leaf, count in load.items():
-        per_rail[graph.nodes[leaf]["rail"]].append(count)
-    part = next(g for g in design.links if g.between == "node-leaf")
-    assert len(per_rail) == design.nics_per_node
-    for counts in per_rail.values():
-        assert sum(counts) == design.nodes and len(counts) == design.fabric.leaves_per_rail
+        per_group[graph.nodes[leaf]["rail"]].append(count // g)
+    part = next(grp for grp in design.links if grp.between == "node-leaf")
+    assert len(per_group) == design.nics_per_node // g
+    for counts in per_group.values():
+        assert sum(counts) == design.nodes and len(counts) == (1 if fs.rail_only else fs.leaves_per_rail)
         assert max(counts) - min(counts) <= max(2, part.count // part.assemblies)
+        if fs.tiers >= 2:
+            assert max(counts) * g <= fs.leaf_down_ports
 
 
 def _pairs(graph: nx.MultiGraph, classes: tuple[str, ...]) -> Counter:

@@ -69,7 +69,7 @@ def test_names_follow_the_scheme(built):
     design, graph = built
     patterns = {
         "node": r"^rack\d{2,}-node\d{2,}$",
-        "leaf": r"^leaf-r\d+-\d{2,}$" if design.fabric.rail_optimized else r"^leaf-\d{2,}$",
+        "leaf": r"^leaf-r\d+(-\d+)?-\d{2,}$" if design.fabric.rail_optimized else r"^leaf-\d{2,}$",
         "spine": r"^spine-\d{2,}$",
         "core": r"^core-p\d+-\d{2,}$",
         "storage": r"^storage-\d{2,}$",
@@ -128,15 +128,25 @@ def test_breakout_assembly_reaches_two_nodes():
     assert {a["b_port"] for a in first} == {"nic1"}
 
 
-def test_nodes_split_evenly_over_the_leaves_of_a_rail():
-    design = fd.two_tier_hgx_odd(33)  # 2 leaves per rail: 17 + 16 would waste a kit, 18 + 15 does not
-    graph = fabric_graph(design)
-    loads = {}
-    for _, _, attrs in graph.edges(data=True):
+def rail_one_loads(design) -> list[int]:
+    loads = Counter()
+    for _, _, attrs in fabric_graph(design).edges(data=True):
         if attrs["link_class"] == "node-leaf" and attrs["rail"] == 1:
-            loads[attrs["a_device"]] = loads.get(attrs["a_device"], 0) + 1
-    assert sorted(loads.values(), reverse=True) == [18, 15]
-    assert check_assemblies(graph, CATALOG)["node-leaf", "ndr-sr4-kit-50m"] == 8 * 17
+            loads[attrs["a_device"]] += 1
+    return sorted(loads.values(), reverse=True)
+
+
+def test_nodes_split_evenly_over_the_leaves_of_a_rail():
+    # 33 nodes on 2 leaves per rail, the fullest holding ceil(33 / 2) = 17 (its 17 down-ports in
+    # use): 17 + 16 in 9 + 8 kits, as many as 18 + 15 would take.
+    design = fd.two_tier_hgx_odd(33)
+    assert design.fabric.leaf_down_ports == 17
+    assert rail_one_loads(design) == [17, 16]
+    assert check_assemblies(fabric_graph(design), CATALOG)["node-leaf", "ndr-sr4-kit-50m"] == 8 * 17
+    # A record with room on the leaves (the down-ports a leaf could take, not those in use) gets
+    # whole kits on every leaf but the last: 18 + 15.
+    roomy = design.model_copy(update={"fabric": design.fabric.model_copy(update={"leaf_down_ports": 32})})
+    assert rail_one_loads(roomy) == [18, 15]
 
 
 def test_unknown_catalog_id_is_a_fabric_error():

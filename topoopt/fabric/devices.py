@@ -138,18 +138,21 @@ class Assembler:
         self.next_cable = cable + 1
 
 
-def deal(total: int, bins: int, cap: int, grain: int) -> list[int]:
+def deal(total: int, bins: int, cap: int, grain: int, *, what: str = "ports", bins_what: str = "leaves") -> list[int]:
     """Split ``total`` items over ``bins`` bins of at most ``cap``, evenly in whole grains.
 
     Shares differ by at most one grain and only the last non-empty bin holds a part grain, so the
-    number of grains used is ``ceil(total / grain)``. Falls back to an item-even split when whole
-    grains cannot respect ``cap``.
+    number of grains used is ``ceil(total / grain)``. When whole grains cannot respect ``cap``, the
+    split is item-even (shares ``ceil`` and ``floor`` of ``total / bins``) and then part grains are
+    merged where a bin has room below ``cap`` — the fewest grains ``cap`` allows, near enough.
 
     >>> deal(33, 3, 32, 2)
     [12, 12, 9]
+    >>> deal(9, 2, 5, 2)
+    [5, 4]
     """
     if bins < 1:
-        raise FabricError("no leaf to wire nodes to")
+        raise FabricError(f"no {bins_what} to wire {what} to")
     grains = math.ceil(total / grain)
     base, extra = divmod(grains, bins)
     sizes = [(base + (1 if j < extra else 0)) * grain for j in range(bins)]
@@ -163,9 +166,28 @@ def deal(total: int, bins: int, cap: int, grain: int) -> list[int]:
     if max(sizes, default=0) > cap:
         base, extra = divmod(total, bins)
         sizes = [base + (1 if j < extra else 0) for j in range(bins)]
+        _merge_part_grains(sizes, cap, grain)
     if max(sizes, default=0) > cap:
-        raise FabricError(f"{total} ports do not fit {bins} leaves of {cap} down-ports")
+        raise FabricError(f"{total} {what} do not fit {bins} {bins_what} of {cap}")
     return sizes
+
+
+def _merge_part_grains(sizes: list[int], cap: int, grain: int) -> None:
+    """Move items from the last part-filled bin into earlier part-filled bins with room, so fewer
+    bins end on a part grain (in place)."""
+    while True:
+        partial = [j for j, size in enumerate(sizes) if size % grain]
+        if len(partial) < 2:
+            return
+        donor = partial[-1]
+        for j in partial[:-1]:
+            give = min(grain - sizes[j] % grain, sizes[donor] % grain, cap - sizes[j])
+            if give > 0:
+                sizes[j] += give
+                sizes[donor] -= give
+                break
+        else:
+            return
 
 
 def uplink_base(radix: int, ports_per_cage: int, down: int, up: int) -> int:

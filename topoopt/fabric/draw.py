@@ -34,6 +34,7 @@ from topoopt.fabric.views import (
     summary_view,
     view_name,
 )
+from topoopt.fabric.wiring import rail_groups, rails_per_leaf
 from topoopt.models.design import SolveResult
 
 RACKS_PER_ROW = 8
@@ -89,11 +90,21 @@ def network_caption(fabric: Fabric, network: str) -> str:
     """One line on what a network is: its technology, speed, switches."""
     d = fabric.design
     if network == "compute":
-        return f"{d.interconnect} · {d.link_gbps}G · {d.tiers} tier" + ("" if d.tiers == 1 else "s")
+        text = f"{d.interconnect} · {d.link_gbps}G · {d.tiers} tier" + ("" if d.tiers == 1 else "s")
+        g = rails_per_leaf(d)
+        if d.fabric.rail_only:
+            text += f" · rail-only, {rail_groups(d)} switches of {g} rails"
+        elif d.tiers >= 2 and d.nics_per_node > 1:
+            text += f" · {g} rail{'' if g == 1 else 's'} per leaf"
+        return text
     if network == "storage":
         sn = d.storage_network
         if sn.mode == "converged":
-            return f"converged on the compute fabric · {sn.link_gbps}G"
+            where = ""
+            if d.tiers >= 2:
+                where = (f" (units on the {'spines' if d.tiers == 2 else 'cores'})" if sn.converged_attach == "top"
+                         else " (units on storage leaves)")
+            return f"converged on the compute fabric{where} · {sn.link_gbps}G"
         tiers = f"{sn.tiers} tier" + ("" if sn.tiers == 1 else "s")
         return f"dedicated · {sn.nics_per_node} × {sn.nic} per node · {sn.link_gbps}G · {tiers} of {sn.switch}"
     mn = d.management_network

@@ -5,7 +5,11 @@ Naming scheme (numbers are 1-based and zero-padded to the width of the largest o
 * compute racks ``rack01`` …, switch racks ``net01`` …, storage racks ``stor01`` …;
 * nodes ``rack03-node02``: the rack the node sits in, then its slot in that rack counted from
   the bottom (so the nodes of racks 1–16 are the Slurm hostlist ``rack[01-16]-node[01-04]``);
-* leaves ``leaf-r1-07`` (rail 1, 7th leaf of that rail) in a rail-optimized fabric, else ``leaf-07``;
+* leaves ``leaf-r1-07`` (rail 1, 7th leaf of that rail) in a rail-optimized fabric (one rail per
+  leaf), ``leaf-r5-8-07`` (rails 5–8, 7th leaf of that rail group) with several rails per leaf,
+  else ``leaf-07`` (one rail group: every rail of a node on one leaf); a rail-only 1-tier fabric's
+  switch is the one leaf of its group (``leaf-r1-4-01``). In the Slurm topology a scalable unit's
+  leaves (and a rail-only fabric's switches) stand as one switch ``su07`` (:mod:`topoopt.fabric.slurm`);
 * spines ``spine-05`` (numbered over all pods), cores ``core-p2-03`` (plane 2, 3rd core);
 * storage units ``storage-01`` (hot tier) and ``cold-01`` (cold tier);
 * storage network: leaves ``sleaf-01``, spines ``sspine-01``; a converged storage network's units

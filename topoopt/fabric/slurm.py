@@ -1,11 +1,19 @@
 """Slurm ``topology.conf`` (topology/tree plugin) for the installation.
 
-Slurm's tree plugin expects each node under one leaf switch and each switch under one parent, so
-the file describes the fabric's *locality*, not every cable:
+Slurm's tree plugin expects each node under one leaf switch and each switch under one parent (a
+node listed under several leaf switches makes slurmctld log "Multiple leaf switches contain nodes",
+which it treats as a likely configuration error), so the file describes the fabric's *locality*,
+not every cable:
 
-* **Rail-optimized**: the leaves of one scalable unit (``leaf-r1-07`` … ``leaf-r8-07``) become one
-  switch ``su07`` holding the unit's nodes — every pair of its nodes is one hop apart on every
-  rail. Listing each physical leaf would put every node under eight leaves.
+* **Several rail groups** (rail-optimized or multi-rail leaves in 2 and 3 tiers): the leaves of one
+  scalable unit (``leaf-r1-07`` … ``leaf-r8-07``, or ``leaf-r1-4-07`` and ``leaf-r5-8-07`` with 4
+  rails per leaf) become one switch ``su07`` holding the unit's nodes — every pair of its nodes is
+  one hop apart on every rail. Listing each physical leaf would put every node under ``r/g`` leaves.
+* **Rail-only** (1 tier, one switch per rail group, none joining them): likewise one switch
+  ``su01`` holds every node, standing for the ``r/g`` physical switches (named in a comment): any
+  two nodes are one switch hop apart on every rail group, which is all the tree plugin can say.
+  The other layout — one switch per group listing every node, under a common top switch — would
+  list each node under ``r/g`` leaf switches and invent a switch that joins the groups.
 * Otherwise each leaf is a switch with its nodes.
 * Only the compute fabric: the storage and management networks carry no job traffic that Slurm
   places, and compute leaves that carry storage units (converged storage) hold no nodes.
@@ -20,7 +28,7 @@ from pathlib import Path
 
 from topoopt.fabric.build import Fabric
 from topoopt.fabric.names import hostlist, numbered
-from topoopt.fabric.wiring import rail_optimized
+from topoopt.fabric.wiring import grouped
 
 
 def leaf_level(fabric: Fabric) -> list[tuple[str, list[str], list[str], int]]:
@@ -37,7 +45,7 @@ def leaf_level(fabric: Fabric) -> list[tuple[str, list[str], list[str], int]]:
     result = []
     for su in sorted(groups):
         nodes, leaves, pods = groups[su]
-        name = numbered("su", su, units) if rail_optimized(design) else leaves[0]
+        name = numbered("su", su, units) if grouped(design) else leaves[0]
         result.append((name, nodes, leaves, min(pods)))
     return result
 
@@ -53,8 +61,12 @@ def topology_conf(fabric: Fabric) -> str:
         return "\n".join(lines) + "\n"
     lines.append(f"# {fs.tiers}-tier {design.interconnect} fabric of {fs.switch} switches.")
     level = leaf_level(fabric)
-    if any(len(leaves) > 1 for _, _, leaves, _ in level):
-        lines.append("# Rail-optimized: each suNN switch stands for the leaves of one scalable unit (all rails).")
+    if fs.rail_only:
+        lines.append(f"# Rail-only: one switch per rail group ({design.fabric.rails_per_leaf} rails each), none joining "
+                     "them; su01 stands for them all (every node is on each).")
+    elif any(len(leaves) > 1 for _, _, leaves, _ in level):
+        lines.append("# Rail-optimized: each suNN switch stands for the leaves of one scalable unit (one leaf per rail "
+                     "group, every rail).")
     for name, nodes, leaves, _ in level:
         if len(leaves) > 1:
             lines.append(f"# {name}: {hostlist(sorted(leaves))}")

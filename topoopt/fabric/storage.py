@@ -12,9 +12,11 @@ choices the counts leave open:
   ``leaf_up_ports`` uplinks (``k // 2`` each in records without them; ``k`` the switch's radix at
   the link speed), and reaches every storage spine with ``m = up / spines`` links, bought as
   ``ceil(m / part.links)`` assemblies per (spine, leaf) pair (a kit is never split over two leaves).
-* **Converged.** No storage NICs: the units hang off the compute fabric — off the extra
-  ``compute_storage_leaves`` leaves (``leaf-st-01`` …) in 2 or 3 tiers, or off the single switch
-  after the node ports in 1 tier.
+* **Converged.** No storage NICs: the units hang off the compute fabric — in 2 or 3 tiers off the
+  extra ``compute_storage_leaves`` leaves (``leaf-st-01`` …, ``k − u`` unit ports each) when
+  ``converged_attach`` is ``leaves``, or off free ports of the spines (2 tiers) or cores (3 tiers)
+  when it is ``top`` (spread evenly, see :func:`topoopt.fabric.wiring.attach_on_top`); in 1 tier
+  off the single switch after the node ports.
 * **Order.** Endpoint ports are dealt to the switches in order — the nodes' storage ports (node by
   node), then the hot units', then the cold units' — each switch filled before the next, and each
   link group starting on a fresh cable assembly (never a cage shared by two parts).
@@ -33,7 +35,8 @@ from dataclasses import dataclass
 from topoopt.fabric.devices import Assembler, Device, LinkBundle, Run, fill, uplink_base
 from topoopt.fabric.hardware import FabricError, Hardware
 from topoopt.fabric.names import cabled_storage_port_names, data_port_names, numbered, port_names
-from topoopt.fabric.wiring import Switches, group_index, new_bundle
+from topoopt.fabric.wiring import Switches, attach_on_top, converged_on_top, group_index, new_bundle
+from topoopt.fabric.wiring import storage_leaf_ports as compute_storage_leaf_ports
 from topoopt.models.catalog import StorageTier
 from topoopt.models.design import Design
 
@@ -154,7 +157,9 @@ def _unit_runs(design: Design, hw: Hardware, hot: list[Device], cold: list[Devic
 
 
 def _attach_converged(design: Design, hw: Hardware, compute: Switches, runs: list[Run]) -> None:
-    """Units on the compute fabric: the storage leaves, or the single switch after the node ports."""
+    """Units on the compute fabric: the single switch after the node ports (1 tier); the top tier's
+    free ports (``converged_attach == "top"``, :func:`~topoopt.fabric.wiring.attach_on_top`); else
+    the storage leaves, ``k − u`` unit ports each."""
     fs = design.fabric
     if hw.switch is None:
         raise FabricError("a converged storage network needs a compute fabric")
@@ -162,8 +167,11 @@ def _attach_converged(design: Design, hw: Hardware, compute: Switches, runs: lis
     if fs.tiers == 1:
         taken = design.nodes * design.nics_per_node
         fill(compute.leaves, ports, hw.radix, runs, taken=taken, what=f"compute switch ({hw.switch.id})")
+    elif converged_on_top(design):
+        attach_on_top(design, hw, compute, runs)
     else:
-        fill(compute.storage_leaves, ports, fs.leaf_down_ports, runs, what=f"storage leaves ({hw.switch.id})")
+        fill(compute.storage_leaves, ports, compute_storage_leaf_ports(design, hw), runs,
+             what=f"storage leaves ({hw.switch.id})")
 
 
 def _storage_leaf_spine(design: Design, hw: Hardware, storage: StorageSwitches) -> LinkBundle:

@@ -4,10 +4,13 @@ Two views, chosen by size:
 
 * **detail** (at most :data:`DETAIL_MAX_DEVICES` nodes and switches): one box per switch and one
   table per compute or storage rack listing its devices by U (highest on top, with the rack's
-  power). The leaves of a rail-optimized scalable unit share a frame, and links are drawn per rack
-  and per frame — "rack01 → SU 1: 32 × 400G" — so 256 node links stay 8 lines;
+  power). With several rail groups the leaves of a scalable unit — one per rail group, each box
+  naming its rails ("rails 1–4") — share a frame (a rail-only fabric's switches share one frame),
+  and links are drawn per rack and per frame — "rack01 → SU 1: 32 × 400G" — so 256 node links
+  stay 8 lines;
 * **summary** (anything larger): repeated devices collapse into one box per tier and block
-  ("256 × dgx-h100", "64 × qm9700 leaf"). A block is a run of scalable units (1–2 tiers) or pods
+  ("256 × dgx-h100", "64 × qm9700 leaf", with the scalable units and rails its leaves serve). A
+  block is a run of scalable units (1–2 tiers) or pods
   (3 tiers) for the compute fabric and a run of switches for the storage and management networks,
   at most :data:`MAX_BLOCKS` per tier, so the drawing has the same size at 1,000 and at 1,000,000 GPUs.
 
@@ -24,7 +27,7 @@ from html import escape
 from topoopt.checking.units import W_PER_KW
 from topoopt.fabric.build import Fabric
 from topoopt.fabric.devices import Device, LinkBundle
-from topoopt.fabric.wiring import rail_optimized
+from topoopt.fabric.wiring import grouped, rail_text, rails_per_leaf
 
 DETAIL_MAX_DEVICES = 60
 """Largest number of nodes + switches (of every network) drawn one box per device."""
@@ -114,14 +117,17 @@ def name_range(devices: list[Device]) -> str:
 
 def detail_view(fabric: Fabric, colours: dict[str, str]) -> View:
     view = View("detail", [])
-    grouped = rail_optimized(fabric.design)
+    design = fabric.design
+    framed, g = grouped(design), rails_per_leaf(design)
     for device in fabric.switch_list:
-        frame = f"su{device.su}" if device.role == "leaf" and grouped and device.su else ""
-        label = f"{device.name}\n{device.model}\n{device.rack} U{device.u}"
+        frame = f"su{device.su}" if device.role == "leaf" and framed and device.su else ""
+        rails = f"{rail_text(device.rail, g)}\n" if device.role == "leaf" and framed and device.rail else ""
+        label = f"{device.name}\n{rails}{device.model}\n{device.rack} U{device.u}"
         view.boxes.append(Box(device.name, device.role, [device], label, frame))
         view.end_of[device.name] = f"cluster_{frame}" if frame else device.name
         if frame:
-            view.frame_labels[frame] = f"scalable unit {device.su}"
+            view.frame_labels[frame] = ("rail-only: one switch per rail group" if design.fabric.rail_only
+                                        else f"scalable unit {device.su}")
     for rack in fabric.racks.racks:
         if rack.role == "network":
             continue
@@ -250,7 +256,8 @@ def _summary_label(fabric: Fabric, tier: str, devices: list[Device]) -> str:
         lines.append(span([d.su for d in devices], "SU"))
         rails = sorted({d.rail for d in devices if d.rail})
         if rails:
-            lines[-1] += f" · {span(rails, 'rail')}"
+            g = rails_per_leaf(fabric.design)
+            lines[-1] += f" · {span([rails[0], rails[-1] + g - 1], 'rail')}"
     elif tier == "spine" and fs.tiers == 3:
         lines.append(span([d.pod for d in devices], "pod"))
     elif tier == "core":

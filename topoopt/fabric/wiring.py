@@ -1,28 +1,52 @@
 """Port-level wiring of a folded Clos, generated deterministically from the design's counts.
 
-The rules (``docs/model.md``, "Fabric"), with the choices the counts leave open:
+The rules (``docs/model.md``, "Fabric"), with the choices the counts leave open. ``r`` is the
+rails per node, ``g`` the rails per leaf (``rails_per_leaf``), ``G = r/g`` the rail groups, ``x``
+the leaves per rail group (``leaves_per_rail``), ``d``/``u`` a leaf's down-ports in use on the
+fullest leaf and its uplinks, ``k`` the switch radix at the link speed.
 
-* **Node → leaf.** In a rail-optimized fabric rail *i* of every node lands on leaf group *i*, and
-  the nodes are split evenly over the ``leaves_per_rail`` leaves of each rail. "Evenly" is counted
-  in cable assemblies: a leaf takes whole assemblies (a twin-port cage = two nodes), the shares
-  differ by at most one assembly, and only the last leaf of a rail may hold a part-filled one — so
-  no assembly is wasted. The nodes on leaf *j* of every rail form scalable unit *j* (``su``).
-  Without rails every node port is dealt out to the leaves the same way.
-* **Leaf → spine (2 tiers).** Every leaf reaches every spine with ``links_per_leaf_spine`` links.
-* **3 tiers.** Leaves fill pods of ``leaves_per_pod`` in scalable-unit order (all rails of a
-  scalable unit stay in one pod when they fit), every leaf reaches every spine of its pod; spine *j*
-  of every pod reaches every core of plane *j* with ``links_per_spine_core`` links.
-* **Ports.** Down-ports take the lowest port numbers; uplinks take the top cages, so the two link
-  classes never share a cage (they use different parts). On the upper device the ports of one link
-  class are consecutive, and its links are grouped into assemblies of ``part.links`` in port order:
-  an assembly fills ``part.a_ends`` whole cages (``links / a_ends`` logical ports per cage).
-  Between switches a one-piece cable (DAC, ACC, AOC) never joins two lower switches, so its
-  assemblies are counted per pair; a transceiver kit's modules are cabled port by port, so a
-  cage's links may reach different switches and kits are counted by the cages filled at each end.
+* **Rail groups.** The ``r`` rails form ``G`` groups of ``g`` consecutive rails (group *i* holds
+  rails ``i·g + 1 … i·g + g``). A leaf of group *i* takes those ``g`` ports of each of its nodes, on
+  ``g`` consecutive leaf ports (node by node, rails in order).
+* **Node → leaf.** The nodes are split evenly over the ``x`` leaves of every group, the same split
+  for each group, and the nodes on leaf *j* of every group form scalable unit *j* (``su``).
+  "Evenly" is counted in cable assemblies: a leaf takes whole assemblies (with ``q`` links per
+  assembly, ``q / gcd(q, g)`` nodes: two nodes per twin-port cage at ``g = 1``, one node at ``g ≥
+  2``), the shares differ by at most one assembly, and only the last leaf may hold a part-filled
+  one — so no assembly is wasted. A leaf never holds more than ``d / g`` nodes (``d`` is the
+  fullest leaf's ports in use): when whole assemblies would exceed that, the nodes are split
+  ``ceil(n/x)`` / ``floor(n/x)`` and part-filled assemblies are merged where a leaf has room (the
+  build then reports any assembly more than the design counts).
+* **1 tier.** One switch per rail group (``G`` switches, each taking group *i* of every node); with
+  ``G > 1`` the fabric is rail-only: no link joins the switches. With ``G = 1`` it is the single
+  switch of every rail.
+* **Names.** Leaves are ``leaf-r3-07`` (rail 3, 7th leaf of that rail) at ``g = 1`` and
+  ``leaf-r5-8-07`` (rails 5–8) at ``1 < g < r``; with one rail group (``g = r``, or one rail) they
+  are ``leaf-07``. A rail-only 1-tier switch is leaf 1 of its group (``leaf-r1-4-01``).
+* **Leaf → spine (2 tiers).** Every leaf reaches every spine with ``L = links_per_leaf_spine``
+  links; a leaf has ``u = S·L`` uplinks, whatever ``u`` is (sized to the ports in use, not ``k/2``).
+* **3 tiers.** Leaves fill pods of ``leaves_per_pod`` in scalable-unit order (all rail groups of a
+  scalable unit stay in one pod when they fit), every leaf reaches every spine of its pod with ``m``
+  links; spine *j* of every pod reaches every core of plane *j* with ``links_per_spine_core`` links.
+  Only the pods built are wired: with growth (``provisioned_nodes``) the cores keep their ports for
+  the pods added later.
+* **Ports.** Down-ports take the lowest port numbers; uplinks take the top ``ceil(u / ppc)`` cages
+  (``ppc`` ports per cage), so the two link classes never share a cage (they use different parts)
+  — unless the down-ports reach into those cages, when the uplinks follow the down-ports. On the
+  upper device the ports of one link class are consecutive, and its links are grouped into
+  assemblies of ``part.links`` in port order: an assembly fills ``part.a_ends`` whole cages
+  (``links / a_ends`` logical ports per cage). Between switches a one-piece cable (DAC, ACC, AOC)
+  never joins two lower switches, so its assemblies are counted per pair; a transceiver kit's
+  modules are cabled port by port, so a cage's links may reach different switches and kits are
+  counted by the cages filled at each end.
 
-* **Converged storage.** The ``compute_storage_leaves`` leaves that carry the storage units come
-  after the nodes' leaves (``leaf-st-01`` …) and uplink like every other leaf; in 3 tiers they
-  fill the last pod(s). Their down-ports are wired by :mod:`topoopt.fabric.storage`.
+* **Converged storage** (:mod:`topoopt.fabric.storage` wires the units' ports). 1 tier: on the
+  single switch after the node ports. ``converged_attach == "leaves"``: the
+  ``compute_storage_leaves`` leaves that carry the units come after the nodes' leaves
+  (``leaf-st-01`` …), take up to ``k − u`` unit ports each and uplink like every other leaf (``u``
+  links, ``L`` per spine); in 3 tiers they fill the last pod(s). ``converged_attach == "top"``: on
+  free ports of the top tier — the spines in 2 tiers, the cores in 3 tiers (see
+  :func:`attach_on_top`); no switch is added for them.
 """
 
 from __future__ import annotations
@@ -30,7 +54,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from topoopt.fabric.devices import Assembler, Device, LinkBundle, deal, uplink_base
+from topoopt.fabric.devices import Assembler, Device, LinkBundle, Run, deal, uplink_base
 from topoopt.fabric.hardware import FabricError, Hardware
 from topoopt.fabric.names import node_port_names, numbered, port_names, width
 from topoopt.models.design import Design
@@ -48,8 +72,8 @@ class Switches:
     """The compute switches of each tier, indexed the way the wiring rules address them."""
 
     leaves: list[Device]
-    """Leaves in wiring order: scalable-unit-major, rail-minor when rail-optimized; then the leaves
-    carrying the storage units of a converged storage network."""
+    """Leaves in wiring order: scalable-unit-major, rail-group-minor; then the leaves carrying the
+    storage units of a converged storage network. 1 tier: one switch per rail group."""
     spines: list[list[Device]]
     """``spines[pod][j]`` (2 tiers: one pod)."""
     cores: list[list[Device]]
@@ -63,6 +87,16 @@ class Switches:
     @property
     def storage_leaves(self) -> list[Device]:
         return [leaf for leaf in self.leaves if leaf.carries_storage]
+
+    @property
+    def top(self) -> list[Device]:
+        """The top tier in the order converged storage units are spread over it: the spines (2
+        tiers), the cores plane by plane (3 tiers), the switches (1 tier)."""
+        if self.cores:
+            return [core for plane in self.cores for core in plane]
+        if self.spines:
+            return [spine for pod in self.spines for spine in pod]
+        return list(self.leaves)
 
 
 def new_bundle(design: Design, hw: Hardware, group_index: int, prefix: str | None = None) -> LinkBundle:
@@ -80,41 +114,143 @@ def group_index(hw: Hardware, link_class: str) -> int:
     raise FabricError(f"no {link_class} link group (part) in the design")
 
 
-def storage_leaf_count(design: Design) -> int:
-    """Compute-fabric leaves that carry the storage units (converged storage network)."""
+# ---------------------------------------------------------------------------------------------
+# Shape
+
+
+def rails_per_leaf(design: Design) -> int:
+    """``g``: the rails of a node one leaf (or 1-tier switch) carries. A 1-tier fabric of a single
+    switch carries every rail, whatever the record says (a schema-1.4 record has no
+    ``rails_per_leaf`` and reads 1 there)."""
+    fs = design.fabric
+    if fs.tiers == 1 and fs.leaves == 1 and not fs.rail_only:
+        return max(design.nics_per_node, 1)
+    return max(fs.rails_per_leaf, 1)
+
+
+def rail_groups(design: Design) -> int:
+    """``G = r/g``: the rail groups, each with its own leaves (1 tier: its own switch)."""
+    return max(design.nics_per_node // rails_per_leaf(design), 1)
+
+
+def grouped(design: Design) -> bool:
+    """Leaves named and drawn by rail group: a compute fabric with several rail groups
+    (rail-optimized or multi-rail in 2 and 3 tiers, rail-only in 1 tier)."""
+    return design.fabric.tiers >= 1 and rail_groups(design) > 1
+
+
+def rails_of_group(design: Design, group: int) -> list[int]:
+    """The rails (1-based) of rail group ``group`` (0-based)."""
+    g = rails_per_leaf(design)
+    return list(range(group * g + 1, group * g + g + 1))
+
+
+def rail_label(first: int, g: int) -> str:
+    """``r3`` for one rail, ``r5-8`` for rails 5–8 (leaf names)."""
+    return f"r{first}" if g == 1 else f"r{first}-{first + g - 1}"
+
+
+def rail_text(first: int, g: int) -> str:
+    """``rail 3`` / ``rails 5–8`` (drawings)."""
+    return f"rail {first}" if g == 1 else f"rails {first}–{first + g - 1}"
+
+
+def converged_on_leaves(design: Design) -> bool:
     sn = design.storage_network
-    return sn.compute_storage_leaves if sn.mode == "converged" else 0
+    return sn.mode == "converged" and design.fabric.tiers >= 2 and sn.converged_attach == "leaves"
+
+
+def converged_on_top(design: Design) -> bool:
+    sn = design.storage_network
+    return sn.mode == "converged" and design.fabric.tiers >= 2 and sn.converged_attach == "top"
+
+
+def storage_leaf_count(design: Design) -> int:
+    """Compute-fabric leaves that carry the storage units (converged storage on leaves)."""
+    sn = design.storage_network
+    return sn.compute_storage_leaves if sn.mode == "converged" and sn.converged_attach == "leaves" else 0
+
+
+def storage_leaf_ports(design: Design, hw: Hardware) -> int:
+    """Unit ports a storage leaf of the compute fabric takes: ``k − u``."""
+    return hw.radix - design.fabric.leaf_up_ports
+
+
+def top_down_ports(design: Design) -> int:
+    """Down-ports in use on every top-tier switch: ``leaves·L`` on a spine (2 tiers), ``pods·m2``
+    on a core (3 tiers)."""
+    fs = design.fabric
+    if fs.tiers == 2:
+        return fs.leaves * fs.links_per_leaf_spine
+    if fs.tiers == 3:
+        return fs.pods * fs.links_per_spine_core
+    return 0
 
 
 def check_shape(design: Design, hw: Hardware) -> None:
-    """Raise :class:`FabricError` unless the counts describe a wirable folded Clos."""
+    """Raise :class:`FabricError` unless the counts describe a wirable folded Clos.
+
+    This checks what the wiring needs (ports within the radix, leaves for the nodes, balanced
+    uplinks, the rail groups); the checker (``topoopt.checking``) checks every model rule. A leaf's
+    ``leaf_down_ports`` must hold its nodes (``g·ceil(n/x) ≤ d``); a design recording more is wired
+    as the nodes need.
+    """
     fs, n, r, k = design.fabric, design.nodes, design.nics_per_node, hw.radix
     d, u, m = fs.leaf_down_ports, fs.leaf_up_ports, fs.links_per_leaf_spine
-    extra = storage_leaf_count(design)
-    node_leaves = fs.leaves - extra
+    sn = design.storage_network
+    converged = sn.mode == "converged"
+    extra = storage_leaf_count(design) if fs.tiers >= 2 else sn.compute_storage_leaves if converged else 0
+    g = rails_per_leaf(design) if fs.tiers else fs.rails_per_leaf
     problems = []
     if fs.tiers != design.tiers:
         problems.append(f"design.tiers {design.tiers} != fabric.tiers {fs.tiers}")
+    if fs.tiers and (g < 1 or r % g):
+        problems.append(f"{g} rails per leaf do not divide the {r} rails of a node")
+        raise FabricError("inconsistent fabric counts: " + "; ".join(problems))
+    groups = r // g if fs.tiers else 0
+    if fs.rail_only != (fs.tiers == 1 and groups > 1):
+        problems.append(f"rail_only is {fs.rail_only}, but a {fs.tiers}-tier fabric with {groups} rail groups "
+                        f"{'is' if fs.tiers == 1 and groups > 1 else 'is not'} rail-only")
+    if fs.rail_optimized != (fs.tiers >= 2 and groups > 1):
+        problems.append(f"rail_optimized is {fs.rail_optimized}, but a {fs.tiers}-tier fabric with {groups} rail "
+                        f"groups {'is' if fs.tiers >= 2 and groups > 1 else 'is not'} rail-optimized")
     if fs.tiers and d + u > k:
         problems.append(f"leaf ports {d} down + {u} up exceed the radix {k} of {hw.switch.id}")
     if extra and fs.tiers < 2:
         problems.append(f"{extra} storage leaves in a {fs.tiers}-tier compute fabric (only 2 or 3 tiers have leaves)")
+    if converged and sn.converged_attach == "top" and sn.compute_storage_leaves and fs.tiers >= 2:
+        problems.append(f"{sn.compute_storage_leaves} storage leaves, but the storage units attach to the top tier")
+    if converged and fs.tiers == 1 and groups > 1:
+        problems.append("a converged storage network on a rail-only fabric (a unit would reach one rail group only)")
     if fs.tiers == 0:
-        if n != 1 or fs.leaves or fs.spines or fs.cores or any(g.between in COMPUTE_CLASSES for g, _ in hw.groups):
+        if n != 1 or fs.leaves or fs.spines or fs.cores or any(grp.between in COMPUTE_CLASSES for grp, _ in hw.groups):
             problems.append("a design without a compute fabric has one node, no switches and no compute links")
-        if design.storage_network.mode == "converged":
+        if converged:
             problems.append("a converged storage network needs a compute fabric")
     elif fs.tiers == 1:
-        if fs.leaves != 1 or fs.spines or fs.cores:
-            problems.append("a 1-tier fabric has exactly one switch")
-        units = design.storage_network.unit_ports if design.storage_network.mode == "converged" else 0
-        if n * r + units > k:
-            problems.append(f"{n * r} node ports + {units} storage-unit ports exceed the {k} ports of one {hw.switch.id}")
-    elif rail_optimized(design):
-        if fs.leaves_per_rail * d < n:
-            problems.append(f"{fs.leaves_per_rail} leaves per rail × {d} down-ports < {n} nodes")
-    elif node_leaves * d < n * r:
-        problems.append(f"{node_leaves} node leaves × {d} down-ports < {n * r} node ports")
+        if fs.leaves != groups or fs.spines or fs.cores:
+            problems.append(f"a 1-tier fabric has one switch per rail group ({groups}), not {fs.leaves} switches, "
+                            f"{fs.spines} spines and {fs.cores} cores")
+        units = sn.unit_ports if converged else 0
+        if g * n + units > k:
+            problems.append(f"{g * n} node ports + {units} storage-unit ports exceed the {k} ports of one {hw.switch.id}")
+    else:
+        x = fs.leaves_per_rail
+        if x < 1 or fs.leaves != groups * x + extra:
+            problems.append(f"{fs.leaves} leaves != {groups} rail groups × {x} leaves per rail group + {extra} "
+                            "storage leaves")
+        elif x > n:
+            problems.append(f"{x} leaves per rail group for {n} nodes (a leaf without nodes)")
+        elif g * math.ceil(n / x) > d:
+            problems.append(f"{x} leaves per rail group × {d // g} nodes ({d} down-ports, {g} rails per leaf) "
+                            f"< {n} nodes")
+        if converged_on_leaves(design) and extra * (k - u) < sn.unit_ports:
+            problems.append(f"{extra} storage leaves × {k - u} ports (k − u) < {sn.unit_ports} storage-unit ports")
+        if converged_on_top(design):
+            top = fs.spines if fs.tiers == 2 else fs.cores
+            if sn.unit_ports + top * top_down_ports(design) > top * k:
+                problems.append(f"{sn.unit_ports} storage-unit ports do not fit the free ports of {top} "
+                                f"{'spines' if fs.tiers == 2 else 'cores'}")
     if fs.tiers == 2:
         if fs.spines < 1 or fs.spines * m != u:
             problems.append(f"{fs.spines} spines × {m} links per leaf-spine pair != {u} leaf uplinks")
@@ -126,7 +262,7 @@ def check_shape(design: Design, hw: Hardware) -> None:
         q, p, u2, c, m2 = fs.spines_per_pod, fs.leaves_per_pod, fs.spine_up_ports, fs.cores_per_plane, fs.links_per_spine_core
         if q * m != u:
             problems.append(f"{q} spines per pod × {m} links != {u} leaf uplinks")
-        if fs.pods != math.ceil(fs.leaves / p):
+        if p < 1 or fs.pods != math.ceil(fs.leaves / p):
             problems.append(f"{fs.pods} pods != ceil({fs.leaves} leaves / {p} per pod)")
         if fs.spines != fs.pods * q:
             problems.append(f"{fs.spines} spines != {fs.pods} pods × {q}")
@@ -144,17 +280,6 @@ def check_shape(design: Design, hw: Hardware) -> None:
         raise FabricError("inconsistent fabric counts: " + "; ".join(problems))
 
 
-def rail_optimized(design: Design) -> bool:
-    """Rail *i* of every node on leaf group *i*: needs rails and one leaf group per rail."""
-    fs = design.fabric
-    return (
-        fs.tiers >= 2
-        and fs.rail_optimized
-        and design.nics_per_node > 1
-        and fs.leaves == design.nics_per_node * fs.leaves_per_rail + storage_leaf_count(design)
-    )
-
-
 COMPUTE_CLASSES = ("node-leaf", "leaf-spine", "spine-core")
 
 
@@ -163,29 +288,37 @@ def required_link_classes(design: Design) -> list[str]:
     return list(COMPUTE_CLASSES[: design.fabric.tiers])
 
 
+# ---------------------------------------------------------------------------------------------
+# Switches
+
+
 def make_switches(design: Design, hw: Hardware) -> Switches:
-    """Create the compute switches with their names and tier attributes (no racks yet)."""
-    fs, r = design.fabric, design.nics_per_node
-    if hw.switch is None:
+    """Create the compute switches with their names and tier attributes (no racks yet).
+
+    A leaf's ``rail`` is the first rail of its rail group when there are several groups."""
+    fs = design.fabric
+    if hw.switch is None or fs.tiers == 0:
         return Switches(leaves=[], spines=[], cores=[])
     model, ru, power, k = hw.switch.id, hw.switch.rack_units, hw.switch_power_w, hw.radix
 
     def switch(name: str, role: str, **attrs) -> Device:
         return Device(name=name, role=role, model=model, rack_units=ru, power_w=power, ports=k, **attrs)
 
-    extra = storage_leaf_count(design)
+    g, groups = rails_per_leaf(design), rail_groups(design)
+    per_group = 1 if fs.tiers == 1 else fs.leaves_per_rail
     leaves: list[Device] = []
-    if rail_optimized(design):
-        per_rail = fs.leaves_per_rail
-        for j in range(per_rail):
-            for rail in range(1, r + 1):
-                leaves.append(switch(f"leaf-r{rail}-{j + 1:0{width(per_rail)}d}", "leaf", rail=rail, su=j + 1))
-    else:
-        node_leaves = fs.leaves - extra
-        leaves = [switch(numbered("leaf-", j + 1, node_leaves), "leaf", su=j + 1) for j in range(node_leaves)]
+    for j in range(per_group):
+        for i in range(groups):
+            if groups > 1:
+                first = i * g + 1
+                name = f"leaf-{rail_label(first, g)}-{j + 1:0{width(per_group)}d}"
+                leaves.append(switch(name, "leaf", rail=first, su=j + 1))
+            else:
+                leaves.append(switch(numbered("leaf-", j + 1, per_group), "leaf", su=j + 1))
+    extra = storage_leaf_count(design) if fs.tiers >= 2 else 0
     leaves += [switch(numbered("leaf-st-", j + 1, extra), "leaf", carries_storage=True) for j in range(extra)]
     pods = fs.pods if fs.tiers == 3 else 1
-    per_pod = fs.leaves_per_pod if fs.tiers == 3 else max(fs.leaves, 1)
+    per_pod = fs.leaves_per_pod if fs.tiers == 3 else max(len(leaves), 1)
     for index, leaf in enumerate(leaves):
         leaf.pod = index // per_pod + 1
     spines: list[list[Device]] = []
@@ -207,6 +340,10 @@ def make_switches(design: Design, hw: Hardware) -> Switches:
     return Switches(leaves=leaves, spines=spines, cores=cores)
 
 
+# ---------------------------------------------------------------------------------------------
+# Links
+
+
 def wire(design: Design, hw: Hardware, nodes: list[Device], sw: Switches) -> list[LinkBundle]:
     """Every compute-fabric link of the design, grouped into assemblies; sets each node's ``su``.
     Cable ids are given by the caller, once every bundle is complete."""
@@ -224,38 +361,34 @@ def _bundle(design: Design, hw: Hardware, link_class: str) -> LinkBundle:
     return new_bundle(design, hw, group_index(hw, link_class))
 
 
+def node_grain(links_per_assembly: int, g: int) -> int:
+    """Nodes per whole assembly on a leaf: ``q / gcd(q, g)`` (a node brings ``g`` ports)."""
+    q = max(links_per_assembly, 1)
+    return q // math.gcd(q, g)
+
+
 def _node_leaf(design: Design, hw: Hardware, nodes: list[Device], sw: Switches) -> LinkBundle:
-    fs, r = design.fabric, design.nics_per_node
+    fs = design.fabric
     bundle = _bundle(design, hw, "node-leaf")
     out = Assembler(bundle)
     leaf_ports = port_names(hw.switch.cages, hw.switch_ports_per_cage)
-    node_ports = node_port_names(r, hw.node_ports_per_cage)
-    grain = bundle.part.links
-    if rail_optimized(design):
-        sizes = deal(len(nodes), fs.leaves_per_rail, fs.leaf_down_ports, grain)
-        start = 0
-        for j, size in enumerate(sizes):
-            block = nodes[start:start + size]
-            start += size
-            for node in block:
-                node.su = j + 1
-            names = [node.name for node in block]
-            for rail in range(1, r + 1):
-                leaf = sw.leaves[j * r + rail - 1]
-                out.add_device(leaf.name, leaf_ports[:size], names, [node_ports[rail - 1]] * size, [rail] * size)
-        return bundle
-    endpoints = [(node, rail) for node in nodes for rail in range(1, r + 1)]
+    node_ports = node_port_names(design.nics_per_node, hw.node_ports_per_cage)
+    g, groups = rails_per_leaf(design), rail_groups(design)
     leaves = sw.node_leaves
-    sizes = deal(len(endpoints), len(leaves), fs.leaf_down_ports if fs.tiers > 1 else hw.radix, grain)
+    per_group = len(leaves) // groups
+    cap = (hw.radix if fs.tiers == 1 else fs.leaf_down_ports) // g
+    sizes = deal(len(nodes), per_group, cap, node_grain(bundle.part.links, g), what="nodes", bins_what="leaves")
     start = 0
-    for leaf, size in zip(leaves, sizes):
-        block = endpoints[start:start + size]
+    for j, size in enumerate(sizes):
+        block = nodes[start:start + size]
         start += size
-        for node, _ in block:
-            if not node.su:
-                node.su = leaf.su
-        out.add_device(leaf.name, leaf_ports[:size], [n.name for n, _ in block],
-                       [node_ports[rail - 1] for _, rail in block], [rail for _, rail in block])
+        for node in block:
+            node.su = j + 1
+        for i in range(groups):
+            leaf = leaves[j * groups + i]
+            rails = rails_of_group(design, i)
+            out.add_device(leaf.name, leaf_ports[:size * g], [node.name for node in block for _ in rails],
+                           [node_ports[rail - 1] for _ in block for rail in rails], [rail for _ in block for rail in rails])
     return bundle
 
 
@@ -267,19 +400,27 @@ def _switch_bundle(design: Design, hw: Hardware, link_class: str) -> LinkBundle:
     return bundle
 
 
+def leaf_uplink_base(design: Design, hw: Hardware, leaf: Device) -> int:
+    """First uplink port index of ``leaf``: the top cages, above its down-ports (``d`` for a node
+    leaf, ``k − u`` for a storage leaf)."""
+    fs = design.fabric
+    down = storage_leaf_ports(design, hw) if leaf.carries_storage else fs.leaf_down_ports
+    return uplink_base(hw.radix, hw.switch_ports_per_cage, down, fs.leaf_up_ports)
+
+
 def _leaf_spine(design: Design, hw: Hardware, sw: Switches) -> LinkBundle:
     fs = design.fabric
     bundle = _switch_bundle(design, hw, "leaf-spine")
     out = Assembler(bundle)
     ports = port_names(hw.switch.cages, hw.switch_ports_per_cage)
     m = fs.links_per_leaf_spine
-    leaf_up = uplink_base(hw.radix, hw.switch_ports_per_cage, fs.leaf_down_ports, fs.leaf_up_ports)
     for p, pod_spines in enumerate(sw.spines):
         pod_leaves = [leaf for leaf in sw.leaves if leaf.pod == p + 1]
+        bases = [leaf_uplink_base(design, hw, leaf) for leaf in pod_leaves]
         count = len(pod_leaves) * m
         b_devices = [leaf.name for leaf in pod_leaves for _ in range(m)]
         for j, spine in enumerate(pod_spines):
-            b_ports = [ports[leaf_up + j * m + t] for _ in pod_leaves for t in range(m)]
+            b_ports = [ports[base + j * m + t] for base in bases for t in range(m)]
             out.add_device(spine.name, ports[:count], b_devices, b_ports, per_pair=bundle.part.one_piece)
     return bundle
 
@@ -299,3 +440,49 @@ def _spine_core(design: Design, hw: Hardware, sw: Switches) -> LinkBundle:
             b_ports = [ports[spine_up + c * m2 + t] for _ in sw.spines for t in range(m2)]
             out.add_device(core.name, ports[:count], b_devices, b_ports, per_pair=bundle.part.one_piece)
     return bundle
+
+
+# ---------------------------------------------------------------------------------------------
+# Converged storage on the top tier
+
+
+def attach_on_top(design: Design, hw: Hardware, sw: Switches, runs: list[Run]) -> None:
+    """Storage-unit ports on free ports of the top tier (``converged_attach == "top"``).
+
+    The rule: each unit's ports are cut into assemblies of ``part.links`` ports (hot units, then
+    cold units, each unit's ports in order), and the assemblies are dealt round-robin over the top
+    tier — spines ``spine-01``, ``spine-02`` … (2 tiers), cores plane by plane ``core-p1-01``,
+    ``core-p1-02`` …, ``core-p2-01`` … (3 tiers) — one rotation across all units, so every switch
+    carries the same number of unit assemblies, give or take one. On a switch they take the top
+    ports, counting down a whole assembly at a time (the top cage first), so the low ports stay
+    free for the leaves (pods) the switch already reaches and those added later (growth). An
+    assembly serves one unit, as the model counts them (``units × ceil(ports / part.links)``).
+    Raises :class:`FabricError` when a switch's unit ports would reach its down-ports in use.
+    """
+    top = sw.top
+    if not top:
+        raise FabricError("converged storage on the top tier needs spines or cores")
+    ppc = hw.switch_ports_per_cage
+    ports = port_names(hw.switch.cages, ppc)
+    floor = math.ceil(top_down_ports(design) / ppc) * ppc
+    next_top = [hw.radix] * len(top)
+    turn = 0
+    for run in runs:
+        q = max(run.bundle.part.links, 1)
+        out = Assembler(run.bundle)
+        out.next_cable = max(run.bundle.cable, default=-1) + 1
+        keys = run.keys if run.keys is not None else list(range(len(run.b_devices)))
+        start = 0
+        while start < len(keys):
+            stop = start
+            while stop < len(keys) and keys[stop] == keys[start] and stop - start < q:
+                stop += 1
+            s = turn % len(top)
+            turn += 1
+            low = next_top[s] - q
+            if low < floor:
+                raise FabricError(f"{run.bundle.between} ports left over: the free ports of {len(top)} "
+                                  f"{top[0].role}s above their {top_down_ports(design)} down-ports are full")
+            next_top[s] = low
+            out.add_device(top[s].name, ports[low:low + stop - start], run.b_devices[start:stop], run.b_ports[start:stop])
+            start = stop
