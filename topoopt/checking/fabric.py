@@ -84,10 +84,13 @@ def _provisioned(ctx: CheckContext, family: str, out: list[Violation]) -> None:
     if f.tiers == 0:
         out.append(Violation(family=family, item="fabric",
                              detail=f"growth to {num(n_big)} nodes: a single node without a compute fabric cannot grow"))
-    elif f.tiers == 1 and ctx.radix >= 1 and f.rails_per_leaf * n_big > ctx.radix:
-        out.append(Violation(family=family, item=f"leaf switch ({f.switch})",
-                             detail=f"growth to {num(n_big)} nodes × {f.rails_per_leaf} rails = "
-                                    f"{num(f.rails_per_leaf * n_big)} ports > {ctx.radix} ports of one switch"))
+    elif f.tiers == 1 and ctx.radix >= 1:
+        units = ctx.unit_ports if ctx.converged else 0
+        if f.rails_per_leaf * n_big + units > ctx.radix:
+            plus = f" + {num(units)} storage-unit ports" if units else ""
+            out.append(Violation(family=family, item=f"leaf switch ({f.switch})",
+                                 detail=f"growth to {num(n_big)} nodes × {f.rails_per_leaf} rails{plus} = "
+                                        f"{num(f.rails_per_leaf * n_big + units)} ports > {ctx.radix} ports of one switch"))
 
 
 def leaf_ports_cover_endpoints(ctx: CheckContext) -> list[Violation]:
