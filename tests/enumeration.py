@@ -384,6 +384,40 @@ class Enumerator:
         self._times: dict[tuple, float | None] = {}
         self._fits: dict[tuple, bool] = {}
         self.networks = Networks(self)
+        self._switch_w: dict[str, float] = {}
+        self._racking: dict[tuple, Racking | None] = {}
+
+    def may_fit(self, node: NodeChoice, switch: Switch | None, n: int, switches: int, node_w: float, racks) -> bool:
+        """A bound that only rejects what :meth:`_complete` would: the nodes and compute switches
+        alone (at least one storage unit, in racks of its own, comes on top) need more racks than
+        the site has in every rack class that cannot hold everything in one mixed rack, or more
+        power than its cap."""
+        site = self.instance.site
+        switch_w = self.switch_w(switch) if switch is not None and switches else 0.0
+        if site.power_cap_kw is not None and n * node_w + switches * switch_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
+            return False
+        for rack in racks:
+            rack_w = rack.power_kw * 1000
+            if n * node_w + switches * switch_w <= rack_w * (1 + TOLERANCE):
+                return True  # a mixed rack may still hold everything
+            per_node = derive.devices_per_rack(rack, node_w, node.server.rack_units)
+            if per_node < 1:
+                continue
+            needed = derive.ceil_div(n, per_node) + 1
+            if switches:
+                per_switch = derive.devices_per_rack(rack, switch_w, switch.rack_units)
+                if per_switch < 1:
+                    continue
+                needed += derive.ceil_div(switches, per_switch)
+            if needed <= site.max_racks:
+                return True
+        return False
+
+    def switch_w(self, switch: Switch) -> float:
+        """Provisioned switch power (cached per model)."""
+        if switch.id not in self._switch_w:
+            self._switch_w[switch.id] = derive.switch_power_w(switch, self.catalog.cables)
+        return self._switch_w[switch.id]
 
     def price(self, item_id: str) -> int | None:
         return _price(self.resolved, item_id)
@@ -491,6 +525,8 @@ class Enumerator:
                         switch_count = base.leaves + base.spines + base.cores
                         if n * node_price + (switch_count * price(switch.id) if switch_count else 0) > self.cost_bound:
                             continue
+                        if not self.may_fit(node, switch, n, switch_count, compute_w, racks):
+                            continue
                         # Storage units only add to a fabric's load: a fabric too small without them stays so.
                         if not ports_fit(layout, base) or not self.runs(node, layout, n):
                             continue
@@ -527,19 +563,22 @@ class Enumerator:
         for chosen in itertools.product(*(parts[cls] for cls in used)):
             cable_cost = sum(self.assemblies(cls, p, node, fabric, n, counts) * price(p.id)
                              for cls, p in zip(used, chosen))
-            for mgmt in self.networks.management_networks(ports):
+            for mgmt in self.networks.management_networks_cached(ports):
                 models = dict(data_switches)
                 for m, c in mgmt.switches.items():
                     models[m] = models.get(m, 0) + c
                 devices = [("compute", node.server.id, n, node_w, node.server.rack_units)]
-                devices += [("network", m, c, derive.switch_power_w(switch_models[m], self.catalog.cables),
-                             switch_models[m].rack_units) for m, c in models.items()]
+                devices += [("network", m, c, self.switch_w(switch_models[m]), switch_models[m].rack_units)
+                            for m, c in models.items()]
                 devices += [("storage", t, c, tiers[t].power_w, tiers[t].rack_units) for t, c in unit_counts.items()]
                 power_w = sum(c * w for _, _, c, w, _ in devices)
                 if site.power_cap_kw is not None and power_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
                     continue
                 for rack in racks:
-                    placed = racking(rack, devices)
+                    key = (rack.id, tuple(devices))
+                    if key not in self._racking:
+                        self._racking[key] = racking(rack, devices)
+                    placed = self._racking[key]
                     if placed is None or placed.total > site.max_racks:
                         continue
                     cost = fixed + cable_cost + mgmt.cost + placed.total * price(rack.id)

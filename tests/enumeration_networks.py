@@ -55,6 +55,7 @@ class Networks:
         self.need_gbps = enumerator.needs.network_gbps
         self._dedicated: dict[tuple, list[Network]] = {}
         self._parts: dict[tuple, LinkPart | None] = {}
+        self._management: dict[int, list[Network]] = {}
 
     def price(self, item_id: str) -> int | None:
         return self.e.price(item_id)
@@ -260,6 +261,12 @@ class Networks:
                             record=StorageNetwork(**common, tiers=2, leaves=leaves, spines=spines))
 
     # -- management network ---------------------------------------------------------------------------
+    def management_networks_cached(self, ports: int) -> list[Network]:
+        """:meth:`management_networks`, listed once per port count."""
+        if ports not in self._management:
+            self._management[ports] = list(self.management_networks(ports))
+        return self._management[ports]
+
     def management_networks(self, ports: int):
         """Every admitted management switch serving ``ports`` management ports: ceil(ports / (k − 2))
         leaves and, past one leaf, 2 × ceil(leaves / k) aggregation switches."""
