@@ -66,27 +66,29 @@ BASE_DESIGN = {
     "interconnect": "ib-ndr", "nic": "cx7-osfp", "nics_per_node": 8,           # built-in 8 × CX-7
     "link_gbps": 400, "tiers": 2, "oversubscription": 1.0, "rail_optimized": True,
     "fabric": {
-        # k = 32 cages × 2 = 64 ports at 400G; ratio 1: d = 32, u = 32.
-        # leaves per rail = ceil(4 / 32) = 1; leaves = 8 rails × 1 = 8.
-        # 4 spines (4 divides 32): 8 links per leaf-spine pair; a spine uses 8 × 8 = 64 ≤ 64 ports.
+        # k = 32 cages × 2 = 64 ports at 400G. One rail per leaf (g = 1, 8 rail groups), 1 leaf
+        # per group: leaves = 8; the fullest leaf uses d = 1 × ceil(4 nodes / 1) = 4 down-ports.
+        # 4 spines × 1 link per leaf-spine pair: u = 4 uplinks, d/u = 1; no more uplinks than the
+        # ports in use need: 1 leaf × (4 − 4 + 1) = 1 ≤ 1 rail × 4 nodes. A spine uses 8 × 1 = 8 ports.
         "tiers": 2, "switch": "qm9700", "leaves": 8, "spines": 4, "cores": 0,
-        "leaf_down_ports": 32, "leaf_up_ports": 32, "links_per_leaf_spine": 8,
+        "leaf_down_ports": 4, "leaf_up_ports": 4, "links_per_leaf_spine": 1, "rails_per_leaf": 1,
         "pods": 1, "spines_per_pod": 4, "leaves_per_pod": 8, "cores_per_plane": 0,
         "spine_up_ports": 0, "links_per_spine_core": 0, "rail_optimized": True, "leaves_per_rail": 1,
     },
     "switches": [
-        {"tier": "leaf", "model": "qm9700", "count": 8, "ports_used": 288},   # 32 node + 8 × 32 up
-        {"tier": "spine", "model": "qm9700", "count": 4, "ports_used": 256},  # 8 × 32
+        {"tier": "leaf", "model": "qm9700", "count": 8, "ports_used": 64},   # 32 node + 8 × 4 up
+        {"tier": "spine", "model": "qm9700", "count": 4, "ports_used": 32},  # 8 × 4
         {"network": "storage", "tier": "storage-leaf", "model": "qm9700", "count": 1, "ports_used": 12},
         {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 1, "ports_used": 36},
     ],
     "links": [
         # node-leaf: 15 m in row + 2 m slack; leaf-spine: 50 m across rows + 2 m slack.
-        # Whole kits per device pair: 8 rails × ceil(4 nodes / 2) = 16; 8 leaves × 4 spines × ceil(8 / 2) = 128.
+        # Node kits: 8 rails × ceil(4 nodes / 2) = 16. Leaf-spine kits by the twin cages they fill:
+        # 4 spines × ceil(8 leaves × 1 link / 2) = 16 above, 8 leaves × ceil(4 uplinks / 2) = 16 below.
         {"between": "node-leaf", "count": 32, "part": "ndr-sr4-twin-to-twin-flat-kit-50m",
          "assemblies": 16, "length_m": 17.0, "gbps": 400},
-        {"between": "leaf-spine", "count": 256, "part": "ndr-dr4-twin-kit-500m",
-         "assemblies": 128, "length_m": 52.0, "gbps": 400},
+        {"between": "leaf-spine", "count": 32, "part": "ndr-dr4-twin-kit-500m",
+         "assemblies": 16, "length_m": 52.0, "gbps": 400},
         # Storage links run in the row (17 m). Kits of 4 links: node ports 2 ports × ceil(4 nodes / 4)
         # = 2 kits; unit ports 1 array × ceil(4 ports / 4) = 1 kit.
         {"network": "storage", "between": "node-storage", "count": 8, "part": STORAGE_KIT,
@@ -119,16 +121,18 @@ BASE_COST = {
     ("switch", "qm9700"): (13, 36_000),
     ("switch", "mgmt-48x1g-10g"): (1, 2_000),
     ("cable", "ndr-sr4-twin-to-twin-flat-kit-50m"): (16, 2_520),
-    ("cable", "ndr-dr4-twin-kit-500m"): (128, 3_800),
+    ("cable", "ndr-dr4-twin-kit-500m"): (16, 3_800),
     ("cable", STORAGE_KIT): (3, 5_000),
     ("cable", "cat6-rj45-1g-100m"): (36, 15),
     ("rack", "air-30kw"): (5, 4_500),
     ("storage", "nvme-of-array"): (1, 90_000),
 }
-BASE_TOTAL = 2_392_760
+BASE_TOTAL = 1_967_160
 
 # A 3-tier design on a small 8-port switch, so pods and planes stay small:
-# k = 4 cages × 2 = 8; ratio 1: d = 4, u = 4; 5 nodes × 8 rails: leaves = 8 × ceil(5/4) = 16;
+# k = 4 cages × 2 = 8; the ratio-1 split D = 4, u = 4; 6 nodes × 8 rails, one rail per leaf, 2 leaves
+# per rail group (x·floor(4/1) = 8 ≥ 6): leaves = 8 × 2 = 16, the fullest using d = ceil(6/2) = 3
+# down-ports (oversubscription 3/4 = 0.75); no more uplinks than needed: 2 × (4 − 4 + 1) ≤ 6;
 # pods of P = 4 leaves: ceil(16/4) = 4 pods of Q = 4 spines = 16 spines; spine uplinks u2 = 8 − 4 = 4;
 # 2 cores per plane (2 divides 4): 2 links per spine-core pair, a core uses 4 pods × 2 = 8 ports;
 # cores = 4 planes × 2 = 8. Switch power 300 W + 4 cages × 17 W (hungriest end that fits a
@@ -138,51 +142,51 @@ SMALL_SWITCH = {"id": "sw8", "name": "8-port NDR test switch", "source": SRC, "p
                 "rack_units": 1}
 THREE_TIER_DESIGN = {
     **BASE_DESIGN,
-    "nodes": 5, "gpus": 40,
-    "tiers": 3,
+    "nodes": 6, "gpus": 48,
+    "tiers": 3, "oversubscription": 0.75,
     "fabric": {
         "tiers": 3, "switch": "sw8", "leaves": 16, "spines": 16, "cores": 8,
-        "leaf_down_ports": 4, "leaf_up_ports": 4, "links_per_leaf_spine": 1,
+        "leaf_down_ports": 3, "leaf_up_ports": 4, "links_per_leaf_spine": 1,
         "pods": 4, "spines_per_pod": 4, "leaves_per_pod": 4, "cores_per_plane": 2,
         "spine_up_ports": 4, "links_per_spine_core": 2, "rail_optimized": True, "leaves_per_rail": 2,
     },
     "switches": [
-        {"tier": "leaf", "model": "sw8", "count": 16, "ports_used": 104},   # 40 node + 16 × 4 up
+        {"tier": "leaf", "model": "sw8", "count": 16, "ports_used": 112},   # 48 node + 16 × 4 up
         {"tier": "spine", "model": "sw8", "count": 16, "ports_used": 128},  # 64 down + 16 × 4 up
         {"tier": "core", "model": "sw8", "count": 8, "ports_used": 64},
-        # Storage: E = 5 nodes × 2 + 4 unit ports = 14 on one qm9700.
-        {"network": "storage", "tier": "storage-leaf", "model": "qm9700", "count": 1, "ports_used": 14},
-        # Management: 5 nodes × 2 + 40 sw8 × 2 + 1 qm9700 × 2 + 1 array × 2 = 94 ports:
-        # ceil(94 / 46) = 3 leaves, past one leaf 2 × ceil(3 / 48) = 2 aggregation switches; every
-        # leaf has one uplink to each: 6 uplinks; leaves use 94 + 6 ports, the aggregation 6.
-        {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 3, "ports_used": 100},
+        # Storage: E = 6 nodes × 2 + 4 unit ports = 16 on one qm9700.
+        {"network": "storage", "tier": "storage-leaf", "model": "qm9700", "count": 1, "ports_used": 16},
+        # Management: 6 nodes × 2 + 40 sw8 × 2 + 1 qm9700 × 2 + 1 array × 2 = 96 ports:
+        # ceil(96 / 46) = 3 leaves, past one leaf 2 × ceil(3 / 48) = 2 aggregation switches; every
+        # leaf has one uplink to each: 6 uplinks; leaves use 96 + 6 ports, the aggregation 6.
+        {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 3, "ports_used": 102},
         {"network": "management", "tier": "mgmt-aggregation", "model": "mgmt-48x1g-10g", "count": 2, "ports_used": 6},
     ],
     "links": [
-        # whole kits: node-leaf 8 rails × ceil(5 nodes / 2) = 24; between switches a kit is
+        # whole kits: node-leaf 8 rails × ceil(6 nodes / 2) = 24; between switches a kit is
         # counted by the twin cages it fills: leaf-spine 16 spines × ceil(4 leaves × 1 link / 2)
         # = 32 above, 16 leaves × ceil(4 uplinks / 2) = 32 below, so 32 (one twin module's two
         # ports reach two spines); spine-core 8 cores × ceil(4 pods × 2 / 2) = 32 = 16 spines ×
         # ceil(4 / 2).
-        {"between": "node-leaf", "count": 40, "part": "ndr-sr4-twin-to-twin-flat-kit-50m",
+        {"between": "node-leaf", "count": 48, "part": "ndr-sr4-twin-to-twin-flat-kit-50m",
          "assemblies": 24, "length_m": 17.0, "gbps": 400},
         {"between": "leaf-spine", "count": 64, "part": "ndr-dr4-twin-kit-500m",
          "assemblies": 32, "length_m": 52.0, "gbps": 400},
         {"between": "spine-core", "count": 64, "part": "ndr-dr4-twin-kit-500m",
          "assemblies": 32, "length_m": 52.0, "gbps": 400},
-        # node-storage 2 ports × ceil(5 nodes / 4) = 4 kits; storage-unit 1 kit.
-        {"network": "storage", "between": "node-storage", "count": 10, "part": STORAGE_KIT,
+        # node-storage 2 ports × ceil(6 nodes / 4) = 4 kits; storage-unit 1 kit.
+        {"network": "storage", "between": "node-storage", "count": 12, "part": STORAGE_KIT,
          "assemblies": 4, "length_m": 17.0, "gbps": 200},
         {"network": "storage", "between": "storage-unit", "count": 4, "part": STORAGE_KIT,
          "assemblies": 1, "length_m": 17.0, "gbps": 200},
-        {"network": "management", "between": "mgmt", "count": 94, "part": "cat6-rj45-1g-100m",
-         "assemblies": 94, "length_m": 17.0, "gbps": 1},
+        {"network": "management", "between": "mgmt", "count": 96, "part": "cat6-rj45-1g-100m",
+         "assemblies": 96, "length_m": 17.0, "gbps": 1},
         # Uplinks at the 10G uplink speed, across rows: 50 + 2 = 52 m.
         {"network": "management", "between": "mgmt-uplink", "count": 6, "part": "cat6a-rj45-10g-100m",
          "assemblies": 6, "length_m": 52.0, "gbps": 10},
     ],
     "racks": [
-        # 2 nodes per rack (as above): ceil(5 / 2) = 3 racks, the fullest at 2 × 10,278 W = 20,556 W.
+        # 2 nodes per rack (as above): ceil(6 / 2) = 3 racks, the fullest at 2 × 10,278 W = 20,556 W.
         {"class": "air-30kw", "role": "compute", "count": 3, "nodes_per_rack": 2, "power_kw": 20.556},
         # One model per rack: 40 sw8 × 368 W = 14,720 W ≤ 30 kW and 40 U ≤ 42 U; the storage
         # qm9700; 5 management switches: 3 racks, the fullest 14.72 kW.
@@ -190,7 +194,7 @@ THREE_TIER_DESIGN = {
         {"class": "air-30kw", "role": "storage", "count": 1, "nodes_per_rack": 0, "power_kw": 1.6},
     ],
     "storage_network": {**STORAGE_NETWORK},
-    "management_network": {**MANAGEMENT_NETWORK, "ports": 94, "leaves": 3, "aggregation": 2},
+    "management_network": {**MANAGEMENT_NETWORK, "ports": 96, "leaves": 3, "aggregation": 2},
 }
 # One DGX H100 without a compute fabric (tiers 0): no compute switches or links, no compute NICs
 # bought; its storage network (E = 2 + 4 = 6 ports on one qm9700) and management network
@@ -279,9 +283,10 @@ CONVERGED_DESIGN = {
     **BASE_DESIGN,
     "server": "hgx-h100", "interconnect": "ib-hdr", "nic": "cx6-hdr", "link_gbps": 200, "tiers": 1,
     "rail_optimized": False,
-    "fabric": {**BASE_DESIGN["fabric"], "tiers": 1, "switch": "qm8700", "leaves": 1, "spines": 0, "leaf_down_ports": 40,
+    # All 8 rails on the one switch (g = r = 8): d = 8 × 4 nodes = 32 node ports.
+    "fabric": {**BASE_DESIGN["fabric"], "tiers": 1, "switch": "qm8700", "leaves": 1, "spines": 0, "leaf_down_ports": 32,
                "leaf_up_ports": 0, "links_per_leaf_spine": 0, "spines_per_pod": 0, "leaves_per_pod": 1,
-               "rail_optimized": False},
+               "rail_optimized": False, "rails_per_leaf": 8},
     "switches": [
         {"tier": "leaf", "model": "qm8700", "count": 1, "ports_used": 40},  # 32 node + 8 storage-unit ports
         {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 1, "ports_used": 12},
@@ -308,29 +313,29 @@ CONVERGED_DESIGN = {
     },
     "management_network": {**MANAGEMENT_NETWORK, "ports": 12},
 }
-# The same in 2 tiers: the ratio-1 split of 40 ports is d = u = 20; 8 rails × ceil(4 / 20) = 8
-# leaves for the nodes plus ceil(8 unit ports / 20) = 1 leaf for the storage units: 9 leaves;
-# 5 spines (5 divides 20), 4 links per leaf-spine pair, a spine uses 9 × 4 = 36 ≤ 40 ports.
-# Leaves use 32 + 8 + 9 × 20 = 220 ports, spines 180; leaf-spine 180 HDR AOCs of 100 m across rows
-# (9 × 5 × ceil(4 / 1)). Management ports 4 × 2 + 14 qm8700 × 2 + 1 × 2 = 38. The 14 qm8700 ×
-# 540 W = 7.56 kW share one network rack; the management switch has its own.
+# The same in 2 tiers, one rail per leaf: 8 rail groups of 1 leaf (d = ceil(4/1) = 4), 4 spines ×
+# 1 link (u = 4; 1 × (4 − 4 + 1) ≤ 4), plus ceil(8 unit ports / (40 − 4)) = 1 storage leaf whose 4
+# uplinks carry 4 × 200 = 800 Gb/s ≥ 7.49 Gb/s of storage traffic: 9 leaves; a spine uses 9 × 1 = 9
+# ports. Leaves use 32 + 8 + 9 × 4 = 76 ports, spines 36; leaf-spine 36 HDR AOCs of 100 m across
+# rows (9 × 4 × ceil(1 / 1)). Management ports 4 × 2 + 13 qm8700 × 2 + 1 × 2 = 36. The 13 qm8700 ×
+# 540 W = 7.02 kW share one network rack; the management switch has its own.
 CONVERGED_TWO_TIER = {
     "tiers": 2, "rail_optimized": True,
-    "fabric": {**CONVERGED_DESIGN["fabric"], "tiers": 2, "leaves": 9, "spines": 5, "leaf_down_ports": 20,
-               "leaf_up_ports": 20, "links_per_leaf_spine": 4, "spines_per_pod": 5, "leaves_per_pod": 9,
-               "rail_optimized": True},
+    "fabric": {**CONVERGED_DESIGN["fabric"], "tiers": 2, "leaves": 9, "spines": 4, "leaf_down_ports": 4,
+               "leaf_up_ports": 4, "links_per_leaf_spine": 1, "spines_per_pod": 4, "leaves_per_pod": 9,
+               "rail_optimized": True, "rails_per_leaf": 1},
     "switches": [
-        {"tier": "leaf", "model": "qm8700", "count": 9, "ports_used": 220},
-        {"tier": "spine", "model": "qm8700", "count": 5, "ports_used": 180},
-        {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 1, "ports_used": 38},
+        {"tier": "leaf", "model": "qm8700", "count": 9, "ports_used": 76},
+        {"tier": "spine", "model": "qm8700", "count": 4, "ports_used": 36},
+        {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 1, "ports_used": 36},
     ],
     "links": [
         CONVERGED_DESIGN["links"][0],
-        {"between": "leaf-spine", "count": 180, "part": "hdr-aoc-100m", "assemblies": 180, "length_m": 52.0, "gbps": 200},
+        {"between": "leaf-spine", "count": 36, "part": "hdr-aoc-100m", "assemblies": 36, "length_m": 52.0, "gbps": 200},
         CONVERGED_DESIGN["links"][1],
-        {**CONVERGED_DESIGN["links"][2], "count": 38, "assemblies": 38},
+        {**CONVERGED_DESIGN["links"][2], "count": 36, "assemblies": 36},
     ],
-    "storage_network.compute_storage_leaves": 1, "management_network.ports": 38, "racks.1.power_kw": 7.56,
+    "storage_network.compute_storage_leaves": 1, "management_network.ports": 36, "racks.1.power_kw": 7.02,
 }
 
 # A cold tier: checkpoints kept 7 days (ceil(7 × 24 / 2 h) = 84 of 112.42 GB = 9.443 TB) and

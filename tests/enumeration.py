@@ -38,7 +38,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from enumeration_networks import Networks
 
@@ -81,21 +81,50 @@ class NodeChoice:
 
 @dataclass(frozen=True)
 class FabricChoice:
-    """Tiers 0 (one node, no switch), 1, 2 or 3; for 2 and 3 tiers the leaf split (down, up) and
-    spines (2 tiers) or links per leaf-spine pair and cores per plane (3 tiers)."""
+    """Tiers 0 (one node, no switch), 1, 2 or 3 and the switch; ``rails_per_leaf`` ``g``; for 2 tiers
+    ``S`` spines × ``L`` links per leaf-spine pair (``up = S·L``), for 3 tiers the leaf split
+    ``(split_down, up)``, ``m`` links per leaf-spine pair and cores per plane. A choice from
+    :func:`fabric_choices` is a template; :func:`layouts` sets, per node count, the leaves per rail
+    group ``x`` and the fullest leaf's down-ports in use ``down``."""
 
     tiers: int
     switch: Switch | None = None
     radix: int = 0
-    down: int = 0
+    rails_per_leaf: int = 1
     up: int = 0
+    split_down: int = 0
     spines: int = 0
     links_per_leaf_spine: int = 1
     cores_per_plane: int = 0
+    leaves_per_rail: int = 0
+    down: int = 0
 
     @property
     def oversubscription(self) -> float:
+        """``d/u`` (docs/model.md): down-ports in use on the fullest leaf per uplink."""
         return self.down / self.up if self.tiers >= 2 else 1.0
+
+    @property
+    def oversubscription_class(self) -> int:
+        """``ρ = ceil(d/u)``, what the performance model sees."""
+        return derive.oversubscription_class(self.down, self.up) if self.tiers >= 2 else 1
+
+    @property
+    def leaf_down_max(self) -> int:
+        """``D``: ``k − u`` (2 tiers), the split's (3 tiers)."""
+        return self.radix - self.up if self.tiers == 2 else self.split_down
+
+    @property
+    def spines_per_pod(self) -> int:
+        return self.spines if self.tiers == 2 else self.up // max(self.links_per_leaf_spine, 1)
+
+    def counts(self, n: int, rails: int, storage_ports: int = 0, attach: str = "leaves",
+               leaves_per_rail: int | None = None) -> derive.FabricCounts:
+        return derive.fabric_counts(
+            n, rails, self.radix, self.tiers, rails_per_leaf=self.rails_per_leaf,
+            leaves_per_rail=self.leaves_per_rail if leaves_per_rail is None else leaves_per_rail, up=self.up,
+            spines_2tier=self.spines, links_per_leaf_spine=self.links_per_leaf_spine,
+            cores_per_plane=self.cores_per_plane, storage_ports=storage_ports, attach=attach)
 
 
 @dataclass
@@ -153,37 +182,92 @@ def node_choices(catalog) -> list[NodeChoice]:
     return found
 
 
-def fabric_choices(node: NodeChoice, switches: list[Switch], max_oversubscription: float) -> list[FabricChoice]:
+def fabric_choices(node: NodeChoice, switches: list[Switch]) -> list[FabricChoice]:
     """No fabric, and every 1-, 2- and 3-tier folded Clos of every compute switch that speaks the
-    node's protocol at its speed."""
+    node's protocol at its speed, for every rail group size ``g ∈ {1, 2, 4, 8}`` dividing the rails:
+    1 tier one switch per group; 2 tiers every ``(S, L)`` with ``S·L ≤ floor(k/2)``; 3 tiers every
+    ratio split, ``m ∈ {1, 2}`` dividing ``u`` and ``C`` dividing ``u2``."""
     found = [FabricChoice(tiers=0)]
     gbps, protocol = node.interconnect.gbps, "ib" if node.interconnect.protocol == "ib" else "ethernet"
+    groups = [g for g in derive.RAIL_CHOICES if g <= node.rails and node.rails % g == 0]
     for switch in switches:
         k = switch.cages * switch.ports_per_cage.get(gbps, 0)
         if switch.role != "compute" or protocol not in switch.protocols or k < 1:
             continue
-        found.append(FabricChoice(1, switch, k, down=k))
-        for ratio in derive.OVERSUBSCRIPTION_RATIOS:
-            d, u = derive.leaf_split(k, ratio)
-            if d < 1 or u < 1 or d + u > k or d > max_oversubscription * u * (1 + TOLERANCE):
-                continue
-            found += [FabricChoice(2, switch, k, d, u, spines=s, links_per_leaf_spine=u // s)
-                      for s in range(1, u + 1) if u % s == 0]
+        for g in groups:
+            found.append(FabricChoice(1, switch, k, rails_per_leaf=g))
+            found += [FabricChoice(2, switch, k, rails_per_leaf=g, up=s * links, spines=s, links_per_leaf_spine=links)
+                      for s in range(1, k // 2 + 1) for links in range(1, k // 2 // s + 1)]
             spine_up = k - k // 2
-            found += [FabricChoice(3, switch, k, d, u, links_per_leaf_spine=m, cores_per_plane=c)
-                      for m in derive.THREE_TIER_LINKS_PER_PAIR if u % m == 0
-                      for c in range(1, spine_up + 1) if spine_up % c == 0]
+            for ratio in derive.OVERSUBSCRIPTION_RATIOS:
+                d, u = derive.leaf_split(k, ratio)
+                if d < 1 or u < 1 or d + u > k or derive.split_down_for_up(k, u) != d:
+                    continue  # a tiny radix's two ratios may share u: the larger D is the split
+                found += [FabricChoice(3, switch, k, rails_per_leaf=g, up=u, split_down=d, links_per_leaf_spine=m,
+                                       cores_per_plane=c)
+                          for m in derive.THREE_TIER_LINKS_PER_PAIR if u % m == 0
+                          for c in range(1, spine_up + 1) if spine_up % c == 0]
     return found
 
 
+def layouts(template: FabricChoice, node: NodeChoice, n: int, limit: float, provisioned: int | None):
+    """The template at ``n`` nodes: every leaves-per-group ``x`` the rules admit (2 and 3 tiers:
+    the fullest leaf within ``D``, ``x ≤ n``, ``d/u`` within the limit and class 3, the sizing rule
+    ``x·(u − S + 1) ≤ g·n`` unless the fabric grows), with the growth rules at ``N``; ports are
+    checked by :func:`ports_fit` on the counts (storage units may add to them)."""
+    g = template.rails_per_leaf
+    growing = provisioned is not None and provisioned > n
+    if template.tiers == 0:
+        if n == 1 and not growing:
+            yield template
+        return
+    if template.tiers == 1:
+        if g * n <= template.radix and (not growing or g * provisioned <= template.radix):
+            yield replace(template, leaves_per_rail=1, down=g * n)
+        return
+    u, top = template.up, template.leaf_down_max
+    per_leaf = top // g
+    if per_leaf < 1:
+        return
+    s = template.spines_per_pod
+    for x in range(derive.ceil_div(n, per_leaf), n + 1):
+        if not growing and x * (u - s + 1) > g * n:
+            break  # R1 only grows with x
+        d = g * derive.ceil_div(n, x)
+        if d > limit * u * (1 + TOLERANCE) or derive.oversubscription_class(d, u) > 3:
+            continue
+        choice = replace(template, leaves_per_rail=x, down=d)
+        if growing and not grows(choice, node, provisioned, limit):
+            continue
+        yield choice
+
+
+def grows(fabric: FabricChoice, node: NodeChoice, provisioned: int, limit: float, storage_ports: int = 0,
+          attach: str = "leaves") -> bool:
+    """docs/model.md, Growth: at ``N`` nodes the fullest future leaf keeps the class and the limit,
+    and the spines (2 tiers), cores (3 tiers) and a top tier carrying storage units have the ports."""
+    x_n = derive.growth_leaves_per_group(provisioned, fabric.rails_per_leaf, fabric.leaf_down_max)
+    if x_n is None:
+        return False
+    grown = fabric.counts(provisioned, node.rails, storage_ports, attach, leaves_per_rail=x_n)
+    rho = fabric.oversubscription_class
+    if grown.down > rho * fabric.up or grown.down > limit * fabric.up * (1 + TOLERANCE):
+        return False
+    if fabric.tiers == 2 and grown.ports_per_spine > fabric.radix:
+        return False
+    if fabric.tiers == 3 and grown.ports_per_core > fabric.radix:
+        return False
+    return grown.top_ports_used <= grown.top_ports
+
+
 def ports_fit(fabric: FabricChoice, counts: derive.FabricCounts) -> bool:
-    """No switch of any tier uses more than its radix."""
+    """No switch of any tier uses more than its radix (the whole top tier its ports, with storage units)."""
     k = fabric.radix
     if fabric.tiers == 0:
         return True
     if fabric.tiers == 1:
-        return counts.endpoints <= k
-    if counts.ports_per_leaf > k or counts.ports_per_spine > k:
+        return counts.ports_per_leaf <= k
+    if counts.ports_per_leaf > k or counts.ports_per_spine > k or counts.top_ports_used > counts.top_ports:
         return False
     return fabric.tiers == 2 or counts.ports_per_core <= k
 
@@ -197,7 +281,7 @@ def shares_cages(part: LinkPart, link_class: str, fabric: FabricChoice) -> bool:
         return False
     spine_core = (fabric.radix - fabric.radix // 2) // fabric.cores_per_plane if fabric.cores_per_plane else 0
     per_pair = fabric.links_per_leaf_spine if link_class == "leaf-spine" else spine_core
-    return per_pair % together != 0
+    return per_pair % together != 0 if per_pair else False
 
 
 def part_fits(part: LinkPart, link_class: str, node: NodeChoice, switch: Switch, gbps: int) -> bool:
@@ -280,6 +364,9 @@ class Enumerator:
     """The enumeration of one instance (catalog, job and performance look-ups resolved once)."""
 
     objective = "min_cost"
+    cost_bound = math.inf
+    """While :meth:`run` keeps its ``keep`` cheapest, the dearest of them: a combination whose nodes
+    and compute switches alone cost more can never be kept (min_cost only; the rank is the cost)."""
 
     def __init__(self, instance: Instance) -> None:
         if instance.goal.objective != self.objective:
@@ -297,9 +384,49 @@ class Enumerator:
         self._times: dict[tuple, float | None] = {}
         self._fits: dict[tuple, bool] = {}
         self.networks = Networks(self)
+        self._switch_w: dict[str, float] = {}
+        self._racking: dict[tuple, Racking | None] = {}
+
+    def may_fit(self, node: NodeChoice, switch: Switch | None, n: int, switches: int, node_w: float, racks) -> bool:
+        """A bound that only rejects what :meth:`_complete` would: the nodes and compute switches
+        alone (at least one storage unit, in racks of its own, comes on top) need more racks than
+        the site has in every rack class that cannot hold everything in one mixed rack, or more
+        power than its cap."""
+        site = self.instance.site
+        switch_w = self.switch_w(switch) if switch is not None and switches else 0.0
+        if site.power_cap_kw is not None and n * node_w + switches * switch_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
+            return False
+        for rack in racks:
+            rack_w = rack.power_kw * 1000
+            if n * node_w + switches * switch_w <= rack_w * (1 + TOLERANCE):
+                return True  # a mixed rack may still hold everything
+            per_node = derive.devices_per_rack(rack, node_w, node.server.rack_units)
+            if per_node < 1:
+                continue
+            needed = derive.ceil_div(n, per_node) + 1
+            if switches:
+                per_switch = derive.devices_per_rack(rack, switch_w, switch.rack_units)
+                if per_switch < 1:
+                    continue
+                needed += derive.ceil_div(switches, per_switch)
+            if needed <= site.max_racks:
+                return True
+        return False
+
+    def switch_w(self, switch: Switch) -> float:
+        """Provisioned switch power (cached per model)."""
+        if switch.id not in self._switch_w:
+            self._switch_w[switch.id] = derive.switch_power_w(switch, self.catalog.cables)
+        return self._switch_w[switch.id]
 
     def price(self, item_id: str) -> int | None:
         return _price(self.resolved, item_id)
+
+    @staticmethod
+    def grows_with(fabric: FabricChoice, node: NodeChoice, provisioned: int, limit: float, storage_ports: int,
+                   attach: str) -> bool:
+        """The growth rules with converged storage units on the fabric (:func:`grows`)."""
+        return grows(fabric, node, provisioned, limit, storage_ports, attach)
 
     # -- performance -------------------------------------------------------------------------------
     def hardware(self, node: NodeChoice, fabric: FabricChoice, nodes: int, converged: bool = False) -> perf.Hardware:
@@ -308,7 +435,7 @@ class Enumerator:
         reads = perf.converged_storage_gb_per_step(self.job) if converged else 0.0
         return perf.Hardware(gpu=gpu, gpus_per_node=node.server.gpus_per_node, nodes=nodes, nics_per_node=node.rails,
                              link_gbps=node.interconnect.gbps, interconnect=node.interconnect,
-                             tiers=max(fabric.tiers, 1), oversubscription=fabric.oversubscription,
+                             tiers=max(fabric.tiers, 1), oversubscription=float(fabric.oversubscription_class),
                              converged_storage_gb_per_step=reads)
 
     def runs(self, node: NodeChoice, fabric: FabricChoice, nodes: int, converged: bool = False) -> bool:
@@ -318,7 +445,7 @@ class Enumerator:
             if key not in self._fits:
                 self._fits[key] = perf.fits_in_memory(self.job, self.hardware(node, fabric, nodes))
             return self._fits[key]
-        key = (node.perf_key, max(fabric.tiers, 1), fabric.oversubscription, nodes, converged)
+        key = (node.perf_key, max(fabric.tiers, 1), fabric.oversubscription_class, nodes, converged)
         if key not in self._times:
             self._times[key] = perf.time_to_train_s(self.job, self.hardware(node, fabric, nodes, converged))
         seconds = self._times[key]
@@ -370,15 +497,20 @@ class Enumerator:
             nic_price = 0 if node.builtin else price(node.nic.id)
             n_max = int(budget // server_price) if server_price else 1_000_000
             counts_range = [pins.nodes] if pins.nodes is not None else range(1, n_max + 1)
-            for fabric in fabric_choices(node, switches, instance.constraints.max_oversubscription):
+            part_cache: dict[tuple, dict] = {}
+            limit, provisioned = instance.constraints.max_oversubscription, instance.site.provision_fabric_for_nodes
+            for fabric in fabric_choices(node, switches):
                 if pins.tiers not in (None, fabric.tiers) or (fabric.tiers and nic_price is None):
                     continue
                 switch = fabric.switch
                 used = derive.LINK_CLASSES[:max(fabric.tiers, 1)] if fabric.tiers else ()
-                parts = {cls: [p for p in all_parts if part_fits(p, cls, node, switch, gbps)
-                               and not shares_cages(p, cls, fabric)
-                               and p.max_reach_m >= self.lengths_m[cls] and price(p.id) is not None
-                               and instance.constraints.cables.admits(p.id)] for cls in used}
+                key = (switch.id if switch else None, fabric.tiers, fabric.links_per_leaf_spine, fabric.cores_per_plane)
+                if key not in part_cache:
+                    part_cache[key] = {cls: [p for p in all_parts if part_fits(p, cls, node, switch, gbps)
+                                             and not shares_cages(p, cls, fabric)
+                                             and p.max_reach_m >= self.lengths_m[cls] and price(p.id) is not None
+                                             and instance.constraints.cables.admits(p.id)] for cls in used}
+                parts = part_cache[key]
                 if any(not options for options in parts.values()):
                     continue
                 compute_w = derive.node_power_w(node.server.power_w, node.rails, node.form_factor, node.ports_per_cage,
@@ -388,21 +520,27 @@ class Enumerator:
                 for n in counts_range:
                     if (fabric.tiers == 0 and n != 1) or n * node_price > budget:
                         continue
-                    base = derive.fabric_counts(n, node.rails, fabric.radix, fabric.tiers, fabric.down, fabric.up,
-                                                fabric.spines, fabric.cores_per_plane, fabric.links_per_leaf_spine)
-                    # Storage leaves only add to a fabric's load: a fabric too small without them stays so.
-                    if not ports_fit(fabric, base) or not self.runs(node, fabric, n):
-                        continue
-                    for mode, tier, units, need_gbps in self.sized_storage(storage, node, fabric, n):
-                        networks = self.networks.storage_networks(node, fabric, n, base, (tier, units), pareto,
-                                                                  mode, need_gbps)
-                        for net in networks:
-                            converged = net.record.mode == "converged"
-                            counts = net.counts or base
-                            if not ports_fit(fabric, counts) or (converged and not self.runs(node, fabric, n, True)):
-                                continue
-                            yield from self._complete(node, fabric, n, counts, parts, used, racks, tier, units, net,
-                                                      compute_w, node_price, switch_models, tiers)
+                    for layout in layouts(fabric, node, n, limit, provisioned):
+                        base = layout.counts(n, node.rails)
+                        switch_count = base.leaves + base.spines + base.cores
+                        if n * node_price + (switch_count * price(switch.id) if switch_count else 0) > self.cost_bound:
+                            continue
+                        if not self.may_fit(node, switch, n, switch_count, compute_w, racks):
+                            continue
+                        # Storage units only add to a fabric's load: a fabric too small without them stays so.
+                        if not ports_fit(layout, base) or not self.runs(node, layout, n):
+                            continue
+                        for mode, tier, units, need_gbps in self.sized_storage(storage, node, layout, n):
+                            networks = self.networks.storage_networks(node, layout, n, base, (tier, units), pareto,
+                                                                      mode, need_gbps)
+                            for net in networks:
+                                converged = net.record.mode == "converged"
+                                counts = net.counts or base
+                                if (not ports_fit(layout, counts)
+                                        or (converged and not self.runs(node, layout, n, True))):
+                                    continue
+                                yield from self._complete(node, layout, n, counts, parts, used, racks, tier, units,
+                                                          net, compute_w, node_price, switch_models, tiers)
 
     def _complete(self, node, fabric, n, counts, parts, used, racks, tier, units, net, compute_w, node_price,
                   switch_models, tiers):
@@ -425,19 +563,22 @@ class Enumerator:
         for chosen in itertools.product(*(parts[cls] for cls in used)):
             cable_cost = sum(self.assemblies(cls, p, node, fabric, n, counts) * price(p.id)
                              for cls, p in zip(used, chosen))
-            for mgmt in self.networks.management_networks(ports):
+            for mgmt in self.networks.management_networks_cached(ports):
                 models = dict(data_switches)
                 for m, c in mgmt.switches.items():
                     models[m] = models.get(m, 0) + c
                 devices = [("compute", node.server.id, n, node_w, node.server.rack_units)]
-                devices += [("network", m, c, derive.switch_power_w(switch_models[m], self.catalog.cables),
-                             switch_models[m].rack_units) for m, c in models.items()]
+                devices += [("network", m, c, self.switch_w(switch_models[m]), switch_models[m].rack_units)
+                            for m, c in models.items()]
                 devices += [("storage", t, c, tiers[t].power_w, tiers[t].rack_units) for t, c in unit_counts.items()]
                 power_w = sum(c * w for _, _, c, w, _ in devices)
                 if site.power_cap_kw is not None and power_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
                     continue
                 for rack in racks:
-                    placed = racking(rack, devices)
+                    key = (rack.id, tuple(devices))
+                    if key not in self._racking:
+                        self._racking[key] = racking(rack, devices)
+                    placed = self._racking[key]
                     if placed is None or placed.total > site.max_racks:
                         continue
                     cost = fixed + cable_cost + mgmt.cost + placed.total * price(rack.id)
@@ -450,6 +591,9 @@ class Enumerator:
         (either), the tiers with their fewest units and the need at tokens / deadline; for min_cost
         the same for every combination."""
         return [(None, tier, units, self.needs.network_gbps) for tier, units in storage]
+
+    bounded = True
+    """The rank is the cost, so :attr:`cost_bound` may prune."""
 
     def rank(self, candidate) -> float:
         """What the enumeration minimises: the cost."""
@@ -473,13 +617,16 @@ class Enumerator:
         switch_id = fabric.switch.id if fabric.switch else "none"
         multi = fabric.tiers >= 2
         spine_core = (fabric.radix - fabric.radix // 2) // fabric.cores_per_plane if fabric.cores_per_plane else 0
+        several = fabric.tiers >= 1 and fabric.rails_per_leaf < node.rails
         shape = FabricShape(
             tiers=fabric.tiers, switch=switch_id, leaves=c.leaves, spines=c.spines, cores=c.cores,
-            leaf_down_ports=fabric.down, leaf_up_ports=fabric.up if multi else 0,
+            leaf_down_ports=c.down, leaf_up_ports=c.up if multi else 0,
             links_per_leaf_spine=fabric.links_per_leaf_spine if multi else 0, pods=c.pods,
             spines_per_pod=c.spines_per_pod, leaves_per_pod=c.leaves_per_pod, cores_per_plane=fabric.cores_per_plane,
             spine_up_ports=c.spine_up_ports, links_per_spine_core=spine_core,
-            rail_optimized=node.rails > 1 and multi, leaves_per_rail=c.leaves_per_rail,
+            rail_optimized=several and multi, leaves_per_rail=c.leaves_per_rail,
+            rails_per_leaf=fabric.rails_per_leaf, rail_only=several and fabric.tiers == 1,
+            provisioned_nodes=self.instance.site.provision_fabric_for_nodes or 0,
         )
         tiers = [("leaf", c.leaves, c.leaf_ports_used), ("spine", c.spines, c.spine_ports_used),
                  ("core", c.cores, c.core_ports_used)]
@@ -510,7 +657,7 @@ class Enumerator:
             interconnect=node.interconnect.id, nic=node.nic.id, nics_per_node=node.rails,
             link_gbps=node.interconnect.gbps, tiers=fabric.tiers,
             oversubscription=round(fabric.oversubscription, 4) if multi else 1.0,
-            rail_optimized=node.rails > 1 and multi, fabric=shape, switches=switches, links=links, racks=racks,
+            rail_optimized=shape.rail_optimized, fabric=shape, switches=switches, links=links, racks=racks,
             storage=storage_choice(tier, units),
             cold_storage=storage_choice(*net.cold) if net.cold else None,
             storage_network=net.record, management_network=mgmt.record,
@@ -534,6 +681,8 @@ class Enumerator:
                 heapq.heappush(cheapest, entry)
             elif entry > cheapest[0]:
                 heapq.heapreplace(cheapest, entry)
+            if len(cheapest) == keep and self.bounded:
+                self.cost_bound = -cheapest[0][0]
         result = Enumerated(cost=None, design=None, candidates=screened)
         for _, _, candidate in sorted(cheapest, key=lambda e: (-e[0], -e[1])):
             if self._judge(candidate, result):
@@ -576,6 +725,7 @@ class JobCostEnumerator(Enumerator):
     (``perf.evaluate(...).tokens_per_s``), ranked by cost × time to train / month."""
 
     objective = "min_job_cost"
+    bounded = False
 
     def __init__(self, instance: Instance) -> None:
         super().__init__(instance)
@@ -585,7 +735,7 @@ class JobCostEnumerator(Enumerator):
                       converged: bool = False) -> tuple[float, float] | None:
         """(tokens/s while training, seconds to train), cached per perf key, fabric class, n and
         storage mode."""
-        key = (node.perf_key, max(fabric.tiers, 1), fabric.oversubscription, n, converged)
+        key = (node.perf_key, max(fabric.tiers, 1), fabric.oversubscription_class, n, converged)
         if key not in self._rates:
             hardware = self.hardware(node, fabric, n, converged)
             found = perf.evaluate(self.job, hardware)

@@ -13,7 +13,7 @@ hungriest module), so the cheapest is the optimum's.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from topoopt.checking import derive
 from topoopt.checking.networks import storage_leaf_splits
@@ -56,6 +56,7 @@ class Networks:
         self.need_gbps = enumerator.needs.network_gbps
         self._dedicated: dict[tuple, list[Network]] = {}
         self._parts: dict[tuple, LinkPart | None] = {}
+        self._management: dict[int, list[Network]] = {}
 
     def price(self, item_id: str) -> int | None:
         return self.e.price(item_id)
@@ -126,8 +127,7 @@ class Networks:
                 units = [hot] + ([cold] if cold else [])
                 unit_ports = sum(t.network_ports * c for t, c in units)
                 if pins.storage_network in (None, "converged") and pins.storage_nic is None:
-                    converged = self.converged(node, fabric, n, counts, units, unit_ports, need)
-                    if converged is not None:
+                    for converged in self.converged(node, fabric, n, counts, units, unit_ports, need):
                         converged.cold = cold
                         found.append(converged)
         if mode not in (None, "dedicated"):
@@ -144,27 +144,42 @@ class Networks:
             self._dedicated[key] = keep(dedicated)
         return found + self._dedicated[key]
 
-    def converged(self, node, fabric, n: int, counts, units, unit_ports: int, need_gbps: float) -> Network | None:
-        """Storage on the compute fabric: its switch at the compute speed takes the units."""
-        if fabric.tiers == 0:
-            return None
+    def converged(self, node, fabric, n: int, counts, units, unit_ports: int, need_gbps: float) -> list[Network]:
+        """Storage on the compute fabric: its switch at the compute speed takes the units. Never on
+        a rail-only fabric; 1 tier on the one switch; 2 or 3 tiers on ``ceil(U / (k − u))`` storage
+        leaves whose uplinks carry the need, or on the top tier's free ports (docs/model.md)."""
+        if fabric.tiers == 0 or (fabric.tiers == 1 and fabric.rails_per_leaf < node.rails):
+            return []
         gbps = node.interconnect.gbps
         protocol = switch_protocol(node.interconnect.protocol)
         found = self.unit_links(units, fabric.switch, protocol, gbps)
         if found is None or n * node.rails * gbps < need_gbps * (1 - TOLERANCE):
-            return None
+            return []
         links, cost = found
-        extra = 0
-        if fabric.tiers == 1:
-            if counts.endpoints + unit_ports > fabric.radix:
-                return None
-        else:
-            extra = ceil_div(unit_ports, fabric.down)
-        record = StorageNetwork(mode="converged", nic=None, nics_per_node=0, ports_per_node=node.rails, link_gbps=gbps,
-                                node_gbps=float(node.rails * gbps), need_gbps=round(need_gbps, 3), switch=None,
-                                tiers=0, leaves=0, spines=0, compute_storage_leaves=extra, unit_ports=unit_ports)
-        return Network(cost=cost, links=links, counts=with_storage_leaves(counts, fabric, extra, unit_ports),
-                       record=record)
+        provisioned = self.instance.site.provision_fabric_for_nodes
+        growing = provisioned is not None and provisioned > n
+        limit = self.instance.constraints.max_oversubscription
+        networks = []
+        for attach in (("leaves",) if fabric.tiers == 1 else ("leaves", "top")):
+            with_units = fabric.counts(n, node.rails, unit_ports, attach)
+            if fabric.tiers == 1:
+                if with_units.ports_per_leaf > fabric.radix or (growing and fabric.rails_per_leaf * provisioned
+                                                                + unit_ports > fabric.radix):
+                    continue
+            elif attach == "leaves":
+                free = fabric.radix - fabric.up
+                if free < 1 or with_units.storage_leaves * fabric.up * gbps < need_gbps * (1 - TOLERANCE):
+                    continue
+            if growing and fabric.tiers >= 2 and not self.e.grows_with(fabric, node, provisioned, limit, unit_ports,
+                                                                      attach):
+                continue
+            record = StorageNetwork(mode="converged", nic=None, nics_per_node=0, ports_per_node=node.rails,
+                                    link_gbps=gbps, node_gbps=float(node.rails * gbps), need_gbps=round(need_gbps, 3),
+                                    switch=None, tiers=0, leaves=0, spines=0,
+                                    compute_storage_leaves=with_units.storage_leaves, unit_ports=unit_ports,
+                                    converged_attach=attach)
+            networks.append(Network(cost=cost, links=links, counts=with_units, record=record))
+        return networks
 
     def nic_choices(self, server) -> list[tuple[Nic, int, bool]]:
         nics = self.catalog.by_id("nics")
@@ -257,6 +272,12 @@ class Networks:
                                                   leaf_down_ports=down, leaf_up_ports=half))
 
     # -- management network ---------------------------------------------------------------------------
+    def management_networks_cached(self, ports: int) -> list[Network]:
+        """:meth:`management_networks`, listed once per port count."""
+        if ports not in self._management:
+            self._management[ports] = list(self.management_networks(ports))
+        return self._management[ports]
+
     def management_networks(self, ports: int):
         """Every admitted management switch serving ``ports`` management ports: ceil(ports / (k − 2))
         leaves and, past one leaf, 2 × ceil(leaves / k) aggregation switches."""
@@ -299,26 +320,3 @@ class Networks:
                           record=ManagementNetwork(switch=switch.id, ports=ports, leaves=leaves, aggregation=aggregation,
                                                    leaf_down_ports=k - 2, link_gbps=low, uplink_gbps=high))
 
-
-def with_storage_leaves(counts: derive.FabricCounts, fabric, extra: int, unit_ports: int) -> derive.FabricCounts:
-    """Compute counts with ``extra`` leaves carrying ``unit_ports`` storage-unit ports (converged):
-    the leaves join the fabric like any other, so spines (3 tiers: pods), cores and uplinks follow."""
-    if fabric.tiers == 1:
-        return replace(counts, leaf_ports_used=counts.leaf_ports_used + unit_ports,
-                       ports_per_leaf=counts.ports_per_leaf + unit_ports)
-    leaves = counts.leaves + extra
-    leaf_spine = leaves * fabric.up
-    if fabric.tiers == 2:
-        load = ceil_div(fabric.up, fabric.spines)
-        return replace(counts, leaves=leaves, leaves_per_pod=leaves, leaf_spine_links=leaf_spine,
-                       leaf_ports_used=counts.endpoints + unit_ports + leaf_spine, spine_ports_used=leaf_spine,
-                       ports_per_spine=leaves * load)
-    pods = ceil_div(leaves, counts.leaves_per_pod)
-    spines = pods * counts.spines_per_pod
-    spine_core = spines * counts.spine_up_ports
-    load_sc = ceil_div(counts.spine_up_ports, fabric.cores_per_plane)
-    return replace(counts, leaves=leaves, pods=pods, spines=spines, leaf_spine_links=leaf_spine,
-                   spine_core_links=spine_core, leaf_ports_used=counts.endpoints + unit_ports + leaf_spine,
-                   spine_ports_used=leaf_spine + spine_core, core_ports_used=spine_core,
-                   ports_per_spine=min(counts.leaves_per_pod, leaves) * fabric.links_per_leaf_spine
-                   + counts.spine_up_ports, ports_per_core=pods * load_sc)

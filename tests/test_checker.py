@@ -112,13 +112,14 @@ def test_one_piece_cables_are_whole_per_device_pair():
     assert [v for v in found if v.family == "port_form_factor_match"] == []
 
 
-# 4 nodes × 8 rails = 32 ports ≤ 64 of one qm9700: one switch, no uplinks, not rail-optimized.
+# 4 nodes × 8 rails = 32 ports ≤ 64 of one qm9700: one switch carrying all 8 rails (g = 8), no
+# uplinks, neither rail-optimized nor rail-only.
 # Management ports: 4 nodes × 2 + 2 qm9700 (compute, storage) × 2 + 1 array × 2 = 14.
 ONE_TIER = {
     "tiers": 1, "rail_optimized": False,
-    "fabric": {**BASE_DESIGN["fabric"], "tiers": 1, "leaves": 1, "spines": 0, "leaf_down_ports": 64,
+    "fabric": {**BASE_DESIGN["fabric"], "tiers": 1, "leaves": 1, "spines": 0, "leaf_down_ports": 32,
                "leaf_up_ports": 0, "links_per_leaf_spine": 0, "spines_per_pod": 0, "leaves_per_pod": 1,
-               "rail_optimized": False},
+               "rail_optimized": False, "rails_per_leaf": 8},
     "switches": [{"tier": "leaf", "model": "qm9700", "count": 1, "ports_used": 32}, BASE_DESIGN["switches"][2],
                  {**BASE_DESIGN["switches"][3], "ports_used": 14}],
     "links": [BASE_DESIGN["links"][0], *BASE_DESIGN["links"][2:4], {**BASE_DESIGN["links"][4], "count": 14, "assemblies": 14}],
@@ -292,7 +293,7 @@ def test_reported_cost_must_equal_the_recomputation():
     assert families(found) == {"budget_cap"}
     text = " | ".join(str(v) for v in found)
     assert "reported cost" in text
-    assert "total 2,356,760 USD reported, 2,392,760 USD recomputed" in text
+    assert "total 1,931,160 USD reported, 1,967,160 USD recomputed" in text
     assert "switch qm9700: 12 × 36,000 = 432,000 reported, 13 × 36,000 = 468,000 recomputed" in text
 
 
@@ -324,7 +325,7 @@ MUTATIONS = [
     # (family, instance changes, design changes, fragment of the expected message)
     ("memory_fits", {}, {"gpus": 33}, "33 GPUs recorded; 4 nodes × 8 = 32"),
     ("deadline_met", {"goal.deadline_days": 0.5}, {}, "> deadline 0.5 days on 4 × dgx-h100"),
-    ("budget_cap", {"budget.max": 2_392_759.0}, {}, "cost 2,392,760 USD > budget 2,392,759 USD"),
+    ("budget_cap", {"budget.max": 1_967_159.0}, {}, "cost 1,967,160 USD > budget 1,967,159 USD"),
     ("allowed_by_lists", {"constraints.cables.deny": [CABLE]}, {}, f"cables {CABLE}: on constraints.cables.deny"),
     ("priced_in_book", {"catalog.add.storage": [unpriced_copy("nvme-of-array", "nvme-unpriced")]},
      {"storage.tier": "nvme-unpriced"}, "nvme-unpriced: no price in usd-capex"),
@@ -335,34 +336,41 @@ MUTATIONS = [
     ("link_speed", {}, {"link_gbps": 200}, "link_gbps 200 Gb/s ≠ ib-ndr at 400 Gb/s"),
     ("leaf_ports_cover_endpoints", {}, {"fabric.leaves": 7, "switches.0.count": 7, "switches.0.ports_used": 256},
      "fabric.leaves: recorded 7, the rules give 8"),
-    # 2 spines: 16 links per leaf-spine pair, a spine would need 8 × 16 = 128 > 64 ports.
-    # Network rack: (8 + 2 + 1 storage) × 1,294 W = 14,234 W; management ports 36 − 2 × 2 = 32.
-    ("spine_ports_cover_uplinks", {}, {"fabric.spines": 2, "fabric.spines_per_pod": 2, "fabric.links_per_leaf_spine": 16,
-                                       "switches.1.count": 2, "racks.1.power_kw": 14.234, **MANAGEMENT_PORTS(32)},
-     "128 ports in use per spine > 64"),
+    # Growth to 33 nodes with 4 spines × 8 links (u = 32, d = 4 in use: 0.125:1): leaves of
+    # D = 64 − 32 = 32 down-ports take 32 nodes, so 33 need x_N = 2 leaves per rail group, 16
+    # leaves × 8 links = 128 > 64 ports of a spine. Leaves use 32 + 8 × 32 = 288 ports, spines
+    # 256; twin kits 4 × ceil(8 × 8 / 2) = 128 = 8 × ceil(32 / 2).
+    ("spine_ports_cover_uplinks", {"site.provision_fabric_for_nodes": 33},
+     {"fabric.provisioned_nodes": 33, "fabric.links_per_leaf_spine": 8, "fabric.leaf_up_ports": 32,
+      "oversubscription": 0.125, "switches.0.ports_used": 288, "switches.1.ports_used": 256, "links.1.count": 256,
+      "links.1.assemblies": 128},
+     "growth to 33 nodes: 8 rail groups × 2 leaves = 16 leaves × 8 links = 128 ports per spine > 64"),
     # 1 core per plane: 4 links per spine-core pair, a core would need 4 pods × 4 = 16 > 8 ports.
-    # Network rack: (16 + 16 + 4) × 368 W = 13,248 W. Management ports 94 − 4 × 2 = 86: 2 leaves
+    # Network rack: (16 + 16 + 4) × 368 W = 13,248 W. Management ports 96 − 4 × 2 = 88: 2 leaves
     # and 2 aggregation switches (4 uplinks).
     ("core_ports_cover_uplinks", THREE_TIER_INSTANCE_CHANGES,
      {"base": THREE_TIER_DESIGN, "fabric.cores": 4, "fabric.cores_per_plane": 1, "fabric.links_per_spine_core": 4,
-      "switches.2.count": 4, "racks.1.power_kw": 13.248, "management_network.ports": 86, "management_network.leaves": 2,
-      "switches.4.count": 2, "switches.4.ports_used": 90, "switches.5.ports_used": 4, "links.5.count": 86,
-      "links.5.assemblies": 86, "links.6.count": 4, "links.6.assemblies": 4},
+      "switches.2.count": 4, "racks.1.power_kw": 13.248, "management_network.ports": 88, "management_network.leaves": 2,
+      "switches.4.count": 2, "switches.4.ports_used": 92, "switches.5.ports_used": 4, "links.5.count": 88,
+      "links.5.assemblies": 88, "links.6.count": 4, "links.6.assemblies": 4},
      "4 pods × 4 links = 16 ports > 8"),
-    # the ratio-3 split of 64 ports (48 down / 16 up) under the default limit of 1.
+    # 1 spine × 2 links: u = 2 for d = 4 in use, 2:1 under the default limit of 1. Leaves use
+    # 32 + 8 × 2 = 48 ports, the spine 16; twin kits 1 × ceil(8 × 2 / 2) = 8 = 8 × ceil(2 / 2).
+    # Network rack: (8 + 1 + 1 storage) × 1,294 W = 12,940 W; management ports 36 − 3 × 2 = 30.
     ("oversubscription_within_limit", {}, {
-        "oversubscription": 3.0, "fabric.leaf_down_ports": 48, "fabric.leaf_up_ports": 16,
-        "fabric.links_per_leaf_spine": 4, "switches.0.ports_used": 160, "switches.1.ports_used": 128,
-        "links.1.count": 128, "links.1.assemblies": 64, "parallelism": None},
-     "48 down / 16 up = 3:1 > max 1"),
-    # 5 spines do not divide 32 uplinks. Network rack: (8 + 5 + 1 storage) × 1,294 W = 18,116 W;
-    # management ports 36 + 2 = 38.
-    ("uplinks_balanced", {}, {"fabric.spines": 5, "fabric.spines_per_pod": 5, "fabric.links_per_leaf_spine": 6,
-                              # twin kits: 5 spines × ceil(8 leaves × 6 / 2) = 120 cages above, 8 leaves ×
-                              # ceil(32 uplinks / 2) = 128 below
-                              "switches.1.count": 5, "links.1.assemblies": 128, "racks.1.power_kw": 18.116,
-                              **MANAGEMENT_PORTS(38)},
-     "32 uplinks per leaf do not divide evenly over 5 spines"),
+        "oversubscription": 2.0, "fabric.leaf_up_ports": 2, "fabric.spines": 1, "fabric.spines_per_pod": 1,
+        "fabric.links_per_leaf_spine": 2, "switches.0.ports_used": 48, "switches.1.count": 1,
+        "switches.1.ports_used": 16, "links.1.count": 16, "links.1.assemblies": 8, "racks.1.power_kw": 12.94,
+        "parallelism": None, **MANAGEMENT_PORTS(30)},
+     "4 down-ports in use / 2 up = 2:1 > max 1"),
+    # 4 spines × 2 links: u = 8 uplinks for 4 down-ports in use; 1 × (8 − 4 + 1) = 5 > 4 node
+    # ports, where 4 × 1 link would do. Leaves use 32 + 64 = 96 ports, spines 64; twin kits
+    # 4 × ceil(8 × 2 / 2) = 32 = 8 × ceil(8 / 2).
+    ("uplinks_balanced", {}, {"fabric.links_per_leaf_spine": 2, "fabric.leaf_up_ports": 8, "oversubscription": 0.5,
+                              "switches.0.ports_used": 96, "switches.1.ports_used": 64, "links.1.count": 64,
+                              "links.1.assemblies": 32},
+     "1 leaves per rail group × (8 uplinks − 4 spines + 1) = 5 > 1 rails × 4 nodes = 4: more uplinks than the "
+     "ports in use need"),
     ("port_form_factor_match", {}, {"links.0.part": "ndr-sr4-kit-50m"}, "end b is osfp-flat, node cages are osfp-twin-flat"),
     ("cable_reach", {"site.distances.in_row_m": 60.0}, {}, "reach 50 m < 62 m run"),
     ("rack_power_within_limit", {}, {"racks.0.nodes_per_rack": 3, "racks.0.power_kw": 30.834},
@@ -431,7 +439,8 @@ def test_mutation_is_reported_under_its_family(family, instance_changes, design_
 
 
 def test_every_family_has_a_mutation():
-    assert {m[0] for m in MUTATIONS} == set(FAMILIES)
+    # rail_only_allowed needs a rail-only design: tests/test_checker_fabric.py
+    assert {m[0] for m in MUTATIONS} | {"rail_only_allowed"} == set(FAMILIES)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -446,14 +455,15 @@ RECORD_MUTATIONS = [
     ("spine_ports_cover_uplinks", {"switches": [s for s in BASE_DESIGN["switches"] if s["tier"] != "spine"]},
      "spine switches: missing; 4 × qm9700 needed"),
     ("spine_ports_cover_uplinks", {"links": [g for g in BASE_DESIGN["links"] if g["between"] != "leaf-spine"]},
-     "leaf-spine links: missing; 256 links needed"),
+     "leaf-spine links: missing; 32 links needed"),
     ("core_ports_cover_uplinks", {"switches": [*BASE_DESIGN["switches"], {"tier": "core", "model": "qm9700", "count": 2,
                                                                           "ports_used": 0}]},
      "core switches (qm9700): 2 recorded, 0 needed"),
-    ("uplinks_balanced", {"fabric.links_per_leaf_spine": 7}, "fabric.links_per_leaf_spine: recorded 7, the rules give 8"),
-    ("oversubscription_within_limit", {"oversubscription": 2.0}, "oversubscription 2 ≠ 32/32 = 1"),
-    ("port_form_factor_match", {"links.1.assemblies": 127}, "127 assemblies recorded; max(ceil(4 spines × ceil(8 leaves × 8 / 2) cages / 1), "
-                                                         "ceil(8 leaves × ceil(32 uplinks / 2) cages / 1)) (kits by cages filled) = 128"),
+    ("uplinks_balanced", {"fabric.leaf_up_ports": 5},
+     "fabric.leaf_up_ports: recorded 5, the rules give 4 (4 spines × 1 links per leaf-spine pair)"),
+    ("oversubscription_within_limit", {"oversubscription": 2.0}, "oversubscription 2 ≠ 4 down-ports in use / 4 up = 1"),
+    ("port_form_factor_match", {"links.1.assemblies": 15}, "15 assemblies recorded; max(ceil(4 spines × ceil(8 leaves × 1 / 2) cages / 1), "
+                                                        "ceil(8 leaves × ceil(4 uplinks / 2) cages / 1)) (kits by cages filled) = 16"),
     ("cable_reach", {"links.1.length_m": 30.0}, "length 30 m recorded, the site gives 52 m"),
     ("link_speed", {"links.1.gbps": 200}, "recorded at 200 Gb/s ≠ link speed 400 Gb/s"),
     ("rack_power_within_limit", {"racks.1.power_kw": 10.0}, "13 × qm9700 at 1.294 kW = 16.822 kW"),
@@ -485,35 +495,39 @@ def test_memory_that_does_not_fit_is_reported():
 
 
 def test_one_switch_must_hold_every_node_port():
-    one = base_design(**{"tiers": 1, "fabric.tiers": 1, "nodes": 9, "gpus": 72})
+    one = base_design(**{"tiers": 1, "fabric.tiers": 1, "fabric.rails_per_leaf": 8, "nodes": 9, "gpus": 72})
     found = [str(v) for v in check_design(instance(), one) if v.family == "leaf_ports_cover_endpoints"]
     assert "leaf_ports_cover_endpoints: leaf switch (qm9700): 9 nodes × 8 rails = 72 ports > 64 ports of one switch" in found
 
 
-def test_a_leaf_needs_down_ports():
-    found = check_design(instance(), base_design(**{"fabric.leaf_down_ports": 0, "oversubscription": 0.0}))
-    assert "leaf_ports_cover_endpoints: fabric.leaf_down_ports: 2 tier(s) with no leaf down-port" in [str(v) for v in found]
+def test_a_leaf_group_needs_leaves():
+    found = check_design(instance(), base_design(**{"fabric.leaves_per_rail": 0}))
+    assert "leaf_ports_cover_endpoints: fabric.leaves_per_rail: 2 tiers with no leaf per rail group" in [
+        str(v) for v in found]
 
 
-def test_leaf_split_must_come_from_a_ratio():
-    found = check_design(instance(), base_design(**{"fabric.leaf_down_ports": 40, "fabric.leaf_up_ports": 24,
-                                                    "oversubscription": round(40 / 24, 4)}))
-    assert "oversubscription_within_limit: leaf split: 40 down / 24 up is no ratio-1, 2 or 3 split of 64 ports" in [
+def test_three_tier_uplinks_must_come_from_a_ratio_split():
+    # The 8-port switch's splits are 4/4, 5/3 and 6/2: one uplink is none of them.
+    inst = instance(**THREE_TIER_INSTANCE_CHANGES)
+    found = check_design(inst, base_design(THREE_TIER_DESIGN, inst, **{"fabric.leaf_up_ports": 1}))
+    assert "oversubscription_within_limit: leaf split: 1 uplinks per leaf is no ratio-1, 2 or 3 split of 8 ports" in [
         str(v) for v in found]
 
 
 def test_oversubscription_limit_bounds_the_actual_ratio():
-    # The ratio-2 split of 64 ports is 42 down / 21 up = 2:1: within a limit of 2, not of 1.99.
-    split = {"oversubscription": 2.0, "fabric.leaf_down_ports": 42, "fabric.leaf_up_ports": 21,
-             "fabric.spines": 3, "fabric.spines_per_pod": 3, "fabric.links_per_leaf_spine": 7,
-             "switches.0.ports_used": 32 + 8 * 21, "switches.1.count": 3, "switches.1.ports_used": 8 * 21,
+    # 3 spines × 1 link: 4 down-ports in use / 3 up = 1.333:1 (the performance model's class 2):
+    # within a limit of 1.34, not of 1.33.
+    split = {"oversubscription": 1.3333, "fabric.leaf_up_ports": 3,
+             "fabric.spines": 3, "fabric.spines_per_pod": 3, "fabric.links_per_leaf_spine": 1,
+             "switches.0.ports_used": 32 + 8 * 3, "switches.1.count": 3, "switches.1.ports_used": 8 * 3,
              # network rack: (8 leaves + 3 spines + 1 storage) × 1,294 W = 15,528 W; management 36 − 2 = 34 ports
-             # twin kits by cages: 3 spines × ceil(8 × 7 / 2) = 84 above, 8 leaves × ceil(21 / 2) = 88 below
-                 "links.1.count": 8 * 21, "links.1.assemblies": 88, "racks.1.power_kw": 15.528, "parallelism": None,
+             # twin kits by cages: 3 spines × ceil(8 × 1 / 2) = 12 above, 8 leaves × ceil(3 / 2) = 16 below
+             "links.1.count": 8 * 3, "links.1.assemblies": 16, "racks.1.power_kw": 15.528, "parallelism": None,
              **MANAGEMENT_PORTS(34)}
-    assert check_design(instance(**{"constraints.max_oversubscription": 2.0}), base_design(**split)) == []
-    found = check_design(instance(**{"constraints.max_oversubscription": 1.99}), base_design(**split))
-    assert [str(v) for v in found] == ["oversubscription_within_limit: leaf split: 42 down / 21 up = 2:1 > max 1.99"]
+    assert check_design(instance(**{"constraints.max_oversubscription": 1.34}), base_design(**split)) == []
+    found = check_design(instance(**{"constraints.max_oversubscription": 1.33}), base_design(**split))
+    assert [str(v) for v in found] == [
+        "oversubscription_within_limit: leaf split: 4 down-ports in use / 3 up = 1.333:1 > max 1.33"]
 
 
 def test_unknown_ids_are_reported_not_raised():

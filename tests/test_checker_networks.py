@@ -64,7 +64,7 @@ def test_recomputed_cost_prices_the_storage_and_management_networks():
     assert lines == [
         ("server", "hgx-h100", 4, 305_000), ("nic", "cx7-osfp", 32, 1_600), ("nic", "eth-25g-2p", 4, 350),
         ("switch", "qm9700", 12, 36_000), ("switch", "sn2410", 1, 10_000), ("switch", "mgmt-48x1g-10g", 1, 2_000),
-        ("cable", "ndr-sr4-kit-50m", 16, 2_720), ("cable", "ndr-dr4-twin-kit-500m", 128, 3_800),
+        ("cable", "ndr-sr4-kit-50m", 16, 2_720), ("cable", "ndr-dr4-twin-kit-500m", 16, 3_800),
         ("cable", COLD_KIT, 8 + 6, 120), ("cable", "cat6-rj45-1g-100m", 40, 15), ("rack", "air-30kw", 6, 4_500),
         ("storage", "object-store-node", 1, 35_000), ("storage", "object-store-node", 2, 35_000),
     ]
@@ -173,10 +173,10 @@ STORAGE_MUTATIONS = {
         "leaf switch (qm8700): 32 node ports + 16 storage-unit ports = 48 > 40 ports of one switch"),
     "leaf_ports_cover_endpoints-converged-storage-leaf": (
         "leaf_ports_cover_endpoints", {}, {"base": CONVERGED_2, "fabric.leaves": 8},
-        "fabric.leaves: recorded 8, the rules give 9 (8 rails × ceil(4 nodes / 20 down-ports) + 1 leaves of storage units)"),
+        "fabric.leaves: recorded 8, the rules give 9 (8 rail groups × 1 leaves + 1 leaves of storage units)"),
     "storage_fabric_ports_cover-compute-storage-leaves": (
         "storage_fabric_ports_cover", {}, {"base": CONVERGED_2, "storage_network.compute_storage_leaves": 0},
-        "storage_network.compute_storage_leaves: recorded 0, the rules give 1 (ceil(8 unit ports / 20 down-ports))"),
+        "storage_network.compute_storage_leaves: recorded 0, the rules give 1 (ceil(8 unit ports / (40 − 4 up) free ports))"),
     # A single node has no compute fabric to converge on (its storage ports would be its 8 rails
     # × 400G; the node draws 10,200 W; management ports 1 × 2 + 1 × 2).
     "storage_fabric_ports_cover-converged-without-a-fabric": (

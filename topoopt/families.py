@@ -45,16 +45,20 @@ _RECORDS = (
     Family("link_speed", "A link runs at the slower of its two ends; the design reports that speed.",
            structural=True),
     Family("leaf_ports_cover_endpoints",
-           "Leaf down-ports cover every node NIC port, each leaf carrying whole rail groups of whole nodes (one switch "
-           "per rail group only when it has enough ports)."),
-    Family("spine_ports_cover_uplinks", "Spine ports cover every leaf uplink (and core uplinks in three tiers)."),
-    Family("core_ports_cover_uplinks", "Core ports cover every spine uplink."),
+           "Leaf down-ports cover every node NIC port: each leaf (or one-tier switch) carries a group of 1, 2, 4 or 8 "
+           "rails of whole nodes within its ports (one switch only when it has enough ports)."),
+    Family("spine_ports_cover_uplinks",
+           "Spine ports cover every leaf uplink (and core uplinks in three tiers), also for the nodes the fabric is "
+           "provisioned for."),
+    Family("core_ports_cover_uplinks",
+           "Core ports cover every spine uplink, also for the nodes the fabric is provisioned for."),
     Family("oversubscription_within_limit",
-           "Leaf down-ports in use per uplink stay within the allowed oversubscription and the fabric option's class.",
+           "A leaf's down-ports in use per uplink stay within the allowed oversubscription (a whole class of 1, 2 "
+           "or 3 for the performance model).",
            source="constraints.max_oversubscription", prefilterable=True),
     Family("uplinks_balanced",
-           "Every leaf reaches every spine of its pod with the same number of links, likewise spine to core, "
-           "with no more uplinks than its ports in use need (unless the fabric is provisioned for growth)."),
+           "Every leaf reaches every spine of its pod with the same number of links, likewise spine to core, and a "
+           "leaf has no more uplinks than its ports in use need (unless the fabric is provisioned for growth)."),
     Family("rail_only_allowed", "A rail-only fabric (one switch per rail group, none joining them) is chosen only "
            "when the instance allows it.", source="constraints.allow_rail_only"),
     Family("port_form_factor_match", "Each end of each cable or transceiver fits the cage it plugs into."),
@@ -78,8 +82,9 @@ _RECORDS = (
            "The nodes' storage ports (storage NICs, or compute NICs when converged) carry the storage traffic.",
            source="workload.data"),
     Family("storage_fabric_ports_cover",
-           "Storage switch (or converged compute leaf) ports cover every node and storage-unit port, at a speed and "
-           "protocol the units run.", source="constraints.storage"),
+           "Storage switch (or converged compute fabric) ports cover every node and storage-unit port, at a speed and "
+           "protocol the units run; converged storage needs a fabric joining every rail and storage leaves whose "
+           "uplinks carry its traffic.", source="constraints.storage"),
     Family("cold_storage_met",
            "The cold tier holds the archived data and checkpoints and takes one checkpoint per interval.",
            source="workload.checkpoint.archive_days"),

@@ -116,7 +116,8 @@ def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
     compute switches the links that reach one far switch together — all of a one-piece cable's,
     ``links_per_fibre`` (default 1) of a kit's — divide the links per pair. A DAC, ACC
     or AOC whose node end carries several links serves only 0 or 1 tier: with leaves per rail the
-    links of one node cage go to different leaves."""
+    links of one node cage go to different leaves; likewise a rail-only 1-tier fabric whose
+    switches carry fewer rails than the node end's links."""
     family = "port_form_factor_match"
     out: list[Violation] = []
     tiers = ctx.design.fabric.tiers
@@ -130,10 +131,16 @@ def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
         g = class_gbps(ctx, group.between)
         if part.gbps != g:
             out.append(Violation(family=family, item=item, detail=f"part runs {part.gbps} Gb/s, links run {g} Gb/s"))
-        if group.between == "node-leaf" and part.media in COPPER_OR_AOC and part.links > part.b_ends and tiers >= 2:
-            out.append(Violation(family=family, item=item, detail=(
-                f"a {part.media} node end carries {num(part.links / part.b_ends)} links, which cannot be split over "
-                f"the leaves of a {tiers}-tier fabric; it serves 0 or 1 tier only")))
+        per_end = part.links // max(part.b_ends, 1)
+        if group.between == "node-leaf" and part.media in COPPER_OR_AOC and per_end > 1:
+            if tiers >= 2:
+                out.append(Violation(family=family, item=item, detail=(
+                    f"a {part.media} node end carries {num(part.links / part.b_ends)} links, which cannot be split over "
+                    f"the leaves of a {tiers}-tier fabric; it serves 0 or 1 tier only")))
+            elif tiers == 1 and ctx.design.fabric.rails_per_leaf < per_end:
+                out.append(Violation(family=family, item=item, detail=(
+                    f"a {part.media} node end carries {per_end} links, which cannot be split over the switches of "
+                    f"a rail-only fabric of {ctx.design.fabric.rails_per_leaf} rail(s) per switch")))
         per_pair = _links_per_switch_pair(ctx, group.between)
         together = part.links_together
         if per_pair and per_pair % together:

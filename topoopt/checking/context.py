@@ -124,14 +124,63 @@ class CheckContext(NetworksView):
 
     @cached_property
     def counts(self) -> derive.FabricCounts | None:
-        """The fabric the design's free choices imply, or None when the switch cannot run the link speed."""
+        """The fabric the design's free choices imply (tiers, switch, rails per leaf, leaves per rail
+        group, uplinks, spines and links per pair or links per pair and cores per plane, where
+        converged storage units attach), or None when the switch cannot run the link speed or a
+        2- or 3-tier fabric records no leaf per rail group."""
         fabric = self.design.fabric
-        if self.has_fabric and (self.radix < 1 or fabric.leaf_down_ports < 1):
+        if self.has_fabric and self.radix < 1:
+            return None
+        if fabric.tiers >= 2 and fabric.leaves_per_rail < 1:
             return None
         return derive.fabric_counts(
-            self.nodes, self.rails, self.radix, fabric.tiers, fabric.leaf_down_ports, fabric.leaf_up_ports,
-            fabric.spines, fabric.cores_per_plane, fabric.links_per_leaf_spine,
+            self.nodes, self.rails, self.radix, fabric.tiers, rails_per_leaf=fabric.rails_per_leaf,
+            leaves_per_rail=fabric.leaves_per_rail, up=fabric.leaf_up_ports, spines_2tier=fabric.spines,
+            links_per_leaf_spine=fabric.links_per_leaf_spine, cores_per_plane=fabric.cores_per_plane,
             storage_ports=self.unit_ports if self.converged and self.has_fabric else 0,
+            attach=self.storage_net.converged_attach,
+        )
+
+    @property
+    def provisioned_nodes(self) -> int | None:
+        """``site.provision_fabric_for_nodes`` (growth), None when the instance asks for none."""
+        return self.instance.site.provision_fabric_for_nodes
+
+    @property
+    def growing(self) -> bool:
+        """Growth asked beyond the nodes built: the fabric's rules are also checked at ``N`` and the
+        uplink sizing rule (``uplinks_balanced``) is waived."""
+        return self.provisioned_nodes is not None and self.provisioned_nodes > self.nodes
+
+    @cached_property
+    def leaf_down_max(self) -> int | None:
+        """``D``, the most down-ports a compute leaf may fill: ``k − u`` in 2 tiers, the 3-tier
+        split's ``D`` (None when ``u`` is no split's), the whole switch in 1 tier."""
+        f, k = self.design.fabric, self.radix
+        if f.tiers == 1:
+            return k
+        if f.tiers == 2:
+            return k - f.spines * f.links_per_leaf_spine
+        if f.tiers == 3:
+            return derive.split_down_for_up(k, f.leaf_up_ports)
+        return None
+
+    @cached_property
+    def growth_counts(self) -> derive.FabricCounts | None:
+        """The fabric at ``N`` provisioned nodes (2 and 3 tiers): ``x_N = ceil(N / floor(D/g))``
+        leaves per rail group, the same uplinks, spines per pair and cores; None without growth
+        beyond the nodes built, or when it cannot be derived."""
+        f, c = self.design.fabric, self.counts
+        if not self.growing or c is None or f.tiers < 2 or self.leaf_down_max is None:
+            return None
+        x_n = derive.growth_leaves_per_group(self.provisioned_nodes, f.rails_per_leaf, self.leaf_down_max)
+        if x_n is None:
+            return None
+        return derive.fabric_counts(
+            self.provisioned_nodes, self.rails, self.radix, f.tiers, rails_per_leaf=f.rails_per_leaf,
+            leaves_per_rail=x_n, up=f.leaf_up_ports, spines_2tier=f.spines,
+            links_per_leaf_spine=f.links_per_leaf_spine, cores_per_plane=f.cores_per_plane,
+            storage_ports=self.unit_ports if self.converged else 0, attach=self.storage_net.converged_attach,
         )
 
     # ---- lengths and power
@@ -184,15 +233,21 @@ class CheckContext(NetworksView):
     @cached_property
     def hardware(self) -> perf.Hardware | None:
         """The hardware perf evaluates: the server's GPU (whatever the record says), the fabric's
-        tiers and exact ``d/u`` oversubscription, and, when the storage network is converged, the
+        tiers and oversubscription class ``ρ = ceil(d/u)``, and, when the storage network is converged, the
         storage reads that share the compute NICs (``converged_storage_gb_per_step``); None when
         the catalog lacks a piece."""
         server, interconnect = self.server, self.interconnect
         gpu = None if server is None else self.catalog.catalog.by_id("gpus").get(server.gpu)
         if gpu is None or interconnect is None:
             return None
-        f = self.design.fabric
-        oversubscription = f.leaf_down_ports / f.leaf_up_ports if f.tiers > 1 and f.leaf_up_ports else 1.0
+        f, c = self.design.fabric, self.counts
+        # The performance model sees the whole class ρ = ceil(d/u) of the down-ports in use.
+        if f.tiers > 1 and c is not None and c.up >= 1:
+            oversubscription = float(derive.oversubscription_class(c.down, c.up))
+        elif f.tiers > 1 and f.leaf_up_ports:
+            oversubscription = float(derive.oversubscription_class(f.leaf_down_ports, f.leaf_up_ports))
+        else:
+            oversubscription = 1.0
         # Without a fabric there is no scale-out traffic: to perf that is the same as one switch.
         return perf.Hardware(
             gpu=gpu, gpus_per_node=server.gpus_per_node, nodes=self.nodes, nics_per_node=self.rails,

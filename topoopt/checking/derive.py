@@ -19,17 +19,34 @@ LINK_CLASSES = ("node-leaf", "leaf-spine", "spine-core")
 
 
 def leaf_split(radix: int, ratio: int) -> tuple[int, int]:
-    """Leaf ``(down, up)`` ports for oversubscription ratio ρ: ``d = floor(k·ρ/(1+ρ))``, ``u = ceil(d/ρ)``."""
+    """3-tier leaf ``(D, u)`` ports for oversubscription ratio ρ: ``D = floor(k·ρ/(1+ρ))``, ``u = ceil(D/ρ)``."""
     down = radix * ratio // (1 + ratio)
     return down, ceil_div(down, ratio)
 
 
-def split_ratio(radix: int, down: int, up: int) -> int | None:
-    """The ratio ρ ∈ {1, 2, 3} whose leaf split is exactly ``(down, up)``, or None."""
-    for ratio in OVERSUBSCRIPTION_RATIOS:
-        if leaf_split(radix, ratio) == (down, up):
-            return ratio
-    return None
+def split_down_for_up(radix: int, up: int) -> int | None:
+    """The largest 3-tier split ``D`` whose uplinks are ``up`` (two ratios of a tiny radix may share
+    ``u``; the design may fill the larger), or None when no ratio-1, 2 or 3 split has ``up`` uplinks."""
+    downs = [d for d, u in (leaf_split(radix, ratio) for ratio in OVERSUBSCRIPTION_RATIOS)
+             if u == up and d >= 1 and d + u <= radix]
+    return max(downs, default=None)
+
+
+def oversubscription_class(down: int, up: int) -> int:
+    """The whole ratio the performance model sees: ``ρ = ceil(d/u)``, at least 1 (docs/model.md)."""
+    return max(1, ceil_div(down, up)) if up >= 1 else 1
+
+
+def growth_leaves_per_group(provisioned: int, group_rails: int, leaf_down_max: int) -> int | None:
+    """Leaves per rail group for ``N`` provisioned nodes: ``x_N = ceil(N / floor(D/g))`` (None when a
+    leaf of ``D`` down-ports cannot take one node's ``g`` ports)."""
+    per_leaf = leaf_down_max // group_rails if group_rails >= 1 else 0
+    return ceil_div(provisioned, per_leaf) if per_leaf >= 1 else None
+
+
+def growth_pods(leaves: int, radix: int, links_per_leaf_spine: int) -> int:
+    """3 tiers: pods of ``P = floor(k/2)/m`` leaves holding ``leaves`` leaves."""
+    return ceil_div(leaves, max((radix // 2) // max(links_per_leaf_spine, 1), 1))
 
 
 @dataclass(frozen=True)
@@ -57,7 +74,21 @@ class FabricCounts:
     ports_per_spine: int
     ports_per_core: int
     storage_leaves: int
-    """Leaves carrying storage units only (converged storage network, 2 or 3 tiers)."""
+    """Leaves carrying storage units only (converged storage network attached to leaves, 2 or 3 tiers)."""
+    rail_groups: int = 1
+    """``r/g`` groups of ``g`` rails; one 1-tier switch or ``x`` leaves per group."""
+    compute_leaves: int = 0
+    """``(r/g)·x`` leaves carrying nodes (1 tier: the ``r/g`` switches)."""
+    down: int = 0
+    """``d``: down-ports in use on the fullest compute leaf, ``g·ceil(n/x)`` (1 tier: ``g·n``)."""
+    up: int = 0
+    """``u``: uplinks per leaf (``S·L`` in 2 tiers, the split's in 3 tiers)."""
+    top_unit_ports: int = 0
+    """Storage-unit ports on the top tier (converged, ``top``): spines in 2 tiers, cores in 3."""
+    top_ports: int = 0
+    """Ports of the whole top tier: ``S·k`` (2 tiers) or ``cores·k`` (3 tiers)."""
+    top_ports_used: int = 0
+    """Ports in use on the whole top tier, storage units included."""
 
 
 THREE_TIER_LINKS_PER_PAIR = (1, 2)
@@ -65,20 +96,27 @@ THREE_TIER_LINKS_PER_PAIR = (1, 2)
 
 
 def fabric_counts(
-    nodes: int, rails: int, radix: int, tiers: int, down: int, up: int, spines_2tier: int, cores_per_plane: int,
-    links_per_leaf_spine_3tier: int = 1, storage_ports: int = 0,
+    nodes: int, rails: int, radix: int, tiers: int, rails_per_leaf: int = 1, leaves_per_rail: int = 1, up: int = 0,
+    spines_2tier: int = 0, links_per_leaf_spine: int = 1, cores_per_plane: int = 0, storage_ports: int = 0,
+    attach: str = "leaves",
 ) -> FabricCounts:
     """Leaves, spines, cores, links and ports in use for one fabric choice (docs/model.md, Fabric).
 
-    ``spines_2tier`` (2 tiers), ``links_per_leaf_spine_3tier`` and ``cores_per_plane`` (3 tiers)
-    are free choices of the design; when they do not divide the uplinks, the per-pair link count is
-    None (rule ``uplinks_balanced``) and the per-switch loads are computed with rounded-up counts.
+    The free choices: ``rails_per_leaf`` ``g`` (rail groups ``r/g``; rounded-up groups when ``g``
+    does not divide ``r``, which ``leaf_ports_cover_endpoints`` reports), ``leaves_per_rail`` ``x``
+    (leaves per rail group, 2 and 3 tiers), ``up`` ``u`` (3 tiers: the split's; 2 tiers it is
+    ``S·L``), ``spines_2tier`` ``S`` and ``links_per_leaf_spine`` (``L`` in 2 tiers, ``m`` in 3),
+    ``cores_per_plane`` ``C`` (3 tiers). When ``C`` does not divide the spine uplinks the per-pair
+    link count is None (rule ``uplinks_balanced``) and the per-switch loads use rounded-up counts.
 
-    ``storage_ports`` are storage-unit ports on the compute fabric (a converged storage network):
-    on the one switch of 1 tier, or on ``ceil(storage_ports / d)`` extra leaves of 2 or 3 tiers,
-    which count among the leaves (so spines, pods, cores and leaf-spine links include them).
+    ``storage_ports`` ``U`` are storage-unit ports on the compute fabric (a converged storage
+    network): on the switch of 1 tier; in 2 or 3 tiers on ``ceil(U / (k − u))`` storage leaves
+    (``attach="leaves"``), which count among the leaves (so spines, pods, cores and leaf–spine
+    links include them), or on the top tier's free ports (``attach="top"``).
     """
     endpoints = nodes * rails
+    g = max(rails_per_leaf, 1)
+    groups = ceil_div(rails, g)
     if tiers == 0:
         # A single node without a compute fabric: its GPUs talk over the scale-up link only.
         return FabricCounts(
@@ -86,38 +124,50 @@ def fabric_counts(
             spines_per_pod=0, spine_up_ports=0, cores=0, links_per_leaf_spine=0, links_per_spine_core=0,
             node_leaf_links=0, leaf_spine_links=0, spine_core_links=0, leaf_ports_used=0, spine_ports_used=0,
             core_ports_used=0, ports_per_leaf=0, ports_per_spine=0, ports_per_core=0, storage_leaves=0,
+            rail_groups=groups,
         )
     if tiers == 1:
-        used = endpoints + storage_ports
+        # One switch per rail group, g·n ports each; storage units only on the single switch (g = r).
+        down = g * nodes
         return FabricCounts(
-            endpoints=endpoints, leaves=1, leaves_per_rail=1, pods=1, leaves_per_pod=1, spines=0,
+            endpoints=endpoints, leaves=groups, leaves_per_rail=1, pods=1, leaves_per_pod=groups, spines=0,
             spines_per_pod=0, spine_up_ports=0, cores=0, links_per_leaf_spine=0, links_per_spine_core=0,
-            node_leaf_links=endpoints, leaf_spine_links=0, spine_core_links=0, leaf_ports_used=used,
-            spine_ports_used=0, core_ports_used=0, ports_per_leaf=used, ports_per_spine=0, ports_per_core=0,
-            storage_leaves=0,
+            node_leaf_links=endpoints, leaf_spine_links=0, spine_core_links=0,
+            leaf_ports_used=endpoints + storage_ports, spine_ports_used=0, core_ports_used=0,
+            ports_per_leaf=down + storage_ports, ports_per_spine=0, ports_per_core=0, storage_leaves=0,
+            rail_groups=groups, compute_leaves=groups, down=down,
         )
-    # Rail-optimized: rail i of every node lands on leaf group i, so each rail needs ceil(n/d) leaves.
-    leaves_per_rail = ceil_div(nodes, down)
-    storage_leaves = ceil_div(storage_ports, down)
-    leaves = rails * leaves_per_rail + storage_leaves
-    leaf_spine_links = leaves * up
+    x = max(leaves_per_rail, 1)
+    down = g * ceil_div(nodes, x)
     if tiers == 2:
-        spines = spines_2tier
-        per_pair = up // spines if spines >= 1 and up % spines == 0 else None
-        load = ceil_div(up, spines) if spines >= 1 else up
+        spines, per_pair = spines_2tier, max(links_per_leaf_spine, 0)
+        up = spines * per_pair
+    else:
+        per_pair = max(links_per_leaf_spine, 1)
+    top = attach == "top"
+    free = radix - up
+    storage_leaves = 0 if top or not storage_ports else (ceil_div(storage_ports, free) if free >= 1 else storage_ports)
+    compute_leaves = groups * x
+    leaves = compute_leaves + storage_leaves
+    leaf_unit_ports, top_unit_ports = (0, storage_ports) if top else (storage_ports, 0)
+    leaf_spine_links = leaves * up
+    leaf_ports_used = endpoints + leaf_unit_ports + leaf_spine_links
+    common = dict(endpoints=endpoints, leaves=leaves, leaves_per_rail=x, node_leaf_links=endpoints,
+                  leaf_spine_links=leaf_spine_links, leaf_ports_used=leaf_ports_used, ports_per_leaf=down + up,
+                  storage_leaves=storage_leaves, rail_groups=groups, compute_leaves=compute_leaves, down=down, up=up,
+                  top_unit_ports=top_unit_ports)
+    if tiers == 2:
+        spine_used = leaf_spine_links + top_unit_ports
         return FabricCounts(
-            endpoints=endpoints, leaves=leaves, leaves_per_rail=leaves_per_rail, pods=1, leaves_per_pod=leaves,
-            spines=spines, spines_per_pod=spines, spine_up_ports=0, cores=0, links_per_leaf_spine=per_pair,
-            links_per_spine_core=0, node_leaf_links=endpoints, leaf_spine_links=leaf_spine_links,
-            spine_core_links=0, leaf_ports_used=endpoints + storage_ports + leaf_spine_links,
-            spine_ports_used=leaf_spine_links, core_ports_used=0, ports_per_leaf=down + up,
-            ports_per_spine=leaves * load, ports_per_core=0, storage_leaves=storage_leaves,
+            pods=1, leaves_per_pod=leaves, spines=spines, spines_per_pod=spines, spine_up_ports=0, cores=0,
+            links_per_leaf_spine=per_pair, links_per_spine_core=0, spine_core_links=0, spine_ports_used=spine_used,
+            core_ports_used=0, ports_per_spine=leaves * per_pair, ports_per_core=0, top_ports=spines * radix,
+            top_ports_used=spine_used, **common,
         )
     # 3 tiers: a spine has floor(k/2) down-ports and u2 = k − floor(k/2) up-ports. With m links per
     # leaf-spine pair, pods hold P = floor(k/2)/m leaves and Q = u/m spines; spine j of every pod
     # joins plane j of C cores.
-    m = max(links_per_leaf_spine_3tier, 1)
-    per_pair = m if m in THREE_TIER_LINKS_PER_PAIR and up % m == 0 else None
+    m = per_pair
     pod_leaves = max((radix // 2) // m, 1)
     pod_spines = ceil_div(up, m)
     spine_up = radix - radix // 2
@@ -126,15 +176,15 @@ def fabric_counts(
     per_pair_sc = spine_up // cores_per_plane if cores_per_plane >= 1 and spine_up % cores_per_plane == 0 else None
     load_sc = ceil_div(spine_up, cores_per_plane) if cores_per_plane >= 1 else spine_up
     spine_core_links = spines * spine_up
+    cores = pod_spines * cores_per_plane
+    core_used = spine_core_links + top_unit_ports
     return FabricCounts(
-        endpoints=endpoints, leaves=leaves, leaves_per_rail=leaves_per_rail, pods=pods, leaves_per_pod=pod_leaves,
-        spines=spines, spines_per_pod=pod_spines, spine_up_ports=spine_up, cores=pod_spines * cores_per_plane,
-        links_per_leaf_spine=per_pair, links_per_spine_core=per_pair_sc, node_leaf_links=endpoints,
-        leaf_spine_links=leaf_spine_links, spine_core_links=spine_core_links,
-        leaf_ports_used=endpoints + storage_ports + leaf_spine_links,
-        spine_ports_used=leaf_spine_links + spine_core_links, core_ports_used=spine_core_links,
-        ports_per_leaf=down + up, ports_per_spine=min(pod_leaves, leaves) * m + spine_up,
-        ports_per_core=pods * load_sc, storage_leaves=storage_leaves,
+        pods=pods, leaves_per_pod=pod_leaves, spines=spines, spines_per_pod=pod_spines, spine_up_ports=spine_up,
+        cores=cores, links_per_leaf_spine=m if m in THREE_TIER_LINKS_PER_PAIR and up % m == 0 else None,
+        links_per_spine_core=per_pair_sc, spine_core_links=spine_core_links,
+        spine_ports_used=leaf_spine_links + spine_core_links, core_ports_used=core_used,
+        ports_per_spine=min(pod_leaves, leaves) * m + spine_up, ports_per_core=pods * load_sc,
+        top_ports=cores * radix, top_ports_used=core_used, **common,
     )
 
 

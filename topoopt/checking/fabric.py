@@ -1,14 +1,18 @@
-"""Fabric rules: leaf, spine and core counts and ports, the leaf port split, balanced uplinks.
+"""Fabric rules: rail groups, leaf, spine and core counts and ports, uplinks and oversubscription.
 
-The design's free fabric choices are its tiers, switch, leaf split ``(d, u)``, spines (2 tiers) and
-cores per plane (3 tiers); everything else is recomputed (``derive.fabric_counts``) and compared
-with the record, and every switch's ports in use are compared with its radix ``k``.
+The design's free fabric choices are its tiers, switch, rails per leaf ``g``, leaves per rail group
+``x``, and the uplinks: spines ``S`` and links per leaf-spine pair ``L`` (2 tiers, ``u = S·L``) or
+the leaf split's ``u``, links per pair ``m`` and cores per plane ``C`` (3 tiers); with a converged
+storage network, where its units attach. Everything else is recomputed (``derive.fabric_counts``)
+and compared with the record, and every switch's ports in use are compared with its radix ``k``.
+With growth (``site.provision_fabric_for_nodes: N`` beyond the nodes built) the spine and core
+ports and the uplinks are checked again at ``N`` (``CheckContext.growth_counts``).
 """
 
 from __future__ import annotations
 
 from topoopt.checking.context import CheckContext
-from topoopt.checking.derive import THREE_TIER_LINKS_PER_PAIR, split_ratio
+from topoopt.checking.derive import RAIL_CHOICES, THREE_TIER_LINKS_PER_PAIR, oversubscription_class, split_down_for_up
 from topoopt.checking.switch_groups import switch_group_violations
 from topoopt.checking.text import close, num
 from topoopt.models.design import Violation
@@ -18,14 +22,20 @@ TIER_OF_FAMILY = {
     "spine_ports_cover_uplinks": ("spine", "leaf-spine"),
     "core_ports_cover_uplinks": ("core", "spine-core"),
 }
+PERF_CLASSES = (1, 2, 3)
+"""Oversubscription classes ``ρ = ceil(d/u)`` the performance model knows."""
 
 
-def _field(out: list[Violation], family: str, name: str, recorded: float, expected: float, why: str = "") -> None:
+def _field(out: list[Violation], family: str, name: str, recorded, expected, why: str = "") -> None:
     """Compare one recorded fabric field with its recomputed value."""
     if recorded != expected:
         because = f" ({why})" if why else ""
         out.append(Violation(family=family, item=f"fabric.{name}",
-                             detail=f"recorded {num(recorded)}, the rules give {num(expected)}{because}"))
+                             detail=f"recorded {_show(recorded)}, the rules give {_show(expected)}{because}"))
+
+
+def _show(value) -> str:
+    return str(value) if isinstance(value, bool) else num(value)
 
 
 def _groups(ctx: CheckContext, family: str, count: int, ports_used: int, links: int) -> list[Violation]:
@@ -44,54 +54,104 @@ def _groups(ctx: CheckContext, family: str, count: int, ports_used: int, links: 
     return out
 
 
+def _rail_groups(ctx: CheckContext, family: str, out: list[Violation]) -> None:
+    """``g ∈ {1, 2, 4, 8}`` divides the rails; several groups make 1 tier rail-only and 2 or 3
+    tiers rail-optimized."""
+    d, f, r = ctx.design, ctx.design.fabric, ctx.rails
+    g = f.rails_per_leaf
+    if f.tiers >= 1 and (g not in RAIL_CHOICES or r % g):
+        out.append(Violation(family=family, item="fabric.rails_per_leaf",
+                             detail=f"{g} rails per leaf: a leaf carries 1, 2, 4 or 8 rails dividing the node's {r}"))
+    several = f.tiers >= 1 and g < r
+    rail_optimized, rail_only = several and f.tiers >= 2, several and f.tiers == 1
+    why = f"{r} rails per node in groups of {g}, {f.tiers} tier(s)"
+    for where, recorded, expected in (("fabric.rail_optimized", f.rail_optimized, rail_optimized),
+                                      ("design.rail_optimized", d.rail_optimized, rail_optimized),
+                                      ("fabric.rail_only", f.rail_only, rail_only)):
+        if recorded != expected:
+            out.append(Violation(family=family, item=where, detail=f"recorded {recorded}, the rules give {expected} ({why})"))
+
+
+def _provisioned(ctx: CheckContext, family: str, out: list[Violation]) -> None:
+    """The record's ``provisioned_nodes`` is the instance's growth target (0 without one); growth
+    on 0 or 1 tier: the nodes' ports at ``N`` fit the fabric that has no spine layer to grow."""
+    f, target = ctx.design.fabric, ctx.provisioned_nodes
+    _field(out, family, "provisioned_nodes", f.provisioned_nodes, target or 0,
+           "site.provision_fabric_for_nodes" if target else "no growth asked")
+    if not ctx.growing:
+        return
+    n_big = ctx.provisioned_nodes
+    if f.tiers == 0:
+        out.append(Violation(family=family, item="fabric",
+                             detail=f"growth to {num(n_big)} nodes: a single node without a compute fabric cannot grow"))
+    elif f.tiers == 1 and ctx.radix >= 1:
+        units = ctx.unit_ports if ctx.converged else 0
+        if f.rails_per_leaf * n_big + units > ctx.radix:
+            plus = f" + {num(units)} storage-unit ports" if units else ""
+            out.append(Violation(family=family, item=f"leaf switch ({f.switch})",
+                                 detail=f"growth to {num(n_big)} nodes × {f.rails_per_leaf} rails{plus} = "
+                                        f"{num(f.rails_per_leaf * n_big + units)} ports > {ctx.radix} ports of one switch"))
+
+
 def leaf_ports_cover_endpoints(ctx: CheckContext) -> list[Violation]:
-    """One switch holds every node port (``E ≤ k``), or ``ceil(n/d)`` leaves per rail do (plus,
-    with a converged storage network, the leaves of storage units: ``storage_fabric_ports_cover``),
-    and no leaf uses more than ``k`` ports; rails > 1 make a multi-tier fabric rail-optimized; only
-    a single node goes without a compute fabric (tiers 0)."""
+    """The node ports are covered: ``g ∈ {1, 2, 4, 8}`` rails per leaf dividing the rails ``r``;
+    1 tier: one switch per rail group (``r/g``; rail-only when several), each with ``g·n ≤ k``
+    node ports; 2 and 3 tiers: ``x ≤ n`` leaves per rail group (no empty leaf), ``(r/g)·x``
+    compute leaves (plus converged storage leaves, ``storage_fabric_ports_cover``), the fullest
+    holding ``d = g·ceil(n/x)`` down-ports in use (the record's ``leaf_down_ports``) with ``d + u ≤
+    k`` and, in 3 tiers, ``d`` within the split's ``D``; several rail groups make 2 or 3 tiers
+    rail-optimized; only a single node goes without a compute fabric (tiers 0). With growth, 0 or 1
+    tier must hold the ``N`` nodes too."""
     family = "leaf_ports_cover_endpoints"
     out: list[Violation] = []
     d, f = ctx.design, ctx.design.fabric
     _field(out, family, "tiers", d.tiers, f.tiers, "design.tiers")
-    # Rail i of every node lands on leaf group i; a single switch has no leaf groups to spread over.
-    rail_optimized = ctx.rails > 1 and f.tiers > 1
-    why = f"{ctx.rails} rails per node, {f.tiers} tier(s)"
-    for where, recorded in (("fabric.rail_optimized", f.rail_optimized), ("design.rail_optimized", d.rail_optimized)):
-        if recorded != rail_optimized:
-            out.append(Violation(family=family, item=where, detail=f"recorded {recorded}, the rules give {rail_optimized} ({why})"))
-    c, k = ctx.counts, ctx.radix
-    if f.tiers > 0 and f.leaf_down_ports < 1:
-        out.append(Violation(family=family, item="fabric.leaf_down_ports", detail=f"{f.tiers} tier(s) with no leaf down-port"))
+    _rail_groups(ctx, family, out)
+    _provisioned(ctx, family, out)
+    c, k, n, g = ctx.counts, ctx.radix, ctx.nodes, f.rails_per_leaf
+    if f.tiers >= 2 and f.leaves_per_rail < 1:
+        out.append(Violation(family=family, item="fabric.leaves_per_rail", detail=f"{f.tiers} tiers with no leaf per rail group"))
     if c is None:
-        return out  # no leaf down-port, or the switch has no ports at this speed (nic_supports_interconnect)
+        return out  # no leaf per rail group, or the switch has no ports at this speed (nic_supports_interconnect)
+    groups = f"{ctx.rails} rails / {g} per leaf = {c.rail_groups} rail group(s)"
     if f.tiers == 0:
-        if ctx.nodes != 1:
+        if n != 1:
             out.append(Violation(family=family, item="fabric",
-                                 detail=f"{num(ctx.nodes)} nodes without a compute fabric; only a single node needs none"))
+                                 detail=f"{num(n)} nodes without a compute fabric; only a single node needs none"))
         for name in ("leaves", "leaves_per_rail", "leaf_down_ports"):
             _field(out, family, name, getattr(f, name), 0, "no compute fabric")
-    elif f.tiers == 1 and c.endpoints > k:
-        out.append(Violation(family=family, item=f"leaf switch ({f.switch})",
-                             detail=f"{num(ctx.nodes)} nodes × {ctx.rails} rails = {num(c.endpoints)} ports > {k} ports of one switch"))
-    if f.tiers > 1:
-        why = f"ceil({num(ctx.nodes)} nodes / {f.leaf_down_ports} down-ports)"
-        _field(out, family, "leaves_per_rail", f.leaves_per_rail, c.leaves_per_rail, why)
+    elif f.tiers == 1:
+        if c.down > k:
+            out.append(Violation(family=family, item=f"leaf switch ({f.switch})",
+                                 detail=f"{num(n)} nodes × {g} rails = {num(c.down)} ports > {k} ports of one switch"))
+        _field(out, family, "leaves", f.leaves, c.leaves, f"one switch per rail group: {groups}")
+        _field(out, family, "leaves_per_rail", f.leaves_per_rail, 1, "one switch per rail group")
+        _field(out, family, "leaf_down_ports", f.leaf_down_ports, c.down, f"{g} rails × {num(n)} nodes")
+    else:
+        x = f.leaves_per_rail
+        if x > n:
+            out.append(Violation(family=family, item="fabric.leaves_per_rail",
+                                 detail=f"{num(x)} leaves per rail group > {num(n)} nodes: a leaf would carry no node"))
+        _field(out, family, "leaf_down_ports", f.leaf_down_ports, c.down,
+               f"fullest leaf: {g} rails × ceil({num(n)} nodes / {num(x)} leaves per group)")
         storage = f" + {c.storage_leaves} leaves of storage units" if c.storage_leaves else ""
-        _field(out, family, "leaves", f.leaves, c.leaves, f"{ctx.rails} rails × {why}{storage}")
+        _field(out, family, "leaves", f.leaves, c.leaves, f"{c.rail_groups} rail groups × {num(x)} leaves{storage}")
         if c.ports_per_leaf > k:
             out.append(Violation(family=family, item=f"leaf switches ({f.switch})",
-                                 detail=f"{f.leaf_down_ports} down + {f.leaf_up_ports} up = {c.ports_per_leaf} ports > {k}"))
-    elif f.tiers == 1:
-        _field(out, family, "leaves", f.leaves, 1, "one switch")
-        _field(out, family, "leaves_per_rail", f.leaves_per_rail, 1, "one switch")
+                                 detail=f"{c.down} down-ports in use + {c.up} up = {c.ports_per_leaf} ports > {k}"))
+        top = ctx.leaf_down_max
+        if f.tiers == 3 and top is not None and c.down > top:
+            out.append(Violation(family=family, item=f"leaf switches ({f.switch})",
+                                 detail=f"{c.down} down-ports in use > the split's {top} down-ports ({c.up} up)"))
     out += _groups(ctx, family, c.leaves, c.leaf_ports_used, c.node_leaf_links)
     return out
 
 
 def spine_ports_cover_uplinks(ctx: CheckContext) -> list[Violation]:
-    """Spines take every leaf uplink within their ``k`` ports: 2 tiers ``leaves · u/S ≤ k``; 3 tiers
-    pods of ``P = floor(k/2)/m`` leaves and ``Q = u/m`` spines, ``pods = ceil(leaves/P)``, a spine
-    using ``P·m`` down-ports and ``u2 = k − floor(k/2)`` up-ports."""
+    """Spines take every leaf uplink within their ``k`` ports: 2 tiers ``leaves · L ≤ k`` (with
+    growth, also for the ``(r/g)·x_N`` leaves of ``N`` nodes); 3 tiers pods of ``P =
+    floor(k/2)/m`` leaves and ``Q = u/m`` spines, ``pods = ceil(leaves/P)``, a spine using ``P·m``
+    down-ports and ``u2 = k − floor(k/2)`` up-ports."""
     family = "spine_ports_cover_uplinks"
     out: list[Violation] = []
     f, c, k = ctx.design.fabric, ctx.counts, ctx.radix
@@ -106,14 +166,26 @@ def spine_ports_cover_uplinks(ctx: CheckContext) -> list[Violation]:
     if f.tiers == 2 and f.spines < 1:
         out.append(Violation(family=family, item=f"spine switches ({f.switch})", detail="2 tiers with no spine"))
     if f.tiers >= 2 and c.ports_per_spine > k:
+        how = f"{num(c.leaves)} leaves × {f.links_per_leaf_spine} links = " if f.tiers == 2 else ""
         out.append(Violation(family=family, item=f"spine switches ({f.switch})",
-                             detail=f"{num(c.ports_per_spine)} ports in use per spine > {k}"))
+                             detail=f"{how}{num(c.ports_per_spine)} ports in use per spine > {k}"))
+    grown = ctx.growth_counts
+    if f.tiers == 2 and grown is not None and grown.ports_per_spine > k:
+        out.append(Violation(family=family, item=f"spine switches ({f.switch})", detail=(
+            f"growth to {num(ctx.provisioned_nodes)} nodes: {grown.rail_groups} rail groups × "
+            f"{num(grown.leaves_per_rail)} leaves{_plus_storage(grown)} = {num(grown.leaves)} leaves × "
+            f"{f.links_per_leaf_spine} links = {num(grown.ports_per_spine)} ports per spine > {k}")))
     out += _groups(ctx, family, c.spines, c.spine_ports_used, c.leaf_spine_links)
     return out
 
 
+def _plus_storage(c) -> str:
+    return f" + {c.storage_leaves} storage leaves" if c.storage_leaves else ""
+
+
 def core_ports_cover_uplinks(ctx: CheckContext) -> list[Violation]:
-    """3 tiers: ``Q`` planes of ``C`` cores; a core has ``pods · u2/C ≤ k`` ports in use."""
+    """3 tiers: ``Q`` planes of ``C`` cores; a core has ``pods · u2/C ≤ k`` ports in use (with
+    growth, also for the pods of ``N`` nodes)."""
     family = "core_ports_cover_uplinks"
     out: list[Violation] = []
     f, c, k = ctx.design.fabric, ctx.counts, ctx.radix
@@ -126,19 +198,29 @@ def core_ports_cover_uplinks(ctx: CheckContext) -> list[Violation]:
     if f.tiers == 3:
         if f.cores_per_plane < 1:
             out.append(Violation(family=family, item=f"core switches ({f.switch})", detail="3 tiers with no core"))
-        elif c.ports_per_core > k:
-            out.append(Violation(family=family, item=f"core switches ({f.switch})",
-                                 detail=f"{c.pods} pods × {num(c.ports_per_core // c.pods)} links = {num(c.ports_per_core)} ports > {k}"))
+        else:
+            if c.ports_per_core > k:
+                out.append(Violation(family=family, item=f"core switches ({f.switch})",
+                                     detail=f"{c.pods} pods × {num(c.ports_per_core // c.pods)} links = "
+                                            f"{num(c.ports_per_core)} ports > {k}"))
+            grown = ctx.growth_counts
+            if grown is not None and grown.ports_per_core > k:
+                out.append(Violation(family=family, item=f"core switches ({f.switch})", detail=(
+                    f"growth to {num(ctx.provisioned_nodes)} nodes: {num(grown.leaves)} leaves in {grown.pods} pods × "
+                    f"{num(grown.ports_per_core // grown.pods)} links = {num(grown.ports_per_core)} ports > {k}")))
     out += _groups(ctx, family, c.cores, c.core_ports_used, c.spine_core_links)
     return out
 
 
 def oversubscription_within_limit(ctx: CheckContext) -> list[Violation]:
-    """The leaf split is the split ``d = floor(k·ρ/(1+ρ))``, ``u = ceil(d/ρ)`` of a ratio ρ ∈ {1, 2, 3},
-    and ``d/u ≤ max_oversubscription``; the design reports ``d/u`` (1 for a single switch)."""
+    """The fullest leaf's down-ports in use per uplink, ``d/u``, is at most ``max_oversubscription``
+    and its class ``ρ = ceil(d/u)`` is 1, 2 or 3 (the performance model's classes); the design
+    reports ``d/u`` to 4 decimals (1 without a spine layer). In 3 tiers ``u`` is the uplinks of a
+    ratio-1, 2 or 3 split ``(D, u)``. With growth the fullest leaf of ``N`` nodes, ``d_N``, stays
+    within ``ρ·u`` and the limit."""
     family = "oversubscription_within_limit"
     out: list[Violation] = []
-    d, f, k = ctx.design, ctx.design.fabric, ctx.radix
+    d, f, k, c = ctx.design, ctx.design.fabric, ctx.radix, ctx.counts
     limit = ctx.instance.constraints.max_oversubscription
     if f.tiers <= 1:
         _field(out, family, "leaf_up_ports", f.leaf_up_ports, 0, "no spine layer")
@@ -146,38 +228,63 @@ def oversubscription_within_limit(ctx: CheckContext) -> list[Violation]:
             out.append(Violation(family=family, item="design",
                                  detail=f"oversubscription {num(d.oversubscription)} ≠ 1 without a spine layer"))
         return out
-    if f.leaf_up_ports < 1:
+    if f.tiers == 3 and k >= 1 and split_down_for_up(k, f.leaf_up_ports) is None:
+        out.append(Violation(family=family, item="leaf split",
+                             detail=f"{f.leaf_up_ports} uplinks per leaf is no ratio-1, 2 or 3 split of {k} ports"))
+    if (c.up if c is not None else f.leaf_up_ports) < 1:
         out.append(Violation(family=family, item="leaf split", detail=f"{f.tiers} tiers with no leaf uplink"))
+    if c is None or c.up < 1:
         return out
-    ratio_now = f.leaf_down_ports / f.leaf_up_ports
-    if not close(d.oversubscription, ratio_now, rel=0, abs_=1e-4):  # records keep 4 decimals
+    down, up = c.down, c.up
+    ratio = down / up
+    if not close(d.oversubscription, round(ratio, 4), rel=0, abs_=1e-4):  # records keep 4 decimals
         out.append(Violation(family=family, item="design",
-                             detail=f"oversubscription {num(d.oversubscription)} ≠ {f.leaf_down_ports}/{f.leaf_up_ports} = {num(ratio_now)}"))
-    # The limit bounds the split's actual d/u (the family's rule); e.g. the ratio-2 split of 80
-    # ports, 53/27 = 1.96:1, is within a limit of 1.97.
-    if f.leaf_down_ports > limit * f.leaf_up_ports * (1 + 1e-9):
+                             detail=f"oversubscription {num(d.oversubscription)} ≠ {down} down-ports in use / {up} up "
+                                    f"= {num(round(ratio, 4))}"))
+    # The limit bounds the actual d/u (the family's rule); e.g. 53 down / 27 up = 1.96:1 is within 1.97.
+    if down > limit * up * (1 + 1e-9):
         out.append(Violation(family=family, item="leaf split",
-                             detail=f"{f.leaf_down_ports} down / {f.leaf_up_ports} up = {num(ratio_now)}:1 > max {num(limit)}"))
-    if k >= 1 and split_ratio(k, f.leaf_down_ports, f.leaf_up_ports) is None:
+                             detail=f"{down} down-ports in use / {up} up = {num(ratio)}:1 > max {num(limit)}"))
+    rho = oversubscription_class(down, up)
+    if rho not in PERF_CLASSES:
         out.append(Violation(family=family, item="leaf split",
-                             detail=f"{f.leaf_down_ports} down / {f.leaf_up_ports} up is no ratio-1, 2 or 3 split of {k} ports"))
+                             detail=f"{down} down-ports in use / {up} up: class ceil({num(ratio)}) = {rho}; the "
+                                    f"performance model knows 1, 2 and 3"))
+    grown = ctx.growth_counts
+    if grown is not None:
+        if grown.down > rho * up:
+            out.append(Violation(family=family, item="leaf split", detail=(
+                f"growth to {num(ctx.provisioned_nodes)} nodes: the fullest of {num(grown.leaves_per_rail)} leaves per "
+                f"rail group has {grown.down} down-ports in use > ρ {rho} × {up} up")))
+        elif grown.down > limit * up * (1 + 1e-9):
+            out.append(Violation(family=family, item="leaf split", detail=(
+                f"growth to {num(ctx.provisioned_nodes)} nodes: {grown.down} down-ports in use / {up} up = "
+                f"{num(grown.down / up)}:1 > max {num(limit)}")))
     return out
 
 
 def uplinks_balanced(ctx: CheckContext) -> list[Violation]:
-    """Every leaf reaches every spine of its pod with the same ``m`` links: 2 tiers ``m = u/S`` (``S``
-    divides ``u``); 3 tiers ``m ∈ {1, 2}`` dividing ``u``; every spine reaches every core of its
-    plane with ``m2 = u2/C`` links (``C`` divides ``u2 = k − floor(k/2)``). A 2-tier storage
-    network likewise: ``S`` storage spines divide the ``floor(k/2)`` uplinks of a storage leaf."""
+    """Every leaf reaches every spine of its pod with the same number of links: 2 tiers ``u = S·L``
+    with ``S·L ≤ floor(k/2)``; 3 tiers ``m ∈ {1, 2}`` dividing ``u``; every spine reaches every
+    core of its plane with ``m2 = u2/C`` links (``C`` divides ``u2 = k − floor(k/2)``). No more
+    uplinks than the ports in use need, to a whole number of links per spine: ``x·(u − S + 1) ≤
+    g·n`` over the compute leaves (``Q`` for ``S`` in 3 tiers), waived with growth. A 2-tier
+    storage network likewise: ``S`` storage spines divide the ``floor(k/2)`` uplinks of a storage
+    leaf."""
     family = "uplinks_balanced"
     out: list[Violation] = []
     f, c, k = ctx.design.fabric, ctx.counts, ctx.radix
-    if f.tiers == 2 and f.spines >= 1 and f.leaf_up_ports % f.spines:
-        out.append(Violation(family=family, item="leaf-spine links",
-                             detail=f"{f.leaf_up_ports} uplinks per leaf do not divide evenly over {f.spines} spines"))
-    if f.tiers == 2 and f.spines < 1 and f.leaf_up_ports:
-        out.append(Violation(family=family, item="leaf-spine links",
-                             detail=f"{f.leaf_up_ports} uplinks per leaf and no spine to spread them over"))
+    if f.tiers == 2:
+        s, links = f.spines, f.links_per_leaf_spine
+        if s < 1 and f.leaf_up_ports:
+            out.append(Violation(family=family, item="leaf-spine links",
+                                 detail=f"{f.leaf_up_ports} uplinks per leaf and no spine to spread them over"))
+        if s >= 1 and links < 1:
+            out.append(Violation(family=family, item="leaf-spine links", detail=f"{s} spines and no link per leaf-spine pair"))
+        _field(out, family, "leaf_up_ports", f.leaf_up_ports, s * links, f"{s} spines × {links} links per leaf-spine pair")
+        if k >= 2 and s * links > k // 2:
+            out.append(Violation(family=family, item="leaf-spine links",
+                                 detail=f"{s} spines × {links} links = {s * links} uplinks per leaf > floor({k}/2) = {k // 2}"))
     m = f.links_per_leaf_spine
     if f.tiers == 3 and (m not in THREE_TIER_LINKS_PER_PAIR or f.leaf_up_ports % m):
         out.append(Violation(family=family, item="leaf-spine links",
@@ -194,12 +301,20 @@ def uplinks_balanced(ctx: CheckContext) -> list[Violation]:
                                  detail=f"{up} uplinks per storage leaf do not divide evenly over {net.spines} storage spines"))
     if c is None:
         return out
-    if f.tiers != 3 and c.links_per_leaf_spine is not None:
-        _field(out, family, "links_per_leaf_spine", f.links_per_leaf_spine, c.links_per_leaf_spine)
+    if f.tiers >= 2 and c.up >= 1 and c.spines_per_pod >= 1 and not ctx.growing:
+        # R1: leaf-spine links ≤ node-leaf links + leaves·(S − 1) over the compute leaves.
+        s, x, g, n = c.spines_per_pod, c.leaves_per_rail, f.rails_per_leaf, ctx.nodes
+        if x * (c.up - s + 1) > g * n:
+            name = "spines" if f.tiers == 2 else "spines per pod"
+            out.append(Violation(family=family, item="leaf uplinks", detail=(
+                f"{num(x)} leaves per rail group × ({c.up} uplinks − {s} {name} + 1) = {num(x * (c.up - s + 1))} > "
+                f"{g} rails × {num(n)} nodes = {num(g * n)}: more uplinks than the ports in use need")))
     _field(out, family, "spine_up_ports", f.spine_up_ports, c.spine_up_ports,
            f"{k} − {k // 2} spine down-ports" if f.tiers == 3 else "no core tier")
     if c.links_per_spine_core is not None:
         _field(out, family, "links_per_spine_core", f.links_per_spine_core, c.links_per_spine_core)
+    if f.tiers <= 1:
+        _field(out, family, "links_per_leaf_spine", f.links_per_leaf_spine, 0, "no spine layer")
     return out
 
 
@@ -210,3 +325,4 @@ RULES = {
     "oversubscription_within_limit": oversubscription_within_limit,
     "uplinks_balanced": uplinks_balanced,
 }
+

@@ -157,26 +157,69 @@ def _unit_ports(ctx: CheckContext, family: str) -> list[Violation]:
 
 
 def _converged(ctx: CheckContext, family: str) -> list[Violation]:
-    """Converged: the units sit on the compute fabric: its one switch holds ``E + U ≤ k``, or
-    ``ceil(U / d)`` extra compute leaves do; no storage switch, tier or link of its own."""
+    """Converged: the units sit on the compute fabric, never a rail-only one (a unit would reach
+    one rail group only): its one switch holds ``g·n + U ≤ k``; in 2 or 3 tiers either the top
+    tier's free ports take them (``attach = top``: ``U + leaves·u ≤ S·k`` on the spines, ``U +
+    spines·u2 ≤ cores·k`` on the cores, also at the growth target) or ``ceil(U / (k − u))``
+    storage leaves do, whose ``u`` uplinks carry the storage traffic; no storage switch, tier or
+    link of its own."""
     out: list[Violation] = []
-    net, f, c = ctx.storage_net, ctx.design.fabric, ctx.counts
+    net, f, c, k = ctx.storage_net, ctx.design.fabric, ctx.counts, ctx.radix
     for name, value in (("switch", None), ("tiers", 0), ("leaves", 0), ("spines", 0)):
         _field(out, family, name, getattr(net, name), value, "converged")
     if not ctx.has_fabric:
         out.append(Violation(family=family, item="storage network (converged)",
                              detail="a single node without a compute fabric has no fabric to converge on"))
         return out + _switch_groups(ctx, family, {}) + _link_counts(ctx, family, {"storage-unit": ctx.unit_ports})
+    if f.tiers == 1 and f.rails_per_leaf < ctx.rails:
+        out.append(Violation(family=family, item="storage network (converged)", detail=(
+            f"a rail-only fabric ({ctx.rails} rails in groups of {f.rails_per_leaf}, no switch joining the groups): "
+            f"a storage unit would reach one rail group only")))
     if c is not None:
-        if f.tiers == 1 and c.ports_per_leaf > ctx.radix:
-            out.append(Violation(family=family, item=f"leaf switch ({f.switch})",
-                                 detail=f"{num(c.endpoints)} node ports + {num(ctx.unit_ports)} storage-unit ports = "
-                                        f"{num(c.ports_per_leaf)} > {ctx.radix} ports of one switch"))
-        why = "one switch" if f.tiers == 1 else f"ceil({num(ctx.unit_ports)} unit ports / {f.leaf_down_ports} down-ports)"
-        _field(out, family, "compute_storage_leaves", net.compute_storage_leaves, c.storage_leaves, why)
+        unit_ports = ctx.unit_ports
+        if f.tiers == 1:
+            if c.ports_per_leaf > k:
+                out.append(Violation(family=family, item=f"leaf switch ({f.switch})",
+                                     detail=f"{num(c.down)} node ports + {num(unit_ports)} storage-unit ports = "
+                                            f"{num(c.ports_per_leaf)} > {k} ports of one switch"))
+            _field(out, family, "compute_storage_leaves", net.compute_storage_leaves, 0, "one switch")
+        elif net.converged_attach == "top":
+            _field(out, family, "compute_storage_leaves", net.compute_storage_leaves, 0, "units on the top tier")
+            out += _top_ports(ctx, family, c, "")
+            if ctx.growth_counts is not None:
+                out += _top_ports(ctx, family, ctx.growth_counts, f"growth to {num(ctx.provisioned_nodes)} nodes: ")
+        else:
+            free = k - c.up
+            _field(out, family, "compute_storage_leaves", net.compute_storage_leaves, c.storage_leaves,
+                   f"ceil({num(unit_ports)} unit ports / ({k} − {c.up} up) free ports)")
+            if free < 1:
+                out.append(Violation(family=family, item=f"storage leaves ({f.switch})",
+                                     detail=f"{c.up} uplinks leave none of {k} ports for storage units"))
+            carried = c.storage_leaves * c.up * ctx.gbps
+            needed = need_gbps(ctx)
+            if carried < needed * (1 - TOLERANCE):
+                out.append(Violation(family=family, item=f"storage leaves ({f.switch})", detail=(
+                    f"{c.storage_leaves} storage leaves × {c.up} uplinks × {num(ctx.gbps)} Gb/s = {num(carried)} Gb/s "
+                    f"< {num(needed)} Gb/s needed")))
     out += _switch_groups(ctx, family, {})
     out += _link_counts(ctx, family, {"storage-unit": ctx.unit_ports})
     return out
+
+
+def _top_ports(ctx: CheckContext, family: str, c, prefix: str) -> list[Violation]:
+    """Storage units on the top tier's free ports: its ports in use, units included, within its ports."""
+    f, k = ctx.design.fabric, ctx.radix
+    if c.top_ports_used <= c.top_ports:
+        return []
+    if f.tiers == 2:
+        tier, how = "spine", f"{num(c.leaves)} leaves × {c.up} uplinks"
+        room = f"{c.spines} spines × {k}"
+    else:
+        tier, how = "core", f"{num(c.spines)} spines × {c.spine_up_ports} uplinks"
+        room = f"{c.cores} cores × {k}"
+    return [Violation(family=family, item=f"{tier} switches ({f.switch})", detail=(
+        f"{prefix}{num(c.top_unit_ports)} storage-unit ports + {how} = {num(c.top_ports_used)} > {room} = "
+        f"{num(c.top_ports)} ports"))]
 
 
 def _dedicated(ctx: CheckContext, family: str) -> list[Violation]:
@@ -233,9 +276,10 @@ def storage_fabric_ports_cover(ctx: CheckContext) -> list[Violation]:
     """The storage ports are covered and compatible: every storage unit runs the storage speed in a
     protocol the network speaks and records ``units · network_ports`` ports; dedicated: storage
     switches (1 tier ``E ≤ k``; 2 tiers a leaf split ``(d, u)`` at a ratio of at most 8:1, ``ceil(E / d)``
-    leaves, spines within ``k``)
-    with ``E = n·P + unit ports``; converged: the compute fabric's one switch (``E + U ≤ k``) or
-    ``ceil(U / d)`` extra compute leaves carry the units. Switch and link groups agree."""
+    leaves, spines within ``k``) with ``E = n·P + unit ports``; converged (never on a rail-only
+    fabric): the compute fabric's one switch (``g·n + U ≤ k``), the top tier's free ports
+    (``attach = top``) or ``ceil(U / (k − u))`` storage leaves whose uplinks carry the storage
+    traffic (``attach = leaves``). Switch and link groups agree."""
     family = "storage_fabric_ports_cover"
     out = _unit_ports(ctx, family)
     out += _converged(ctx, family) if ctx.converged else _dedicated(ctx, family)
