@@ -607,7 +607,7 @@ class Enumerator:
         spine_core = (fabric.radix - fabric.radix // 2) // fabric.cores_per_plane if fabric.cores_per_plane else 0
         ppc = fabric.switch.ports_per_cage.get(node.interconnect.gbps, 0) if fabric.switch else 0
         return derive.assemblies_needed(link_class, part, ppc, n, node.rails, counts, fabric.links_per_leaf_spine,
-                                        fabric.cores_per_plane, spine_core)[0]
+                                        fabric.cores_per_plane, spine_core, fabric.rails_per_leaf)[0]
 
     def design(self, candidate) -> Design:
         """The candidate written out as a design record (the checker compares every field)."""

@@ -145,7 +145,8 @@ def test_sixteen_dgx_cost_no_more_than_the_lean_design():
 
 def test_rail_only_is_cheaper_when_allowed_and_off_by_default():
     """Two QM9700, each taking 4 rails of the 16 nodes (4 × 16 = 64 ports): no spine, no
-    leaf–spine link, the same training time (the model's collectives are rail-aligned)."""
+    leaf–spine link, and no slower training (the model's collectives are rail-aligned; one switch hop
+    instead of three)."""
     fenced, allowed = solved(16), solved(16, allow_rail_only=True)
     assert not fenced.design.fabric.rail_only
     f = allowed.design.fabric
@@ -153,7 +154,7 @@ def test_rail_only_is_cheaper_when_allowed_and_off_by_default():
     assert links(allowed, "leaf-spine") == 0
     assert cost_of(allowed, "switch") < cost_of(fenced, "switch")
     assert allowed.cost.total < fenced.cost.total
-    assert allowed.performance.time_to_train_days == pytest.approx(fenced.performance.time_to_train_days)
+    assert allowed.performance.time_to_train_days <= fenced.performance.time_to_train_days
 
 
 def test_growth_sizes_the_spines_for_the_provisioned_nodes():

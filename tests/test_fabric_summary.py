@@ -20,9 +20,10 @@ def line(lines: list[str], head: str) -> int:
 def test_dedicated_storage_network_against_the_need():
     lines = summary(fd.two_tier_32_dgx())
     at = line(lines, "Storage net")
-    assert lines[at] == ("Storage net  dedicated, 2 × cx7-qsfp112-2x200g per node at 200G = 800 Gb/s per node; "
-                         "need 3,200 Gb/s for 32 nodes")
-    assert lines[at + 1].strip() == ("2 tiers of qm9700: 3 leaves, 2 spines (non-blocking) · 128 node ports "
+    assert lines[at] == ("Storage net  dedicated, 2 × cx7-qsfp112-2x200g per node, 4 port(s) cabled at 200G = "
+                         "800 Gb/s per node; need 3,200 Gb/s for 32 nodes")
+    # A record without a storage leaf split (schema 1.4) is non-blocking.
+    assert lines[at + 1].strip() == ("2 tiers of qm9700: 3 leaves (non-blocking), 2 spines · 128 node ports "
                                      "+ 8 storage-unit ports")
 
 

@@ -71,8 +71,10 @@ def _assemblies(ctx: CheckContext, group: LinkGroup, part: LinkPart, carried: li
         # evenly (uplinks_balanced reports that).
         per_leaf_spine, per_spine_core = (_links_per_switch_pair(ctx, name) for name in ("leaf-spine", "spine-core"))
         ppc = _switch_cage(ctx.switch, class_gbps(ctx, cls))[1]
+        # A single switch carries every rail of a node (records before rails per leaf say 1).
+        g = ctx.rails if f.tiers == 1 and not f.rail_only else f.rails_per_leaf
         return assemblies_needed(cls, part, ppc, ctx.nodes, ctx.rails, c, per_leaf_spine, f.cores_per_plane,
-                                 per_spine_core)
+                                 per_spine_core, g)
     if cls == "node-storage":
         return networks.assemblies_needed(cls, q, ctx.nodes, ctx.storage_ports_per_node)
     if cls == "storage-unit":

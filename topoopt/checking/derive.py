@@ -190,12 +190,13 @@ def fabric_counts(
 
 def assemblies_needed(
     link_class: str, part: LinkPart, ports_per_cage: int, nodes: int, rails: int, counts: FabricCounts,
-    links_per_leaf_spine: int, cores_per_plane: int, links_per_spine_core: int,
+    links_per_leaf_spine: int, cores_per_plane: int, links_per_spine_core: int, rails_per_leaf: int = 1,
 ) -> tuple[int, str]:
     """Whole assemblies of ``part`` for a compute link class, and how they were counted.
 
-    ``q`` links per assembly. Node–leaf: ``rails · ceil(n / q)`` (each rail's nodes are split over
-    its leaves in whole assemblies). Leaf–spine and spine–core (``m``/``m2`` links per pair):
+    ``q`` links per assembly. Node–leaf: ``(r/h) · ceil(n·h / q)`` with ``h = gcd(q, g)``, ``g``
+    the rails a leaf carries: an assembly takes ``h`` rails of ``q/h`` nodes, and each rail group's
+    nodes are split over its leaves in whole assemblies (``rails · ceil(n / q)`` for ``g = 1``). Leaf–spine and spine–core (``m``/``m2`` links per pair):
 
     * a one-piece cable (DAC, ACC, AOC) joins one pair of switches, so ``pairs · ceil(m / q)``;
     * a transceiver kit's module ports are cabled one by one (one module's ports may reach
@@ -206,7 +207,11 @@ def assemblies_needed(
     """
     q = part.links
     if link_class == "node-leaf":
-        return rails * ceil_div(nodes, q), f"{rails} rails × ceil({nodes:,} nodes / {q} per assembly)"
+        h = math.gcd(q, rails_per_leaf)  # rails of one node an assembly takes
+        if h == 1:
+            return rails * ceil_div(nodes, q), f"{rails} rails × ceil({nodes:,} nodes / {q} per assembly)"
+        return (rails // h * ceil_div(nodes * h, q),
+                f"{rails} rails / {h} per assembly × ceil({nodes:,} nodes × {h} / {q} links per assembly)")
     c = counts
     if link_class == "leaf-spine":
         m, pairs = links_per_leaf_spine, c.leaves * c.spines_per_pod

@@ -58,10 +58,12 @@ class StorageFabricCounts:
 
 def storage_leaf_splits(radix: int) -> list[tuple[int, int]]:
     """``(d, u)`` a 2-tier storage leaf of ``radix`` ports may have: per ratio ``r``,
-    ``d = floor(k·r / (r + 1))`` endpoint ports and the other ``u = k − d`` up, so ``d ≤ r · u``."""
+    ``d = floor(k·r / (r + 1))`` endpoint ports, rounded down to a multiple of 4 from 4 on (whole
+    cable assemblies of 1, 2 or 4 links per leaf), and the other ``u = k − d`` up, so ``d ≤ r · u``."""
     splits = []
     for ratio in STORAGE_LEAF_RATIOS:
         down = radix * ratio // (ratio + 1)
+        down -= down % 4 if down >= 4 else 0
         if 1 <= down < radix and (down, radix - down) not in splits:
             splits.append((down, radix - down))
     return splits

@@ -96,19 +96,24 @@ def storage_network_lines(d: Design) -> list[str]:
     sn = d.storage_network
     need = f"need {sn.need_gbps:,.0f} Gb/s for {plural(d.nodes, 'node', 'nodes')}"
     if sn.mode == "dedicated":
-        lines = [f"dedicated, {sn.nics_per_node} × {sn.nic} per node at {sn.link_gbps}G = "
-                 f"{sn.node_gbps:,.0f} Gb/s per node; {need}"]
+        lines = [f"dedicated, {sn.nics_per_node} × {sn.nic} per node, {sn.ports_per_node} port(s) cabled at "
+                 f"{sn.link_gbps}G = {sn.node_gbps:,.0f} Gb/s per node; {need}"]
         if sn.tiers == 1:
             switches = f"1 switch {sn.switch}"
         else:
-            switches = (f"2 tiers of {sn.switch}: {plural(sn.leaves, 'leaf', 'leaves')}, "
-                        f"{plural(sn.spines, 'spine', 'spines')} (non-blocking)")
+            down, up = sn.leaf_down_ports, sn.leaf_up_ports
+            split = f"{down} down / {up} up, {down / up:g}:1" if down and up else "non-blocking"
+            switches = (f"2 tiers of {sn.switch}: {plural(sn.leaves, 'leaf', 'leaves')} ({split}), "
+                        f"{plural(sn.spines, 'spine', 'spines')}")
         lines.append(f"{switches} · {sn.ports_per_node * d.nodes:,} node ports + {sn.unit_ports:,} storage-unit ports")
     else:
         lines = [f"converged on the compute fabric, {sn.ports_per_node} × {sn.link_gbps}G compute ports per "
                  f"node = {sn.node_gbps:,.0f} Gb/s per node, shared with training traffic; {need}"]
+        top = "cores" if d.fabric.tiers == 3 else "spines"
         where = (plural(sn.compute_storage_leaves, "extra compute leaf", "extra compute leaves")
-                 if sn.compute_storage_leaves else "the compute switch")
+                 if sn.compute_storage_leaves else
+                 f"free ports of the {top}" if sn.converged_attach == "top" and d.fabric.tiers >= 2
+                 else "the compute switch")
         lines.append(f"{sn.unit_ports:,} storage-unit ports on {where}")
     return [("Storage net  " if i == 0 else "             ") + line for i, line in enumerate(lines)]
 

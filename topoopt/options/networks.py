@@ -44,8 +44,11 @@ port for a need of a few Gb/s."""
 
 def storage_leaf_split(radix: int, ratio: int) -> tuple[int, int]:
     """``(down, up)`` ports of a 2-tier storage leaf of ``radix`` ports at a down:up ratio of at
-    most ``ratio``: ``down = floor(k·r / (r + 1))``, ``up = k − down`` (so ``down ≤ r · up``)."""
+    most ``ratio``: ``down = floor(k·r / (r + 1))`` rounded down to a multiple of 4 from 4 on (a
+    leaf holds whole cable assemblies of 1, 2 or 4 links: a part-filled cage at a leaf boundary
+    would cost an assembly the count misses), ``up = k − down`` (so ``down ≤ r · up``)."""
     down = radix * ratio // (ratio + 1)
+    down -= down % 4 if down >= 4 else 0
     return down, radix - down
 
 

@@ -70,8 +70,9 @@ def fabric_shape(dm: DesignModel) -> None:
 def cables(dm: DesignModel) -> None:
     """Links per class, one part per class in use, and whole assemblies.
 
-    Node–leaf: ``rails × ceil(n / q)`` (each rail's nodes are split over its leaves in whole
-    assemblies), ``q`` the part's links per assembly. Leaf–spine and spine–core: per device
+    Node–leaf: ``(r/h) × ceil(n·h / q)`` with ``h = gcd(q, g)``: an assembly of ``q`` links takes
+    ``h`` rails of ``q/h`` nodes (a leaf carries ``g`` rails of whole nodes, split over the leaves
+    in whole assemblies); ``rails × ceil(n / q)`` with one rail per leaf. Leaf–spine and spine–core: per device
     pair for a one-piece cable, by cages filled for a transceiver kit
     (:meth:`_switch_link_assemblies`).
     """
@@ -91,14 +92,22 @@ def cables(dm: DesignModel) -> None:
             lit, assemblies = v.use_part[cls, p.index], v.assemblies[cls, p.index]
             m.add(assemblies == total[cls]).only_enforce_if(lit)
             m.add(assemblies == 0).only_enforce_if(lit.Not())
-    # node-leaf: kits per rail = ceil(n / q), exactly.
-    per_rail = dm.int_var(MAX_NODES, "node_leaf_assemblies_per_rail")
+    # node-leaf: an assembly of q links takes h = gcd(q, g) rails of q/h nodes (a leaf carries g
+    # rails of whole nodes): (r/h)·ceil(n·h/q) assemblies, the ceiling exact.
+    per_share = dm.int_var(MAX_NODES * 8, "node_leaf_assemblies_per_share")
+    parts = {}
     for p in o.parts["node-leaf"]:
-        q, lit = p.part.links, v.use_part["node-leaf", p.index]
-        m.add(q * per_rail >= v.nodes).only_enforce_if(lit)
-        m.add(q * per_rail <= v.nodes + q - 1).only_enforce_if(lit)
-    for c in o.node_configs:
-        m.add(total["node-leaf"] == c.rails * per_rail).only_enforce_if(v.use_config[c.index])
+        parts.setdefault(p.part.links, []).append(v.use_part["node-leaf", p.index])
+    for q, lits in parts.items():
+        q_lit = dm.any_of(lits, f"node_leaf_q{q}")
+        for g, g_lit in v.use_rails_per_leaf.items():
+            h = math.gcd(q, g)
+            nodes_per = q // h
+            m.add(nodes_per * per_share >= v.nodes).only_enforce_if([q_lit, g_lit])
+            m.add(nodes_per * per_share <= v.nodes + nodes_per - 1).only_enforce_if([q_lit, g_lit])
+            for rails, rails_lit in dm.rails_groups():
+                if rails % g == 0:
+                    m.add(total["node-leaf"] == rails // h * per_share).only_enforce_if([q_lit, g_lit, rails_lit])
     switch_link_assemblies(dm, total)
 
 
