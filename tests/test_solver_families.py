@@ -519,7 +519,24 @@ def test_leaf_ports_cover_endpoints_feasible_one_switch_at_its_radix(rails, node
 def test_leaf_ports_cover_endpoints_infeasible_one_switch_past_its_radix(rails, nodes):
     pins = {"constraints.pins.tiers": 1, "constraints.pins.nics_per_node": rails, "constraints.pins.nodes": nodes}
     result = infeasible(inst(ROOMY, pins))
-    assert conflict(result) == {"pins_respected", "leaf_ports_cover_endpoints"}
+    # With several rails, a rail-only fabric (one switch per rail group) would hold them.
+    assert conflict(result) == {"pins_respected", "leaf_ports_cover_endpoints"} | (
+        {"rail_only_allowed"} if rails > 1 else set())
+
+
+# -- rail_only_allowed ---------------------------------------------------------------------------------
+def test_rail_only_allowed_feasible_when_the_instance_allows_it():
+    """9 nodes × 8 rails on 64-port switches in 1 tier: 2 switches of 4 rails (4 × 9 = 36 ports)."""
+    pins = {"constraints.pins.tiers": 1, "constraints.pins.nics_per_node": 8, "constraints.pins.nodes": 9,
+            "constraints.allow_rail_only": True}
+    f = optimal(inst(ROOMY, pins)).design.fabric
+    assert f.rail_only and f.leaves == 8 // f.rails_per_leaf and f.rails_per_leaf * 9 <= 64
+
+
+def test_rail_only_allowed_infeasible_by_default():
+    pins = {"constraints.pins.tiers": 1, "constraints.pins.nics_per_node": 8, "constraints.pins.nodes": 9,
+            "constraints.pins.interconnect": "ib400"}
+    assert "rail_only_allowed" in conflict(infeasible(inst(ROOMY, pins)))
 
 
 # -- spine_ports_cover_uplinks / oversubscription_within_limit / uplinks_balanced --------------------
@@ -542,8 +559,10 @@ def test_spine_ports_cover_uplinks_feasible_at_the_largest_two_tier_fabric(nodes
 
 def test_spine_ports_cover_uplinks_infeasible_one_node_more():
     result = infeasible(inst(TWO_TIERS, AT_MOST_3_TO_1, {"constraints.pins.nodes": 3073}))
-    # Without leaf_ports_cover_endpoints fewer leaves could serve the nodes.
-    assert conflict(result) == {"pins_respected", "leaf_ports_cover_endpoints", "spine_ports_cover_uplinks"}
+    # Without leaf_ports_cover_endpoints fewer leaves could serve the nodes; without
+    # oversubscription_within_limit a leaf could take more than 3 down-ports per uplink.
+    assert conflict(result) == {"pins_respected", "leaf_ports_cover_endpoints", "spine_ports_cover_uplinks",
+                                "oversubscription_within_limit"}
 
 
 def test_oversubscription_within_limit_feasible_at_two_to_one():
@@ -553,9 +572,12 @@ def test_oversubscription_within_limit_feasible_at_two_to_one():
     assert (d.fabric.leaf_down_ports, d.fabric.leaf_up_ports) == (42, 21)
 
 
-def test_oversubscription_within_limit_infeasible_just_below_two_to_one():
-    result = infeasible(inst(TWO_TIERS, {"constraints.pins.nodes": 2049,
-                                         "constraints.max_oversubscription": 1.99}))
+def test_oversubscription_within_limit_infeasible_one_node_past_one_and_a_half():
+    """At most 1.5:1 a 64-port leaf takes d = 38 down-ports with u = ceil(38 / 1.5) = 26 uplinks
+    (39 would need 26: 65 ports), and a spine at most 64 leaves: 64 × 38 = 2,432 nodes, no more."""
+    assert optimal(inst(TWO_TIERS, {"constraints.pins.nodes": 2432, "constraints.max_oversubscription": 1.5}))
+    result = infeasible(inst(TWO_TIERS, {"constraints.pins.nodes": 2433,
+                                         "constraints.max_oversubscription": 1.5}))
     assert conflict(result) == {"pins_respected", "leaf_ports_cover_endpoints", "spine_ports_cover_uplinks",
                                 "oversubscription_within_limit"}
 

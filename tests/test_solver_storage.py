@@ -176,14 +176,15 @@ def test_storage_fabric_ports_cover_converged_infeasible_one_node_more_on_one_sw
     assert conflict(result) == {"storage_fabric_ports_cover", "pins_respected"}
 
 
-def test_storage_fabric_ports_cover_converged_units_get_their_own_compute_leaves():
-    """Two tiers at 1:1 (32 down per leaf): 40 single-rail nodes take 2 leaves, the unit a third."""
+def test_storage_fabric_ports_cover_converged_units_on_free_spine_ports():
+    """Two tiers at 1:1: 40 single-rail nodes on 2 leaves of 20 down-ports in use and 20 uplinks;
+    the unit's 2 ports take free spine ports, no leaf of their own."""
     d = optimal(inst(CONVERGED, {"constraints.pins.nodes": 40, "constraints.pins.tiers": 2})).design
     f, path = d.fabric, d.storage_network
-    assert (f.leaf_down_ports, f.leaves_per_rail, path.compute_storage_leaves) == (32, 2, 1)
-    assert f.leaves == 1 * 2 + 1
-    leaf = next(g for g in d.switches if g.tier == "leaf")
-    assert leaf.ports_used == 40 + 2 + f.leaves * f.leaf_up_ports
+    assert (f.leaf_down_ports, f.leaf_up_ports, f.leaves_per_rail) == (20, 20, 2)
+    assert (path.converged_attach, path.compute_storage_leaves, f.leaves) == ("top", 0, 2)
+    spine = next(g for g in d.switches if g.tier == "spine")
+    assert spine.ports_used == f.leaves * f.leaf_up_ports + path.unit_ports
 
 
 def test_converged_storage_reads_slow_the_step():

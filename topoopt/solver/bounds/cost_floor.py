@@ -6,10 +6,11 @@ avoids, counted as the model counts it, at the cheapest option:
 
 * nodes: ``n ×`` the server price for a single node without a fabric, server and bought NICs
   otherwise;
-* fabric: the cheapest fabric option's exact switch count (leaves ``rails × ceil(n / down)``,
-  spines, cores and pods as in docs/model.md "Fabric"; one switch for one tier) times its price,
+* fabric: the cheapest fabric option's fewest switches (leaves ``ceil(rails × n / min(D, ρ·u))``
+  whatever the rails per leaf, spines, cores and pods as in docs/model.md "Fabric"; for one tier
+  ``ceil(rails × n / k)`` switches, several only in a rail-only fabric) times its price,
   plus cable assemblies per link class at the cheapest part whose ends fit (reach, lists and the
-  DAC-splitting rule can only rule a part out, so they are ignored; between switches
+  DAC-splitting rule can only rule a part out, so they are ignored; node–leaf and between switches
   ``ceil(links / q)``, which neither the per-pair count of a cable nor the per-cage count of a kit
   goes below); infinite where the option's port rules (``leaf_ports_cover_endpoints``,
   ``spine_ports_cover_uplinks``, ``core_ports_cover_uplinks``) exclude ``n``;
@@ -72,12 +73,17 @@ class FabricFloor:
         f, r = self.option, self.rails
         if f.tiers == 0:
             return 0.0 if n == 1 else math.inf
+        endpoints = r * n
         if f.tiers == 1:
-            if r * n > f.radix:  # leaf_ports_cover_endpoints
+            # One switch holds every rail, or (rail-only, where the instance allows it) one switch
+            # per group of g rails with g·n ≤ k: at least ceil(r·n / k) switches either way.
+            if n > f.radix:  # leaf_ports_cover_endpoints
                 return math.inf
-            leaves, spines, cores = 1, 0, 0
+            leaves, spines, cores = -(-endpoints // f.radix), 0, 0
         else:
-            leaves = r * -(-n // f.down)
+            # A leaf uses at most D down-ports and, in its ratio class, ρ·u: whatever the rails per
+            # leaf, the leaves hold every endpoint.
+            leaves = -(-endpoints // min(f.down, f.ratio * f.up))
             if f.tiers == 2:
                 if leaves * f.links_per_leaf_spine > f.radix:  # spine_ports_cover_uplinks
                     return math.inf
@@ -88,7 +94,8 @@ class FabricFloor:
                     return math.inf
                 spines, cores = f.spines * pods, f.spines * f.cores_per_plane
         total = (f.unit_price or 0) * (leaves + spines + cores)
-        total += _cheapest(self.node_leaf, lambda q: r * -(-n // q))
+        # An assembly carries q links whatever rails it takes (h = gcd(q, g) ≤ q).
+        total += _cheapest(self.node_leaf, lambda q: -(-endpoints // q))
         # Between switches a one-piece cable is counted per pair and a kit by cages filled; both
         # are at least ceil(links / q), which bounds either from below.
         if f.tiers >= 2:
