@@ -1,4 +1,4 @@
-"""The storage-network audit cases (see the storage-net branch): solve each and print the
+"""The storage-network audit cases (issue "fabrics sized to what is used"): solve each and print the
 dedicated storage network's figures: switch counts, ports cabled, bandwidth, and its cost
 (storage NICs, storage switches, node-storage and storage leaf-spine cables; unit cables are
 left out as every design has them).
