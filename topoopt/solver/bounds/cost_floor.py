@@ -38,6 +38,7 @@ Each term is non-decreasing in ``n`` (and in the storage rate), which the search
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -68,6 +69,10 @@ class FabricFloor:
     node_leaf: tuple[tuple[int, int], ...]
     leaf_spine: tuple[tuple[int, int], ...]
     spine_core: tuple[tuple[int, int], ...]
+    spine_choices: tuple[tuple[int, int], ...] = ()
+    """2 tiers: the (spines, links per pair) of every option with this option's switch, speed,
+    ratio and uplinks, fewest spines first: they differ only there, so one floor takes the first
+    whose spines have the ports (the cheapest of them at ``n``)."""
 
     def cost(self, n: int) -> float:
         f, r = self.option, self.rails
@@ -85,9 +90,11 @@ class FabricFloor:
             # leaf, the leaves hold every endpoint.
             leaves = -(-endpoints // min(f.down, f.ratio * f.up))
             if f.tiers == 2:
-                if leaves * f.links_per_leaf_spine > f.radix:  # spine_ports_cover_uplinks
+                fitting = [s for s, links in self.spine_choices or ((f.spines, f.links_per_leaf_spine),)
+                           if leaves * links <= f.radix]  # spine_ports_cover_uplinks
+                if not fitting:
                     return math.inf
-                spines, cores = f.spines, 0
+                spines, cores = fitting[0], 0
             else:
                 pods = -(-leaves // f.leaves_per_pod)
                 if pods * f.links_per_spine_core > f.radix:  # core_ports_cover_uplinks
@@ -224,7 +231,16 @@ class CostFloor:
         key = (config.port_form_factor, config.ports_per_cage, config.interconnect.gbps, config.rails, attached,
                fabric_ids)
         if key not in self._fabric_floors:
-            usable = FabricFloors(tuple(self.fabric_floor(f, config) for f in fabrics if (f.tiers > 0) == attached))
+            # 2-tier options differing only in spines × links per pair share one floor.
+            shapes: dict[tuple, list[FabricOption]] = {}
+            for f in fabrics:
+                if (f.tiers > 0) == attached:
+                    shapes.setdefault((f.index,) if f.tiers != 2 else (f.switch.id, f.protocol, f.gbps, f.ratio, f.up),
+                                      []).append(f)
+            usable = FabricFloors(tuple(
+                dataclasses.replace(self.fabric_floor(same[0], config), spine_choices=tuple(sorted(
+                    (f.spines, f.links_per_leaf_spine) for f in same))) if same[0].tiers == 2
+                else self.fabric_floor(same[0], config) for same in shapes.values()))
             self._fabric_floors[key] = usable, self.least_equipment(usable)
         return self._fabric_floors[key]
 
