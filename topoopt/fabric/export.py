@@ -16,11 +16,11 @@
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from topoopt.fabric.build import Fabric, build_fabric
+from topoopt.fabric.csvfile import write_csv
 from topoopt.fabric.draw import write_drawing
 from topoopt.fabric.graphml import write_fabric_graphml
 from topoopt.fabric.hardware import FabricError
@@ -59,13 +59,13 @@ def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str |
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     outputs = Outputs(warnings=list(fabric.warnings))
-    outputs.files.append(_write(out / "bom.csv", BOM_COLUMNS, bom_rows(result, fabric)))
+    outputs.files.append(write_csv(out / "bom.csv", BOM_COLUMNS, bom_rows(result, fabric)))
     if result.cost is not None:
         total = sum(line.total for line in result.cost.breakdown)
         if abs(total - result.cost.total) > 0.5:
             outputs.warnings.append(f"cost breakdown sums to {total:g}, the result's total is {result.cost.total:g}")
-    outputs.files.append(_write(out / "cables.csv", CABLE_COLUMNS, cable_rows(fabric)))
-    outputs.files.append(_write(out / "racks.csv", RACK_COLUMNS, rack_rows(fabric)))
+    outputs.files.append(write_csv(out / "cables.csv", CABLE_COLUMNS, cable_rows(fabric)))
+    outputs.files.append(write_csv(out / "racks.csv", RACK_COLUMNS, rack_rows(fabric)))
     graphml = out / "fabric.graphml"
     write_fabric_graphml(fabric, graphml)
     outputs.files.append(graphml)
@@ -82,14 +82,6 @@ def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str |
         if warning:
             outputs.warnings.append(warning)
     return outputs
-
-
-def _write(path: Path, columns: list[str], rows) -> Path:
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(columns)
-        writer.writerows(rows)
-    return path
 
 
 def _descriptions(fabric: Fabric) -> dict[str, str]:

@@ -12,10 +12,10 @@ per side — labelled with its assembly id and lane (``NL-0001.2``), so both fil
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 from topoopt.fabric.build import Fabric
+from topoopt.fabric.csvfile import write_csv
 
 # NetBox cable type choices per catalog media.
 CABLE_TYPE = {"dac": "dac-passive", "acc": "dac-active", "aoc": "aoc", "mmf": "mmf", "smf": "smf"}
@@ -37,20 +37,14 @@ CABLE_COLUMNS = [
 
 def write_netbox(fabric: Fabric, site: str, out_dir: Path) -> list[Path]:
     """Write ``netbox-devices.csv`` and ``netbox-cables.csv``; return their paths."""
-    devices_path = out_dir / "netbox-devices.csv"
-    with open(devices_path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(DEVICE_COLUMNS)
-        writer.writerows(
-            [d.name, DEVICE_ROLE[d.role], d.model, site, d.rack, d.u, "front", "planned"] for d in fabric.devices
-        )
-    cables_path = out_dir / "netbox-cables.csv"
-    with open(cables_path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(CABLE_COLUMNS)
-        for bundle in fabric.links:
-            writer.writerows(_cable_rows(bundle))
-    return [devices_path, cables_path]
+    devices = (
+        [d.name, DEVICE_ROLE[d.role], d.model, site, d.rack, d.u, "front", "planned"] for d in fabric.devices
+    )
+    cables = (row for bundle in fabric.links for row in _cable_rows(bundle))
+    return [
+        write_csv(out_dir / "netbox-devices.csv", DEVICE_COLUMNS, devices),
+        write_csv(out_dir / "netbox-cables.csv", CABLE_COLUMNS, cables),
+    ]
 
 
 def _cable_rows(bundle):
