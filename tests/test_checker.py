@@ -178,7 +178,7 @@ def test_single_node_without_a_fabric_buys_no_compute_nics_and_powers_no_compute
 # the twin-port DAC, whose one node end carries both links of a DGX cage. Storage and management
 # links run in the row too (2 m).
 SHORT_ROWS = {"site.distances.in_row_m": 1.0, "site.distances.slack_m": 1.0}
-TWIN_DAC = {"links.0.part": "ndr-dac-twin-to-twin-flat-2m", "links.0.length_m": 2.0, "links.1.length_m": 4.0,
+TWIN_DAC = {"links.0.part": "ndr-dac-twin-to-twin-flat-2m", "links.0.length_m": 2.0, "links.1.length_m": 51.0,
             "links.2.length_m": 2.0, "links.3.length_m": 2.0, "links.4.length_m": 2.0}
 
 
@@ -473,7 +473,7 @@ RECORD_MUTATIONS = [
     ("oversubscription_within_limit", {"oversubscription": 2.0}, "oversubscription 2 ≠ 4 down-ports in use / 4 up = 1"),
     ("port_form_factor_match", {"links.1.assemblies": 15}, "15 assemblies recorded; max(ceil(4 spines × ceil(8 leaves × 1 / 2) cages / 1), "
                                                         "ceil(8 leaves × ceil(4 uplinks / 2) cages / 1)) (kits by cages filled) = 16"),
-    ("cable_reach", {"links.1.length_m": 30.0}, "length 30 m recorded, the site gives 5 m"),
+    ("cable_reach", {"links.1.length_m": 30.0}, "length 30 m recorded, the site gives 52 m"),
     ("link_speed", {"links.1.gbps": 200}, "recorded at 200 Gb/s ≠ link speed 400 Gb/s"),
     ("rack_power_within_limit", {"racks.1.power_kw": 10.0}, "13 × qm9700 at 1.294 kW = 16.822 kW"),
     ("racks_available", {"racks.0.count": 3}, "3 recorded; ceil(4 × dgx-h100 / 2 per rack) = 2"),
