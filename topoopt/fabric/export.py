@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +34,6 @@ from topoopt.models.instance import Instance
 BOM_COLUMNS = ["category", "part", "description", "quantity", "unit_price", "extended_price", "source"]
 CABLE_COLUMNS = ["id", "a_device", "a_port", "b_device", "b_port", "part", "media", "gbps", "length_m",
                  "network", "link_class"]
-LENGTH_COLUMNS = ["part", "length_m", "quantity"]
 RACK_COLUMNS = ["rack", "u", "device", "power_w", "model", "rack_units", "rack_class", "role", "network"]
 
 
@@ -66,9 +64,7 @@ def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str |
         total = sum(line.total for line in result.cost.breakdown)
         if abs(total - result.cost.total) > 0.5:
             outputs.warnings.append(f"cost breakdown sums to {total:g}, the result's total is {result.cost.total:g}")
-    cables = list(cable_rows(fabric))
-    outputs.files.append(write_csv(out / "cables.csv", CABLE_COLUMNS, cables))
-    outputs.files.append(write_csv(out / "cable-lengths.csv", LENGTH_COLUMNS, length_rows(cables)))
+    outputs.files.append(write_csv(out / "cables.csv", CABLE_COLUMNS, cable_rows(fabric)))
     outputs.files.append(write_csv(out / "racks.csv", RACK_COLUMNS, rack_rows(fabric)))
     graphml = out / "fabric.graphml"
     write_fabric_graphml(fabric, graphml)
@@ -143,10 +139,9 @@ def _money(value: float) -> str:
 
 
 def cable_rows(fabric: Fabric):
-    """One row per assembly: its upper device and ports, its lower device(s) and ports, and its run
-    (:meth:`Fabric.cable_run_m`)."""
+    """One row per assembly: its upper device and ports, its lower device(s) and ports."""
     for bundle in fabric.links:
-        part, media, gbps = bundle.part.id, bundle.part.media, bundle.gbps
+        part, media, gbps, length = bundle.part.id, bundle.part.media, bundle.gbps, f"{bundle.length_m:g}"
         network, link_class = bundle.network, bundle.between
         a_dev, a_port, b_dev, b_port, cable = bundle.a_device, bundle.a_port, bundle.b_device, bundle.b_port, bundle.cable
         start = 0
@@ -156,7 +151,6 @@ def cable_rows(fabric: Fabric):
             while stop < count and cable[stop] == cable[start]:
                 stop += 1
             b_devices = b_dev[start:stop]
-            length = f"{fabric.cable_run_m(bundle, [a_dev[start], *b_devices]):g}"
             yield (
                 bundle.cable_ids[cable[start]],
                 a_dev[start],
@@ -166,12 +160,6 @@ def cable_rows(fabric: Fabric):
                 part, media, gbps, length, network, link_class,
             )
             start = stop
-
-
-def length_rows(rows) -> list[tuple]:
-    """How many assemblies of each part at each run, as installers order them (from ``cable_rows``)."""
-    bins = Counter((row[5], row[8]) for row in rows)
-    return [(part, length, count) for (part, length), count in sorted(bins.items(), key=lambda x: (x[0][0], float(x[0][1])))]
 
 
 def rack_rows(fabric: Fabric):
