@@ -8,7 +8,8 @@
                        multi-link assembly are joined with ``+``
 ``racks.csv``          rack plan: one row per device with its U position and power
 ``fabric.graphml``     the MultiGraph of :func:`topoopt.fabric.fabric_graph`
-``topology.conf``      Slurm topology/tree (see :mod:`topoopt.fabric.slurm`)
+``topology.conf``      Slurm topology/tree, every Slurm from 22.05 (see :mod:`topoopt.fabric.slurm`)
+``topology.yaml``      Slurm 25.05+ tree and block topologies
 ``netbox-*.csv``       NetBox bulk import, status planned (see :mod:`topoopt.fabric.netbox`)
 ``fabric.dot/.svg``    the drawing (and ``fabric.png`` on request; see :mod:`topoopt.fabric.draw`)
 =====================  ================================================================
@@ -26,7 +27,7 @@ from topoopt.fabric.graphml import write_fabric_graphml
 from topoopt.fabric.hardware import FabricError
 from topoopt.fabric.netbox import write_netbox
 from topoopt.fabric.rendering import render_dot
-from topoopt.fabric.slurm import write_topology_conf
+from topoopt.fabric.slurm import write_topology
 from topoopt.models.catalog import Catalog
 from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
@@ -69,9 +70,7 @@ def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str |
     graphml = out / "fabric.graphml"
     write_fabric_graphml(fabric, graphml)
     outputs.files.append(graphml)
-    topology = out / "topology.conf"
-    write_topology_conf(fabric, topology)
-    outputs.files.append(topology)
+    outputs.files.extend(write_topology(fabric, out))
     outputs.files.extend(write_netbox(fabric, instance.name if instance else "topoopt", out))
     dot_path = write_drawing(fabric, result, out / "fabric.dot", title=instance.name if instance else None)
     outputs.files.append(dot_path)
