@@ -10,7 +10,7 @@
 ``fabric.graphml``     the MultiGraph of :func:`topoopt.fabric.fabric_graph`
 ``topology.conf``      Slurm topology/tree, every Slurm from 22.05 (see :mod:`topoopt.fabric.slurm`)
 ``topology.yaml``      Slurm 25.05+ tree and block topologies
-``netbox-*.csv``       NetBox bulk import, status planned (see :mod:`topoopt.fabric.netbox`)
+``netbox-*``           NetBox bulk import in its import order, status planned (see :mod:`topoopt.fabric.netbox`)
 ``fabric.dot/.svg``    the drawing (and ``fabric.png`` on request; see :mod:`topoopt.fabric.draw`)
 =====================  ================================================================
 """
@@ -71,7 +71,9 @@ def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str |
     write_fabric_graphml(fabric, graphml)
     outputs.files.append(graphml)
     outputs.files.extend(write_topology(fabric, out))
-    outputs.files.extend(write_netbox(fabric, instance.name if instance else "topoopt", out))
+    netbox_files, netbox_warnings = write_netbox(fabric, instance.name if instance else "topoopt", out)
+    outputs.files.extend(netbox_files)
+    outputs.warnings.extend(netbox_warnings)
     dot_path = write_drawing(fabric, result, out / "fabric.dot", title=instance.name if instance else None)
     outputs.files.append(dot_path)
     for fmt in ("svg", "png") if png else ("svg",):
