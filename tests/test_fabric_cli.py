@@ -50,7 +50,7 @@ def test_render_writes_every_file_and_lists_them(files):
         assert str(tmp / "out" / name) in listed
         assert (tmp / "out" / name).exists()
     # the instance name reaches the NetBox site and the drawing's title
-    assert "render-test" in (tmp / "out" / "netbox-devices.csv").read_text()
+    assert "render-test" in (tmp / "out" / "netbox-devices.csv").read_text(encoding="utf-8-sig")
     assert "render-test" in (tmp / "out" / "fabric.dot").read_text()
 
 
@@ -60,7 +60,7 @@ def test_a_bare_design_renders_without_prices(files):
     bare.write_text(fd.two_tier_32_dgx().model_dump_json(by_alias=True), encoding="utf-8")
     run = invoke(bare, instance_path, "--out", tmp / "out")
     assert run.exit_code == 0, run.output
-    bom = (tmp / "out" / "bom.csv").read_text().splitlines()
+    bom = (tmp / "out" / "bom.csv").read_text(encoding="utf-8-sig").splitlines()
     assert bom[1].startswith("server,dgx-h100,") and ",32,," in bom[1]
 
 

@@ -43,7 +43,7 @@ def graph_of(result) -> nx.MultiGraph:
 
 
 def rows(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as handle:
+    with open(path, newline="", encoding="utf-8-sig") as handle:
         return list(csv.DictReader(handle))
 
 

@@ -3,6 +3,7 @@
 =====================  ================================================================
 ``bom.csv``            bill of materials: the cost breakdown with catalog descriptions; a
                        final ``total`` row equals ``cost.total``
+``bom.xlsx``           the same as a workbook, a sheet per network (see :mod:`topoopt.fabric.xlsx`)
 ``cables.csv``         cable schedule: one row per assembly (cable or transceiver kit) of
                        all three networks (``network`` and ``link_class`` columns); ports of a
                        multi-link assembly are joined with ``+``
@@ -28,6 +29,7 @@ from topoopt.fabric.hardware import FabricError
 from topoopt.fabric.netbox import write_netbox
 from topoopt.fabric.rendering import render_dot
 from topoopt.fabric.slurm import write_topology
+from topoopt.fabric.xlsx import write_bom_xlsx
 from topoopt.models.catalog import Catalog
 from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
@@ -65,6 +67,8 @@ def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str |
         total = sum(line.total for line in result.cost.breakdown)
         if abs(total - result.cost.total) > 0.5:
             outputs.warnings.append(f"cost breakdown sums to {total:g}, the result's total is {result.cost.total:g}")
+    title = instance.name if instance else f"{result.design.nodes} x {result.design.server}"
+    outputs.files.append(write_bom_xlsx(out / "bom.xlsx", result, fabric, _descriptions(fabric), _counts(fabric), title))
     outputs.files.append(write_csv(out / "cables.csv", CABLE_COLUMNS, cable_rows(fabric)))
     outputs.files.append(write_csv(out / "racks.csv", RACK_COLUMNS, rack_rows(fabric)))
     graphml = out / "fabric.graphml"
