@@ -7,8 +7,7 @@ refuses when the only IPv4 address is 127.0.0.1. Authentication is ``auth/none``
 the Debian 12 package, still ships it; nothing outside the namespace can reach the controller).
 
 :func:`unavailable` says why the controller cannot run here (``None`` when it can); tests skip
-with that message, or fail when ``TOPOOPT_REQUIRE_SLURM`` is set (CI sets it, so a CI machine
-without Slurm fails rather than skipping).
+with that message, or fail under ``TOPOOPT_REQUIRE_CONSUMERS`` (:mod:`consumers`).
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from consumers import require
 
 TOOLS = ("slurmctld", "scontrol", "unshare", "ip")
 START_TIMEOUT_S = 120
@@ -70,13 +70,8 @@ def unavailable() -> str | None:
 
 
 def require_slurm() -> None:
-    """Skip (or fail under ``TOPOOPT_REQUIRE_SLURM``) when the controller cannot run."""
-    reason = unavailable()
-    if reason is None:
-        return
-    if os.environ.get("TOPOOPT_REQUIRE_SLURM"):
-        pytest.fail(f"TOPOOPT_REQUIRE_SLURM is set but {reason}")
-    pytest.skip(reason)
+    """Skip (or fail under ``TOPOOPT_REQUIRE_CONSUMERS``) when the controller cannot run."""
+    require(unavailable())
 
 
 def slurm_version() -> str:

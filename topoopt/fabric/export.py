@@ -11,6 +11,8 @@
 ``fabric.graphml``     the MultiGraph of :func:`topoopt.fabric.fabric_graph`
 ``topology.conf``      Slurm topology/tree, every Slurm from 22.05 (see :mod:`topoopt.fabric.slurm`)
 ``topology.yaml``      Slurm 25.05+ tree and block topologies
+``ib-topology.topo``   InfiniBand fabrics: ibdiagnet/ibdmchk topology, ``ibnl/`` types and the
+                       point-to-point sheet ``ib-links.csv`` (see :mod:`topoopt.fabric.ibtopo`)
 ``netbox-*``           NetBox bulk import in its import order, status planned (see :mod:`topoopt.fabric.netbox`)
 ``fabric.dot/.svg``    the drawing (and ``fabric.png`` on request; see :mod:`topoopt.fabric.draw`)
 =====================  ================================================================
@@ -26,6 +28,7 @@ from topoopt.fabric.csvfile import write_csv
 from topoopt.fabric.draw import write_drawing
 from topoopt.fabric.graphml import write_fabric_graphml
 from topoopt.fabric.hardware import FabricError
+from topoopt.fabric.ibtopo import write_ib_topology
 from topoopt.fabric.netbox import write_netbox
 from topoopt.fabric.rendering import render_dot
 from topoopt.fabric.slurm import write_topology
@@ -75,6 +78,7 @@ def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str |
     write_fabric_graphml(fabric, graphml)
     outputs.files.append(graphml)
     outputs.files.extend(write_topology(fabric, out))
+    outputs.files.extend(write_ib_topology(fabric, out))
     netbox_files, netbox_warnings = write_netbox(fabric, instance.name if instance else "topoopt", out)
     outputs.files.extend(netbox_files)
     outputs.warnings.extend(netbox_warnings)
