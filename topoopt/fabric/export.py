@@ -13,6 +13,8 @@
 ``topology.yaml``      Slurm 25.05+ tree and block topologies
 ``ib-topology.topo``   InfiniBand fabrics: ibdiagnet/ibdmchk topology, ``ibnl/`` types and the
                        point-to-point sheet ``ib-links.csv`` (see :mod:`topoopt.fabric.ibtopo`)
+``astra-sim-network.yml``  ASTRA-sim 2.x analytical network and ``simai-topology.txt`` SimAI/ns-3
+                       topology of the compute fabric (see :mod:`topoopt.fabric.simulators`)
 ``netbox-*``           NetBox bulk import in its import order, status planned (see :mod:`topoopt.fabric.netbox`)
 ``fabric.dot/.svg``    the drawing (and ``fabric.png`` on request; see :mod:`topoopt.fabric.draw`)
 =====================  ================================================================
@@ -27,10 +29,11 @@ from topoopt.fabric.build import Fabric, build_fabric
 from topoopt.fabric.csvfile import write_csv
 from topoopt.fabric.draw import write_drawing
 from topoopt.fabric.graphml import write_fabric_graphml
-from topoopt.fabric.hardware import FabricError
+from topoopt.fabric.hardware import FabricError, catalog_for
 from topoopt.fabric.ibtopo import write_ib_topology
 from topoopt.fabric.netbox import write_netbox
 from topoopt.fabric.rendering import render_dot
+from topoopt.fabric.simulators import write_simulator_inputs
 from topoopt.fabric.slurm import write_topology
 from topoopt.fabric.xlsx import write_bom_xlsx
 from topoopt.models.catalog import Catalog
@@ -79,6 +82,7 @@ def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str |
     outputs.files.append(graphml)
     outputs.files.extend(write_topology(fabric, out))
     outputs.files.extend(write_ib_topology(fabric, out))
+    outputs.files.extend(write_simulator_inputs(fabric, catalog if catalog is not None else catalog_for(instance), out))
     netbox_files, netbox_warnings = write_netbox(fabric, instance.name if instance else "topoopt", out)
     outputs.files.extend(netbox_files)
     outputs.warnings.extend(netbox_warnings)
