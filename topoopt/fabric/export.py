@@ -17,6 +17,7 @@
                        topology of the compute fabric (see :mod:`topoopt.fabric.simulators`)
 ``netbox-*``           NetBox bulk import in its import order, status planned (see :mod:`topoopt.fabric.netbox`)
 ``fabric.dot/.svg``    the drawing (and ``fabric.png`` on request; see :mod:`topoopt.fabric.draw`)
+``fabric.drawio``      the drawing as an editable draw.io file (see :mod:`topoopt.fabric.drawio`)
 =====================  ================================================================
 """
 
@@ -28,6 +29,7 @@ from pathlib import Path
 from topoopt.fabric.build import Fabric, build_fabric
 from topoopt.fabric.csvfile import write_csv
 from topoopt.fabric.draw import write_drawing
+from topoopt.fabric.drawio import write_drawio
 from topoopt.fabric.graphml import write_fabric_graphml
 from topoopt.fabric.hardware import FabricError, catalog_for
 from topoopt.fabric.ibtopo import write_ib_topology
@@ -86,6 +88,7 @@ def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str |
     netbox_files, netbox_warnings = write_netbox(fabric, instance.name if instance else "topoopt", out)
     outputs.files.extend(netbox_files)
     outputs.warnings.extend(netbox_warnings)
+    outputs.files.append(write_drawio(fabric, out / "fabric.drawio"))
     dot_path = write_drawing(fabric, result, out / "fabric.dot", title=instance.name if instance else None)
     outputs.files.append(dot_path)
     for fmt in ("svg", "png") if png else ("svg",):
