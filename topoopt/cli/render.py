@@ -10,8 +10,9 @@ from topoopt.cli.app import app
 from topoopt.cli.common import EXIT_CODES_HELP, load_or_exit, write_fabric_files
 
 
-@app.command(help="Write the bill of materials, cable schedule, rack plan, GraphML, Slurm topology.conf, "
-                  "NetBox CSVs and the drawing (DOT, SVG; PNG with --png) of DESIGN_JSON (a design.json "
+@app.command(help="Write the bill of materials (CSV and xlsx), cable schedule, rack plan, GraphML, Slurm "
+                  "topology.conf and topology.yaml, NetBox import files, for InfiniBand an ibdiagnet topology, "
+                  "ASTRA-sim and SimAI inputs and the drawing (DOT, SVG, draw.io; PNG with --png) of DESIGN_JSON (a design.json "
                   "from 'topoopt solve', or a bare design) into DIR: the compute fabric, the storage network and "
                   "the management network (Slurm's topology covers the compute fabric only). The SVG needs "
                   "Graphviz 'dot' (or "
