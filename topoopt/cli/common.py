@@ -42,26 +42,52 @@ def load_or_exit(file: str, *, summary: bool = False):
         raise typer.Exit(EXIT_INPUT) from None
 
 
-def write_fabric_files(result, instance, out, *, source: str, png: bool = False):
-    """Write the installation files of ``result``'s design into ``out`` and print the fabric's
-    warnings (``warning: …``) to stderr; return the outputs.
+class NotWritten(Exception):
+    """The output set was not written; the message says why (the output directory is unchanged)."""
 
-    A design the catalog cannot build, or an unwritable ``out``, prints the reason (prefixed by
-    ``source``, the file the design came from) and exits 2.
-    """
+
+def check_out_dir(out: str) -> None:
+    """Exit 2 at once when ``--out`` names something that cannot hold an output set (a file, a
+    link, a directory of other files), before any work is done."""
     import typer
 
-    from topoopt.catalog import CatalogError
-    from topoopt.fabric import FabricError, write_outputs
+    from topoopt.fabric.output_set import OutputError, check_target, target_path
 
     try:
-        outputs = write_outputs(result, instance, out, png=png)
+        check_target(target_path(out))
+    except OutputError as exc:
+        err(f"--out: {exc}")
+        raise typer.Exit(EXIT_INPUT) from None
+
+
+def publish(result, instance, out: str, *, source: str, design_json: bool, png: bool = False):
+    """Publish ``result``'s output set into ``out`` (atomically, see
+    :mod:`topoopt.fabric.output_set`), print the fabric's warnings (``warning: …``) to stderr and
+    return the outputs; raise :class:`NotWritten` with the reason (prefixed by ``source``, the
+    file the design came from, when the catalog cannot build it)."""
+    from topoopt.catalog import CatalogError
+    from topoopt.fabric import FabricError, OutputError, publish_outputs
+
+    try:
+        outputs = publish_outputs(result, instance, out, design_json=design_json, png=png)
     except (CatalogError, FabricError) as exc:
-        err(f"{source}: {exc}")
-        raise typer.Exit(EXIT_INPUT) from None
+        raise NotWritten(f"{source}: {exc}") from None
+    except OutputError as exc:
+        raise NotWritten(f"--out: {exc}") from None
     except OSError as exc:
-        err(f"{out}: cannot write: {exc}")
-        raise typer.Exit(EXIT_INPUT) from None
+        raise NotWritten(f"{out}: cannot write the output set: {exc.strerror or exc}; the directory is unchanged") from None
     for warning in outputs.warnings:
         err(f"warning: {warning}")
     return outputs
+
+
+def write_fabric_files(result, instance, out: str, *, source: str, png: bool = False):
+    """:func:`publish` the installation files of ``result``'s design; exit 2 with the reason when
+    they cannot be written."""
+    import typer
+
+    try:
+        return publish(result, instance, out, source=source, design_json=False, png=png)
+    except NotWritten as exc:
+        err(str(exc))
+        raise typer.Exit(EXIT_INPUT) from None

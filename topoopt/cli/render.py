@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_CODES_HELP, load_or_exit, write_fabric_files
+from topoopt.cli.common import EXIT_CODES_HELP, check_out_dir, load_or_exit, write_fabric_files
 
 
 @app.command(help="Write the bill of materials, cable schedule, rack plan, GraphML, Slurm topology.conf, "
@@ -19,13 +19,16 @@ from topoopt.cli.common import EXIT_CODES_HELP, load_or_exit, write_fabric_files
 def render(
     design_file: Path = typer.Argument(..., metavar="DESIGN_JSON", help="design.json written by 'topoopt solve'."),
     file: str = typer.Argument(..., metavar="INSTANCE", help="The instance the design was solved for ('-' = stdin)."),
-    out: Path = typer.Option(..., "--out", help="Directory to write the files into (created if missing)."),
+    out: str = typer.Option(
+        ..., "--out", metavar="DIR",
+        help="Directory for the output set (created if missing; an earlier set is replaced atomically)."),
     png: bool = typer.Option(False, "--png", help="Also draw fabric.png."),
 ) -> None:
     from topoopt.cli.check import read_design
     from topoopt.models.design import ObjectiveValue, SolveResult
 
     loaded = load_or_exit(file)
+    check_out_dir(out)
     design, cost, performance = read_design(design_file)
     result = SolveResult(
         status="feasible",
