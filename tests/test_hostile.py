@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from topoopt.cli import app
@@ -217,3 +219,115 @@ def test_sigterm_or_sigint_at_random_points_leaves_one_complete_set(tmp_path):
             previous = design
     # The random points did hit both cases: a write cut short, and a set published.
     assert {"cut while writing", "published"} <= set(outcomes), outcomes
+
+
+# --------------------------------------------------------------------------------------------
+# Injection: spreadsheet formulas, control characters, drawings that must parse
+
+FORMULA_NAME = '=HYPERLINK("http://127.0.0.1/x","x") <&> ]]> "q" -- {a|b}'
+FORMULA_SERVER = "=cmd|' /C calc'!A0 <b>&amp;"
+
+
+def hostile_instance() -> str:
+    """The 8-GPU example named with a spreadsheet formula and XML/DOT metacharacters, built on
+    an added server whose product name is a formula too."""
+    text = SMALL.read_text(encoding="utf-8")
+    text = text.replace("name: llama2-7b-finetune-8gpu", "name: " + json.dumps(FORMULA_NAME))
+    added = (
+        "  prices: {evil-node: 50000}\n"
+        "  add:\n"
+        "    servers:\n"
+        f"      - {{id: evil-node, name: {json.dumps(FORMULA_SERVER)}, source: 'estimate: quote', gpu: h100-sxm,\n"
+        "         gpus_per_node: 8, power_w: 10000, rack_units: 8, max_compute_nics: 8, nic_options: [cx7-osfp]}\n"
+    )
+    text = text.replace("  price_book: cny-monthly-rent", added + "  price_book: cny-monthly-rent", 1)
+    text = text.replace("  pins:\n", "  pins:\n    server: evil-node\n", 1)
+    assert FORMULA_SERVER[:4] in text and "server: evil-node" in text
+    return text
+
+
+@pytest.fixture(scope="module")
+def hostile_out(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("hostile")
+    path = base / "hostile.yaml"
+    path.write_text(hostile_instance(), encoding="utf-8")
+    before = snapshot(base)
+    run = invoke("solve", path, "--out", base / "out")
+    assert run.exit_code == 0, run.stderr
+    assert snapshot(base, skip=base / "out") == before
+    return base / "out"
+
+
+def test_every_csv_written_is_formula_safe(hostile_out):
+    """No cell of any CSV (those of tomorrow's exports too: every *.csv in the set) starts with a
+    character that makes a spreadsheet evaluate it, unless it is a plain number."""
+    import csv
+
+    from topoopt.fabric.csvfile import _PLAIN_NUMBER, FORMULA_TRIGGERS
+
+    tables = sorted(hostile_out.glob("*.csv"))
+    assert {"bom.csv", "cables.csv", "racks.csv", "netbox-devices.csv"} <= {p.name for p in tables}
+    for table in tables:
+        with open(table, newline="", encoding="utf-8-sig") as handle:
+            for row in csv.reader(handle):
+                for cell in row:
+                    assert not cell.startswith(FORMULA_TRIGGERS) or _PLAIN_NUMBER.fullmatch(cell), (table.name, cell)
+    bom = (hostile_out / "bom.csv").read_text(encoding="utf-8")
+    devices = (hostile_out / "netbox-devices.csv").read_text(encoding="utf-8")
+    assert "'" + FORMULA_SERVER in bom
+    assert "'=HYPERLINK(" in devices and ",=HYPERLINK(" not in devices and '"=HYPERLINK(' not in devices
+
+
+def test_every_drawing_parses(hostile_out):
+    """The SVG and GraphML are well-formed XML and keep the hostile name as text; the DOT file
+    parses with Graphviz's own reader."""
+    import shutil
+    import xml.etree.ElementTree as ElementTree
+
+    import networkx as nx
+
+    svg = ElementTree.parse(hostile_out / "fabric.svg").getroot()
+    assert FORMULA_NAME in "".join(svg.itertext())
+    graph = nx.read_graphml(hostile_out / "fabric.graphml")
+    assert graph.number_of_nodes() > 0
+    dot = shutil.which("dot")
+    if dot is None:
+        pytest.skip("Graphviz 'dot' is not installed")
+    parsed = subprocess.run([dot, "-Tcanon", str(hostile_out / "fabric.dot")], capture_output=True, text=True,
+                            timeout=60)
+    assert parsed.returncode == 0 and not parsed.stderr, parsed.stderr
+
+
+@pytest.mark.parametrize("line,field,words", [
+    ('name: "a\\e]0;X\\a\\e[2J\\0b"\n', "name", "control character U+001B"),
+    ('name: "ok\\x9b2J"\n', "name", "control character U+009B"),
+    ('name: "abc\\u202edcba"\n', "name", "bidirectional control U+202E"),
+    ('name: "a\\rOK b"\n', "name", "control character U+000D"),
+    ('"\\e[2K\\rOK t.yaml: valid\\e[8m": 1\n', "<root>", "control character U+001B"),
+    ('"a\\nOK t.yaml: valid": 1\n', "<root>", "a line break or tab in the key"),
+])
+def test_escaped_control_characters_are_refused_and_never_echoed(tmp_path, line, field, words):
+    text = SMALL.read_text(encoding="utf-8").replace("name: llama2-7b-finetune-8gpu\n", line)
+    path = tmp_path / "t.yaml"
+    path.write_text(text, encoding="utf-8")
+    before = snapshot(tmp_path)
+    run = invoke("validate", path)
+    assert run.exit_code == 2
+    assert f": {field}: {words}" in run.stderr
+    assert "instance is not valid" in run.stderr
+    shown = run.stdout + run.stderr
+    assert not any(ch in shown for ch in "\x1b\x07\x00\r\x9b\u202e"), repr(shown)
+    assert "\nOK" not in shown
+    assert snapshot(tmp_path) == before
+
+
+@given(st.one_of(st.text(max_size=12), st.integers(), st.floats(allow_nan=False)))
+def test_a_neutralised_cell_is_inert_and_loses_nothing(cell):
+    from topoopt.fabric.csvfile import _PLAIN_NUMBER, FORMULA_TRIGGERS, spreadsheet_safe
+
+    safe = spreadsheet_safe(cell)
+    if not isinstance(cell, str):
+        assert safe == cell
+        return
+    assert safe in (cell, "'" + cell)
+    assert not safe.startswith(FORMULA_TRIGGERS) or _PLAIN_NUMBER.fullmatch(safe)

@@ -122,6 +122,25 @@ def _decode(raw: bytes, file: str) -> str:
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+"""Characters refused in every string after YAML's escapes are decoded: C0 controls but tab and
+line feed (terminal escapes, carriage returns that overwrite a line, NUL), DEL and the C1
+controls (U+009B is a terminal escape too), the bidirectional overrides that make text read
+differently from what it is ("Trojan Source", CVE-2021-42574), surrogates and the noncharacters
+U+FFFE/U+FFFF (not allowed in XML, so they would break the SVG and GraphML)."""
+
+
+def describe_character(char: str) -> str:
+    """``'control character U+001B'``, ``'bidirectional control U+202E'``, ...
+
+    >>> describe_character("\x1b"), describe_character("\u202e")
+    ('control character U+001B', 'bidirectional control U+202E')
+    """
+    code = ord(char)
+    kind = ("NUL byte" if code == 0 else "control character" if code < 0xA0 else
+            "bidirectional control" if 0x202A <= code <= 0x2069 else "non-character")
+    return kind if code == 0 else f"{kind} U+{code:04X}"
+
 
 def _located(text: str, file: str, line: int, column: int, problem: str) -> str:
     """A message for a bad character, naming the field it sits in when the rest of the text parses."""
@@ -296,6 +315,9 @@ class _TreeBuilder:
             self.error(event.start_mark, frame.path, "YAML merge keys (<<) are not allowed; write the fields out")
             return
         key = self._scalar(event, frame.path)
+        if isinstance(key, str) and ("\n" in key or "\t" in key):
+            self.error(event.start_mark, frame.path, f"a line break or tab in the key {key!r}; keys are field names")
+            return
         if not isinstance(key, str):
             self.error(event.start_mark, frame.path, f"mapping keys must be strings, got {show_value(key)}; quote it: \"{event.value}\"")
             return
@@ -344,13 +366,25 @@ class _TreeBuilder:
             return None
         plain = tag is None and event.implicit[0]
         if tag is None and not plain:
-            return value
+            return self._printable(event, path, value)
         kind = tag.removeprefix(_TAG_PREFIX) if tag else None
         try:
-            return resolve_scalar(value, kind)
+            resolved = resolve_scalar(value, kind)
         except ValueError as exc:
             self.error(event.start_mark, path, str(exc))
             return None
+        return self._printable(event, path, resolved) if isinstance(resolved, str) else resolved
+
+    def _printable(self, event: yaml.ScalarEvent, path: Path_, text: str) -> str:
+        """``text`` when it holds no unprintable character once YAML's escapes (``"\\e"``,
+        ``"\\0"``, ``"\\x9b"``, ``"\\u202e"``) are decoded; else report it and return the text
+        with those characters spelled out, so later messages cannot carry them to a terminal."""
+        match = _UNPRINTABLE.search(text)
+        if match is None:
+            return text
+        self.error(event.start_mark, path, f"{describe_character(match.group())} in the text (after YAML escapes); "
+                                           f"instance strings must be printable")
+        return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 _NULLS = {"", "~", "null", "Null", "NULL"}
