@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -331,3 +331,203 @@ def test_a_neutralised_cell_is_inert_and_loses_nothing(cell):
         return
     assert safe in (cell, "'" + cell)
     assert not safe.startswith(FORMULA_TRIGGERS) or _PLAIN_NUMBER.fullmatch(safe)
+
+
+# --------------------------------------------------------------------------------------------
+# Bounded inputs: what validate accepts, solve handles in bounded time
+
+
+def builtin_item(kind: str, item_id: str, **changes) -> dict:
+    """A built-in catalog item as instance data, with ``changes``."""
+    from topoopt.catalog import load_builtin_catalog
+
+    item = next(x for x in getattr(load_builtin_catalog(), kind) if x.id == item_id)
+    data = item.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    data.update(changes)
+    return data
+
+
+def small_with(edit) -> str:
+    """The 8-GPU example as YAML after ``edit(data)``."""
+    import copy
+
+    import yaml
+
+    data = copy.deepcopy(yaml.safe_load(SMALL.read_text(encoding="utf-8")))
+    edit(data)
+    return yaml.safe_dump(data, sort_keys=False, width=10**9)
+
+
+def added(kind: str, *items: dict):
+    return lambda data: data["catalog"].setdefault("add", {}).setdefault(kind, []).extend(items)
+
+
+def inline_model(**changes):
+    def edit(data):
+        model = builtin_item("models", "llama2-7b", **changes)
+        for key in ("id", "name", "source"):
+            model.pop(key)
+        data["workload"]["model"] = model
+    return edit
+
+
+def appended(block: str, after: str = "") -> str:
+    """The example's text with ``block`` inserted after the line ``after`` (at the end without)."""
+    text = SMALL.read_text(encoding="utf-8")
+    if not after:
+        return text + block
+    head, tail = text.split(after + "\n", 1)
+    return head + after + "\n" + block + tail
+
+
+HOSTILE_INPUTS = {
+    "nvl-domain-2^62": (lambda: small_with(added("gpus", builtin_item("gpus", "h100-sxm", id="x-gpu",
+                                                                       scale_up_domain_gpus=2**62)))),
+    "ports-per-cage-1e8": (lambda: small_with(added("switches", builtin_item("switches", "qm8700", id="x-sw",
+                                                                            ports_per_cage={"100": 10**8})))),
+    "hidden-size-1e310": lambda: small_with(inline_model(hidden_size=10**310)),
+    "storage-power-1e308": (lambda: small_with(added("storage", builtin_item("storage", "nvme-of-array", id="x-st",
+                                                                            power_w=1e308)))),
+    "checkpoint-every-1e-300-h": (lambda: small_with(
+        lambda d: d["workload"].setdefault("checkpoint", {}).update(interval_hours=1e-300))),
+    "id-of-1000-chars": lambda: small_with(added("cables", builtin_item("cables", "hdr-dac-2m", id="c" * 1000))),
+    "text-of-10000-chars": lambda: small_with(lambda d: d.update(description="d" * 10_000)),
+    "5000-added-servers": lambda: appended(
+        "  add:\n    servers:\n" + "".join(
+            f"      - {{id: s{i}, name: S, source: 'estimate: x', gpu: h100-sxm, gpus_per_node: 8, power_w: 10000, "
+            f"rack_units: 8, max_compute_nics: 8, nic_options: [cx7-osfp]}}\n" for i in range(5000)),
+        after="  price_book: cny-monthly-rent    # China rental market, per month (servers priced as whole nodes)"),
+    "300k-price-ids": lambda: appended(
+        "  prices:\n" + "".join(f"    p{i}: 1\n" for i in range(300_000)),
+        after="  price_book: cny-monthly-rent    # China rental market, per month (servers priced as whole nodes)"),
+    "380k-unknown-keys": lambda: appended("".join(f"k{i}: 1\n" for i in range(380_000))),
+    "duplicate-added-ids": lambda: small_with(added(
+        "servers", builtin_item("servers", "hgx-h100", id="mine", power_w=5111),
+        builtin_item("servers", "hgx-h100", id="mine", power_w=9011))),
+}
+
+EXPECTED = {
+    "nvl-domain-2^62": ("catalog.add.gpus[0].scale_up_domain_gpus", "must be at most 576 (the largest NVLink domain"),
+    "ports-per-cage-1e8": ("catalog.add.switches[0].ports_per_cage", "must be at most 8 (a cage has at most 8"),
+    "hidden-size-1e310": ("workload.model.hidden_size", "must be at most 262144 (16 times the widest"),
+    "storage-power-1e308": ("catalog.add.storage[0].power_w", "must be at most 100000 (100 kW is more than"),
+    "checkpoint-every-1e-300-h": ("workload.checkpoint.interval_hours", "must be at least 0.01 (a checkpoint"),
+    "id-of-1000-chars": ("catalog.add.cables[0].id", "at most 64 characters"),
+    "text-of-10000-chars": ("description", "text of 10,000 characters; strings are at most 4,000"),
+    "5000-added-servers": ("catalog.add.servers", "should have at most 64 items"),
+    "300k-price-ids": ("catalog.prices", "more than 5,000 entries in one mapping"),
+    "380k-unknown-keys": ("<root>", "more than 5,000 entries in one mapping"),
+    "duplicate-added-ids": ("catalog.add.servers[1].id", "duplicate id 'mine', first added at line "),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_INPUTS))
+def test_hostile_input_is_refused_quickly_with_the_reason(tmp_path, case):
+    path = tmp_path / f"{case}.yaml"
+    path.write_text(HOSTILE_INPUTS[case](), encoding="utf-8")
+    before = snapshot(tmp_path)
+    started = time.perf_counter()
+    run = invoke("solve", path, "--out", tmp_path / "out")
+    elapsed = time.perf_counter() - started
+    field, words = EXPECTED[case]
+    assert run.exit_code == 2, run.stderr[-2000:]
+    assert any(f": {field}: " in line and words in line for line in run.stderr.splitlines()), run.stderr[-2000:]
+    assert len(run.stderr.splitlines()) <= 102 and len(run.stderr) < 50_000
+    assert elapsed < 20, elapsed  # about a second each on a loaded 2-core machine
+    assert snapshot(tmp_path) == before
+
+
+def test_duplicate_added_ids_name_both_lines(tmp_path):
+    path = tmp_path / "dups.yaml"
+    text = HOSTILE_INPUTS["duplicate-added-ids"]()
+    path.write_text(text, encoding="utf-8")
+    lines = [number for number, line in enumerate(text.splitlines(), 1) if line.lstrip("- ").startswith("id: mine")]
+    run = invoke("validate", path)
+    assert run.exit_code == 2
+    assert f"dups.yaml:{lines[1]}:" in run.stderr and f"first added at line {lines[0]};" in run.stderr
+
+
+def test_every_stage_caps_its_messages(tmp_path):
+    """300 unknown price ids reach the reference check (under every cap of the schema): the
+    report stops at 100 messages and says how many more there were."""
+    path = tmp_path / "prices.yaml"
+    path.write_text(appended("  prices:\n" + "".join(f"    nosuch{i}: 1\n" for i in range(300)),
+                             after="  price_book: cny-monthly-rent    # China rental market, per month "
+                                   "(servers priced as whole nodes)"), encoding="utf-8")
+    run = invoke("validate", path)
+    assert run.exit_code == 2
+    lines = run.stderr.splitlines()
+    assert len(lines) == 102 and "catalog.prices.nosuch0: " in lines[0]
+    assert lines[-2].endswith("stopped after 100 problems (200 more not shown)")
+    assert lines[-1] == "more than 100 problem(s) found; the instance is not valid"
+
+
+def _gpu_edit(field: str, value):
+    """An added GPU with ``field`` at ``value``, in an added, priced server (so it is an option)."""
+    def edit(data):
+        added("gpus", builtin_item("gpus", "h100-sxm", id="x-gpu", **{field: value}))(data)
+        added("servers", builtin_item("servers", "hgx-h100", id="x-node", gpu="x-gpu"))(data)
+        data["catalog"].setdefault("prices", {})["x-node"] = 1000
+    return edit
+
+
+EXTREMES = {
+    # (edit at the low end, edit at the high end) of a bound the schema accepts
+    "gpu.scale_up_domain_gpus": (_gpu_edit("scale_up_domain_gpus", 1), _gpu_edit("scale_up_domain_gpus", 576)),
+    "gpu.memory_bandwidth_gb_per_s": (_gpu_edit("memory_bandwidth_gb_per_s", 1e-6),
+                                      _gpu_edit("memory_bandwidth_gb_per_s", 100_000)),
+    "gpu.dense_tflops": (_gpu_edit("dense_tflops", {"bf16": 1e-6}), _gpu_edit("dense_tflops", {"bf16": 100_000})),
+    "gpu.scale_up_gb_per_s": (_gpu_edit("scale_up_gb_per_s", 0), _gpu_edit("scale_up_gb_per_s", 100_000)),
+    "switch.ports_per_cage": (
+        added("switches", builtin_item("switches", "qm8700", id="x-sw", ports_per_cage={"1": 1})),
+        added("switches", builtin_item("switches", "qm8700", id="x-sw", cages=512, ports_per_cage={"200": 8}))),
+    "storage.capacity_tb": (
+        added("storage", builtin_item("storage", "nvme-of-array", id="x-st", capacity_tb=1e-6, power_w=1e-6)),
+        added("storage", builtin_item("storage", "nvme-of-array", id="x-st", capacity_tb=100_000, power_w=100_000))),
+    "model.width": (inline_model(hidden_size=1, ffn_hidden_size=1, attention_heads=1, kv_heads=1, vocab_size=1),
+                    inline_model(hidden_size=262_144, ffn_hidden_size=1_048_576, attention_heads=16_384,
+                                 kv_heads=16_384, vocab_size=16_777_216, layers=1000, params_b=100_000)),
+    "training.tokens": (lambda d: d["workload"]["training"].update(tokens=1e-6),
+                        lambda d: d["workload"]["training"].update(tokens=1e16)),
+    "training.sequence_length": (lambda d: d["workload"]["training"].update(sequence_length=1),
+                                 lambda d: d["workload"]["training"].update(sequence_length=1_048_576,
+                                                                            global_batch_sequences=1_000_000)),
+    "checkpoint": (lambda d: d["workload"]["checkpoint"].update(interval_hours=0.01, keep=10_000, max_save_time_s=1e-9),
+                   lambda d: d["workload"]["checkpoint"].update(interval_hours=10_000, keep=1, max_save_time_s=1e6)),
+    "budget.max": (lambda d: d["budget"].update(max=1e-6), lambda d: d["budget"].update(max=1e13)),
+    "goal.deadline_days": (lambda d: d["goal"].update(deadline_days=1e-9),
+                           lambda d: d["goal"].update(deadline_days=36_500)),
+    "site.max_racks": (lambda d: d["site"].update(max_racks=1), lambda d: d["site"].update(max_racks=100_000)),
+}
+
+SOLVE_BOUND_S = 120
+"""A validated instance is answered within this (the explanation is limited to 5 s)."""
+
+
+@pytest.mark.slow
+@given(st.lists(st.tuples(st.sampled_from(sorted(EXTREMES)), st.booleans()), min_size=1, max_size=4,
+                unique_by=lambda pair: pair[0]))
+@settings(max_examples=12)
+def test_validate_accepted_means_solve_answers_in_bounded_time(tmp_path_factory, edits):
+    """Extreme values the schema accepts: ``solve`` exits 0, 3 or 4 (never 1, never hangs)."""
+    from topoopt.loader import InputError, load_instance
+
+    text = small_with(lambda data: [EXTREMES[name][high](data) for name, high in edits])
+    try:
+        load_instance("extreme.yaml", text=text)
+    except InputError:
+        return  # validate refuses the combination: nothing to promise
+    path = tmp_path_factory.mktemp("extreme") / "extreme.yaml"
+    path.write_text(text, encoding="utf-8")
+
+    def too_slow(signum, frame):
+        raise TimeoutError(f"solve took over {SOLVE_BOUND_S} s")
+
+    previous = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(SOLVE_BOUND_S)
+    try:
+        run = invoke("solve", path, "--explain-time-s", 5)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert run.exit_code in (0, 3, 4), (edits, run.exit_code, run.stderr[-3000:], run.exception)

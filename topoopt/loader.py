@@ -27,6 +27,7 @@ from topoopt.references import check_references
 from topoopt.safe_yaml import (
     KEY,
     MAX_INSTANCE_BYTES,
+    MAX_MESSAGES,
     MAX_NESTING_DEPTH,
     STDIN_NAME,
     InputError,
@@ -80,7 +81,7 @@ def load_instance(source: str | Path, *, text: str | None = None) -> LoadedInsta
     instance = _validate_schema(data, positions, file)
     problems = check_references(instance)
     if problems:
-        raise InputError(format_messages(problems, positions, file))
+        raise InputError(capped(format_messages(problems, positions, file), file))
     return LoadedInstance(instance=instance, file=file, positions=positions, sha256=hashlib.sha256(raw).hexdigest())
 
 
@@ -89,10 +90,55 @@ def load_instance(source: str | Path, *, text: str | None = None) -> LoadedInsta
 
 
 def _validate_schema(data: dict, positions: dict, file: str) -> Instance:
+    """The Instance, or InputError with the schema's messages and the duplicate added ids together."""
+    duplicates = duplicate_added_ids(data, positions, file)
     try:
-        return Instance.model_validate(data)
+        instance = Instance.model_validate(data)
     except ValidationError as exc:
-        raise InputError(schema_messages(exc, positions, file)) from None
+        messages = sorted(schema_messages(exc, positions, file) + duplicates, key=_message_position)
+        raise InputError(capped(messages, file)) from None
+    if duplicates:
+        raise InputError(capped(duplicates, file))
+    return instance
+
+
+def duplicate_added_ids(data: dict, positions: dict, file: str) -> list[str]:
+    """An id added twice under one kind of ``catalog.add`` (the last would silently win): one
+    message at the second, naming the line of the first."""
+    added = data.get("catalog", {}).get("add") if isinstance(data.get("catalog"), dict) else None
+    if not isinstance(added, dict):
+        return []
+    messages = []
+    for kind, items in added.items():
+        if not isinstance(items, list):
+            continue
+        first: dict[str, int] = {}
+        for index, item in enumerate(items):
+            item_id = item.get("id") if isinstance(item, dict) else None
+            if not isinstance(item_id, str):
+                continue
+            path = ("catalog", "add", kind, index, "id")
+            line, column = locate(path, positions)
+            if item_id in first:
+                messages.append(f"{file}:{line}:{column}: {dotted(path)}: duplicate id {item_id!r}, first added at "
+                                f"line {first[item_id]}; give each added item its own id")
+            else:
+                first[item_id] = line
+    return messages
+
+
+def capped(messages: list[str], file: str) -> list[str]:
+    """At most MAX_MESSAGES messages, then one line saying how many more there were."""
+    if len(messages) <= MAX_MESSAGES:
+        return messages
+    return messages[:MAX_MESSAGES] + [f"{file}: stopped after {MAX_MESSAGES} problems "
+                                      f"({len(messages) - MAX_MESSAGES:,} more not shown)"]
+
+
+def _message_position(message: str) -> tuple[int, int]:
+    """(line, column) of a ``file:line:column: …`` message, for sorting; (0, 0) when it has none."""
+    match = re.search(r":(\d+):(\d+): ", message)
+    return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
 
 
 def schema_messages(exc: ValidationError, positions: dict, file: str) -> list[str]:

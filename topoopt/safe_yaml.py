@@ -31,6 +31,16 @@ MAX_NESTING_DEPTH = 32
 """Deepest mapping/sequence nesting accepted. The schema itself is at most 7 levels deep."""
 
 MAX_MESSAGES = 100
+MAX_TEXT_CHARS = 4_000
+"""Longest string value (a description, a source with its notes); ids and names have lower caps
+in the schema. Bounds what one value can add to every output file."""
+
+MAX_COLLECTION_ITEMS = 5_000
+"""Most entries in one mapping or items in one list (the schema's own caps are lower: 64 added
+items per kind, 2,000 price overrides); stops a 5 MB file of keys from costing gigabytes."""
+
+MAX_KEY_CHARS = 100
+"""Longest mapping key: keys are field names, ids (prices) or speeds."""
 """Stop collecting after this many messages, so a garbage file gives a readable report."""
 
 STDIN_NAME = "<stdin>"
@@ -276,6 +286,11 @@ class _TreeBuilder:
 
     def _node(self, event: Any) -> None:
         frame = self.stack[-1]
+        starts_item = isinstance(frame.container, list) or (isinstance(frame.container, dict) and not frame.key_pending)
+        if starts_item and len(frame.container) >= MAX_COLLECTION_ITEMS:
+            kind = "entries in one mapping" if isinstance(frame.container, dict) else "items in one list"
+            self.error(event.start_mark, frame.path, f"more than {MAX_COLLECTION_ITEMS:,} {kind}; no instance field "
+                                                     f"takes that many", fatal=True)
         if isinstance(frame.container, dict) and not frame.key_pending:
             self._key(event, frame)
             return
@@ -315,6 +330,10 @@ class _TreeBuilder:
             self.error(event.start_mark, frame.path, "YAML merge keys (<<) are not allowed; write the fields out")
             return
         key = self._scalar(event, frame.path)
+        if isinstance(key, str) and len(key) > MAX_KEY_CHARS:
+            self.error(event.start_mark, frame.path, f"a key of {len(key):,} characters; keys are at most "
+                                                     f"{MAX_KEY_CHARS} (they are field names and ids)")
+            return
         if isinstance(key, str) and ("\n" in key or "\t" in key):
             self.error(event.start_mark, frame.path, f"a line break or tab in the key {key!r}; keys are field names")
             return
@@ -379,6 +398,10 @@ class _TreeBuilder:
         """``text`` when it holds no unprintable character once YAML's escapes (``"\\e"``,
         ``"\\0"``, ``"\\x9b"``, ``"\\u202e"``) are decoded; else report it and return the text
         with those characters spelled out, so later messages cannot carry them to a terminal."""
+        if len(text) > MAX_TEXT_CHARS:
+            self.error(event.start_mark, path, f"text of {len(text):,} characters; strings are at most "
+                                               f"{MAX_TEXT_CHARS:,}")
+            return text[:60]
         match = _UNPRINTABLE.search(text)
         if match is None:
             return text
@@ -514,8 +537,11 @@ def format_messages(problems: list[tuple[Path_, str]], positions: dict, file: st
 
 __all__ = [
     "KEY",
+    "MAX_COLLECTION_ITEMS",
     "MAX_INSTANCE_BYTES",
+    "MAX_KEY_CHARS",
     "MAX_MESSAGES",
+    "MAX_TEXT_CHARS",
     "MAX_NESTING_DEPTH",
     "STDIN_NAME",
     "InputError",

@@ -38,7 +38,9 @@ def load_or_exit(file: str, *, summary: bool = False):
         for message in exc.messages:
             err(message)
         if summary:
-            err(f"{len(exc.messages)} problem(s) found; the instance is not valid")
+            shown = [m for m in exc.messages if "stopped after" not in m]
+            more = len(shown) < len(exc.messages)
+            err(f"{'more than ' if more else ''}{len(shown)} problem(s) found; the instance is not valid")
         raise typer.Exit(EXIT_INPUT) from None
 
 
