@@ -531,3 +531,86 @@ def test_validate_accepted_means_solve_answers_in_bounded_time(tmp_path_factory,
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert run.exit_code in (0, 3, 4), (edits, run.exit_code, run.stderr[-3000:], run.exception)
+
+
+# --------------------------------------------------------------------------------------------
+# render and check: bounded, checked, versioned
+
+
+@pytest.fixture(scope="module")
+def solved_small(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("solved") / "out"
+    assert invoke("solve", SMALL, "--out", out).exit_code == 0
+    return out / "design.json"
+
+
+def edited_design(solved: Path, tmp_path: Path, edit) -> Path:
+    data = json.loads(solved.read_text(encoding="utf-8"))
+    edit(data)
+    path = tmp_path / "design.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+DESIGN_CASES = {
+    "units-10^12": (lambda d: d["design"]["storage"].update(units=10**12), 2,
+                    "design.storage.units: 1e+12 is beyond any cluster (counts are at most 10,000,000)"),
+    "schema-99.0": (lambda d: d.update(schema_version="99.0"), 2,
+                    "schema_version '99.0' is not one this topoopt reads (1.0 to "),
+    "escape-in-a-string": (lambda d: d["design"].update(server="hgx\u001b[2J"), 2,
+                           "design.server: control character U+001B in a string"),
+    "one-unit-more": (lambda d: d["design"]["storage"].update(units=d["design"]["storage"]["units"] + 1), 3,
+                      "the checker rejects the design"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DESIGN_CASES))
+def test_render_refuses_a_design_that_is_out_of_bounds_or_rejected(solved_small, tmp_path, case):
+    edit, code, words = DESIGN_CASES[case]
+    path = edited_design(solved_small, tmp_path, edit)
+    before = snapshot(tmp_path)
+    run = invoke("render", SMALL, path, "--out", tmp_path / "out")
+    assert run.exit_code == code, run.stderr
+    assert words in run.stderr
+    assert "\x1b" not in run.stderr
+    assert snapshot(tmp_path) == before  # no output directory made
+
+
+def test_render_takes_check_s_argument_order_and_explains_the_old_one(solved_small, tmp_path):
+    before = snapshot(tmp_path)
+    run = invoke("render", solved_small, SMALL, "--out", tmp_path / "out")
+    assert run.exit_code == 2
+    assert "the arguments are INSTANCE DESIGN_JSON (as for 'topoopt check')" in run.stderr
+    assert snapshot(tmp_path) == before
+    run = invoke("render", SMALL, solved_small, "--out", tmp_path / "out")
+    assert run.exit_code == 0, run.stderr
+    assert verify_output_set(tmp_path / "out") == []
+
+
+@pytest.mark.parametrize("case", ["oversized", "deeply-nested", "not-utf8"])
+def test_check_refuses_oversized_and_over_deep_files(tmp_path, case):
+    from topoopt.cli.design_file import MAX_DESIGN_BYTES
+
+    path = tmp_path / "design.json"
+    content, words = {
+        "oversized": (b"{" + b" " * MAX_DESIGN_BYTES + b"}", "larger than the 10,000,000-byte limit"),
+        "deeply-nested": (b"[" * 200_000 + b"]" * 200_000, "JSON nested deeper than 32 levels"),
+        "not-utf8": (b'{"a": "\xff"}', "not UTF-8 text (byte 0xff at offset 7)"),
+    }[case]
+    path.write_bytes(content)
+    before = snapshot(tmp_path)
+    run = invoke("check", SMALL, path)
+    assert run.exit_code == 2, (run.exit_code, run.stderr[-500:], run.exception)
+    assert words in run.stderr
+    assert snapshot(tmp_path) == before
+
+
+def test_check_refuses_a_design_nested_too_deep_to_be_one(solved_small, tmp_path):
+    """Deep but within Python's parser: refused by the walk, not by a RecursionError."""
+    deep: object = 1
+    for _ in range(100):
+        deep = [deep]
+    path = edited_design(solved_small, tmp_path, lambda d: d["design"].update(extra=deep))
+    run = invoke("check", SMALL, path)
+    assert run.exit_code == 2
+    assert "JSON nested deeper than 32 levels" in run.stderr

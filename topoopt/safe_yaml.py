@@ -140,6 +140,12 @@ differently from what it is ("Trojan Source", CVE-2021-42574), surrogates and th
 U+FFFE/U+FFFF (not allowed in XML, so they would break the SVG and GraphML)."""
 
 
+def first_unprintable(text: str) -> str | None:
+    """The first character of ``text`` that instance (and design) strings may not hold, or None."""
+    match = _UNPRINTABLE.search(text)
+    return match.group() if match else None
+
+
 def describe_character(char: str) -> str:
     """``'control character U+001B'``, ``'bidirectional control U+202E'``, ...
 
@@ -547,7 +553,9 @@ __all__ = [
     "InputError",
     "as_path",
     "dotted",
+    "describe_character",
     "encode_text",
+    "first_unprintable",
     "format_messages",
     "locate",
     "looks_numeric",
