@@ -614,3 +614,89 @@ def test_check_refuses_a_design_nested_too_deep_to_be_one(solved_small, tmp_path
     run = invoke("check", SMALL, path)
     assert run.exit_code == 2
     assert "JSON nested deeper than 32 levels" in run.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# The library validates what did not come from the loader
+
+
+@pytest.fixture(scope="module")
+def small_instance():
+    from topoopt.loader import load_instance
+
+    return load_instance(SMALL).instance
+
+
+def with_training(instance, **changes):
+    """A copy made the way that skips pydantic's validation (model_copy(update=…))."""
+    training = instance.workload.training.model_copy(update=changes)
+    return instance.model_copy(update={"workload": instance.workload.model_copy(update={"training": training})})
+
+
+@pytest.mark.parametrize("entry", ["solve", "estimate"])
+def test_solve_and_estimate_revalidate_a_copied_instance(small_instance, entry):
+    import topoopt
+
+    bad = with_training(small_instance, tokens=-1e9)
+    with pytest.raises(topoopt.InputError) as caught:
+        getattr(topoopt, entry)(bad)
+    assert caught.value.messages == ["workload.training.tokens: Input should be greater than 0, got -1000000000.0"]
+
+
+def test_solve_refuses_a_currency_the_price_book_does_not_use(small_instance):
+    import topoopt
+
+    bad = small_instance.model_copy(update={"budget": small_instance.budget.model_copy(update={"currency": "USD"})})
+    with pytest.raises(topoopt.InputError, match="budget.currency: 'USD' does not match price book 'cny-monthly-rent'"):
+        topoopt.solve(bad)
+
+
+def test_a_control_character_set_in_code_is_refused(small_instance):
+    import topoopt
+
+    with pytest.raises(topoopt.InputError, match="name: control character U\\+001B in the text"):
+        topoopt.validate_instance(small_instance.model_copy(update={"name": "a\x1b[2Jb"}))
+
+
+def test_with_changes_returns_a_validated_variant(small_instance):
+    from topoopt.loader import InputError
+
+    variant = small_instance.with_changes({"budget.max": 1e5, "constraints.gpus.allow": ["h100-sxm"]}, name="v")
+    assert (variant.name, variant.budget.max, variant.constraints.gpus.allow) == ("v", 1e5, ["h100-sxm"])
+    assert small_instance.budget.max == 150000  # the original is unchanged
+    with pytest.raises(InputError, match=r"constraints.gpus.allow\[0\]: unknown GPU id 'h100'"):
+        small_instance.with_changes({"constraints.gpus.allow": ["h100"]})
+    with pytest.raises(InputError, match="budget.maxx: unknown field"):
+        small_instance.with_changes({"budget.maxx": 1})
+    with pytest.raises(InputError, match="name.first: no such field or item to change"):
+        small_instance.with_changes({"name.first": "x"})
+
+
+# --------------------------------------------------------------------------------------------
+# Careless input: messages that say what was meant
+
+
+FRICTION = {
+    "hours-for-days": (("  deadline_days: 4", "  deadline_hours: 96"),
+                       "goal.deadline_hours: unknown field; did you mean 'deadline_days'? It is in days "
+                       "(96 hours = 4 days)"),
+    "typo": (("  max: 150000", "  maxx: 150000"), "budget.maxx: unknown field; did you mean 'max'?"),
+    "empty-section": (("  max_racks: 3", ""), "site: the section is empty; it needs max_racks"),
+    "comma-in-a-number": (("  max: 150000", "  max: 150000\n  limits: {max: 1,500,000}"),
+                          "budget.limits: '500' after a comma reads as a new key: inside {…} commas separate "
+                          "entries, so write numbers without commas"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FRICTION))
+def test_a_careless_mistake_gets_a_message_that_says_what_was_meant(tmp_path, case):
+    (old, new), words = FRICTION[case]
+    text = SMALL.read_text(encoding="utf-8")
+    line = next(line for line in text.splitlines() if line.startswith(old))
+    path = tmp_path / "careless.yaml"
+    path.write_text(text.replace(line, new, 1), encoding="utf-8")
+    before = snapshot(tmp_path)
+    run = invoke("validate", path)
+    assert run.exit_code == 2
+    assert words in run.stderr, run.stderr
+    assert snapshot(tmp_path) == before

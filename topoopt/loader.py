@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from topoopt.field_hints import empty_section_hint, unknown_field_hint
 from topoopt.models.instance import Instance
 from topoopt.references import check_references
 from topoopt.safe_yaml import (
@@ -29,13 +30,16 @@ from topoopt.safe_yaml import (
     MAX_INSTANCE_BYTES,
     MAX_MESSAGES,
     MAX_NESTING_DEPTH,
+    MAX_TEXT_CHARS,
     STDIN_NAME,
     InputError,
     Path_,
     Position,
     as_path,
+    describe_character,
     dotted,
     encode_text,
+    first_unprintable,
     format_messages,
     locate,
     looks_numeric,
@@ -83,6 +87,58 @@ def load_instance(source: str | Path, *, text: str | None = None) -> LoadedInsta
     if problems:
         raise InputError(capped(format_messages(problems, positions, file), file))
     return LoadedInstance(instance=instance, file=file, positions=positions, sha256=hashlib.sha256(raw).hexdigest())
+
+
+def validate_instance(instance: Instance | dict) -> Instance:
+    """``instance`` checked as the loader checks a file, for one that did not come from it: built
+    in code, changed with ``model_copy(update=…)`` (which skips pydantic's validation), or plain
+    data (a dict as an instance file holds).
+
+    The schema, the strings (printable, bounded) and the catalog references are checked again;
+    raises :class:`InputError` whose messages read ``field.path: message``. Returns the
+    re-validated instance (equal to ``instance`` when it was valid).
+
+    Examples
+    --------
+    >>> loaded = load_instance("instances/llama2-7b-finetune-8gpu.yaml")
+    >>> broken = loaded.instance.model_copy(update={"name": ""})
+    >>> validate_instance(broken)
+    Traceback (most recent call last):
+    ...
+    topoopt.safe_yaml.InputError: name: String should have at least 1 character, got ''
+    """
+    data = instance.model_dump(by_alias=True, warnings=False) if isinstance(instance, Instance) else instance
+    messages = [f"{dotted(path)}: {problem}" for path, problem in _string_problems(data)]
+    try:
+        checked = Instance.model_validate(data)
+    except ValidationError as exc:
+        messages += [f"{dotted(tuple(e['loc']))}: {_explain(e, e['msg'], tuple(e['loc']))}"
+                     for e in exc.errors(include_url=False)]
+        raise InputError(capped(messages, "<instance>")) from None
+    messages += [f"{dotted(path)}: {problem}" for path, problem in check_references(checked)]
+    if messages:
+        raise InputError(capped(messages, "<instance>"))
+    return checked
+
+
+def _string_problems(data) -> list[tuple[Path_, str]]:
+    """The rules the YAML stage applies to every string (printable, at most MAX_TEXT_CHARS), for
+    data that never went through it."""
+    problems, stack = [], [((), data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((path + (str(key),), item) for key, item in value.items())
+            stack.extend((path, key) for key in value if isinstance(key, str))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((path + (index,), item) for index, item in enumerate(value))
+        elif isinstance(value, str):
+            char = first_unprintable(value)
+            if char is not None:
+                problems.append((path, f"{describe_character(char)} in the text; instance strings must be printable"))
+            elif len(value) > MAX_TEXT_CHARS:
+                problems.append((path, f"text of {len(value):,} characters; strings are at most {MAX_TEXT_CHARS:,}"))
+    return sorted(problems, key=lambda item: dotted(item[0]))
 
 
 # --------------------------------------------------------------------------------------------
@@ -176,7 +232,7 @@ def schema_messages(exc: ValidationError, positions: dict, file: str) -> list[st
         at_key = err["type"] in ("extra_forbidden", "missing") or isinstance(err.get("input"), (dict, list))
         line, column = locate(path, positions, key=at_key)
         message = merged.get(index) or err["msg"]
-        out.append(((line, column), f"{file}:{line}:{column}: {dotted(display)}: {_explain(err, message)}"))
+        out.append(((line, column), f"{file}:{line}:{column}: {dotted(display)}: {_explain(err, message, display)}"))
     return [text for _, text in sorted(out, key=lambda item: item[0])]
 
 
@@ -207,15 +263,18 @@ def _is_branch_root(entry: tuple[Path_, tuple[Path_, str] | None, Path_]) -> boo
     return tag_at is not None and shown == tag_at[0]
 
 
-def _explain(err: dict, message: str) -> str:
-    """pydantic's message, made specific about the value that was given."""
+def _explain(err: dict, message: str, path: Path_ = ()) -> str:
+    """pydantic's message, made specific about the value that was given (at ``path``)."""
     kind, value = err["type"], err.get("input")
     message = message.removeprefix("Value error, ")
     message = re.sub(r"a valid dictionary or instance of (\w+)", r"a mapping of \1 fields", message)
     if kind == "extra_forbidden":
-        return "unknown field (not part of the instance format; check the spelling)"
+        hint = unknown_field_hint(path[:-1], str(path[-1]), value) if path else None
+        return f"unknown field; {hint}" if hint else "unknown field (not part of the instance format; check the spelling)"
     if kind == "missing":
         return "required field is missing"
+    if value is None and kind in ("model_type", "dict_type") and (empty := empty_section_hint(path)):
+        return empty
     shown = show_value(value)
     if kind in ("int_type", "float_type", "int_from_float") and isinstance(value, str):
         if looks_numeric(value):
@@ -241,4 +300,5 @@ __all__ = [
     "dotted",
     "load_instance",
     "schema_messages",
+    "validate_instance",
 ]

@@ -224,6 +224,7 @@ class _Frame:
     key: str | None = None  # a mapping's pending key
     key_pending: bool = False
     key_lines: dict = field(default_factory=dict)
+    flow: bool = False  # written inline: {…} or […]
 
 
 class _TreeBuilder:
@@ -343,6 +344,12 @@ class _TreeBuilder:
         if isinstance(key, str) and ("\n" in key or "\t" in key):
             self.error(event.start_mark, frame.path, f"a line break or tab in the key {key!r}; keys are field names")
             return
+        after_comma = self.text[: event.start_mark.index].rstrip().endswith(",")
+        if isinstance(key, int) and not isinstance(key, bool) and frame.flow and after_comma:
+            self.error(event.start_mark, frame.path, f"{event.value!r} after a comma reads as a new key: inside {{…}} "
+                                                     f"commas separate entries, so write numbers without commas "
+                                                     f"(e.g. 1500000 or 1.5e6)")
+            return
         if not isinstance(key, str):
             self.error(event.start_mark, frame.path, f"mapping keys must be strings, got {show_value(key)}; quote it: \"{event.value}\"")
             return
@@ -380,7 +387,7 @@ class _TreeBuilder:
         if len(self.stack) > MAX_NESTING_DEPTH:
             self.error(event.start_mark, path, f"nesting deeper than {MAX_NESTING_DEPTH} levels", fatal=True)
         container: dict | list = {} if isinstance(event, yaml.MappingStartEvent) else []
-        self.stack.append(_Frame(container=container, path=path, discard=discard))
+        self.stack.append(_Frame(container=container, path=path, discard=discard, flow=bool(event.flow_style)))
         return container
 
     def _scalar(self, event: yaml.ScalarEvent, path: Path_) -> Any:

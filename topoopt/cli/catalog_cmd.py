@@ -14,7 +14,7 @@ from typing import Any
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INPUT, err
+from topoopt.cli.common import EXIT_INPUT, err
 
 ITEM_KINDS = ("gpus", "servers", "nics", "interconnects", "switches", "cables", "racks", "storage", "models")
 KINDS = (*ITEM_KINDS, "prices")
@@ -138,7 +138,7 @@ def _fail(message: str) -> None:
 
 
 @app.command("catalog", help="List the built-in catalog: KIND is one of " + ", ".join(KINDS)
-             + "; without KIND, count the items of each kind. " + EXIT_CODES_HELP)
+             + "; without KIND, count the items of each kind.")
 def catalog(
     kind: str | None = typer.Argument(None, metavar="KIND", help="What to list: " + ", ".join(KINDS) + "."),
     price_book: str | None = typer.Option(

@@ -8,12 +8,11 @@ from pathlib import Path
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, err, load_or_exit
+from topoopt.cli.common import EXIT_INFEASIBLE, EXIT_INPUT, err, load_or_exit
 
 
 @app.command(help="Re-verify DESIGN_JSON (a design.json from 'topoopt solve --out', or a bare design) "
-                  "against INSTANCE with the independent checker; exit 3 lists every violated rule. "
-             + EXIT_CODES_HELP)
+                  "against INSTANCE with the independent checker; exit 3 lists every violated rule.")
 def check(
     file: str = typer.Argument(..., metavar="INSTANCE", help="Instance YAML file, or '-' for standard input."),
     design_file: Path = typer.Argument(..., metavar="DESIGN_JSON", help="design.json written by 'topoopt solve --out'."),

@@ -13,8 +13,8 @@ EXIT_INTERRUPTED = 130
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 solved/valid, 1 internal error, 2 usage error or invalid instance, "
-    "3 proven infeasible (or design violations for 'check'), 4 no solution within the limits, "
-    "130 interrupted (Ctrl-C) before an answer."
+    "3 proven infeasible (or design violations for 'check' and 'render'), 4 no solution within the limits, "
+    "130 interrupted (Ctrl-C or SIGTERM) before an answer."
 )
 
 

@@ -10,7 +10,8 @@ from topoopt.cli.app import app
 from topoopt.cli.common import EXIT_INFEASIBLE, EXIT_INPUT, check_out_dir, err, load_or_exit, write_fabric_files
 
 
-@app.command(help="Write the bill of materials, cable schedule, rack plan, GraphML, Slurm topology.conf, "
+@app.command(short_help="Write the BOM, cables, racks, exports and drawings of a solved design.",
+             help="Write the bill of materials, cable schedule, rack plan, GraphML, Slurm topology.conf, "
                   "NetBox CSVs and the drawing (DOT, SVG; PNG with --png) of DESIGN_JSON (a design.json "
                   "from 'topoopt solve', or a bare design) for INSTANCE into DIR, as one output set: the compute "
                   "fabric, the storage network and the management network (Slurm's topology covers the compute "

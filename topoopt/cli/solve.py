@@ -6,7 +6,6 @@ import typer
 
 from topoopt.cli.app import app
 from topoopt.cli.common import (
-    EXIT_CODES_HELP,
     EXIT_INFEASIBLE,
     EXIT_INPUT,
     EXIT_INTERNAL,
@@ -21,7 +20,7 @@ from topoopt.cli.common import (
 from topoopt.limits import EXPLAIN_TIME_S
 
 
-@app.command(help="Design the cluster for INSTANCE ('-' = stdin). " + EXIT_CODES_HELP)
+@app.command(help="Design the cluster for INSTANCE ('-' = stdin).")
 def solve(
     file: str = typer.Argument(..., metavar="INSTANCE", help="Instance YAML file, or '-' for standard input."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON (design.json) on stdout."),

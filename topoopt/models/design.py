@@ -135,28 +135,34 @@ class ManagementNetwork(Record):
 
 
 class Design(Record):
-    server: str
-    gpu: str
-    nodes: int = Field(ge=1)
-    gpus: int = Field(ge=1)
-    interconnect: str
-    nic: str
-    nics_per_node: int = Field(ge=1)
-    link_gbps: int
-    tiers: Annotated[Literal[0, 1, 2, 3], NoBoolean]
-    oversubscription: float
-    rail_optimized: bool
-    fabric: FabricShape
-    switches: list[SwitchGroup]
-    links: list[LinkGroup]
-    racks: list[RackGroup]
+    """What to buy and how it is wired, as counts per choice (the installation itself, device by
+    device, is generated from it by :func:`topoopt.fabric_graph`)."""
+
+    server: str = Field(description="Server (node) id from the catalog.")
+    gpu: str = Field(description="GPU id of the server.")
+    nodes: int = Field(ge=1, description="GPU servers built.")
+    gpus: int = Field(ge=1, description="GPUs in all: nodes × GPUs per node.")
+    interconnect: str = Field(description="Compute interconnect id, e.g. ib-ndr or roce-400.")
+    nic: str = Field(description="Compute NIC id.")
+    nics_per_node: int = Field(ge=1, description="Compute NICs (rails) per node.")
+    link_gbps: int = Field(description="Speed of a compute-fabric port, Gb/s.")
+    tiers: Annotated[Literal[0, 1, 2, 3], NoBoolean] = Field(
+        description="Compute fabric tiers: 0 (a single node, no switch), 1 (one switch layer), 2 (leaf/spine) "
+                    "or 3 (leaf/spine/core).")
+    oversubscription: float = Field(description="Leaf down:up port ratio of the compute fabric (1 = non-blocking).")
+    rail_optimized: bool = Field(
+        description="Rail group i of every node on leaf group i (2 or 3 tiers with several rail groups).")
+    fabric: FabricShape = Field(description="The compute fabric's shape: switches per tier, ports and links.")
+    switches: list[SwitchGroup] = Field(description="Switches bought, per model and tier, on all three networks.")
+    links: list[LinkGroup] = Field(description="Links per class with the cable or transceiver kit for each.")
+    racks: list[RackGroup] = Field(description="Racks per rack class and what they hold.")
     storage: StorageChoice = Field(description="The hot tier: data loading and recent checkpoints.")
     cold_storage: StorageChoice | None = Field(
         None, description="The cold tier (object store): archived checkpoints and raw data; None when nothing is archived."
     )
-    storage_network: StorageNetwork
-    management_network: ManagementNetwork
-    parallelism: Parallelism
+    storage_network: StorageNetwork = Field(description="How nodes reach storage: dedicated or converged.")
+    management_network: ManagementNetwork = Field(description="In-band and out-of-band management ports and switches.")
+    parallelism: Parallelism = Field(description="The training layout the performance figures are for.")
 
 
 class CostLine(Record):
@@ -235,12 +241,17 @@ class Provenance(Record):
 
 
 class SolveResult(Record):
-    schema_version: str = SCHEMA_VERSION
-    status: Literal["optimal", "feasible", "infeasible", "unknown"]
-    objective: ObjectiveValue
-    design: Design | None = None
-    cost: Cost | None = None
-    performance: Performance | None = None
-    binding: list[str] = Field(default_factory=list)
-    explanation: Explanation | None = None
-    provenance: Provenance | None = None
+    """The answer to one instance, as written to ``design.json``."""
+
+    schema_version: str = Field(SCHEMA_VERSION, description="Version of this format (major.minor).")
+    status: Literal["optimal", "feasible", "infeasible", "unknown"] = Field(
+        description="optimal: proven best; feasible: a design, its gap stated; infeasible: proven that none "
+                    "exists (see explanation); unknown: none found within the limits.")
+    objective: ObjectiveValue = Field(description="The objective, its value and proven bound.")
+    design: Design | None = Field(None, description="The design; None when infeasible or unknown.")
+    cost: Cost | None = Field(None, description="The design's cost, line by line, in the price book's terms.")
+    performance: Performance | None = Field(None, description="Predicted training performance of the design.")
+    binding: list[str] = Field(default_factory=list, description="Constraint families at their limit in the design.")
+    explanation: Explanation | None = Field(
+        None, description="Why no design exists: a conflict and the changes that would make it feasible.")
+    provenance: Provenance | None = Field(None, description="Versions, instance hash, seed and solve statistics.")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -227,6 +228,52 @@ class Instance(Record):
     constraints: Constraints = Field(
         default_factory=Constraints, description="Allow/deny lists, oversubscription cap and pins."
     )
+
+    def with_changes(self, changes: Mapping[str, Any] | None = None, /, **fields: Any) -> Instance:
+        """A validated variant of this instance: each ``"dotted.path": value`` of ``changes`` (paths
+        as messages spell them, ``[i]`` for a list item) and each top-level ``field=value`` set, then
+        the whole checked as the loader checks a file (schema, strings, catalog references).
+
+        Raises :class:`topoopt.InputError` (``field.path: message`` lines) for a path that names no
+        field or a variant that is not valid.
+
+        Examples
+        --------
+        >>> import topoopt
+        >>> base = topoopt.load_instance("instances/llama2-7b-finetune-8gpu.yaml").instance
+        >>> variant = base.with_changes({"budget.max": 300000.0, "goal.deadline_days": 2}, name="two-days")
+        >>> variant.name, variant.budget.max, variant.goal.deadline_days
+        ('two-days', 300000.0, 2.0)
+        >>> base.with_changes({"workload.training.tokens": -1e9})
+        Traceback (most recent call last):
+        ...
+        topoopt.safe_yaml.InputError: workload.training.tokens: Input should be greater than 0, got -1000000000.0
+        """
+        from topoopt.loader import validate_instance
+        from topoopt.safe_yaml import InputError, as_path
+
+        data = self.model_dump(by_alias=True, exclude_unset=True)
+        for path, value in [*(changes or {}).items(), *fields.items()]:
+            parts = as_path(path)
+            if not parts:
+                raise InputError([f"{path!r}: not a field path (write e.g. 'budget.max')"])
+            container: Any = data
+            for step, part in enumerate(parts[:-1]):
+                nxt = parts[step + 1]
+                if isinstance(container, dict) and isinstance(part, str):
+                    container = container.setdefault(part, [] if isinstance(nxt, int) else {})
+                elif isinstance(container, list) and isinstance(part, int) and part < len(container):
+                    container = container[part]
+                else:
+                    raise InputError([f"{path}: no such field or item to change"])
+            last = parts[-1]
+            if isinstance(container, dict) and isinstance(last, str):
+                container[last] = value
+            elif isinstance(container, list) and isinstance(last, int) and last <= len(container):
+                container[last:last + 1] = [value]
+            else:
+                raise InputError([f"{path}: no such field or item to change"])
+        return validate_instance(data)
 
 
 __all__ = ["Instance", "ModelArchitecture", "ModelPreset"]

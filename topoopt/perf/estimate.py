@@ -140,8 +140,12 @@ def estimate(instance: Instance, *, converged: bool | None = None) -> Performanc
 
     Raises :class:`NotPinnedError` (names the missing pins), :class:`LayoutError` (the pinned
     layout needs more GPUs or stages than there are) or :class:`DoesNotFitError` (with the memory
-    breakdown of the layout closest to fitting).
+    breakdown of the layout closest to fitting), and :class:`topoopt.InputError` for an instance
+    that is not valid.
     """
+    from topoopt.loader import validate_instance
+
+    instance = validate_instance(instance)  # one not from the loader is checked as a file would be
     job, hw = pinned_hardware(instance, converged=converged)
     pinned = job.training.parallelism
     if pinned != "auto":

@@ -117,8 +117,12 @@ def solve(
     minimal, a relaxation it could not finish not proven. ``stats``: where the solve records its
     stage and its CP-SAT solves as it goes (a caller may read it from another thread to report
     progress). ``on_proven``: called with the result as soon as infeasibility is proven, before
-    the explanation is built.
+    the explanation is built. Raises :class:`topoopt.InputError` for an instance that is not valid
+    (see :func:`topoopt.loader.validate_instance`).
     """
+    from topoopt.loader import validate_instance
+
+    instance = validate_instance(instance)  # one not from the loader is checked as a file would be
     stats = stats or Stats()
     settings = Settings(workers=workers, seed=seed, time_limit_s=time_limit_s, log=log).within(time_limit_s)
     problem = Problem.of(instance)
