@@ -700,3 +700,21 @@ def test_a_careless_mistake_gets_a_message_that_says_what_was_meant(tmp_path, ca
     assert run.exit_code == 2
     assert words in run.stderr, run.stderr
     assert snapshot(tmp_path) == before
+
+
+def test_schema_ids_and_price_book_mistakes_are_reported_in_one_pass(tmp_path):
+    """Three typos of three stages (a field name, a price book, an id): one run names all three."""
+    text = SMALL.read_text(encoding="utf-8")
+    for old, new in (("  deadline_days: 4", "  deadline_dayz: 4"), ("  price_book: cny-monthly-rent", "  price_book: cny-monthly-rnt"),
+                     ("  pins:\n", "  pins:\n    gpu: h100\n")):
+        assert old in text
+        text = text.replace(old, new, 1)
+    path = tmp_path / "three.yaml"
+    path.write_text(text, encoding="utf-8")
+    run = invoke("validate", path)
+    assert run.exit_code == 2
+    problems = run.stderr.splitlines()
+    assert [line.split(": ")[1] for line in problems[:-1]] == [
+        "goal.deadline_dayz", "catalog.price_book", "constraints.pins.gpu"]
+    assert "did you mean 'cny-monthly-rent'?" in problems[1] and "did you mean 'h100-sxm'" in problems[2]
+    assert problems[-1] == "3 problem(s) found; the instance is not valid"

@@ -1,6 +1,8 @@
 """Safe, located loading of instance files: YAML text -> validated :class:`Instance`.
 
-Three passes, each reporting every problem it finds as ``file:line:column: field.path: message``:
+Three passes, reporting every problem found as ``file:line:column: field.path: message`` (the
+references of the rest of the file are checked even when the schema rejects some values, so one
+run names a misspelt field and a misspelt id together):
 
 1. **Safe YAML** (:mod:`topoopt.safe_yaml`): untrusted text becomes plain data plus the position
    of every key and value; anchors/aliases, merge keys, custom tags, duplicate keys, oversized,
@@ -15,6 +17,7 @@ This module never imports the solver (ortools): validation stays cheap for embed
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -151,11 +154,39 @@ def _validate_schema(data: dict, positions: dict, file: str) -> Instance:
     try:
         instance = Instance.model_validate(data)
     except ValidationError as exc:
-        messages = sorted(schema_messages(exc, positions, file) + duplicates, key=_message_position)
+        references = format_messages(_references_despite(data, exc, positions), positions, file)
+        messages = sorted(schema_messages(exc, positions, file) + duplicates + references, key=_message_position)
         raise InputError(capped(messages, file)) from None
     if duplicates:
         raise InputError(capped(duplicates, file))
     return instance
+
+
+def _references_despite(data: dict, exc: ValidationError, positions: dict) -> list[tuple[Path_, str]]:
+    """The reference problems (unknown ids, a price book that does not match) of the rest of the
+    file, so that one run reports them with the schema's: each value the schema rejects is taken
+    out, and when what remains is a valid instance its references are checked. Nothing is
+    reported when a required field or a list item would have to go (indices would shift)."""
+    repaired = copy.deepcopy(data)
+    for err in exc.errors(include_url=False):
+        path = _split_loc(err, positions)[0]
+        if err["type"] == "missing" or not path or isinstance(path[-1], int):
+            return []
+        parent = repaired
+        for part in path[:-1]:
+            if isinstance(parent, dict):
+                parent = parent.get(part)
+            elif isinstance(parent, list) and isinstance(part, int) and part < len(parent):
+                parent = parent[part]
+            else:
+                parent = None
+        if isinstance(parent, dict):
+            parent.pop(path[-1], None)
+    try:
+        instance = Instance.model_validate(repaired)
+    except ValidationError:
+        return []
+    return check_references(instance)
 
 
 def duplicate_added_ids(data: dict, positions: dict, file: str) -> list[str]:
