@@ -25,6 +25,7 @@ from ortools.sat.python import cp_model
 from topoopt import __version__
 from topoopt.families import FAMILIES
 from topoopt.limits import EXPLAIN_TIME_S
+from topoopt.loader import validate_instance
 from topoopt.models.design import SCHEMA_VERSION, ObjectiveValue, Provenance, SolveResult
 from topoopt.models.instance import Instance
 from topoopt.models.performance import Performance
@@ -120,8 +121,6 @@ def solve(
     the explanation is built. Raises :class:`topoopt.InputError` for an instance that is not valid
     (see :func:`topoopt.loader.validate_instance`).
     """
-    from topoopt.loader import validate_instance
-
     instance = validate_instance(instance)  # one not from the loader is checked as a file would be
     stats = stats or Stats()
     settings = Settings(workers=workers, seed=seed, time_limit_s=time_limit_s, log=log).within(time_limit_s)
