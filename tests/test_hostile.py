@@ -718,3 +718,13 @@ def test_schema_ids_and_price_book_mistakes_are_reported_in_one_pass(tmp_path):
         "goal.deadline_dayz", "catalog.price_book", "constraints.pins.gpu"]
     assert "did you mean 'cny-monthly-rent'?" in problems[1] and "did you mean 'h100-sxm'" in problems[2]
     assert problems[-1] == "3 problem(s) found; the instance is not valid"
+
+
+def test_the_summary_fits_the_terminal(tmp_path):
+    run = CliRunner().invoke(app, ["solve", str(LARGE)], env={"COLUMNS": "80"})
+    assert run.exit_code == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) > 10 and max(len(line) for line in lines) <= 80
+    assert any(line.startswith(" " * 13) and line.strip() for line in lines)  # continuation lines
+    piped = CliRunner().invoke(app, ["solve", str(SMALL)], env={"COLUMNS": ""})
+    assert any(len(line) > 80 for line in piped.stdout.splitlines())  # piped output keeps its lines whole

@@ -23,6 +23,39 @@ def err(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+LABEL_WIDTH = 13
+"""Width of the label column of the summaries ("Design       …"): continuation lines indent to it."""
+
+
+def fit_to_terminal(text: str, *, width: int | None = None) -> str:
+    """``text`` with each line longer than the terminal wrapped at spaces, continuations indented
+    to the label column. Only on a terminal (or with ``COLUMNS`` set): piped output keeps its
+    lines whole for tools that read them.
+
+    >>> print(fit_to_terminal("Design       8 × hgx-h100 = 64 × h100-sxm · ib-ndr", width=36))
+    Design       8 × hgx-h100 = 64 ×
+                 h100-sxm · ib-ndr
+    """
+    import os
+    import shutil
+    import textwrap
+
+    if width is None:
+        if not (sys.stdout.isatty() or os.environ.get("COLUMNS")):
+            return text
+        width = shutil.get_terminal_size().columns
+    width = max(width, 2 * LABEL_WIDTH)
+    lines = []
+    for line in text.splitlines():
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        indent = " " * min(LABEL_WIDTH, len(line) - len(line.lstrip(" ")) or LABEL_WIDTH)
+        lines.extend(textwrap.wrap(line, width, subsequent_indent=indent, break_long_words=False,
+                                   break_on_hyphens=False, replace_whitespace=False, drop_whitespace=True))
+    return "\n".join(lines)
+
+
 def load_or_exit(file: str, *, summary: bool = False):
     """Load and validate an instance file; on bad input print every located message and exit 2.
 

@@ -14,6 +14,7 @@ from topoopt.cli.common import (
     NotWritten,
     check_out_dir,
     err,
+    fit_to_terminal,
     load_or_exit,
     publish,
 )
@@ -100,9 +101,10 @@ def print_result(result, name: str, json_out: bool) -> None:
         return
     from topoopt.cli.summary import infeasible_summary, solved_summary
 
-    typer.echo(infeasible_summary(result, name) if result.status == "infeasible" else
-               solved_summary(result, name) + job_cost_line(result) if result.design else
-               f"topoopt · {name} · {result.status.upper()}: no design found within the limits")
+    typer.echo(fit_to_terminal(
+        infeasible_summary(result, name) if result.status == "infeasible" else
+        solved_summary(result, name) + job_cost_line(result) if result.design else
+        f"topoopt · {name} · {result.status.upper()}: no design found within the limits"))
 
 
 def interrupted(stop, loaded, json_out: bool) -> None:
