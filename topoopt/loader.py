@@ -81,6 +81,17 @@ def load_instance(source: str | Path, *, text: str | None = None) -> LoadedInsta
 
     ``source`` is a path, or ``"-"`` for standard input (reported as ``<stdin>``). With ``text``,
     that string is parsed and ``source`` only names it in messages.
+
+    Examples
+    --------
+    >>> loaded = load_instance("instances/llama2-7b-finetune-8gpu.yaml")
+    >>> loaded.instance.budget.max, loaded.where("budget.max")
+    (150000.0, 'instances/llama2-7b-finetune-8gpu.yaml:47:8')
+    >>> try:
+    ...     load_instance("inline.yaml", text="budget: {max: -1}")
+    ... except InputError as exc:
+    ...     print(exc.messages[-1])
+    inline.yaml:1:15: budget.max: Input should be greater than 0, got -1
     """
     file = STDIN_NAME if str(source) == "-" else str(source)
     raw = read_source(source, file) if text is None else encode_text(text, file)

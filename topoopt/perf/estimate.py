@@ -142,6 +142,13 @@ def estimate(instance: Instance, *, converged: bool | None = None) -> Performanc
     layout needs more GPUs or stages than there are) or :class:`DoesNotFitError` (with the memory
     breakdown of the layout closest to fitting), and :class:`topoopt.InputError` for an instance
     that is not valid.
+
+    Examples
+    --------
+    >>> import topoopt
+    >>> performance = topoopt.estimate(topoopt.load_instance("instances/estimate-pinned-h100.yaml").instance)
+    >>> round(performance.time_to_train_days, 1), performance.bottleneck
+    (11.3, 'compute')
     """
     from topoopt.loader import validate_instance
 

@@ -120,6 +120,16 @@ def solve(
     progress). ``on_proven``: called with the result as soon as infeasibility is proven, before
     the explanation is built. Raises :class:`topoopt.InputError` for an instance that is not valid
     (see :func:`topoopt.loader.validate_instance`).
+
+    Examples
+    --------
+    >>> import topoopt
+    >>> instance = topoopt.load_instance("instances/llama2-7b-finetune-8gpu.yaml").instance
+    >>> result = topoopt.solve(instance)
+    >>> result.status, result.design.nodes, result.design.gpu
+    ('optimal', 1, 'rtx-4090')
+    >>> topoopt.check_design(instance, result.design, result.cost, result.performance)
+    []
     """
     instance = validate_instance(instance)  # one not from the loader is checked as a file would be
     stats = stats or Stats()
