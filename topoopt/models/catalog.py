@@ -59,7 +59,7 @@ class Sourced(Record):
 class Gpu(Sourced):
     """A GPU SKU. TFLOPS are dense (never 2:4 sparse)."""
 
-    vendor: Literal["nvidia", "amd"]
+    vendor: Literal["nvidia", "amd"] = Field(description="GPU vendor.")
     memory_gb: float = Field(gt=0, le=1024, description="Device memory in GB.")
     memory_bandwidth_gb_per_s: Annotated[float, GPU_RATE] = Field(description="HBM/GDDR bandwidth in GB/s.")
     dense_tflops: dict[Precision, Annotated[float, GPU_RATE]] = Field(
@@ -87,9 +87,9 @@ class Server(Sourced):
     """A GPU server (node). Power is the vendor's maximum, in W."""
 
     gpu: str = Field(description="GPU id.")
-    gpus_per_node: int = Field(ge=1, le=72)
+    gpus_per_node: int = Field(ge=1, le=72, description="GPUs in one server.")
     power_w: float = Field(gt=0, le=150_000, description="Maximum node power in W, NICs included.")
-    rack_units: int = Field(ge=1, le=52)
+    rack_units: int = Field(ge=1, le=52, description="Height in rack units (U).")
     builtin_compute_nics: BuiltinNics | None = Field(
         None, description="Compute NICs that come with the server (e.g. DGX); None = choose from nic_options."
     )
@@ -121,13 +121,13 @@ class Nic(Sourced):
     port_form_factor: str = Field(description="Cage form factor, e.g. qsfp56, qsfp112, osfp-flat.")
     ports: int = Field(1, ge=1, le=4, description="Network ports (cages) on the adapter.")
     interconnects: list[str] = Field(min_length=1, description="Interconnect ids the NIC can run.")
-    power_w: float = Field(ge=0, le=200)
+    power_w: float = Field(ge=0, le=200, description="Adapter power in W, without optics.")
 
 
 class Interconnect(Sourced):
     """A link technology at one speed (e.g. ib-ndr = InfiniBand 400 Gb/s)."""
 
-    protocol: Protocol
+    protocol: Protocol = Field(description="ib (InfiniBand), roce (RDMA over Ethernet) or tcp (plain Ethernet).")
     gbps: int = Field(gt=0, le=1600, description="Line rate of one logical port in Gb/s.")
     bus_efficiency: float = Field(
         gt=0, le=1, description="Measured all-reduce bus bandwidth as a fraction of line rate at scale."
@@ -139,16 +139,16 @@ class Interconnect(Sourced):
 class Switch(Sourced):
     """A fixed-configuration switch. Logical radix at speed g = cages x ports_per_cage[g]."""
 
-    protocols: list[Literal["ib", "ethernet"]] = Field(min_length=1)
-    cages: int = Field(ge=1, le=512)
-    cage_form_factor: str
+    protocols: list[Literal["ib", "ethernet"]] = Field(min_length=1, description="Link protocols the switch runs.")
+    cages: int = Field(ge=1, le=512, description="Front-panel cages (physical ports).")
+    cage_form_factor: str = Field(description="Cage form factor, e.g. qsfp56, qsfp112, osfp.")
     ports_per_cage: dict[Annotated[int, FASTEST_PORT],
                          Annotated[int, Range(1, 8, "a cage has at most 8 electrical lanes (OSFP, QSFP-DD)")]] = Field(
         description="Logical ports per cage at each speed in Gb/s."
     )
     power_w: float = Field(gt=0, le=20_000, description="Switch power without optics, W.")
-    rack_units: int = Field(ge=1, le=52)
-    cooling: Literal["air", "liquid"] = "air"
+    rack_units: int = Field(ge=1, le=52, description="Height in rack units (U).")
+    cooling: Literal["air", "liquid"] = Field("air", description="How the switch is cooled.")
     role: Literal["compute", "management"] = Field(
         "compute", description="compute: data fabrics (compute and storage networks); management: management network."
     )
@@ -175,16 +175,17 @@ class LinkPart(Sourced):
     and occupies ``a_ends`` cages at the upper device and ``b_ends`` cages at the lower one.
     """
 
-    media: Media
+    media: Media = Field(description="dac/acc: copper twinax; aoc: active optical; mmf/smf: transceivers over "
+                                     "multimode/single-mode fibre; utp: twisted pair.")
     gbps: Annotated[int, FASTEST_PORT] = Field(description="Speed of each logical link in Gb/s.")
     links: int = Field(1, ge=1, le=8, description="Logical links per assembly.")
-    a_form_factor: str
-    a_ends: int = Field(1, ge=1, le=8)
-    b_form_factor: str
-    b_ends: int = Field(1, ge=1, le=8)
-    max_reach_m: float = Field(gt=0, le=10_000)
-    power_w_per_a_end: float = Field(ge=0, le=50)
-    power_w_per_b_end: float = Field(ge=0, le=50)
+    a_form_factor: str = Field(description="Form factor of end a (the upper device's cage).")
+    a_ends: int = Field(1, ge=1, le=8, description="Cages end a occupies on the upper device.")
+    b_form_factor: str = Field(description="Form factor of end b (the lower device's cage).")
+    b_ends: int = Field(1, ge=1, le=8, description="Cages end b occupies on the lower device(s).")
+    max_reach_m: float = Field(gt=0, le=10_000, description="Longest run the assembly spans, m.")
+    power_w_per_a_end: float = Field(ge=0, le=50, description="Power of the module at each a end, W (0 for passive).")
+    power_w_per_b_end: float = Field(ge=0, le=50, description="Power of the module at each b end, W (0 for passive).")
     components: str = Field("", description="What one assembly consists of (for the BOM).")
     links_per_fibre: int | None = Field(
         None, ge=1, le=8,
@@ -217,22 +218,24 @@ class LinkPart(Sourced):
 
 
 class RackClass(Sourced):
-    power_kw: float = Field(gt=0, le=500)
-    rack_units: int = Field(ge=1, le=60)
-    cooling: Cooling
+    power_kw: float = Field(gt=0, le=500, description="Power the rack can supply (and cool), kW.")
+    rack_units: int = Field(ge=1, le=60, description="Usable height in rack units (U).")
+    cooling: Cooling = Field(description="How the rack is cooled: air, rear_door or liquid.")
 
 
 class StorageTier(Sourced):
     """A storage building block; bandwidths per unit in GB/s."""
 
-    kind: StorageKind
+    kind: StorageKind = Field(description="nvme_of, parallel_fs, object or nfs.")
     capacity_tb: Annotated[float, Range(0, 100_000, "100 PB in one unit is over 100 times the largest in the "
-                                                    "catalog (900 TB)", lo_open=True)]
-    read_gb_per_s: Annotated[float, STORAGE_RATE]
-    write_gb_per_s: Annotated[float, STORAGE_RATE]
-    latency_class: LatencyClass
-    power_w: Annotated[float, Range(0, 100_000, "100 kW is more than a whole rack", lo_open=True)]
-    rack_units: int = Field(ge=1, le=52)
+                                                    "catalog (900 TB)", lo_open=True)] = Field(
+        description="Usable capacity of one unit, TB.")
+    read_gb_per_s: Annotated[float, STORAGE_RATE] = Field(description="Read bandwidth of one unit, GB/s.")
+    write_gb_per_s: Annotated[float, STORAGE_RATE] = Field(description="Write bandwidth of one unit, GB/s.")
+    latency_class: LatencyClass = Field(description="low, medium or high; data.small_files needs a low tier.")
+    power_w: Annotated[float, Range(0, 100_000, "100 kW is more than a whole rack", lo_open=True)] = Field(
+        description="Power of one unit, W.")
+    rack_units: int = Field(ge=1, le=52, description="Height in rack units (U).")
     network_ports: int = Field(ge=1, le=64, description="Data-network ports per unit.")
     port_speeds_gbps: list[Annotated[int, FASTEST_PORT]] = Field(
         min_length=1, description="Speeds (Gb/s) the unit's data ports run."
@@ -257,8 +260,9 @@ class ModelArchitecture(Record):
 
 
 class ModelPreset(ModelArchitecture):
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=MAX_ID_CHARS)
-    name: str = Field(max_length=MAX_NAME_CHARS)
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=MAX_ID_CHARS,
+                    description="Stable catalog id (lower case).")
+    name: str = Field(max_length=MAX_NAME_CHARS, description="Human-readable model name.")
     source: str = Field(min_length=5, description=SOURCE_DESCRIPTION)
 
 
