@@ -45,7 +45,7 @@ ONLY_SW8 = {"constraints.switches": {"allow": ["sw8", "esw32", "esw256", "m48"]}
 DGX = {"id": "dgx", "name": "DGX-like", "source": SRC, "gpu": "g80", "gpus_per_node": 8, "power_w": 10200,
        "rack_units": 8, "builtin_compute_nics": {"nic": "nic400", "count": 8}, "max_compute_nics": 8,
        "compute_port_form_factor": "osfp-twin-finned", "compute_ports_per_cage": 2,
-       "builtin_storage_nics": {"nic": "snic100", "count": 1}, "max_storage_nics": 1}
+       "builtin_storage_nics": {"nic": "snic100", "count": 1}}
 TWIN_DAC = {"id": "twin-dac", "name": "Twin-port DAC 1 m", "source": SRC, "media": "dac", "gbps": 400, "links": 2,
             "a_form_factor": "osfp-twin-finned", "b_form_factor": "osfp-twin-finned", "max_reach_m": 1,
             "power_w_per_a_end": 0.2, "power_w_per_b_end": 0.2}

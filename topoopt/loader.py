@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from topoopt.field_hints import empty_section_hint, unknown_field_hint
 from topoopt.models.instance import Instance
-from topoopt.references import check_references
+from topoopt.references import budget_term_problems, check_references
 from topoopt.safe_yaml import (
     KEY,
     MAX_INSTANCE_BYTES,
@@ -103,14 +103,16 @@ def load_instance(source: str | Path, *, text: str | None = None) -> LoadedInsta
     return LoadedInstance(instance=instance, file=file, positions=positions, sha256=hashlib.sha256(raw).hexdigest())
 
 
-def validate_instance(instance: Instance | dict) -> Instance:
+def validate_instance(instance: Instance | dict, *, ids: bool = True) -> Instance:
     """``instance`` checked as the loader checks a file, for one that did not come from it: built
     in code, changed with ``model_copy(update=…)`` (which skips pydantic's validation), or plain
     data (a dict as an instance file holds).
 
-    The schema, the strings (printable, bounded) and the catalog references are checked again;
-    raises :class:`InputError` whose messages read ``field.path: message``. Returns the
-    re-validated instance (equal to ``instance`` when it was valid).
+    The schema, the strings (printable, bounded), the budget's terms against the price book and,
+    with ``ids``, every catalog reference are checked again; raises :class:`InputError` whose
+    messages read ``field.path: message``. Returns the re-validated instance (equal to
+    ``instance`` when it was valid). ``solve`` and ``estimate`` check with ``ids=False``: an
+    unknown id in a pin or a list is an answer they explain (``pins_respected``, …), not a crash.
 
     Examples
     --------
@@ -129,7 +131,8 @@ def validate_instance(instance: Instance | dict) -> Instance:
         messages += [f"{dotted(tuple(e['loc']))}: {_explain(e, e['msg'], tuple(e['loc']))}"
                      for e in exc.errors(include_url=False)]
         raise InputError(capped(messages, "<instance>")) from None
-    messages += [f"{dotted(path)}: {problem}" for path, problem in check_references(checked)]
+    problems = check_references(checked) if ids else budget_term_problems(checked)
+    messages += [f"{dotted(path)}: {problem}" for path, problem in problems]
     if messages:
         raise InputError(capped(messages, "<instance>"))
     return checked

@@ -91,7 +91,7 @@ class Data(Record):
 
 
 class Checkpoint(Record):
-    interval_hours: Annotated[float, Range(0.01, 10_000, "a checkpoint more often than every 36 s is no plan")] = Field(
+    interval_hours: Annotated[float, Range(0.001, 10_000, "a checkpoint more often than every 3.6 s is no plan")] = Field(
         2.0, description="Hours between checkpoints.")
     keep: int = Field(3, ge=1, le=10_000, description="Checkpoints retained on the hot tier.")
     max_save_time_s: float = Field(120.0, gt=0, le=1e6, description="Longest acceptable blocking save.")

@@ -152,7 +152,7 @@ def estimate(instance: Instance, *, converged: bool | None = None) -> Performanc
     """
     from topoopt.loader import validate_instance
 
-    instance = validate_instance(instance)  # one not from the loader is checked as a file would be
+    instance = validate_instance(instance, ids=False)  # one not from the loader: schema, strings, budget terms
     job, hw = pinned_hardware(instance, converged=converged)
     pinned = job.training.parallelism
     if pinned != "auto":

@@ -131,7 +131,7 @@ def solve(
     >>> topoopt.check_design(instance, result.design, result.cost, result.performance)
     []
     """
-    instance = validate_instance(instance)  # one not from the loader is checked as a file would be
+    instance = validate_instance(instance, ids=False)  # one not from the loader: schema, strings, budget terms
     stats = stats or Stats()
     settings = Settings(workers=workers, seed=seed, time_limit_s=time_limit_s, log=log).within(time_limit_s)
     problem = Problem.of(instance)
