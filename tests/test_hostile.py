@@ -727,11 +727,29 @@ def test_schema_ids_and_price_book_mistakes_are_reported_in_one_pass(tmp_path):
     assert problems[-1] == "3 problem(s) found; the instance is not valid"
 
 
-def test_the_summary_fits_the_terminal(tmp_path):
+def test_the_summary_fits_the_terminal(monkeypatch):
+    import topoopt.cli.common
+
+    monkeypatch.setattr(topoopt.cli.common, "on_terminal", lambda: True)
     run = CliRunner().invoke(app, ["solve", str(LARGE)], env={"COLUMNS": "80"})
     assert run.exit_code == 0, run.stderr
     lines = run.stdout.splitlines()
     assert len(lines) > 10 and max(len(line) for line in lines) <= 80
     assert any(line.startswith(" " * 13) and line.strip() for line in lines)  # continuation lines
-    piped = CliRunner().invoke(app, ["solve", str(SMALL)], env={"COLUMNS": ""})
+    monkeypatch.setattr(topoopt.cli.common, "on_terminal", lambda: False)
+    piped = CliRunner().invoke(app, ["solve", str(SMALL)], env={"COLUMNS": "80"})
     assert any(len(line) > 80 for line in piped.stdout.splitlines())  # piped output keeps its lines whole
+
+
+@pytest.mark.parametrize("kind", ["switches", "prices"])
+def test_catalog_tables_fit_the_terminal(kind, monkeypatch):
+    import topoopt.cli.common
+
+    monkeypatch.setattr(topoopt.cli.common, "on_terminal", lambda: True)
+    fitted = CliRunner().invoke(app, ["catalog", kind], env={"COLUMNS": "100"})
+    assert fitted.exit_code == 0
+    lines = fitted.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100 and any(line.endswith("…") for line in lines)
+    monkeypatch.setattr(topoopt.cli.common, "on_terminal", lambda: False)
+    piped = CliRunner().invoke(app, ["catalog", kind], env={"COLUMNS": "100"})
+    assert max(len(line) for line in piped.stdout.splitlines()) > 100  # whole lines for tools

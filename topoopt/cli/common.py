@@ -27,21 +27,26 @@ LABEL_WIDTH = 13
 """Width of the label column of the summaries ("Design       …"): continuation lines indent to it."""
 
 
-def fit_to_terminal(text: str, *, width: int | None = None) -> str:
+def on_terminal() -> bool:
+    """Whether stdout is a terminal (a person reading), not a pipe or a file."""
+    return sys.stdout.isatty()
+
+
+def fit_to_terminal(text: str, *, width: int | None = None, clip: bool = False) -> str:
     """``text`` with each line longer than the terminal wrapped at spaces, continuations indented
-    to the label column. Only on a terminal (or with ``COLUMNS`` set): piped output keeps its
-    lines whole for tools that read them.
+    to the label column (``clip``: cut, ending in ``…``, for a table whose last column is the
+    long one). Only on a terminal (its width, or ``COLUMNS``): piped output keeps its lines whole
+    for tools that read them.
 
     >>> print(fit_to_terminal("Design       8 × hgx-h100 = 64 × h100-sxm · ib-ndr", width=36))
     Design       8 × hgx-h100 = 64 ×
                  h100-sxm · ib-ndr
     """
-    import os
     import shutil
     import textwrap
 
     if width is None:
-        if not (sys.stdout.isatty() or os.environ.get("COLUMNS")):
+        if not on_terminal():
             return text
         width = shutil.get_terminal_size().columns
     width = max(width, 2 * LABEL_WIDTH)
@@ -49,6 +54,9 @@ def fit_to_terminal(text: str, *, width: int | None = None) -> str:
     for line in text.splitlines():
         if len(line) <= width:
             lines.append(line)
+            continue
+        if clip:
+            lines.append(line[: width - 1] + "…")
             continue
         indent = " " * min(LABEL_WIDTH, len(line) - len(line.lstrip(" ")) or LABEL_WIDTH)
         lines.extend(textwrap.wrap(line, width, subsequent_indent=indent, break_long_words=False,
