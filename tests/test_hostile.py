@@ -753,3 +753,30 @@ def test_catalog_tables_fit_the_terminal(kind, monkeypatch):
     monkeypatch.setattr(topoopt.cli.common, "on_terminal", lambda: False)
     piped = CliRunner().invoke(app, ["catalog", kind], env={"COLUMNS": "100"})
     assert max(len(line) for line in piped.stdout.splitlines()) > 100  # whole lines for tools
+
+
+def test_concurrent_writers_leave_one_complete_set(tmp_path):
+    """Two writers into one directory (as two solves would be): each publishes a whole set, the
+    last one wins, and no file of one is spliced into the other's."""
+    import threading
+
+    out = tmp_path / "out"
+    barrier = threading.Barrier(2)
+
+    def fill(tag: str):
+        def write(staging: Path) -> None:
+            for index in range(20):
+                (staging / f"part{index}.csv").write_text(f"{tag},{index}\n")
+                if index == 10:
+                    barrier.wait(timeout=30)  # both half-way through at once
+        return write
+
+    threads = [threading.Thread(target=write_output_set, args=(out, fill(tag))) for tag in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert verify_output_set(out) == []
+    tags = {(out / f"part{index}.csv").read_text().split(",")[0] for index in range(20)}
+    assert len(tags) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
