@@ -36,13 +36,7 @@ def check_references(instance: Instance) -> list[tuple[Path_, str]]:
         resolved = resolve_catalog(instance.model_copy(update={"catalog": substitute}))
     else:
         resolved = resolve_catalog(instance)
-        book = resolved.price_book
-        if instance.budget.currency != book.currency:
-            problems.append((("budget", "currency"), f"{instance.budget.currency!r} does not match price book "
-                             f"{book.id!r}, which is in {book.currency}"))
-        if instance.budget.basis != book.basis:
-            problems.append((("budget", "basis"), f"{instance.budget.basis!r} does not match price book "
-                             f"{book.id!r}, whose prices are {book.basis}"))
+        problems += budget_term_problems(instance, resolved.price_book)
     ids = {kind: resolved.catalog.by_id(kind) for kind in _KIND_NOUNS}
 
     def check(path: Path_, kind: str, item_id: str) -> None:
@@ -84,6 +78,26 @@ def check_references(instance: Instance) -> list[tuple[Path_, str]]:
     for i, nic in enumerate(added.nics):
         for j, tech in enumerate(nic.interconnects):
             check(("catalog", "add", "nics", i, "interconnects", j), "interconnects", tech)
+    return problems
+
+
+def budget_term_problems(instance: Instance, book: Any = None) -> list[tuple[Path_, str]]:
+    """The budget's currency and basis must be the price book's (``book``, or the instance's own
+    book from the built-in catalog; an unknown book is reported by :func:`check_references`)."""
+    if book is None:
+        from topoopt.catalog import load_builtin_catalog
+
+        books = {b.id: b for b in load_builtin_catalog().price_books}
+        book = books.get(instance.catalog.price_book)
+        if book is None:
+            return [(("catalog", "price_book"), _unknown("price book", instance.catalog.price_book, books))]
+    problems: list[tuple[Path_, str]] = []
+    if instance.budget.currency != book.currency:
+        problems.append((("budget", "currency"), f"{instance.budget.currency!r} does not match price book "
+                         f"{book.id!r}, which is in {book.currency}"))
+    if instance.budget.basis != book.basis:
+        problems.append((("budget", "basis"), f"{instance.budget.basis!r} does not match price book "
+                         f"{book.id!r}, whose prices are {book.basis}"))
     return problems
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INPUT, err
+from topoopt.cli.common import EXIT_INPUT, err, fit_to_terminal
 
 ITEM_KINDS = ("gpus", "servers", "nics", "interconnects", "switches", "cables", "racks", "storage", "models")
 KINDS = (*ITEM_KINDS, "prices")
@@ -138,7 +138,7 @@ def _fail(message: str) -> None:
 
 
 @app.command("catalog", help="List the built-in catalog: KIND is one of " + ", ".join(KINDS)
-             + "; without KIND, count the items of each kind. " + EXIT_CODES_HELP)
+             + "; without KIND, count the items of each kind.")
 def catalog(
     kind: str | None = typer.Argument(None, metavar="KIND", help="What to list: " + ", ".join(KINDS) + "."),
     price_book: str | None = typer.Option(
@@ -177,7 +177,7 @@ def catalog(
             typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         else:
             table = [[r["book"], r["item"], _num(r["price"]), f"{r['currency']} {r['basis']}", r["source"]] for r in rows]
-            typer.echo(render_table(["book", "item", "price", "unit", "source"], table))
+            typer.echo(fit_to_terminal(render_table(["book", "item", "price", "unit", "source"], table), clip=True))
         return
 
     items = getattr(cat, kind)
@@ -190,4 +190,5 @@ def catalog(
         columns.append((f"price {book.currency}", lambda item: _num(book.prices[item.id].price)
                         if item.id in book.prices else "-"))
     columns.append(("source", lambda item: item.source))
-    typer.echo(render_table([header for header, _ in columns], [[read(item) for _, read in columns] for item in items]))
+    table = render_table([header for header, _ in columns], [[read(item) for _, read in columns] for item in items])
+    typer.echo(fit_to_terminal(table, clip=True))  # the long column, the source, is the last one

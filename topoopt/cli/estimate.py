@@ -15,13 +15,13 @@ import json
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, err, load_or_exit
+from topoopt.cli.common import EXIT_INFEASIBLE, EXIT_INPUT, err, load_or_exit
 
 GB = "GB"
 
 
 @app.command(help="Estimate throughput, memory and time to train for INSTANCE with pinned hardware "
-             "('-' = stdin). " + EXIT_CODES_HELP)
+             "('-' = stdin).")
 def estimate(
     file: str = typer.Argument(..., metavar="INSTANCE", help="Instance YAML file, or '-' for standard input."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),

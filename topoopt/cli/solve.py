@@ -2,30 +2,33 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import typer
 
 from topoopt.cli.app import app
 from topoopt.cli.common import (
-    EXIT_CODES_HELP,
     EXIT_INFEASIBLE,
     EXIT_INPUT,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_NO_SOLUTION,
+    NotWritten,
+    check_out_dir,
     err,
+    fit_to_terminal,
     load_or_exit,
-    write_fabric_files,
+    publish,
 )
 from topoopt.limits import EXPLAIN_TIME_S
 
 
-@app.command(help="Design the cluster for INSTANCE ('-' = stdin). " + EXIT_CODES_HELP)
+@app.command(help="Design the cluster for INSTANCE ('-' = stdin).")
 def solve(
     file: str = typer.Argument(..., metavar="INSTANCE", help="Instance YAML file, or '-' for standard input."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON (design.json) on stdout."),
-    out: Path | None = typer.Option(None, "--out", help="Write design.json, BOM, cables, racks and drawings here."),
+    out: str | None = typer.Option(
+        None, "--out", metavar="DIR",
+        help="Write design.json, BOM, cables, racks, exports and drawings here as one output set with a "
+             "manifest.json, replacing an earlier set atomically (DIR must be new, empty or an earlier set)."),
     time_limit_s: float | None = typer.Option(
         None, "--time-limit-s", min=0.01,
         help="Wall-clock limit on the whole solve, explanation included (not reproducible); past it the answer "
@@ -46,14 +49,19 @@ def solve(
 ) -> None:
     from topoopt.catalog import CatalogError
     loaded = load_or_exit(file)
+    if out is not None:
+        check_out_dir(out)
     from topoopt.cli.running import Interrupted, solve_reporting
     from topoopt.solver import UnsupportedObjective
 
     def proven(result) -> None:
-        """Infeasibility is known before the explanation: say so, and write it down at once."""
-        err("topoopt: proven infeasible; explaining why (Ctrl-C prints what is known, --no-explain skips it)")
+        """Infeasibility is known before the explanation: write it down at once, and say so."""
         if out is not None:
-            write_result(locate_sources(result, loaded), loaded.instance, out, source=str(loaded.file))
+            try:
+                write_result(locate_sources(result, loaded), loaded.instance, out, source=str(loaded.file))
+            except NotWritten as exc:  # the final write reports it again
+                err(str(exc))
+        err("topoopt: proven infeasible; explaining why (Ctrl-C prints what is known, --no-explain skips it)")
 
     try:
         result = solve_reporting(loaded.instance, on_proven=proven, workers=workers, seed=seed,
@@ -66,14 +74,21 @@ def solve(
         interrupted(stop, loaded, json_out)
     result = locate_sources(result, loaded)
     violations = independent_check(result, loaded.instance)
+    not_written = None
     if out is not None:
-        write_result(result, loaded.instance, out, source=str(loaded.file))
+        try:
+            write_result(result, loaded.instance, out, source=str(loaded.file))
+        except NotWritten as exc:
+            not_written = str(exc)
     if violations:
         for violation in violations:
             err(f"checker: {violation}")
         err("internal error: the independent checker rejects the solver's design (a bug; please report it)")
         raise typer.Exit(EXIT_INTERNAL)
     print_result(result, loaded.instance.name, json_out)
+    if not_written is not None:  # the answer is printed; the files are what failed
+        err(not_written)
+        raise typer.Exit(EXIT_INPUT)
     if result.status == "infeasible":
         raise typer.Exit(EXIT_INFEASIBLE)
     if result.status == "unknown":
@@ -86,9 +101,10 @@ def print_result(result, name: str, json_out: bool) -> None:
         return
     from topoopt.cli.summary import infeasible_summary, solved_summary
 
-    typer.echo(infeasible_summary(result, name) if result.status == "infeasible" else
-               solved_summary(result, name) + job_cost_line(result) if result.design else
-               f"topoopt · {name} · {result.status.upper()}: no design found within the limits")
+    typer.echo(fit_to_terminal(
+        infeasible_summary(result, name) if result.status == "infeasible" else
+        solved_summary(result, name) + job_cost_line(result) if result.design else
+        f"topoopt · {name} · {result.status.upper()}: no design found within the limits"))
 
 
 def interrupted(stop, loaded, json_out: bool) -> None:
@@ -98,6 +114,9 @@ def interrupted(stop, loaded, json_out: bool) -> None:
     import os
     import sys
 
+    from topoopt.fabric.output_set import finish_or_discard_unfinished
+
+    finish_or_discard_unfinished()  # the solve's thread may be publishing the proven status
     if stop.proven is not None:
         err(f"topoopt: interrupted while {stop.stage}; infeasibility was already proven")
         print_result(locate_sources(stop.proven, loaded), loaded.instance.name, json_out)
@@ -147,17 +166,9 @@ def locate_sources(result, loaded):
     return result.model_copy(update={"explanation": explanation})
 
 
-def write_result(result, instance, out: Path, *, source: str) -> None:
-    """design.json always; the fabric exports and drawings when a design exists, with the
-    fabric's warnings on stderr as 'topoopt render' prints them."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "design.json").write_text(result.model_dump_json(indent=2, by_alias=True) + "\n", encoding="utf-8")
-    if result.design is None:
-        return
-    try:
-        import topoopt.fabric  # noqa: F401
-    except ImportError:
-        err("warning: fabric exports are not available in this build; wrote design.json only")
-        return
-    write_fabric_files(result, instance, out, source=source)
-    err(f"wrote {out}/")
+def write_result(result, instance, out: str, *, source: str) -> None:
+    """Publish the output set of ``result``: design.json always, the fabric exports and drawings
+    when a design exists, the manifest last; the fabric's warnings go to stderr as 'topoopt render'
+    prints them. Raises :class:`~topoopt.cli.common.NotWritten`."""
+    outputs = publish(result, instance, out, source=source, design_json=True)
+    err(f"wrote {len(outputs.files)} files to {out}/")

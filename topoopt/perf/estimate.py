@@ -140,8 +140,19 @@ def estimate(instance: Instance, *, converged: bool | None = None) -> Performanc
 
     Raises :class:`NotPinnedError` (names the missing pins), :class:`LayoutError` (the pinned
     layout needs more GPUs or stages than there are) or :class:`DoesNotFitError` (with the memory
-    breakdown of the layout closest to fitting).
+    breakdown of the layout closest to fitting), and :class:`topoopt.InputError` for an instance
+    that is not valid.
+
+    Examples
+    --------
+    >>> import topoopt
+    >>> performance = topoopt.estimate(topoopt.load_instance("instances/estimate-pinned-h100.yaml").instance)
+    >>> round(performance.time_to_train_days, 1), performance.bottleneck
+    (11.3, 'compute')
     """
+    from topoopt.loader import validate_instance
+
+    instance = validate_instance(instance, ids=False)  # one not from the loader: schema, strings, budget terms
     job, hw = pinned_hardware(instance, converged=converged)
     pinned = job.training.parallelism
     if pinned != "auto":
