@@ -64,11 +64,19 @@ class ResolvedCatalog:
         return None if entry is None else entry.price
 
 
+def offered_prices(book: PriceBook, include_not_offered: bool) -> dict[str, Price]:
+    """The book's prices a design may use: those its market offers, and with ``include_not_offered``
+    also the entries marked ``offered: false``. An item left out is unpriced, so the
+    ``priced_in_book`` family keeps it out of every design."""
+    return {item_id: entry for item_id, entry in book.prices.items() if entry.offered or include_not_offered}
+
+
 def resolve_catalog(instance: Instance) -> ResolvedCatalog:
     """Merge the built-in catalog with the instance's additions and price overrides.
 
-    An added item with an existing id replaces the built-in one. Price overrides are sourced as
-    "instance price override".
+    An added item with an existing id replaces the built-in one. Items the book marks as not offered
+    are unpriced unless ``catalog.include_not_offered`` (:func:`offered_prices`). Price overrides
+    are estimates sourced as "instance price override".
     """
     builtin = load_builtin_catalog()
     selection = instance.catalog
@@ -85,9 +93,9 @@ def resolve_catalog(instance: Instance) -> ResolvedCatalog:
             f"catalog.price_book: unknown price book {selection.price_book!r}; "
             f"expected one of {', '.join(sorted(books))}"
         )
-    prices = dict(book.prices)
+    prices = offered_prices(book, selection.include_not_offered)
     for item_id, value in selection.prices.items():
-        prices[item_id] = Price(price=value, source="estimate: instance price override")
+        prices[item_id] = Price(price=value, provenance="estimate", source="estimate: instance price override")
     catalog = Catalog(**merged, price_books=[book])
     return ResolvedCatalog(catalog=catalog, price_book=book, prices=prices)
 
@@ -123,6 +131,7 @@ __all__ = [
     "KINDS",
     "ResolvedCatalog",
     "load_builtin_catalog",
+    "offered_prices",
     "resolve_catalog",
     "storage_nic_counts",
     "workload_model",

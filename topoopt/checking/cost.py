@@ -50,9 +50,7 @@ def cost_of(ctx: CheckContext) -> Cost:
     for category, item_id, quantity in bill(ctx):
         entry = book.prices.get(item_id)
         unit = 0 if entry is None else whole_units(entry.price)
-        source = f"no price in {book.price_book.id}" if entry is None else entry.source
-        breakdown.append(CostLine(category=category, item=item_id, quantity=quantity, unit_price=unit,
-                                  total=unit * quantity, source=source))
+        breakdown.append(CostLine.priced(category, item_id, quantity, unit, entry, book.price_book.id))
     return Cost(basis=book.basis, currency=book.currency, total=sum(line.total for line in breakdown),
                 breakdown=breakdown)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from topoopt.models.base import Record
 
@@ -239,9 +239,44 @@ class ModelPreset(ModelArchitecture):
     source: str = Field(min_length=5, description=SOURCE_DESCRIPTION)
 
 
+PriceProvenance = Literal["quoted", "estimate", "derived"]
+"""quoted: a seller's published list price (``source`` is its URL, ``as_of`` the date it was read);
+estimate: a figure reasoned from published ones (``source`` says how: ``"estimate: …"``); derived:
+computed from another price book by a stated rule (``source``: ``"derived: …"``)."""
+
+
 class Price(Record):
+    """One price book entry: a unit price, where it comes from, and whether the market offers it."""
+
     price: float = Field(ge=0, description="Price per unit in the book's currency and basis.")
-    source: str = Field(min_length=5, description=SOURCE_DESCRIPTION)
+    provenance: PriceProvenance = Field(
+        description="quoted (a published list price, source URL and as_of date), estimate (reasoned from "
+                    "published figures, source 'estimate: …') or derived (computed from another book, "
+                    "source 'derived: …')."
+    )
+    source: str = Field(min_length=5, description="Where the price comes from: a URL for a quote, "
+                                                  "'estimate: <reason>' or 'derived: <rule>'.")
+    as_of: str | None = Field(
+        None, pattern=r"^\d{4}-\d{2}(-\d{2})?$",
+        description="Date the quoted price was published or read (YYYY-MM or YYYY-MM-DD); required for quoted.",
+    )
+    offered: bool = Field(
+        True, description="False: the book's market does not offer the item; its price (derived or estimated) "
+                          "is used only when the instance sets catalog.include_not_offered."
+    )
+
+    @model_validator(mode="after")
+    def _source_matches_provenance(self) -> Price:
+        """A quote names its URL and date; an estimate or a derivation says how it was made."""
+        if self.provenance == "quoted":
+            if "http://" not in self.source and "https://" not in self.source:
+                raise ValueError("a quoted price's source must contain the URL of the published list")
+            if self.as_of is None:
+                raise ValueError("a quoted price needs as_of, the date of the list (YYYY-MM or YYYY-MM-DD)")
+        elif not self.source.startswith(f"{self.provenance}:"):
+            raise ValueError(f"the source of a price with provenance {self.provenance} must start with "
+                             f"'{self.provenance}:'")
+        return self
 
 
 class PriceBook(Record):

@@ -7,9 +7,10 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from topoopt.models.base import NoBoolean, Record
+from topoopt.models.catalog import Price, PriceProvenance
 from topoopt.models.performance import Parallelism, Performance
 
-SCHEMA_VERSION = "1.5"
+SCHEMA_VERSION = "1.6"
 
 Network = Literal["compute", "storage", "management"]
 Tier = Literal["leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf", "mgmt-aggregation"]
@@ -166,6 +167,22 @@ class CostLine(Record):
     unit_price: float
     total: float
     source: str
+    provenance: PriceProvenance | Literal["unpriced"] = Field(
+        description="How the unit price was obtained (quoted, estimate, derived), or unpriced.")
+    offered: bool = Field(True, description="False: the price book's market does not offer the item "
+                                            "(chosen only with catalog.include_not_offered).")
+
+    @classmethod
+    def priced(cls, category: str, item: str, quantity: int, unit_price: int, entry: Price | None,
+               book_id: str) -> CostLine:
+        """The line of ``quantity`` × ``item`` at ``unit_price`` (whole units), carrying the price
+        entry's source, provenance and offer; ``entry`` None is an unpriced item."""
+        if entry is None:
+            return cls(category=category, item=item, quantity=quantity, unit_price=unit_price,
+                       total=unit_price * quantity, source=f"no price in {book_id}", provenance="unpriced")
+        return cls(category=category, item=item, quantity=quantity, unit_price=unit_price,
+                   total=unit_price * quantity, source=entry.source, provenance=entry.provenance,
+                   offered=entry.offered)
 
 
 class Cost(Record):

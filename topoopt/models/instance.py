@@ -150,6 +150,11 @@ class CatalogSelection(Record):
     prices: dict[str, Annotated[float, Field(ge=0, le=1e12)]] = Field(
         default_factory=dict, description="Price overrides by item id, in the price book's currency and basis."
     )
+    include_not_offered: bool = Field(
+        False, description="Also design with the items the price book marks as not offered by its market, at "
+                           "their derived or estimated prices (flagged in the answer); false = only what the "
+                           "market offers.",
+    )
 
 
 class AllowDeny(Record):

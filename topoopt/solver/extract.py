@@ -325,6 +325,5 @@ def _cost(dm: DesignModel, pick: Choice, design: Design, value) -> Cost:
     lines = []
     for (category, item), quantity in [*quantities.items(), *((("storage", t), units) for t, units in storage)]:
         unit = int(round(catalog.price(item)))
-        lines.append(CostLine(category=category, item=item, quantity=quantity, unit_price=unit,
-                              total=unit * quantity, source=catalog.prices[item].source))
+        lines.append(CostLine.priced(category, item, quantity, unit, catalog.prices[item], catalog.price_book.id))
     return Cost(basis=catalog.basis, currency=catalog.currency, total=sum(x.total for x in lines), breakdown=lines)
