@@ -105,7 +105,7 @@ def test_catalog_has_the_agreed_ids() -> None:
     }
     for kind, ids in expected.items():
         assert set(CAT.by_id(kind)) == ids, kind
-    assert set(BOOKS) == {"cny-monthly-rent", "usd-capex"}
+    assert set(BOOKS) == {"cny-monthly-rent", "usd-capex", "usd-monthly-rent"}
     for cable_id in ("hdr-dac-2m", "hdr-aoc-30m", "hdr-splitter-dac-3m", "ndr-dac-twin-to-flat-splitter-3m",
                      "ndr-sr4-kit-50m", "ndr-dr4-kit-100m", "ndr-dr4-kit-500m", "cat6-rj45-1g-100m",
                      "cat6a-rj45-10g-100m"):
@@ -509,13 +509,23 @@ def test_every_buyable_item_is_priced(book_id: str) -> None:
     for kind in BUYABLE_KINDS:
         for item in getattr(CAT, kind):
             assert item.id in book.prices, f"{book_id}: no price for {kind}/{item.id}"
-            assert book.prices[item.id].price > 0, item.id
+            entry = book.prices[item.id]
+            assert entry.price > 0 or entry.source.startswith("estimate: included in"), item.id
 
 
 def test_price_books_are_what_they_say() -> None:
-    rent, capex = BOOKS["cny-monthly-rent"], BOOKS["usd-capex"]
+    rent, capex, cloud = BOOKS["cny-monthly-rent"], BOOKS["usd-capex"], BOOKS["usd-monthly-rent"]
     assert (rent.currency, rent.basis) == ("CNY", "monthly_rent")
     assert (capex.currency, capex.basis) == ("USD", "capex")
+    assert (cloud.currency, cloud.basis) == ("USD", "monthly_rent")
+
+
+def test_usd_rent_follows_the_capacity_block_list() -> None:
+    """AWS Capacity Blocks, January 2025: US$ per GPU-hour × 8 GPUs × 730 hours a month."""
+    price = {item: entry.price for item, entry in BOOKS["usd-monthly-rent"].prices.items()}
+    assert price["dgx-h100"] == round(4.916 * 8 * 730)
+    assert price["dgx-h200"] == round(5.408 * 8 * 730)
+    assert price["dgx-a100-40gb"] == round(1.844 * 8 * 730)
 
 
 def test_cny_rent_follows_the_published_list() -> None:
@@ -589,7 +599,7 @@ def test_cli_json_is_the_items(kind: str) -> None:
 def test_cli_summary_counts_each_kind() -> None:
     result = runner.invoke(app, ["catalog", "--json"])
     assert result.exit_code == 0
-    assert json.loads(result.stdout) == {**{k: len(getattr(CAT, k)) for k in KINDS}, "price_books": 2}
+    assert json.loads(result.stdout) == {**{k: len(getattr(CAT, k)) for k in KINDS}, "price_books": len(CAT.price_books)}
     table = runner.invoke(app, ["catalog"])
     assert table.exit_code == 0 and f"cables         {len(CAT.cables)}" in table.stdout
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from topoopt.checking.context import CheckContext
+from topoopt.checking.ownership import ownership_mismatches
+from topoopt.checking.rental import rental_mismatches
 from topoopt.checking.text import close, money, num
 from topoopt.models.design import Cost, CostLine, Violation
 
@@ -90,7 +92,8 @@ def _reported_mismatches(mine: Cost, reported: Cost) -> list[str]:
 
 def budget_cap(ctx: CheckContext) -> list[Violation]:
     """The priced bill is within ``budget.max`` in the budget's basis and currency; a reported cost
-    equals the recomputation line by line."""
+    equals the recomputation line by line, a reported rental of the whole job the book's terms
+    (rental.py), and a reported ownership figure its recomputation (ownership.py)."""
     family = "budget_cap"
     out: list[Violation] = []
     budget, book = ctx.instance.budget, ctx.catalog
@@ -104,6 +107,12 @@ def budget_cap(ctx: CheckContext) -> list[Violation]:
                              detail=f"cost {money(mine.total, mine.currency)} > budget {money(budget.max, budget.currency)}"))
     if ctx.cost is not None:
         out += [Violation(family=family, item="reported cost", detail=p) for p in _reported_mismatches(mine, ctx.cost)]
+        if ctx.cost.rental is not None:
+            out += [Violation(family=family, item="reported rental", detail=p)
+                    for p in rental_mismatches(ctx, mine.total, ctx.cost.rental)]
+        if ctx.cost.ownership is not None:
+            out += [Violation(family=family, item="reported ownership", detail=p)
+                    for p in ownership_mismatches(ctx, mine.total, ctx.cost.ownership)]
     return out
 
 

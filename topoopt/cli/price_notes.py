@@ -42,3 +42,36 @@ def price_lines(cost: Cost) -> list[str]:
 def _an(provenance: str) -> str:
     return {"estimate": "an estimate", "derived": "derived from another book", "unpriced": "missing"}.get(
         provenance, provenance)
+
+
+def duration_text(days: float) -> str:
+    """A duration in days, or in hours below a day ("5.0 hours", not "0.21 days")."""
+    return f"{days * 24:,.1f} hours" if days < 1 else f"{days:,.2f} days"
+
+
+def rental_line(cost: Cost, sign: str, head: str) -> str:
+    """The rent of the whole job: the terms that cover its duration, or pro rata without terms."""
+    rental = cost.rental
+    if rental is None:
+        return ""
+    duration = duration_text(rental.duration_days)
+    if not rental.terms:
+        return (f"{head}{sign}{rental.total:,.0f} = {sign}{cost.total:,.0f}/month × {duration} ÷ 30.4375 days "
+                f"per month (billed pro rata: no rental terms)")
+    run = " + ".join(f"{use.count} × {use.months}-month term at {use.factor:.0%}" for use in rental.terms)
+    months = f"{rental.billed_months:,.4g} month{'' if rental.billed_months == 1 else 's'}"
+    return (f"{head}{sign}{rental.total:,.0f} = {sign}{cost.total:,.0f}/month × {months} billed ({run}) for "
+            f"{duration} of training")
+
+
+def ownership_line(cost: Cost, sign: str, operation) -> str:
+    """A bought design's ownership (TCO) over the depreciation period: purchase, energy, facility."""
+    owned = cost.ownership
+    if owned is None:
+        return ""
+    energy = (f"{sign}{owned.energy_cost:,.0f} energy ({owned.it_power_kw:,.1f} kW × load {operation.average_load:g} "
+              f"× PUE {owned.pue:g} × {owned.months} months at {sign}{operation.electricity_price_per_kwh:g}/kWh)")
+    facility = (f"{sign}{owned.facility_cost:,.0f} facility ({owned.racks} racks × "
+                f"{sign}{operation.facility_per_rack_per_month:,.0f}/month)")
+    return (f"Ownership    {sign}{owned.total:,.0f} over {owned.months} months = {sign}{cost.total:,.0f} purchase + "
+            f"{energy} + {facility}; {sign}{owned.per_month:,.0f}/month")

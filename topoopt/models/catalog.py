@@ -279,12 +279,36 @@ class Price(Record):
         return self
 
 
+class RentalTerm(Record):
+    """A rental period a seller contracts for, and its price as a fraction of the monthly list rent."""
+
+    months: int = Field(ge=1, le=120, description="Length of one term in months.")
+    factor: float = Field(gt=0, le=1, description="Rent per month on this term ÷ the monthly list rent "
+                                                  "(e.g. 0.85: annual at 85 % of monthly).")
+    source: str = Field(min_length=5, description=SOURCE_DESCRIPTION)
+
+
 class PriceBook(Record):
     id: str
     currency: Literal["CNY", "USD", "EUR"]
     basis: Literal["capex", "monthly_rent"]
     description: str
     prices: dict[str, Price] = Field(description="Price per catalog item id (server = whole node).")
+    terms: list[RentalTerm] = Field(
+        default_factory=list,
+        description="monthly_rent books: the terms a job can be rented for; the shortest is the minimum rental "
+                    "period. A job is billed the cheapest whole terms that cover its duration. Empty: billed pro "
+                    "rata (rent per month × months of training).",
+    )
+
+    @model_validator(mode="after")
+    def _terms_fit_the_basis(self) -> PriceBook:
+        if self.terms and self.basis != "monthly_rent":
+            raise ValueError("terms: rental terms belong to a monthly_rent price book")
+        lengths = [term.months for term in self.terms]
+        if len(set(lengths)) != len(lengths):
+            raise ValueError(f"terms: two terms of the same length ({sorted(lengths)} months)")
+        return self
 
 
 class Catalog(Record):

@@ -185,11 +185,46 @@ class CostLine(Record):
                    offered=entry.offered)
 
 
+class TermUse(Record):
+    months: int = Field(description="Length of the term in months.")
+    count: int = Field(description="Consecutive terms of this length rented.")
+    factor: float = Field(description="Rent per month on this term ÷ the monthly list rent.")
+
+
+class Rental(Record):
+    """What renting the design for its time to train costs under the price book's terms."""
+
+    duration_days: float = Field(description="The design's time to train.")
+    terms: list[TermUse] = Field(description="The cheapest whole terms that cover the duration; empty when the "
+                                             "book has no terms and the job is billed pro rata.")
+    billed_months: float = Field(description="Months of list rent billed: Σ count × months × factor, or the "
+                                             "duration in months when billed pro rata.")
+    total: float = Field(description="cost.total × billed_months, in the book's currency.")
+
+
+class Ownership(Record):
+    """A bought design's cost of ownership over the depreciation period: purchase, energy, facility."""
+
+    months: int = Field(description="Ownership (depreciation) period.")
+    it_power_kw: float = Field(description="Provisioned IT power of the design (site power), kW.")
+    pue: float = Field(description="PUE of the design's rack cooling.")
+    energy_kwh: float = Field(description="it_power_kw × average_load × pue × 730.5 h × months.")
+    energy_cost: float
+    racks: int
+    facility_cost: float = Field(description="racks × facility per rack per month × months.")
+    total: float = Field(description="Purchase (cost.total) + energy_cost + facility_cost.")
+    per_month: float = Field(description="total ÷ months.")
+
+
 class Cost(Record):
     basis: Literal["capex", "monthly_rent"]
     currency: str
     total: float
     breakdown: list[CostLine]
+    rental: Rental | None = Field(None, description="monthly_rent books: the rent of the whole job under the "
+                                                    "book's terms; None for capex or without a performance.")
+    ownership: Ownership | None = Field(None, description="capex books with site.operation: purchase, energy and "
+                                                          "facility over the depreciation period; None otherwise.")
 
 
 class ObjectiveValue(Record):
