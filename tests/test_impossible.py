@@ -14,8 +14,12 @@ ASKS = Path(__file__).resolve().parents[1] / "benchmarks" / "impossible"
 def test_405b_in_30_days_for_a_rent_of_1_5m_cny_is_explained():
     """405B on 1T tokens in 30 days for CNY 1.5M a month, 20 racks, 300 kW, NDR only: the deadline
     needs more servers than the budget rents, and no budget alone would do (300 kW hold too few
-    nodes for the deadline), while a longer deadline would."""
-    result = solve(load_instance(ASKS / "llama3-405b-30d-ndr-300kw.yaml").instance)
+    nodes for the deadline), while a longer deadline would. Asked with every server of the book
+    (catalog.include_not_offered): limited to what the CNY market offers, the explanation is about
+    memory and the servers on offer instead."""
+    instance = load_instance(ASKS / "llama3-405b-30d-ndr-300kw.yaml").instance
+    every_server = instance.catalog.model_copy(update={"include_not_offered": True})
+    result = solve(instance.model_copy(update={"catalog": every_server}))
     assert result.status == "infeasible"
     explanation = result.explanation
     assert [item.family for item in explanation.conflict] == ["deadline_met", "budget_cap"]

@@ -26,6 +26,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from topoopt.field_hints import empty_section_hint, unknown_field_hint
+from topoopt.models.catalog import PriceBook
 from topoopt.models.instance import Instance
 from topoopt.references import budget_term_problems, check_references
 from topoopt.safe_yaml import (
@@ -97,6 +98,11 @@ def load_instance(source: str | Path, *, text: str | None = None) -> LoadedInsta
     raw = read_source(source, file) if text is None else encode_text(text, file)
     data, positions = parse_yaml(raw, file)
     instance = _validate_schema(data, positions, file)
+    book = instance.catalog.price_book
+    if isinstance(book, str) and is_price_book_path(book):
+        line, column = locate(("catalog", "price_book"), positions)
+        loaded_book = load_price_book(book_path(book, file), referred_from=f"{file}:{line}:{column}")
+        instance = instance.model_copy(update={"catalog": instance.catalog.model_copy(update={"price_book": loaded_book})})
     problems = check_references(instance)
     if problems:
         raise InputError(capped(format_messages(problems, positions, file), file))
@@ -156,6 +162,40 @@ def _string_problems(data) -> list[tuple[Path_, str]]:
             elif len(value) > MAX_TEXT_CHARS:
                 problems.append((path, f"text of {len(value):,} characters; strings are at most {MAX_TEXT_CHARS:,}"))
     return sorted(problems, key=lambda item: dotted(item[0]))
+
+
+# --------------------------------------------------------------------------------------------
+# Price book files
+
+
+def is_price_book_path(value: str) -> bool:
+    """``catalog.price_book`` names a file (``./my-prices.yaml``) rather than a built-in book id."""
+    return value.endswith((".yaml", ".yml")) or "/" in value
+
+
+def book_path(value: str, instance_file: str) -> Path:
+    """A price book path relative to the instance file's folder (the working folder for stdin)."""
+    path = Path(value)
+    if path.is_absolute() or instance_file == STDIN_NAME:
+        return path
+    return Path(instance_file).parent / path
+
+
+def load_price_book(path: str | Path, *, referred_from: str | None = None) -> PriceBook:
+    """Read, parse and validate a price book file with the instance loader's safety rules (size,
+    nesting, aliases, duplicate keys); raise :class:`InputError` with every problem located in the
+    book file (``file:line:column: field: message``)."""
+    file = str(path)
+    try:
+        raw = read_source(path, file)
+    except InputError as exc:
+        raise InputError([f"{referred_from}: catalog.price_book: {message}" if referred_from else message
+                          for message in exc.messages]) from None
+    data, positions = parse_yaml(raw, file)
+    try:
+        return PriceBook.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(schema_messages(exc, positions, file)) from None
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
+from topoopt.models.catalog import PriceBook
 from topoopt.models.instance import Instance
 
 Path_ = tuple[str | int, ...]
@@ -22,11 +23,23 @@ def check_references(instance: Instance) -> list[tuple[Path_, str]]:
 
     Returns ``(path, message)`` pairs; empty when all references resolve.
     """
-    from topoopt.catalog import load_builtin_catalog, resolve_catalog
+    from topoopt.catalog import load_builtin_catalog, resolve_catalog, terms_problem
 
     problems: list[tuple[Path_, str]] = []
     books = {book.id: book for book in load_builtin_catalog().price_books}
-    book_id = instance.catalog.price_book
+    chosen = instance.catalog.price_book
+    if isinstance(chosen, PriceBook):
+        books = {**books, chosen.id: chosen}
+        book_id = chosen.id
+    else:
+        book_id = chosen
+    terms = instance.catalog.terms
+    if terms is not None and book_id in books:
+        problem = terms_problem(books[book_id], terms)
+        if problem is not None:
+            problems.append((("catalog", "terms"), problem))
+            # Resolve with the book's own terms so the remaining ids can still be checked.
+            instance = instance.model_copy(update={"catalog": instance.catalog.model_copy(update={"terms": None})})
     if book_id not in books:
         problems.append((("catalog", "price_book"), _unknown("price book", book_id, books)))
         if not books:

@@ -170,14 +170,17 @@ def catalog(
         selected = [books[price_book]] if price_book else list(books.values())
         rows = [
             {"book": book.id, "item": item_id, "price": entry.price, "currency": book.currency,
-             "basis": book.basis, "source": entry.source}
+             "basis": book.basis, "provenance": entry.provenance, "as_of": entry.as_of, "offered": entry.offered,
+             "source": entry.source}
             for book in selected for item_id, entry in book.prices.items()
         ]
         if json_out:
             typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         else:
-            table = [[r["book"], r["item"], _num(r["price"]), f"{r['currency']} {r['basis']}", r["source"]] for r in rows]
-            typer.echo(fit_to_terminal(render_table(["book", "item", "price", "unit", "source"], table), clip=True))
+            table = [[r["book"], r["item"], _num(r["price"]), f"{r['currency']} {r['basis']}",
+                      r["provenance"] + (f" {r['as_of']}" if r["as_of"] else "") + ("" if r["offered"] else ", not offered"),
+                      r["source"]] for r in rows]
+            typer.echo(fit_to_terminal(render_table(["book", "item", "price", "unit", "provenance", "source"], table), clip=True))
         return
 
     items = getattr(cat, kind)
@@ -188,6 +191,9 @@ def catalog(
     if price_book is not None:
         book = books[price_book]
         columns.append((f"price {book.currency}", lambda item: _num(book.prices[item.id].price)
+                        if item.id in book.prices else "-"))
+        columns.append(("provenance", lambda item: (book.prices[item.id].provenance
+                                                     + ("" if book.prices[item.id].offered else ", not offered"))
                         if item.id in book.prices else "-"))
     columns.append(("source", lambda item: item.source))
     table = render_table([header for header, _ in columns], [[read(item) for _, read in columns] for item in items])

@@ -85,7 +85,7 @@ def solve(
             err(f"checker: {violation}")
         err("internal error: the independent checker rejects the solver's design (a bug; please report it)")
         raise typer.Exit(EXIT_INTERNAL)
-    print_result(result, loaded.instance.name, json_out)
+    print_result(result, loaded.instance, json_out)
     if not_written is not None:  # the answer is printed; the files are what failed
         err(not_written)
         raise typer.Exit(EXIT_INPUT)
@@ -95,7 +95,8 @@ def solve(
         raise typer.Exit(EXIT_NO_SOLUTION)
 
 
-def print_result(result, name: str, json_out: bool) -> None:
+def print_result(result, instance, json_out: bool) -> None:
+    name = instance.name
     if json_out:
         typer.echo(result.model_dump_json(indent=2, by_alias=True))
         return
@@ -103,7 +104,7 @@ def print_result(result, name: str, json_out: bool) -> None:
 
     typer.echo(fit_to_terminal(
         infeasible_summary(result, name) if result.status == "infeasible" else
-        solved_summary(result, name) + job_cost_line(result) if result.design else
+        solved_summary(result, name) + job_cost_line(result, instance) if result.design else
         f"topoopt · {name} · {result.status.upper()}: no design found within the limits"))
 
 
@@ -119,7 +120,7 @@ def interrupted(stop, loaded, json_out: bool) -> None:
     finish_or_discard_unfinished()  # the solve's thread may be publishing the proven status
     if stop.proven is not None:
         err(f"topoopt: interrupted while {stop.stage}; infeasibility was already proven")
-        print_result(locate_sources(stop.proven, loaded), loaded.instance.name, json_out)
+        print_result(locate_sources(stop.proven, loaded), loaded.instance, json_out)
         code = EXIT_INFEASIBLE
     else:
         err(f"topoopt: interrupted while {stop.stage}, before an answer")
@@ -129,17 +130,21 @@ def interrupted(stop, loaded, json_out: bool) -> None:
     os._exit(code)
 
 
-def job_cost_line(result) -> str:
-    """For min_job_cost, the objective spelled out: rent per month × months of training."""
-    objective, cost, performance = result.objective, result.cost, result.performance
-    if objective.kind != "min_job_cost" or objective.value is None or cost is None or performance is None:
+def job_cost_line(result, instance) -> str:
+    """The whole job or the whole ownership spelled out: for a rented design, rent per month ×
+    months billed under the book's terms (the objective of min_job_cost; otherwise what the chosen
+    design's job rents for); for a bought one with ``site.operation``, its ownership figure."""
+    cost = result.cost
+    if cost is None or (cost.rental is None and cost.ownership is None):
         return ""
+    from topoopt.cli.price_notes import ownership_line, rental_line
     from topoopt.cli.summary import CURRENCY_SIGN
 
     sign = CURRENCY_SIGN.get(cost.currency, cost.currency + " ")
-    days = performance.time_to_train_days
-    return (f"\nJob cost     {sign}{objective.value:,.0f} = {sign}{cost.total:,.0f}/month × {days:,.2f} days "
-            f"÷ 30.4375 days per month")
+    if cost.ownership is not None:
+        return "\n" + ownership_line(cost, sign, instance.site.operation)
+    head = "Job cost     " if result.objective.kind == "min_job_cost" else "Job rent     "
+    return "\n" + rental_line(cost, sign, head)
 
 
 def independent_check(result, instance) -> list:

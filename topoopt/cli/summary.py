@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from topoopt.checking.units import BITS_PER_BYTE
+from topoopt.cli.price_notes import price_lines
 from topoopt.models.design import Design, SolveResult
 
 CURRENCY_SIGN = {"CNY": "¥", "USD": "$", "EUR": "€"}
@@ -70,6 +71,7 @@ def solved_summary(result: SolveResult, name: str) -> str:
             by_category[line.category] = by_category.get(line.category, 0.0) + line.total
         parts = " · ".join(f"{category} {money(total, cost.currency, 'capex')}" for category, total in by_category.items())
         lines.append(f"Cost         {money(cost.total, cost.currency, cost.basis)}  ({parts})")
+        lines += price_lines(cost)
     if perf:
         p = perf.parallelism
         lines.append(

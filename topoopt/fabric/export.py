@@ -42,7 +42,7 @@ from topoopt.models.catalog import Catalog
 from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
 
-BOM_COLUMNS = ["category", "part", "description", "quantity", "unit_price", "extended_price", "source"]
+BOM_COLUMNS = ["category", "part", "description", "quantity", "unit_price", "extended_price", "provenance", "source"]
 CABLE_COLUMNS = ["id", "a_device", "a_port", "b_device", "b_port", "part", "media", "gbps", "length_m",
                  "network", "link_class"]
 RACK_COLUMNS = ["rack", "u", "device", "power_w", "model", "rack_units", "rack_class", "role", "network"]
@@ -139,14 +139,14 @@ def bom_rows(result: SolveResult, fabric: Fabric) -> list[list]:
     """One row per cost line, then a ``total`` row; without a cost, quantities only."""
     describe = _descriptions(fabric)
     if result.cost is None:
-        return [[c, item, describe.get(item, ""), q, "", "", ""] for c, item, q in _counts(fabric)]
+        return [[c, item, describe.get(item, ""), q, "", "", "", ""] for c, item, q in _counts(fabric)]
     cost = result.cost
     rows = [
         [line.category, line.item, describe.get(line.item, ""), line.quantity, _money(line.unit_price),
-         _money(line.total), line.source]
+         _money(line.total), line.provenance + ("" if line.offered else ", not offered"), line.source]
         for line in cost.breakdown
     ]
-    rows.append(["total", "", f"total, {cost.currency} ({cost.basis})", "", "", _money(cost.total), ""])
+    rows.append(["total", "", f"total, {cost.currency} ({cost.basis})", "", "", _money(cost.total), "", ""])
     return rows
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from topoopt.models.base import Range, Record
 
@@ -266,8 +266,52 @@ class ModelPreset(ModelArchitecture):
     source: str = Field(min_length=5, description=SOURCE_DESCRIPTION)
 
 
+PriceProvenance = Literal["quoted", "estimate", "derived"]
+"""quoted: a seller's published list price (``source`` is its URL, ``as_of`` the date it was read);
+estimate: a figure reasoned from published ones (``source`` says how: ``"estimate: …"``); derived:
+computed from another price book by a stated rule (``source``: ``"derived: …"``)."""
+
+
 class Price(Record):
+    """One price book entry: a unit price, where it comes from, and whether the market offers it."""
+
     price: float = Field(ge=0, le=1e12, description="Price per unit in the book's currency and basis.")
+    provenance: PriceProvenance = Field(
+        description="quoted (a published list price, source URL and as_of date), estimate (reasoned from "
+                    "published figures, source 'estimate: …') or derived (computed from another book, "
+                    "source 'derived: …')."
+    )
+    source: str = Field(min_length=5, description="Where the price comes from: a URL for a quote, "
+                                                  "'estimate: <reason>' or 'derived: <rule>'.")
+    as_of: str | None = Field(
+        None, pattern=r"^\d{4}-\d{2}(-\d{2})?$",
+        description="Date the quoted price was published or read (YYYY-MM or YYYY-MM-DD); required for quoted.",
+    )
+    offered: bool = Field(
+        True, description="False: the book's market does not offer the item; its price (derived or estimated) "
+                          "is used only when the instance sets catalog.include_not_offered."
+    )
+
+    @model_validator(mode="after")
+    def _source_matches_provenance(self) -> Price:
+        """A quote names its URL and date; an estimate or a derivation says how it was made."""
+        if self.provenance == "quoted":
+            if "http://" not in self.source and "https://" not in self.source:
+                raise ValueError("a quoted price's source must contain the URL of the published list")
+            if self.as_of is None:
+                raise ValueError("a quoted price needs as_of, the date of the list (YYYY-MM or YYYY-MM-DD)")
+        elif not self.source.startswith(f"{self.provenance}:"):
+            raise ValueError(f"the source of a price with provenance {self.provenance} must start with "
+                             f"'{self.provenance}:'")
+        return self
+
+
+class RentalTerm(Record):
+    """A rental period a seller contracts for, and its price as a fraction of the monthly list rent."""
+
+    months: int = Field(ge=1, le=120, description="Length of one term in months.")
+    factor: float = Field(gt=0, le=1, description="Rent per month on this term ÷ the monthly list rent "
+                                                  "(e.g. 0.85: annual at 85 % of monthly).")
     source: str = Field(min_length=5, description=SOURCE_DESCRIPTION)
 
 
@@ -277,6 +321,21 @@ class PriceBook(Record):
     basis: Literal["capex", "monthly_rent"]
     description: str
     prices: dict[str, Price] = Field(description="Price per catalog item id (server = whole node).")
+    terms: list[RentalTerm] = Field(
+        default_factory=list,
+        description="monthly_rent books: the terms a job can be rented for; the shortest is the minimum rental "
+                    "period. A job is billed the cheapest whole terms that cover its duration. Empty: billed pro "
+                    "rata (rent per month × months of training).",
+    )
+
+    @model_validator(mode="after")
+    def _terms_fit_the_basis(self) -> PriceBook:
+        if self.terms and self.basis != "monthly_rent":
+            raise ValueError("terms: rental terms belong to a monthly_rent price book")
+        lengths = [term.months for term in self.terms]
+        if len(set(lengths)) != len(lengths):
+            raise ValueError(f"terms: two terms of the same length ({sorted(lengths)} months)")
+        return self
 
 
 class Catalog(Record):

@@ -7,9 +7,10 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from topoopt.models.base import NoBoolean, Record
+from topoopt.models.catalog import Price, PriceProvenance
 from topoopt.models.performance import Parallelism, Performance
 
-SCHEMA_VERSION = "1.5"
+SCHEMA_VERSION = "1.6"
 
 Network = Literal["compute", "storage", "management"]
 Tier = Literal["leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf", "mgmt-aggregation"]
@@ -172,6 +173,53 @@ class CostLine(Record):
     unit_price: float = Field(description="Price of one, in the cost's currency and basis.")
     total: float = Field(description="quantity × unit_price.")
     source: str = Field(description="Where the price comes from: the price book's source or an override.")
+    provenance: PriceProvenance | Literal["unpriced"] = Field(
+        description="How the unit price was obtained (quoted, estimate, derived), or unpriced.")
+    offered: bool = Field(True, description="False: the price book's market does not offer the item "
+                                            "(chosen only with catalog.include_not_offered).")
+
+    @classmethod
+    def priced(cls, category: str, item: str, quantity: int, unit_price: int, entry: Price | None,
+               book_id: str) -> CostLine:
+        """The line of ``quantity`` × ``item`` at ``unit_price`` (whole units), carrying the price
+        entry's source, provenance and offer; ``entry`` None is an unpriced item."""
+        if entry is None:
+            return cls(category=category, item=item, quantity=quantity, unit_price=unit_price,
+                       total=unit_price * quantity, source=f"no price in {book_id}", provenance="unpriced")
+        return cls(category=category, item=item, quantity=quantity, unit_price=unit_price,
+                   total=unit_price * quantity, source=entry.source, provenance=entry.provenance,
+                   offered=entry.offered)
+
+
+class TermUse(Record):
+    months: int = Field(description="Length of the term in months.")
+    count: int = Field(description="Consecutive terms of this length rented.")
+    factor: float = Field(description="Rent per month on this term ÷ the monthly list rent.")
+
+
+class Rental(Record):
+    """What renting the design for its time to train costs under the price book's terms."""
+
+    duration_days: float = Field(description="The design's time to train.")
+    terms: list[TermUse] = Field(description="The cheapest whole terms that cover the duration; empty when the "
+                                             "book has no terms and the job is billed pro rata.")
+    billed_months: float = Field(description="Months of list rent billed: Σ count × months × factor, or the "
+                                             "duration in months when billed pro rata.")
+    total: float = Field(description="cost.total × billed_months, in the book's currency.")
+
+
+class Ownership(Record):
+    """A bought design's cost of ownership over the depreciation period: purchase, energy, facility."""
+
+    months: int = Field(description="Ownership (depreciation) period.")
+    it_power_kw: float = Field(description="Provisioned IT power of the design (site power), kW.")
+    pue: float = Field(description="PUE of the design's rack cooling.")
+    energy_kwh: float = Field(description="it_power_kw × average_load × pue × 730.5 h × months.")
+    energy_cost: float
+    racks: int
+    facility_cost: float = Field(description="racks × facility per rack per month × months.")
+    total: float = Field(description="Purchase (cost.total) + energy_cost + facility_cost.")
+    per_month: float = Field(description="total ÷ months.")
 
 
 class Cost(Record):
@@ -179,6 +227,10 @@ class Cost(Record):
     currency: str = Field(description="ISO currency code of every amount.")
     total: float = Field(description="The sum of the breakdown.")
     breakdown: list[CostLine] = Field(description="One line per item bought.")
+    rental: Rental | None = Field(None, description="monthly_rent books: the rent of the whole job under the "
+                                                    "book's terms; None for capex or without a performance.")
+    ownership: Ownership | None = Field(None, description="capex books with site.operation: purchase, energy and "
+                                                          "facility over the depreciation period; None otherwise.")
 
 
 class ObjectiveValue(Record):

@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 
 from topoopt.models.base import NoBoolean, Range, Record
 from topoopt.models.catalog import (
+    Cooling,
     Gpu,
     Interconnect,
     LinkPart,
@@ -16,7 +17,9 @@ from topoopt.models.catalog import (
     ModelPreset,
     Nic,
     Precision,
+    PriceBook,
     RackClass,
+    RentalTerm,
     Server,
     StorageTier,
     Switch,
@@ -132,6 +135,26 @@ class Distances(Record):
     slack_m: float = Field(2.0, ge=0, le=100, description="Added to every cable run.")
 
 
+class Operation(Record):
+    """Running a bought cluster: what the ownership (TCO) figure of a capex design adds to the
+    purchase over the hardware's depreciation period (docs/model.md, "Ownership")."""
+
+    months: int = Field(ge=1, le=240, description="Ownership period in months: the hardware's depreciation period.")
+    electricity_price_per_kwh: float = Field(gt=0, le=100, description="Electricity price per kWh, budget currency.")
+    average_load: float = Field(gt=0, le=1, description="Average draw as a fraction of the provisioned IT power.")
+    pue: dict[Cooling, Annotated[float, Field(ge=1, le=3)]] = Field(
+        description="Power usage effectiveness (facility ÷ IT power) by rack cooling: air, rear_door, liquid.")
+    facility_per_rack_per_month: float = Field(
+        ge=0, le=1e7, description="Space, maintenance and staff per rack per month, budget currency.")
+
+    @model_validator(mode="after")
+    def _every_cooling_has_a_pue(self) -> Operation:
+        missing = [c for c in ("air", "rear_door", "liquid") if c not in self.pue]
+        if missing:
+            raise ValueError(f"pue: give the PUE of every rack cooling; missing {', '.join(missing)}")
+        return self
+
+
 class Site(Record):
     max_racks: int = Field(ge=1, le=100_000, description="Most racks the site can give this cluster.")
     rack_classes: list[str] | None = Field(None, max_length=MAX_IDS_PER_LIST,
@@ -142,6 +165,9 @@ class Site(Record):
         None, ge=1, le=131_072,
         description="Size the compute fabric's spine and core layers for this many nodes (growth: leaves are added "
                     "later without re-cabling the spines); None = sized for the nodes built.")
+    operation: Operation | None = Field(
+        None, description="capex designs: energy, facility and depreciation period for the ownership (TCO) figure; "
+                          "None = purchase price only.")
 
 
 class CatalogAdditions(Record):
@@ -158,11 +184,23 @@ class CatalogAdditions(Record):
 
 class CatalogSelection(Record):
     builtin: bool = Field(True, description="Start from the built-in catalog.")
-    price_book: str = Field(description="Price book id, e.g. cny-monthly-rent or usd-capex.")
+    price_book: str | PriceBook = Field(
+        description="A built-in price book id (cny-monthly-rent, usd-capex, usd-monthly-rent), a path to a price "
+                    "book file (a .yaml/.yml path, relative to the instance file), or a price book inline."
+    )
     add: CatalogAdditions = Field(default_factory=CatalogAdditions, description="Own SKUs (same id replaces).")
     prices: dict[str, Annotated[float, Field(ge=0, le=1e12)]] = Field(
         default_factory=dict, max_length=MAX_PRICE_OVERRIDES,
         description="Price overrides by item id, in the price book's currency and basis.")
+    terms: list[RentalTerm] | None = Field(
+        None, description="Rental terms replacing the price book's (e.g. a negotiated contract): each {months, "
+                          "factor, source}; [] bills pro rata. Unset: the book's own terms.",
+    )
+    include_not_offered: bool = Field(
+        False, description="Also design with the items the price book marks as not offered by its market, at "
+                           "their derived or estimated prices (flagged in the answer); false = only what the "
+                           "market offers.",
+    )
 
 
 class AllowDeny(Record):
