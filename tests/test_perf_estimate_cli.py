@@ -81,7 +81,11 @@ def test_json_has_the_documented_keys(tmp_path):
     assert result.exit_code == 0, result.stderr
     body = json.loads(result.stdout)
     assert JSON_KEYS <= set(body)
-    assert body["parallelism"] == {"tp": 8, "pp": 4, "dp": 4, "zero_stage": 1, "microbatch": 1, "virtual_stages": 1}
+    # The pinned fields as pinned; virtual_stages, left out, is searched: 80 layers / 4 stages
+    # split into v equal chunks, and interleaving shortens the bubble of this 4-stage pipeline.
+    parallelism = dict(body["parallelism"])
+    assert parallelism.pop("virtual_stages") in (2, 4, 5, 10, 20)
+    assert parallelism == {"tp": 8, "pp": 4, "dp": 4, "zero_stage": 1, "microbatch": 1, "activation_recompute": "selective"}
     assert body["hardware"]["gpus"] == 128 and body["hardware"]["link_gbps"] == 400
     assert body["tokens_per_s"] == pytest.approx(body["tokens_per_s_per_gpu"] * 128)
     assert body["tokens_per_s"] == pytest.approx(512 * 8192 / body["step_time_s"])

@@ -92,7 +92,8 @@ def _storage_network(hw) -> str:
 
 def _layout_text(p) -> str:
     interleave = f", {p.virtual_stages} virtual stages" if p.virtual_stages > 1 else ""
-    return f"TP {p.tp} × PP {p.pp} × DP {p.dp}, ZeRO-{p.zero_stage}, micro-batch {p.microbatch}{interleave}"
+    recompute = f", {p.activation_recompute} recomputation" if p.activation_recompute else ""
+    return f"TP {p.tp} × PP {p.pp} × DP {p.dp}, ZeRO-{p.zero_stage}, micro-batch {p.microbatch}{interleave}{recompute}"
 
 
 def _memory_lines(memory) -> list[str]:

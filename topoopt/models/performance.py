@@ -18,6 +18,9 @@ class Parallelism(Record):
     zero_stage: Annotated[Literal[0, 1, 2, 3], NoBoolean]
     microbatch: int = Field(ge=1)
     virtual_stages: int = Field(1, ge=1, description="Interleaved pipeline chunks per stage; 1 = plain 1F1B.")
+    activation_recompute: Literal["none", "selective", "full"] | None = Field(
+        None, description="Activation recomputation of the layout; None = the job's own policy."
+    )
 
 
 class MemoryBreakdown(Record):

@@ -24,7 +24,7 @@ from topoopt.models.performance import MemoryBreakdown, Parallelism, Performance
 from topoopt.perf.evaluate import evaluate
 from topoopt.perf.job import GpuSpec, Hardware, Job
 from topoopt.perf.memory import microbatch_count
-from topoopt.perf.search import MICROBATCH_CHOICES, build_layout, pp_choices, tp_choices
+from topoopt.perf.space import RECOMPUTE_BY_COST, LayoutPins, build_layout, layout_choices
 from topoopt.perf.storage import converged_storage_gb_per_step
 
 if TYPE_CHECKING:
@@ -143,49 +143,58 @@ def estimate(instance: Instance, *, converged: bool | None = None) -> Performanc
     breakdown of the layout closest to fitting).
     """
     job, hw = pinned_hardware(instance, converged=converged)
-    pinned = job.training.parallelism
-    if pinned != "auto":
-        if pinned.pp > job.model.layers:
-            raise LayoutError(f"pipeline degree {pinned.pp} exceeds the model's {job.model.layers} layers")
-        needed = pinned.tp * pinned.pp * (pinned.dp or 1)
-        if needed > hw.gpus:
-            raise LayoutError(
-                f"the pinned layout needs {needed} GPUs (tp×pp×dp), the pinned cluster has {hw.gpus}"
-            )
+    check_pinned_layout(job, hw)
     result = evaluate(job, hw)
     if result is None:
         raise DoesNotFitError(*leanest_memory(job, hw))
     return result
 
 
+def check_pinned_layout(job: Job, hw: Hardware) -> None:
+    """Raise :class:`LayoutError` when the pinned fields cannot form a layout on ``hw``: more
+    stages than layers, more GPUs than the cluster has (the fields left out counted as 1), or
+    interleaving whose model chunks are unequal."""
+    pinned = job.training.parallelism
+    if pinned == "auto":
+        return
+    layers = job.model.layers
+    if pinned.pp is not None and pinned.pp > layers:
+        raise LayoutError(f"pipeline degree {pinned.pp} exceeds the model's {layers} layers")
+    needed = (pinned.tp or 1) * (pinned.pp or 1) * (pinned.dp or 1)
+    if needed > hw.gpus:
+        raise LayoutError(f"the pinned layout needs {needed} GPUs (tp×pp×dp), the pinned cluster has {hw.gpus}")
+    v = pinned.virtual_stages
+    if v is not None and v > 1 and pinned.pp is not None and (pinned.pp == 1 or layers % (pinned.pp * v) != 0):
+        raise LayoutError(
+            f"{v} virtual stages need pp > 1 and pp × virtual_stages dividing the model's {layers} layers "
+            f"(pp is {pinned.pp})"
+        )
+
+
 def leanest_memory(job: Job, hw: Hardware) -> tuple[Parallelism, MemoryBreakdown]:
-    """The layout needing the least memory per GPU on ``hw`` (the pinned one when pinned), at the
-    largest dp the cluster allows, with its breakdown — what a "does not fit" report shows."""
+    """The layout of the job's space needing the least memory per GPU on ``hw`` — the smallest
+    micro-batch and the leanest recomputation it allows, at the largest dp the cluster allows —
+    with its breakdown: what a "does not fit" report shows."""
     spec = GpuSpec.of(hw.gpu, hw.gpus_per_node, job.training.precision)
     batch = job.training.global_batch_sequences
-    pinned = job.training.parallelism
-    if pinned != "auto":
-        combos = [(pinned.tp, pinned.pp, pinned.microbatch, pinned.zero_stage, pinned.virtual_stages, pinned.dp)]
-    else:
-        combos = [
-            (tp, pp, b, zero, 1, None)
-            for tp in tp_choices(spec.island_gpus, job.model.attention_heads)
-            for pp in pp_choices(job.model.layers)
-            for b in MICROBATCH_CHOICES[:1]
-            for zero in ((0, 1, 2, 3) if pp == 1 else (0, 1))
-        ]
+    pins = LayoutPins.of(job)
+    recompute = pins.recompute or RECOMPUTE_BY_COST[-1]
     best: tuple[Parallelism, MemoryBreakdown] | None = None
-    for tp, pp, b, zero, v, dp in combos:
-        if tp * pp > hw.gpus:
+    for tp, pp, v, b, zero in layout_choices(job, spec, pins):
+        if tp * pp > hw.gpus or (pins.microbatch is None and b > 1):
             continue
-        dp = dp or max(1, min(hw.gpus // (tp * pp), -(-batch // b)))
-        layout = build_layout(job, spec, tp, pp, b, zero, v)
+        dp = pins.dp or max(1, min(hw.gpus // (tp * pp), -(-batch // b)))
+        layout = build_layout(job, spec, tp, pp, b, zero, v, recompute, dp)
         memory = layout.memory.breakdown(dp, microbatch_count(batch, dp, b))
         if best is None or memory.total_gb < best[1].total_gb:
-            best = (Parallelism(tp=tp, pp=pp, dp=dp, zero_stage=zero, microbatch=b, virtual_stages=v), memory)
+            parallelism = Parallelism(
+                tp=tp, pp=pp, dp=dp, zero_stage=zero, microbatch=b, virtual_stages=v, activation_recompute=recompute
+            )
+            best = (parallelism, memory)
     if best is None:  # not even one model replica fits in the cluster's GPU count
-        layout = build_layout(job, spec, 1, 1, 1, 3, 1)
-        best = (Parallelism(tp=1, pp=1, dp=1, zero_stage=3, microbatch=1), layout.memory.breakdown(1, batch))
+        layout = build_layout(job, spec, 1, 1, 1, 3, 1, recompute)
+        parallelism = Parallelism(tp=1, pp=1, dp=1, zero_stage=3, microbatch=1, activation_recompute=recompute)
+        best = (parallelism, layout.memory.breakdown(1, batch))
     return best
 
 
@@ -194,6 +203,7 @@ __all__ = [
     "EstimateError",
     "LayoutError",
     "NotPinnedError",
+    "check_pinned_layout",
     "estimate",
     "leanest_memory",
     "pinned_hardware",

@@ -153,7 +153,7 @@ def performance(job: Job, hw: Hardware, layout: Layout, times: StepTimes) -> Per
     per_gpu = tokens_per_s / gpus_used
     model_tflops = model_flops_per_token(shape, training.sequence_length) * per_gpu / FLOPS_PER_TFLOP
     hardware_tflops = (
-        hardware_flops_per_token(shape, training.sequence_length, training.activation_recompute, training.attention)
+        hardware_flops_per_token(shape, training.sequence_length, layout.recompute, training.attention)
         * per_gpu
         / FLOPS_PER_TFLOP
     )
@@ -175,6 +175,7 @@ def performance(job: Job, hw: Hardware, layout: Layout, times: StepTimes) -> Per
             zero_stage=layout.zero_stage,
             microbatch=layout.microbatch,
             virtual_stages=layout.virtual_stages,
+            activation_recompute=layout.recompute,
         ),
         gpus_used=gpus_used,
         memory=memory,

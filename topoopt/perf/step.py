@@ -65,13 +65,18 @@ BACKWARD_SHARE = 2.0 / 3.0
 
 @dataclass(frozen=True)
 class Layout:
-    """The fabric-independent numbers of one (tp, pp, b, ZeRO, v) layout."""
+    """The fabric-independent numbers of one (tp, pp, b, ZeRO, v, recomputation) layout.
+
+    ``dp_fit`` is the smallest data-parallel degree that fits; with ``dp_pinned`` it is the one
+    pinned degree (None when that does not fit) and no other degree is a candidate.
+    """
 
     tp: int
     pp: int
     microbatch: int
     zero_stage: int
     virtual_stages: int
+    recompute: Recompute
     microbatch_compute_s: float
     optimizer_step_s: float
     tp_message_bytes: float
@@ -84,6 +89,7 @@ class Layout:
     tp_in_island_microbatch_s: float | None = None
     stage_in_island_s: float | None = None
     replica_in_island: bool = False
+    dp_pinned: bool = False
 
     @property
     def model_gpus(self) -> int:
@@ -137,6 +143,7 @@ def make_layout(
     microbatch: int,
     zero_stage: int,
     virtual_stages: int,
+    dp_pinned: bool = False,
 ) -> Layout:
     """Collect the per-layout constants (see the module docstring)."""
     params = params_per_gpu(shape, tp, pp)
@@ -152,6 +159,7 @@ def make_layout(
         microbatch=microbatch,
         zero_stage=zero_stage,
         virtual_stages=virtual_stages,
+        recompute=recompute,
         microbatch_compute_s=compute_s,
         optimizer_step_s=params * OPTIMIZER_STEP_BYTES_PER_PARAM / (spec.memory_bandwidth_gb_per_s * BYTES_PER_GB),
         tp_message_bytes=activation_bytes if tp > 1 else 0.0,
@@ -164,6 +172,7 @@ def make_layout(
         tp_in_island_microbatch_s=tp_in_island,
         stage_in_island_s=None if tp_in_island is None else compute_s + tp_in_island * (1.0 - TP_COMM_OVERLAP),
         replica_in_island=tp * pp <= island and island % (tp * pp) == 0,
+        dp_pinned=dp_pinned,
     )
 
 
