@@ -30,7 +30,15 @@ from perf_fixtures import (
     pinned,
 )
 
-from topoopt.perf import fits_in_memory, min_nodes_for_time, min_nodes_to_fit, search, space, time_to_train_s, trains_within
+from topoopt.perf import (
+    fits_in_memory,
+    min_nodes_for_time,
+    min_nodes_to_fit,
+    search,
+    space,
+    time_to_train_s,
+    trains_within,
+)
 from topoopt.perf.job import Fabric, never_slower
 from topoopt.perf.step import step_bounds
 

@@ -52,6 +52,14 @@ ACT_ATTENTION_SCORE_BYTES = 5.0
 """Bytes per attention-score element kept for backward without recomputation (softmax output 2,
 dropout mask 1, dropout output 2): the "5·a·s/h" term (Korthikanti et al. 2022, eq. 1)."""
 
+FP8_SAVED_LINEAR_INPUT_BYTES = 1.0
+"""Bytes per element of a linear layer's input kept for its weight-gradient GEMM under FP8
+training: Transformer Engine's ``_Linear.forward`` saves the FP8-cast input (``saved_inputmat =
+inputmat``, or its FP8 transpose) instead of the bf16 one (NVIDIA/TransformerEngine,
+transformer_engine/pytorch/module/linear.py). Of the 34 bytes per token and hidden unit, the
+inputs of the QKV, attention-output, MLP-up and MLP-down matmuls (2·h, 2·h, 2·h, 2·f per token)
+are then halved; the rest (norms, attention core, activation function) stays bf16."""
+
 ACT_FULL_RECOMPUTE_BYTES_PER_TOKEN_HIDDEN = 2.0
 """Full recomputation keeps only each layer's input: 2·s·b·h bytes (Korthikanti et al. 2022 §4.3)."""
 

@@ -210,6 +210,7 @@ class ModelShape:
     vocab: int
     embedding_params: float
     layer_params: float
+    ffn_hidden: int
 
     @classmethod
     def of(cls, model: ModelArchitecture) -> ModelShape:
@@ -228,6 +229,7 @@ class ModelShape:
             vocab=model.vocab_size,
             embedding_params=embedding,
             layer_params=(params - embedding) / model.layers,
+            ffn_hidden=model.ffn_hidden_size,
         )
 
 

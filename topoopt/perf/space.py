@@ -166,6 +166,7 @@ def _memory_and_fit(
         microbatch=microbatch,
         virtual_stages=virtual_stages,
         capacity_gb=spec.memory_gb,
+        fp8=spec.precision == "fp8",
     )
     batch = training.global_batch_sequences
     if dp is None:
