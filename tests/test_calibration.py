@@ -15,7 +15,9 @@ from pathlib import Path
 import yaml
 
 from topoopt.models.instance import Instance
-from topoopt.perf import estimate
+from topoopt.perf import estimate, pinned_hardware
+from topoopt.perf.constants import CALIBRATED_GPU_PRECISIONS
+from topoopt.perf.search import gpu_spec
 from topoopt.perf.flops import megatron_flops_per_token
 
 CALIBRATION_DIR = Path(__file__).resolve().parent / "calibration"
@@ -103,6 +105,16 @@ def test_model_matches_the_calibration_runs():
     errors = [abs(error) for _, _, error in rows]
     assert sum(errors) / len(errors) <= MAX_MEAN_APE
     assert max(errors) <= MAX_WORST_APE
+
+
+def test_calibrated_coverage_is_the_calibration_runs():
+    """``Performance.calibrated`` flags exactly the (GPU, precision run) pairs some run covers."""
+    covered = set()
+    for run in load_runs():
+        job, hw = pinned_hardware(run.instance)
+        spec = gpu_spec(job, hw)
+        covered.add((spec.gpu_id, spec.precision))
+    assert covered == CALIBRATED_GPU_PRECISIONS
 
 
 def test_megatron_conversion_matches_the_paper_aggregate():

@@ -221,3 +221,16 @@ def test_pinned_converged_storage_network_is_honoured():
     assert estimate(instance(pinned)).step.storage_s > 0
     assert estimate(instance(VIDEO)).step.storage_s == 0
     assert estimate(instance(VIDEO), converged=True).step.storage_s == estimate(instance(pinned)).step.storage_s
+
+
+def test_an_uncalibrated_gpu_is_flagged(tmp_path):
+    """H100 in bf16 is covered by calibration runs; a B200 (no calibration run) is flagged in the
+    text and in the JSON record."""
+    calibrated = run(tmp_path, PINNED, "--json")
+    assert json.loads(calibrated.stdout)["calibrated"] is True
+    assert "uncalibrated" not in run(tmp_path, PINNED).stdout
+    b200 = variant(PINNED, **{"server: dgx-h100": "server: dgx-b200"})
+    text = run(tmp_path, b200)
+    assert text.exit_code == 0, text.stderr
+    assert "Confidence   uncalibrated: no calibration run covers this GPU" in text.stdout
+    assert json.loads(run(tmp_path, b200, "--json").stdout)["calibrated"] is False

@@ -16,6 +16,7 @@ import typer
 
 from topoopt.cli.app import app
 from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, err, load_or_exit
+from topoopt.models.performance import UNCALIBRATED_NOTE
 
 GB = "GB"
 
@@ -124,6 +125,7 @@ def _performance_text(name: str, hw, p) -> str:
         f"{p.hardware_tflops_per_gpu:.0f} with recomputation",
         f"Time         {p.time_to_train_days:,.1f} days to train; step {step.step_time_s:.2f} s; "
         f"bottleneck: {p.bottleneck.replace('_', ' ')}",
+        *([] if p.calibrated else [f"Confidence   {UNCALIBRATED_NOTE}"]),
         "Step         "
         f"compute {step.compute_s:.3f} s, bubble {step.bubble_s:.3f} s, exposed communication "
         f"{step.exposed_comm_s:.3f} s (TP {step.tp_comm_s:.3f}, PP {step.pp_comm_s:.3f}, DP {step.dp_comm_s:.3f} s before overlap)"

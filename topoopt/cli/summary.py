@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from topoopt.checking.units import BITS_PER_BYTE
 from topoopt.models.design import Design, SolveResult
+from topoopt.models.performance import UNCALIBRATED_NOTE
 
 CURRENCY_SIGN = {"CNY": "¥", "USD": "$", "EUR": "€"}
 
@@ -82,6 +83,8 @@ def solved_summary(result: SolveResult, name: str) -> str:
             f"{f', {p.activation_recompute} recomputation' if p.activation_recompute else ''} · "
             f"{perf.memory_per_gpu_gb:.1f} GB per GPU · bottleneck {perf.bottleneck}"
         )
+        if not perf.calibrated:
+            lines.append(f"Confidence   {UNCALIBRATED_NOTE}")
     if result.objective.gap:
         lines.append(f"Gap          {result.objective.gap:.2%} from the proven bound (time limit reached)")
     lines.append(f"Binding      {', '.join(result.binding) if result.binding else 'none (only the objective limits the design)'}")

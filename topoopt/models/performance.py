@@ -63,6 +63,13 @@ class StorageNeeds(Record):
     cold_write_gb_per_s: float = Field(0.0, description="Write rate to archive one checkpoint per interval, GB/s.")
 
 
+UNCALIBRATED_NOTE = (
+    "uncalibrated: no calibration run covers this GPU at this precision, so the prediction extrapolates "
+    "the fitted constants (docs/performance-model.md §9)"
+)
+"""What the solve summary and ``estimate`` print for a prediction whose ``calibrated`` is False."""
+
+
 class Performance(Record):
     tokens_per_s: float
     tokens_per_s_per_gpu: float
@@ -78,3 +85,7 @@ class Performance(Record):
     memory: MemoryBreakdown
     step: StepBreakdown
     storage: StorageNeeds
+    calibrated: bool = Field(
+        description="Whether calibration runs cover this GPU at this precision; False = extrapolated, "
+        "less certain (docs/performance-model.md §9)."
+    )

@@ -64,6 +64,24 @@ ACT_FULL_RECOMPUTE_BYTES_PER_TOKEN_HIDDEN = 2.0
 """Full recomputation keeps only each layer's input: 2·s·b·h bytes (Korthikanti et al. 2022 §4.3)."""
 
 # --------------------------------------------------------------------------------------------
+# Calibration coverage
+# --------------------------------------------------------------------------------------------
+
+CALIBRATED_GPU_PRECISIONS = frozenset(
+    {
+        ("a100-80gb-sxm", "fp16"),
+        ("a100-80gb-sxm", "bf16"),
+        ("a100-40gb-sxm", "bf16"),
+        ("h100-sxm", "bf16"),
+        ("h100-sxm", "fp8"),
+    }
+)
+"""(GPU id, precision its linear layers run in) pairs that calibration runs cover: the runs of
+``tests/calibration`` (``tests/test_calibration.py`` checks that this set is exactly theirs).
+A prediction for any other pair extrapolates the fitted constants through the catalog's peaks,
+GEMM efficiency and bandwidths, and says so (``Performance.calibrated``)."""
+
+# --------------------------------------------------------------------------------------------
 # Memory reserve
 # --------------------------------------------------------------------------------------------
 

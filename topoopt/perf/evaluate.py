@@ -22,8 +22,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from topoopt.models.performance import Bottleneck, Parallelism, Performance, StepBreakdown
+from topoopt.perf.constants import CALIBRATED_GPU_PRECISIONS
 from topoopt.perf.flops import hardware_flops_per_token, model_flops_per_token
-from topoopt.perf.job import Hardware, Job, ModelShape
+from topoopt.perf.job import GpuSpec, Hardware, Job, ModelShape
 from topoopt.perf.search import (
     best_step,
     gpu_spec,
@@ -190,7 +191,14 @@ def performance(job: Job, hw: Hardware, layout: Layout, times: StepTimes) -> Per
             step_time_s=step_s,
         ),
         storage=storage_needs(job, tokens_per_s),
+        calibrated=is_calibrated(spec),
     )
+
+
+def is_calibrated(spec: GpuSpec) -> bool:
+    """Whether calibration runs cover the GPU at the precision its linear layers run in
+    (:data:`CALIBRATED_GPU_PRECISIONS`)."""
+    return (spec.gpu_id, spec.precision) in CALIBRATED_GPU_PRECISIONS
 
 
 __all__ = [
@@ -198,6 +206,7 @@ __all__ = [
     "checkpoint_overhead",
     "evaluate",
     "fits_in_memory",
+    "is_calibrated",
     "min_nodes_for_time",
     "min_nodes_to_fit",
     "performance",
