@@ -17,8 +17,8 @@ import yaml
 from topoopt.models.instance import Instance
 from topoopt.perf import estimate, pinned_hardware
 from topoopt.perf.constants import CALIBRATED_GPU_PRECISIONS
-from topoopt.perf.search import gpu_spec
 from topoopt.perf.flops import megatron_flops_per_token
+from topoopt.perf.search import gpu_spec
 
 CALIBRATION_DIR = Path(__file__).resolve().parent / "calibration"
 MAX_MEAN_APE = 0.10

@@ -155,6 +155,37 @@ def test_does_not_fit_exits_3_with_the_memory_breakdown(tmp_path):
     with pytest.raises(DoesNotFitError) as caught:
         estimate(instance(text))
     assert caught.value.memory.weights_gb == pytest.approx(405.9 / 8 * 2, rel=0.02)
+    # TP 8 without pipelining or ZeRO-3 needs 16 bytes per parameter over 8 GPUs: no single change
+    # of the layout fits on 16 GPUs, and no node count fits that layout.
+    assert body["smallest_change_that_fits"] is None
+    assert "No single change of the layout or node count fits" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("layout", "recompute", "expected"),
+    [
+        ("{tp: 8, pp: 4, dp: 4, zero_stage: 0, microbatch: 4}", "none", "workload.training.activation_recompute: full"),
+        ("{tp: 4, pp: 2, zero_stage: 0, microbatch: 1}", "selective", "workload.training.parallelism.pp: "),
+    ],
+)
+def test_does_not_fit_names_the_smallest_change_that_fits(tmp_path, layout, recompute, expected):
+    text = variant(**{"{tp: 8, pp: 4, dp: 4, zero_stage: 1, microbatch: 1}": layout,
+                      "activation_recompute: selective": f"activation_recompute: {recompute}"})
+    with pytest.raises(DoesNotFitError) as caught:
+        estimate(instance(text))
+    change = caught.value.change
+    assert change.startswith(expected)
+    result = run(tmp_path, text)
+    assert result.exit_code == 3 and f"Smallest change that fits: {change}" in result.stdout
+    # Applying the change fits.
+    field, value = change.split(" (")[0].rsplit(": ", 1)
+    name = field.rsplit(".", 1)[1]
+    if name == "activation_recompute":
+        fixed = text.replace(f"activation_recompute: {recompute}", f"activation_recompute: {value}")
+    else:
+        fixed = text.replace(layout, layout.replace(f"{name}: 2", f"{name}: {value}"))
+    assert fixed != text
+    assert estimate(instance(fixed)).memory.total_gb <= 80
 
 
 def test_auto_that_does_not_fit_shows_the_leanest_layout(tmp_path):

@@ -151,6 +151,7 @@ def _does_not_fit_text(name: str, exc) -> str:
         f"Leanest layout {_layout_text(exc.parallelism)}",
         "Memory per GPU",
         *_memory_lines(exc.memory),
+        f"Smallest change that fits: {exc.change}" if exc.change else "No single change of the layout or node count fits",
     ]
     return "\n".join(lines)
 
@@ -161,4 +162,5 @@ def _does_not_fit_json(name: str, exc) -> dict:
         "fits": False,
         "parallelism": exc.parallelism.model_dump(mode="json"),
         "memory": exc.memory.model_dump(mode="json"),
+        "smallest_change_that_fits": exc.change,
     }

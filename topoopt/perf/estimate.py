@@ -21,10 +21,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from topoopt.models.performance import MemoryBreakdown, Parallelism, Performance
-from topoopt.perf.evaluate import evaluate
+from topoopt.perf.evaluate import evaluate, fits_in_memory, min_nodes_to_fit
 from topoopt.perf.job import GpuSpec, Hardware, Job
 from topoopt.perf.memory import microbatch_count
-from topoopt.perf.space import RECOMPUTE_BY_COST, LayoutPins, build_layout, layout_choices
+from topoopt.perf.space import RECOMPUTE_BY_COST, LayoutPins, build_layout, layout_choices, pp_choices, tp_choices
 from topoopt.perf.storage import converged_storage_gb_per_step
 
 if TYPE_CHECKING:
@@ -54,14 +54,17 @@ class LayoutError(EstimateError):
 
 
 class DoesNotFitError(EstimateError):
-    """Nothing fits in GPU memory; ``memory`` is the breakdown of the layout closest to fitting."""
+    """Nothing fits in GPU memory; ``memory`` is the breakdown of the layout closest to fitting and
+    ``change`` the smallest change of the instance that fits (:func:`smallest_fitting_change`)."""
 
-    def __init__(self, parallelism: Parallelism, memory: MemoryBreakdown):
+    def __init__(self, parallelism: Parallelism, memory: MemoryBreakdown, change: str | None = None):
         self.parallelism = parallelism
         self.memory = memory
+        self.change = change
+        hint = f"; smallest change that fits: {change}" if change else ""
         super().__init__(
             f"the workload does not fit in GPU memory: {memory.total_gb:.1f} GB needed per GPU "
-            f"with the leanest layout, {memory.capacity_gb:.0f} GB available"
+            f"with the leanest layout, {memory.capacity_gb:.0f} GB available{hint}"
         )
 
 
@@ -146,8 +149,63 @@ def estimate(instance: Instance, *, converged: bool | None = None) -> Performanc
     check_pinned_layout(job, hw)
     result = evaluate(job, hw)
     if result is None:
-        raise DoesNotFitError(*leanest_memory(job, hw))
+        raise DoesNotFitError(*leanest_memory(job, hw), smallest_fitting_change(job, hw))
     return result
+
+
+LAYOUT = "workload.training.parallelism"
+MAX_SUGGESTED_NODES = 100_000
+"""Largest node count :func:`smallest_fitting_change` looks at when only more nodes help."""
+
+
+def smallest_fitting_change(job: Job, hw: Hardware) -> str | None:
+    """The first change, one field at a time, under which the job fits on ``hw``, or None.
+
+    Tried in this order, from the least to the most disruptive: full activation recomputation;
+    a higher ZeRO stage (the lowest that fits; ≤ 1 with pipelining); a smaller micro-batch (the
+    largest that fits); fewer virtual stages; more pipeline stages, then more tensor parallelism
+    (the fewest that fit, within the cluster); a pinned dp raised to all the GPUs; and, when no
+    layout change fits, the fewest nodes on which the job fits.
+    """
+    training = job.training
+    pinned = training.parallelism
+    layers = job.model.layers
+    candidates: list[tuple[str, Job]] = []
+
+    def with_training(**update) -> Job:
+        return replace(job, training=training.model_copy(update=update))
+
+    def with_layout(**update) -> Job:
+        return with_training(parallelism=pinned.model_copy(update=update))
+
+    if training.activation_recompute not in ("full", "auto"):
+        candidates.append(("workload.training.activation_recompute: full", with_training(activation_recompute="full")))
+    if pinned != "auto":
+        pp, tp, dp = pinned.pp, pinned.tp, pinned.dp
+        if pinned.zero_stage is not None:
+            highest = 3 if pp == 1 else 1
+            candidates += [(f"{LAYOUT}.zero_stage: {z}", with_layout(zero_stage=z)) for z in range(pinned.zero_stage + 1, highest + 1)]
+        if pinned.microbatch is not None:
+            smaller = [b for b in range(pinned.microbatch - 1, 0, -1) if pinned.microbatch % b == 0 or b == 1]
+            candidates += [(f"{LAYOUT}.microbatch: {b}", with_layout(microbatch=b)) for b in smaller]
+        if pinned.virtual_stages is not None and pinned.virtual_stages > 1:
+            fewer = [v for v in range(pinned.virtual_stages - 1, 0, -1) if pp is None or layers % (pp * v) == 0]
+            candidates += [(f"{LAYOUT}.virtual_stages: {v}", with_layout(virtual_stages=v)) for v in fewer]
+        others = (tp or 1) * (dp or 1)
+        if pp is not None:
+            deeper = [q for q in pp_choices(layers) if q > pp and q * others <= hw.gpus]
+            candidates += [(f"{LAYOUT}.pp: {q} (virtual_stages searched)", with_layout(pp=q, virtual_stages=None)) for q in deeper]
+        if tp is not None:
+            spec = GpuSpec.of(hw.gpu, hw.gpus_per_node, training.precision)
+            wider = [t for t in tp_choices(spec.island_gpus, job.model.attention_heads) if t > tp]
+            candidates += [(f"{LAYOUT}.tp: {t}", with_layout(tp=t)) for t in wider if t * (pp or 1) * (dp or 1) <= hw.gpus]
+        if dp is not None:
+            candidates.append((f"{LAYOUT}.dp left out (searched)", with_layout(dp=None)))
+    for change, changed in candidates:
+        if fits_in_memory(changed, hw):
+            return change
+    nodes = min_nodes_to_fit(job, hw, MAX_SUGGESTED_NODES)
+    return None if nodes is None else f"constraints.pins.nodes: {nodes}"
 
 
 def check_pinned_layout(job: Job, hw: Hardware) -> None:
@@ -207,4 +265,5 @@ __all__ = [
     "estimate",
     "leanest_memory",
     "pinned_hardware",
+    "smallest_fitting_change",
 ]
