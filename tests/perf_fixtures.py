@@ -114,8 +114,8 @@ def job(
 
 
 def pinned(tp: int | None = 1, pp: int | None = 1, dp: int | None = None, zero_stage: int | None = 1,
-           microbatch: int | None = 1, virtual_stages: int | None = 1):
+           microbatch: int | None = 1, virtual_stages: int | None = 1, cp: int | None = 1):
     """A pinned layout; a None field is left to the search."""
     return PinnedParallelism(
-        tp=tp, pp=pp, dp=dp, zero_stage=zero_stage, microbatch=microbatch, virtual_stages=virtual_stages
+        tp=tp, pp=pp, dp=dp, cp=cp, zero_stage=zero_stage, microbatch=microbatch, virtual_stages=virtual_stages
     )

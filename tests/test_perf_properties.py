@@ -70,12 +70,13 @@ def jobs(draw):
                 zero_stage=st.sampled_from([None, 0, 1, 2, 3]),
                 microbatch=st.sampled_from([None, 1, 2, 4]),
                 virtual_stages=st.sampled_from([None, 1, 2]),
+                cp=st.sampled_from([None, 1, 2]),
             ),
         )
     )
     return job(
         draw(st.sampled_from(MODELS)),
-        sequence_length=draw(st.sampled_from([1024, 2048, 4096, 8192])),
+        sequence_length=draw(st.sampled_from([1024, 2048, 4096, 8192, 16384])),
         global_batch=draw(st.sampled_from([16, 64, 96, 250, 512, 1024])),
         parallelism=parallelism,
         recompute=draw(st.sampled_from(["auto", "none", "selective", "full"])),
@@ -220,14 +221,15 @@ def test_recompute_auto_is_the_best_policy(job_, hw):
 
 
 @SETTINGS
-@given(jobs(), clusters(), st.sampled_from(["tp", "pp", "zero_stage", "microbatch", "virtual_stages"]))
+@given(jobs(), clusters(), st.sampled_from(["tp", "pp", "cp", "zero_stage", "microbatch", "virtual_stages"]))
 def test_a_field_left_out_is_searched(job_, hw, field):
     """A layout pinned but for one field is as fast as the best of that field's values pinned."""
     shape_layers = job_.model.layers
-    fixed = dict(tp=2, pp=4, dp=None, zero_stage=1, microbatch=2, virtual_stages=1)
+    fixed = dict(tp=2, pp=4, dp=None, cp=1, zero_stage=1, microbatch=2, virtual_stages=1)
     values = {
         "tp": space.tp_choices(8, job_.model.attention_heads),
         "pp": space.pp_choices(shape_layers),
+        "cp": space.cp_choices(job_.training.sequence_length),
         "zero_stage": [0, 1],
         "microbatch": [1, 2, 4, 8],
         "virtual_stages": space.virtual_stage_choices(shape_layers, 4),

@@ -49,10 +49,11 @@ def test_nemotron_4_340b_fits_as_it_ran_and_interleaves(dp, batch):
 
 
 def test_recompute_auto_turns_to_full_recomputation_only_when_nothing_else_fits():
-    """405B-class shape, TP8 PP16 at 8k sequences in bf16: without recomputation the first stage's
-    16 micro-batches in flight need more than 80 GB; ``auto`` then takes full recomputation, and
-    with the sequence halved it keeps the faster no-recomputation step."""
+    """405B-class shape, TP8 PP16 (CP 1) at 8k sequences in bf16: without recomputation the first
+    stage's 16 micro-batches in flight need more than 80 GB; ``auto`` then takes full
+    recomputation, and with the sequence halved it keeps the faster no-recomputation step."""
     layout = pinned(tp=8, pp=16, dp=None, zero_stage=1, microbatch=1, virtual_stages=None)
+    layout = layout.model_copy(update={"cp": 1})
     long = job(LLAMA_405B_SHAPE, sequence_length=8192, global_batch=2048, parallelism=layout, recompute="auto")
     none = job(LLAMA_405B_SHAPE, sequence_length=8192, global_batch=2048, parallelism=layout, recompute="none")
     hw = cluster(H100, nodes=1024)
@@ -66,3 +67,23 @@ def test_a_pinned_policy_is_kept():
     layout = pinned(tp=8, pp=16, dp=None, zero_stage=1, microbatch=1, virtual_stages=None)
     short = job(LLAMA_405B_SHAPE, sequence_length=2048, global_batch=2048, parallelism=layout, recompute="full")
     assert evaluate(short, cluster(H100, nodes=1024)).parallelism.activation_recompute == "full"
+
+
+def test_context_parallelism_halves_the_activations_of_long_sequences():
+    """The same 8k layout with CP 2 (ranks TP, CP, DP, PP from the innermost: 8 × 2 × 16 GPUs per
+    replica) fits without recomputation; with cp left to the search the fastest of both is taken."""
+    base = pinned(tp=8, pp=16, dp=None, zero_stage=1, microbatch=1, virtual_stages=None)
+    hw = cluster(H100, nodes=1024)
+
+    def step(cp, recompute):
+        layout = base.model_copy(update={"cp": cp})
+        found = evaluate(job(LLAMA_405B_SHAPE, sequence_length=8192, global_batch=2048, parallelism=layout,
+                             recompute=recompute), hw)
+        return found
+
+    with_cp = step(2, "none")
+    assert with_cp is not None and with_cp.parallelism.cp == 2 and with_cp.gpus_used == 8 * 2 * 16 * with_cp.parallelism.dp
+    assert with_cp.step.cp_comm_s > 0
+    assert step(1, "none") is None
+    searched = step(None, "auto")
+    assert searched.step_time_s == min(with_cp.step_time_s, step(1, "full").step_time_s)

@@ -11,7 +11,7 @@ from topoopt.models.performance import Parallelism
 
 
 def _layout(p: Parallelism) -> str:
-    return f"TP{p.tp} PP{p.pp} DP{p.dp} ZeRO-{p.zero_stage} micro-batch {p.microbatch}"
+    return f"TP{p.tp} CP{p.cp} PP{p.pp} DP{p.dp} ZeRO-{p.zero_stage} micro-batch {p.microbatch}"
 
 
 def memory_fits(ctx: CheckContext) -> list[Violation]:
@@ -37,9 +37,9 @@ def memory_fits(ctx: CheckContext) -> list[Violation]:
         out.append(Violation(family=family, item="workload", detail=f"does not fit in {where} under any layout"))
         return out
     p = d.parallelism
-    if p.tp * p.pp * p.dp > gpus:
+    if p.tp * p.cp * p.pp * p.dp > gpus:
         out.append(Violation(family=family, item="parallelism",
-                             detail=f"{_layout(p)} needs {num(p.tp * p.pp * p.dp)} GPUs > {num(gpus)}"))
+                             detail=f"{_layout(p)} needs {num(p.tp * p.cp * p.pp * p.dp)} GPUs > {num(gpus)}"))
     elif perf.evaluate(ctx.job, hw, parallelism=p) is None:
         out.append(Violation(family=family, item="parallelism", detail=f"{_layout(p)} does not fit in {where}"))
     return out

@@ -94,7 +94,8 @@ def _storage_network(hw) -> str:
 def _layout_text(p) -> str:
     interleave = f", {p.virtual_stages} virtual stages" if p.virtual_stages > 1 else ""
     recompute = f", {p.activation_recompute} recomputation" if p.activation_recompute else ""
-    return f"TP {p.tp} × PP {p.pp} × DP {p.dp}, ZeRO-{p.zero_stage}, micro-batch {p.microbatch}{interleave}{recompute}"
+    context = f" × CP {p.cp}" if p.cp > 1 else ""
+    return f"TP {p.tp}{context} × PP {p.pp} × DP {p.dp}, ZeRO-{p.zero_stage}, micro-batch {p.microbatch}{interleave}{recompute}"
 
 
 def _memory_lines(memory) -> list[str]:
@@ -114,6 +115,7 @@ def _performance_text(name: str, hw, p) -> str:
     idle = hw.gpus - p.gpus_used
     idle_text = f" ({idle} idle)" if idle else ""
     step = p.step
+    cp_text = f"CP {step.cp_comm_s:.3f}, " if p.parallelism.cp > 1 else ""
     lines = [
         f"topoopt estimate · {name}",
         f"Hardware     {hw.nodes} × {hw.gpus_per_node} {hw.gpu.id} = {hw.gpus} GPUs; {hw.nics_per_node} × "
@@ -128,7 +130,7 @@ def _performance_text(name: str, hw, p) -> str:
         *([] if p.calibrated else [f"Confidence   {UNCALIBRATED_NOTE}"]),
         "Step         "
         f"compute {step.compute_s:.3f} s, bubble {step.bubble_s:.3f} s, exposed communication "
-        f"{step.exposed_comm_s:.3f} s (TP {step.tp_comm_s:.3f}, PP {step.pp_comm_s:.3f}, DP {step.dp_comm_s:.3f} s before overlap)"
+        f"{step.exposed_comm_s:.3f} s (TP {step.tp_comm_s:.3f}, {cp_text}PP {step.pp_comm_s:.3f}, DP {step.dp_comm_s:.3f} s before overlap)"
         + (f", storage reads {step.storage_s:.3f} s" if hw.converged_storage_gb_per_step > 0 else ""),
         "Memory per GPU",
         *_memory_lines(p.memory),

@@ -78,7 +78,7 @@ def solved_summary(result: SolveResult, name: str) -> str:
             f"{perf.time_to_train_days:,.1f} days to train"
         )
         lines.append(
-            f"             TP{p.tp} PP{p.pp}{f' VP{p.virtual_stages}' if p.virtual_stages > 1 else ''} DP{p.dp} "
+            f"             TP{p.tp}{f' CP{p.cp}' if p.cp > 1 else ''} PP{p.pp}{f' VP{p.virtual_stages}' if p.virtual_stages > 1 else ''} DP{p.dp} "
             f"ZeRO-{p.zero_stage} micro-batch {p.microbatch}"
             f"{f', {p.activation_recompute} recomputation' if p.activation_recompute else ''} · "
             f"{perf.memory_per_gpu_gb:.1f} GB per GPU · bottleneck {perf.bottleneck}"

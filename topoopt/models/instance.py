@@ -30,6 +30,9 @@ class PinnedParallelism(Record):
 
     tp: int | None = Field(None, ge=1, le=64, description="Tensor-parallel degree; None = searched.")
     pp: int | None = Field(None, ge=1, le=512, description="Pipeline-parallel degree; None = searched.")
+    cp: int | None = Field(
+        None, ge=1, le=64, description="Context-parallel degree (sequence split over ranks, ring attention); None = searched."
+    )
     dp: int | None = Field(
         None, ge=1, description="Data-parallel degree; None = the best degree up to all remaining GPUs."
     )

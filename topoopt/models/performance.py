@@ -18,6 +18,7 @@ class Parallelism(Record):
     zero_stage: Annotated[Literal[0, 1, 2, 3], NoBoolean]
     microbatch: int = Field(ge=1)
     virtual_stages: int = Field(1, ge=1, description="Interleaved pipeline chunks per stage; 1 = plain 1F1B.")
+    cp: int = Field(1, ge=1, description="Context-parallel degree; tp x cp x pp x dp GPUs are used.")
     activation_recompute: Literal["none", "selective", "full"] | None = Field(
         None, description="Activation recomputation of the layout; None = the job's own policy."
     )
@@ -41,6 +42,7 @@ class StepBreakdown(Record):
     compute_s: float
     bubble_s: float
     tp_comm_s: float
+    cp_comm_s: float = Field(0.0, description="Ring-attention sends of context parallelism, before overlap.")
     pp_comm_s: float
     dp_comm_s: float
     exposed_comm_s: float

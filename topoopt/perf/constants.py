@@ -156,6 +156,18 @@ all-gather of the same total volume (Korthikanti et al. 2022 §4.2.2)."""
 TP_ALLREDUCES_FULL_RECOMPUTE = 2
 """Extra all-reduces per layer when the forward pass is recomputed (full recomputation)."""
 
+CP_RING_PASSES = 3
+"""Ring passes of the K,V chunks per layer and micro-batch under context parallelism: one in the
+forward pass, two in the backward pass (K,V again and their gradients dK,dV) — Megatron-core's
+ring attention (``TEDotProductAttention`` with ``cp_comm_type = p2p``; Liu et al. 2023, "Ring
+Attention with Blockwise Transformers", arXiv:2310.01889). Full recomputation adds one."""
+
+CP_COMM_OVERLAP = 1.0
+"""Fraction of the ring-attention sends that can hide, and only behind the attention compute of
+the same micro-batch (estimate: each ring step's send overlaps the attention block of the chunk
+already received — the point of the ring schedule, arXiv:2310.01889 §3 — but the linear layers
+run before and after the attention core, outside the ring)."""
+
 TP_COMM_OVERLAP = 0.0
 """Fraction of TP communication hidden under compute (estimate: Megatron's TP collectives sit on
 the critical path between dependent GEMMs; overlap needs special kernels, so plan with none)."""
@@ -174,6 +186,16 @@ ZERO3_OVERLAP = 0.5
 """Fraction of ZeRO-3/FSDP per-micro-batch parameter all-gathers and gradient reduce-scatters
 that prefetching hides under the micro-batch's compute, fitted on B2 (MosaicML FSDP rows). Never
 more than that compute can hide."""
+
+CP_MIN_TOKENS_PER_RANK = 4096
+"""``auto`` splits a sequence over context-parallel ranks only while each keeps at least this many
+tokens (estimate: context parallelism is for long sequences — Megatron-core recommends it when
+activations of long sequences do not fit; below a few thousand tokens per rank the chunked
+attention GEMMs get small and the ring's per-step latency shows). A pinned ``cp`` is not limited."""
+
+CP_CHOICES = (2, 4, 8, 16, 32)
+"""Context-parallel degrees ``auto`` tries (powers of two: the load-balanced split cuts a sequence
+into 2·cp chunks)."""
 
 # --------------------------------------------------------------------------------------------
 # Storage

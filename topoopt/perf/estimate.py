@@ -24,7 +24,15 @@ from topoopt.models.performance import MemoryBreakdown, Parallelism, Performance
 from topoopt.perf.evaluate import evaluate, fits_in_memory, min_nodes_to_fit
 from topoopt.perf.job import GpuSpec, Hardware, Job
 from topoopt.perf.memory import microbatch_count
-from topoopt.perf.space import RECOMPUTE_BY_COST, LayoutPins, build_layout, layout_choices, pp_choices, tp_choices
+from topoopt.perf.space import (
+    RECOMPUTE_BY_COST,
+    LayoutPins,
+    build_layout,
+    cp_choices,
+    layout_choices,
+    pp_choices,
+    tp_choices,
+)
 from topoopt.perf.storage import converged_storage_gb_per_step
 
 if TYPE_CHECKING:
@@ -163,9 +171,9 @@ def smallest_fitting_change(job: Job, hw: Hardware) -> str | None:
 
     Tried in this order, from the least to the most disruptive: full activation recomputation;
     a higher ZeRO stage (the lowest that fits; ≤ 1 with pipelining); a smaller micro-batch (the
-    largest that fits); fewer virtual stages; more pipeline stages, then more tensor parallelism
-    (the fewest that fit, within the cluster); a pinned dp raised to all the GPUs; and, when no
-    layout change fits, the fewest nodes on which the job fits.
+    largest that fits); fewer virtual stages; context parallelism, more pipeline stages, then more
+    tensor parallelism (the fewest that fit, within the cluster); a pinned dp left to the search;
+    and, when no layout change fits, the fewest nodes on which the job fits.
     """
     training = job.training
     pinned = training.parallelism
@@ -181,7 +189,7 @@ def smallest_fitting_change(job: Job, hw: Hardware) -> str | None:
     if training.activation_recompute not in ("full", "auto"):
         candidates.append(("workload.training.activation_recompute: full", with_training(activation_recompute="full")))
     if pinned != "auto":
-        pp, tp, dp = pinned.pp, pinned.tp, pinned.dp
+        pp, tp, dp, cp = pinned.pp, pinned.tp, pinned.dp, pinned.cp
         if pinned.zero_stage is not None:
             highest = 3 if pp == 1 else 1
             candidates += [(f"{LAYOUT}.zero_stage: {z}", with_layout(zero_stage=z)) for z in range(pinned.zero_stage + 1, highest + 1)]
@@ -191,14 +199,19 @@ def smallest_fitting_change(job: Job, hw: Hardware) -> str | None:
         if pinned.virtual_stages is not None and pinned.virtual_stages > 1:
             fewer = [v for v in range(pinned.virtual_stages - 1, 0, -1) if pp is None or layers % (pp * v) == 0]
             candidates += [(f"{LAYOUT}.virtual_stages: {v}", with_layout(virtual_stages=v)) for v in fewer]
-        others = (tp or 1) * (dp or 1)
+        if cp is not None:
+            wider_cp = [c for c in cp_choices(training.sequence_length) if c > cp]
+            rest = (tp or 1) * (pp or 1) * (dp or 1)
+            candidates += [(f"{LAYOUT}.cp: {c}", with_layout(cp=c)) for c in wider_cp if c * rest <= hw.gpus]
+        others = (tp or 1) * (cp or 1) * (dp or 1)
         if pp is not None:
             deeper = [q for q in pp_choices(layers) if q > pp and q * others <= hw.gpus]
             candidates += [(f"{LAYOUT}.pp: {q} (virtual_stages searched)", with_layout(pp=q, virtual_stages=None)) for q in deeper]
         if tp is not None:
             spec = GpuSpec.of(hw.gpu, hw.gpus_per_node, training.precision)
             wider = [t for t in tp_choices(spec.island_gpus, job.model.attention_heads) if t > tp]
-            candidates += [(f"{LAYOUT}.tp: {t}", with_layout(tp=t)) for t in wider if t * (pp or 1) * (dp or 1) <= hw.gpus]
+            rest = (pp or 1) * (cp or 1) * (dp or 1)
+            candidates += [(f"{LAYOUT}.tp: {t}", with_layout(tp=t)) for t in wider if t * rest <= hw.gpus]
         if dp is not None:
             candidates.append((f"{LAYOUT}.dp left out (searched)", with_layout(dp=None)))
     for change, changed in candidates:
@@ -218,9 +231,9 @@ def check_pinned_layout(job: Job, hw: Hardware) -> None:
     layers = job.model.layers
     if pinned.pp is not None and pinned.pp > layers:
         raise LayoutError(f"pipeline degree {pinned.pp} exceeds the model's {layers} layers")
-    needed = (pinned.tp or 1) * (pinned.pp or 1) * (pinned.dp or 1)
+    needed = (pinned.tp or 1) * (pinned.cp or 1) * (pinned.pp or 1) * (pinned.dp or 1)
     if needed > hw.gpus:
-        raise LayoutError(f"the pinned layout needs {needed} GPUs (tp×pp×dp), the pinned cluster has {hw.gpus}")
+        raise LayoutError(f"the pinned layout needs {needed} GPUs (tp×cp×pp×dp), the pinned cluster has {hw.gpus}")
     v = pinned.virtual_stages
     if v is not None and v > 1 and pinned.pp is not None and (pinned.pp == 1 or layers % (pinned.pp * v) != 0):
         raise LayoutError(
@@ -238,15 +251,16 @@ def leanest_memory(job: Job, hw: Hardware) -> tuple[Parallelism, MemoryBreakdown
     pins = LayoutPins.of(job)
     recompute = pins.recompute or RECOMPUTE_BY_COST[-1]
     best: tuple[Parallelism, MemoryBreakdown] | None = None
-    for tp, pp, v, b, zero in layout_choices(job, spec, pins):
-        if tp * pp > hw.gpus or (pins.microbatch is None and b > 1):
+    for tp, cp, pp, v, b, zero in layout_choices(job, spec, pins):
+        if tp * cp * pp > hw.gpus or (pins.microbatch is None and b > 1):
             continue
-        dp = pins.dp or max(1, min(hw.gpus // (tp * pp), -(-batch // b)))
-        layout = build_layout(job, spec, tp, pp, b, zero, v, recompute, dp)
+        dp = pins.dp or max(1, min(hw.gpus // (tp * cp * pp), -(-batch // b)))
+        layout = build_layout(job, spec, tp, pp, b, zero, v, recompute, dp, cp)
         memory = layout.memory.breakdown(dp, microbatch_count(batch, dp, b))
         if best is None or memory.total_gb < best[1].total_gb:
             parallelism = Parallelism(
-                tp=tp, pp=pp, dp=dp, zero_stage=zero, microbatch=b, virtual_stages=v, activation_recompute=recompute
+                tp=tp, pp=pp, dp=dp, cp=cp, zero_stage=zero, microbatch=b, virtual_stages=v,
+                activation_recompute=recompute,
             )
             best = (parallelism, memory)
     if best is None:  # not even one model replica fits in the cluster's GPU count

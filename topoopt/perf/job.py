@@ -207,6 +207,7 @@ class ModelShape:
     layers: int
     hidden: int
     heads: int
+    kv_heads: int
     vocab: int
     embedding_params: float
     layer_params: float
@@ -226,6 +227,7 @@ class ModelShape:
             layers=model.layers,
             hidden=model.hidden_size,
             heads=model.attention_heads,
+            kv_heads=model.kv_heads,
             vocab=model.vocab_size,
             embedding_params=embedding,
             layer_params=(params - embedding) / model.layers,

@@ -128,12 +128,15 @@ class MemoryModel:
     pp: int
     virtual_stages: int
     capacity_gb: float
+    cp: int = 1
 
     def parts_bytes(self, dp: int, microbatches: int) -> tuple[float, float, float, float]:
-        """(weights, gradients, optimizer, activations) in bytes at data-parallel degree ``dp``."""
-        weights = (self.weights_bytes / dp if self.weights_sharded else self.weights_bytes) + self.gathered_bytes
-        gradients = self.gradients_bytes / dp if self.gradients_sharded else self.gradients_bytes
-        optimizer = self.optimizer_bytes / dp if self.optimizer_sharded else self.optimizer_bytes
+        """(weights, gradients, optimizer, activations) in bytes at data-parallel degree ``dp``;
+        ZeRO shards over the cp·dp ranks that reduce the same gradients."""
+        shards = dp * self.cp
+        weights = (self.weights_bytes / shards if self.weights_sharded else self.weights_bytes) + self.gathered_bytes
+        gradients = self.gradients_bytes / shards if self.gradients_sharded else self.gradients_bytes
+        optimizer = self.optimizer_bytes / shards if self.optimizer_sharded else self.optimizer_bytes
         per_in_flight, pp, v = self.activations_per_in_flight_bytes, self.pp, self.virtual_stages
         activations = self.activations_fixed_bytes + max(
             per_in_flight * in_flight_microbatches(pp, microbatches, v),
@@ -178,8 +181,10 @@ def memory_model(
     virtual_stages: int,
     capacity_gb: float,
     fp8: bool = False,
+    cp: int = 1,
 ) -> MemoryModel:
-    """The memory model of one layout (see the module docstring for the formulas)."""
+    """The memory model of one layout (see the module docstring for the formulas); context
+    parallelism keeps s/cp tokens of every sequence per rank, so it divides every activation."""
     params = params_per_gpu(shape, tp, pp)
     stage_layers = layers_per_stage(shape.layers, pp)
     per_layer = activation_bytes_per_layer(shape, sequence_length, tp, recompute, attention, fp8)
@@ -199,12 +204,13 @@ def memory_model(
         gradients_sharded=zero_stage >= 2,
         optimizer_bytes=params * OPTIMIZER_BYTES_PER_PARAM[optimizer],
         optimizer_sharded=zero_stage >= 1,
-        activations_per_in_flight_bytes=microbatch * stage_layers * per_layer,
-        activations_fixed_bytes=fixed_act,
-        logits_bytes=microbatch * sequence_length * shape.vocab * LOGIT_BYTES_PER_ELEMENT / tp,
+        activations_per_in_flight_bytes=microbatch * stage_layers * per_layer / cp,
+        activations_fixed_bytes=fixed_act / cp,
+        logits_bytes=microbatch * sequence_length * shape.vocab * LOGIT_BYTES_PER_ELEMENT / tp / cp,
         pp=pp,
         virtual_stages=virtual_stages,
         capacity_gb=capacity_gb,
+        cp=cp,
     )
 
 

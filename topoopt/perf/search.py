@@ -179,7 +179,7 @@ def _order_bound(layout: Layout, bound: StepBound, batch: int, dp_max: int) -> f
     if dp_max == 1 or bound.in_island(dp_max):
         return at_m_min
     lowest = at_m_min + bound.cross_floor(m_min)
-    island_cap = min(dp_max, bound.island_gpus // layout.tp)
+    island_cap = min(dp_max, bound.island_gpus // (layout.tp * layout.cp))
     if island_cap >= 1:
         lowest = min(lowest, -(-batch // (island_cap * b)) * per_microbatch_s + constant_s)
     elif layout.dp_fit == 1:
@@ -195,7 +195,7 @@ def _search_order(layouts: tuple[Layout, ...], bounds: tuple[StepBound, ...], ba
         dp_fit = layout.dp_fit
         if dp_fit is None:
             continue
-        model_gpus = layout.tp * layout.pp  # Layout.model_gpus, without the property call
+        model_gpus = layout.tp * layout.cp * layout.pp  # Layout.model_gpus, without the property call
         if model_gpus > gpus:
             continue
         dp_max = gpus // model_gpus
@@ -342,7 +342,7 @@ def _min_nodes_for_step(
             return -(-gpus // gpn)
         if (
             layout.zero_stage != 3
-            and dp * layout.tp > bound.island_gpus
+            and layout.gradient_ranks(dp) * layout.dp_stride > bound.island_gpus
             and bound.at(microbatch_count(batch, dp_max, layout.microbatch)) + floor > max_step_s
         ):
             # Crossing islands, the ZeRO-0/1/2 floor only grows with dp while compute can

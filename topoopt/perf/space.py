@@ -1,12 +1,14 @@
 """The parallel layouts a job allows: every layout under ``auto``, or what its pins leave open.
 
-A layout is (tp, pp, micro-batch b, ZeRO stage, v, recomputation) plus a data-parallel degree dp;
-it uses tp·pp·dp GPUs. A field pinned in ``workload.training.parallelism`` (or in
+A layout is (tp, cp, pp, micro-batch b, ZeRO stage, v, recomputation) plus a data-parallel degree
+dp; it uses tp·cp·pp·dp GPUs, ranked TP, CP, DP, PP from the innermost out (Megatron's order). A field pinned in ``workload.training.parallelism`` (or in
 ``activation_recompute``) takes that one value; a field left out takes every value ``auto``
 searches:
 
 * tp ∈ divisors of the scale-up island (8 on an HGX board) that divide the attention heads — a
   TP group must stay on the scale-up link to be worth its per-layer collectives;
+* cp = 1, and the powers of two of :data:`CP_CHOICES` that leave every rank at least
+  :data:`CP_MIN_TOKENS_PER_RANK` tokens of a sequence (context parallelism is for long sequences);
 * pp ∈ {⌈l/L⌉ : L = 1..l}: for each stage depth L the fewest stages that give it. Any other pp
   has the same most-loaded stage with a longer bubble, more activations in flight and more GPUs;
 * v = 1, or with pp > 1 any v > 1 with l divisible by pp·v (Megatron's interleaved schedule
@@ -34,6 +36,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from topoopt.models.performance import Parallelism
+from topoopt.perf.constants import CP_CHOICES, CP_MIN_TOKENS_PER_RANK
 from topoopt.perf.flops import Recompute
 from topoopt.perf.job import GpuSpec, Job, ModelShape
 from topoopt.perf.memory import MemoryModel, memory_model, microbatch_count, min_fitting_dp
@@ -54,6 +57,14 @@ def tp_choices(island_gpus: int, heads: int) -> list[int]:
 def pp_choices(layers: int) -> list[int]:
     """{⌈l/L⌉ : L = 1..l}, ascending: the fewest stages for each stage depth."""
     return sorted({-(-layers // depth) for depth in range(1, layers + 1)})
+
+
+def cp_choices(sequence_length: int) -> list[int]:
+    """1, and every degree of :data:`CP_CHOICES` that splits the sequence into 2·cp equal chunks
+    of at least :data:`CP_MIN_TOKENS_PER_RANK` tokens per rank."""
+    return [1] + [
+        cp for cp in CP_CHOICES if sequence_length % (2 * cp) == 0 and sequence_length // cp >= CP_MIN_TOKENS_PER_RANK
+    ]
 
 
 def virtual_stage_choices(layers: int, pp: int) -> list[int]:
@@ -78,6 +89,7 @@ class LayoutPins:
     tp: int | None = None
     pp: int | None = None
     dp: int | None = None
+    cp: int | None = None
     zero_stage: int | None = None
     microbatch: int | None = None
     virtual_stages: int | None = None
@@ -86,8 +98,8 @@ class LayoutPins:
     @property
     def complete(self) -> bool:
         """Every field fixed: the space is one layout at one dp."""
-        return None not in (self.tp, self.pp, self.dp, self.zero_stage, self.microbatch, self.virtual_stages,
-                            self.recompute)
+        return None not in (self.tp, self.pp, self.dp, self.cp, self.zero_stage, self.microbatch,
+                            self.virtual_stages, self.recompute)
 
     @classmethod
     def of(cls, job: Job, parallelism: Parallelism | None = None) -> LayoutPins:
@@ -100,6 +112,7 @@ class LayoutPins:
                 tp=parallelism.tp,
                 pp=parallelism.pp,
                 dp=parallelism.dp,
+                cp=parallelism.cp,
                 zero_stage=parallelism.zero_stage,
                 microbatch=parallelism.microbatch,
                 virtual_stages=parallelism.virtual_stages,
@@ -112,6 +125,7 @@ class LayoutPins:
             tp=pinned.tp,
             pp=pinned.pp,
             dp=pinned.dp,
+            cp=pinned.cp,
             zero_stage=pinned.zero_stage,
             microbatch=pinned.microbatch,
             virtual_stages=pinned.virtual_stages,
@@ -128,8 +142,8 @@ def _given(pinned: int | None, choices) -> list[int]:
     return [pinned] if pinned is not None else list(choices)
 
 
-def layout_choices(job: Job, spec: GpuSpec, pins: LayoutPins) -> Iterator[tuple[int, int, int, int, int]]:
-    """(tp, pp, v, b, ZeRO) of every layout of the space, recomputation aside (module docstring)."""
+def layout_choices(job: Job, spec: GpuSpec, pins: LayoutPins) -> Iterator[tuple[int, int, int, int, int, int]]:
+    """(tp, cp, pp, v, b, ZeRO) of every layout of the space, recomputation aside (module docstring)."""
     shape = _shape(job)
     layers = shape.layers
     batch = job.training.global_batch_sequences
@@ -137,19 +151,21 @@ def layout_choices(job: Job, spec: GpuSpec, pins: LayoutPins) -> Iterator[tuple[
     if pins.pp is None and pins.virtual_stages is not None and pins.virtual_stages > 1:
         pps = [pp for pp in pps if pp > 1 and layers % (pp * pins.virtual_stages) == 0]
     microbatches = _given(pins.microbatch, (b for b in MICROBATCH_CHOICES if b <= batch))
+    cps = _given(pins.cp, cp_choices(job.training.sequence_length))
     for tp in _given(pins.tp, tp_choices(spec.island_gpus, shape.heads)):
-        for pp in pps:
-            if pp > layers:
-                continue
-            for v in _given(pins.virtual_stages, virtual_stage_choices(layers, pp)):
-                for b in microbatches:
-                    for zero in _given(pins.zero_stage, ZERO_CHOICES_NO_PP if pp == 1 else ZERO_CHOICES_PP):
-                        yield tp, pp, v, b, zero
+        for cp in cps:
+            for pp in pps:
+                if pp > layers:
+                    continue
+                for v in _given(pins.virtual_stages, virtual_stage_choices(layers, pp)):
+                    for b in microbatches:
+                        for zero in _given(pins.zero_stage, ZERO_CHOICES_NO_PP if pp == 1 else ZERO_CHOICES_PP):
+                            yield tp, cp, pp, v, b, zero
 
 
 def _memory_and_fit(
     job: Job, spec: GpuSpec, tp: int, pp: int, microbatch: int, zero_stage: int, virtual_stages: int,
-    recompute: Recompute, dp: int | None,
+    recompute: Recompute, dp: int | None, cp: int,
 ) -> tuple[MemoryModel, int | None]:
     """The layout's memory model and its smallest fitting dp (with ``dp`` given: that degree, or
     None when it does not fit)."""
@@ -167,6 +183,7 @@ def _memory_and_fit(
         virtual_stages=virtual_stages,
         capacity_gb=spec.memory_gb,
         fp8=spec.precision == "fp8",
+        cp=cp,
     )
     batch = training.global_batch_sequences
     if dp is None:
@@ -175,7 +192,7 @@ def _memory_and_fit(
 
 
 def _layout(job: Job, spec: GpuSpec, memory: MemoryModel, dp_fit: int | None, tp: int, pp: int, microbatch: int,
-            zero_stage: int, virtual_stages: int, recompute: Recompute, dp_pinned: bool) -> Layout:
+            zero_stage: int, virtual_stages: int, recompute: Recompute, dp_pinned: bool, cp: int) -> Layout:
     training = job.training
     return make_layout(
         _shape(job),
@@ -191,6 +208,7 @@ def _layout(job: Job, spec: GpuSpec, memory: MemoryModel, dp_fit: int | None, tp
         zero_stage=zero_stage,
         virtual_stages=virtual_stages,
         dp_pinned=dp_pinned,
+        cp=cp,
     )
 
 
@@ -204,11 +222,13 @@ def build_layout(
     virtual_stages: int,
     recompute: Recompute,
     dp: int | None = None,
+    cp: int = 1,
 ) -> Layout:
     """The layout's fabric-independent numbers with its smallest fitting dp, or with ``dp`` given
     that degree alone (``dp_fit`` None when it does not fit)."""
-    memory, dp_fit = _memory_and_fit(job, spec, tp, pp, microbatch, zero_stage, virtual_stages, recompute, dp)
-    return _layout(job, spec, memory, dp_fit, tp, pp, microbatch, zero_stage, virtual_stages, recompute, dp is not None)
+    memory, dp_fit = _memory_and_fit(job, spec, tp, pp, microbatch, zero_stage, virtual_stages, recompute, dp, cp)
+    return _layout(job, spec, memory, dp_fit, tp, pp, microbatch, zero_stage, virtual_stages, recompute, dp is not None,
+                   cp)
 
 
 @lru_cache(maxsize=4096)
@@ -216,14 +236,14 @@ def layout_space(job: Job, spec: GpuSpec, pins: LayoutPins) -> tuple[Layout, ...
     """Every layout of the space that fits at some candidate dp, cached (module docstring)."""
     policies = (pins.recompute,) if pins.recompute is not None else recompute_choices("auto", job.training.attention)
     layouts = []
-    for tp, pp, v, b, zero in layout_choices(job, spec, pins):
+    for tp, cp, pp, v, b, zero in layout_choices(job, spec, pins):
         fitted: set[int] = set()
         for recompute in policies:
-            memory, dp_fit = _memory_and_fit(job, spec, tp, pp, b, zero, v, recompute, pins.dp)
+            memory, dp_fit = _memory_and_fit(job, spec, tp, pp, b, zero, v, recompute, pins.dp, cp)
             if dp_fit is None or dp_fit in fitted:
                 continue  # does not fit, or a cheaper policy fits at the same dp (dominated)
             fitted.add(dp_fit)
-            layouts.append(_layout(job, spec, memory, dp_fit, tp, pp, b, zero, v, recompute, pins.dp is not None))
+            layouts.append(_layout(job, spec, memory, dp_fit, tp, pp, b, zero, v, recompute, pins.dp is not None, cp))
     return tuple(layouts)
 
 
@@ -236,6 +256,7 @@ __all__ = [
     "MICROBATCH_CHOICES",
     "LayoutPins",
     "build_layout",
+    "cp_choices",
     "job_layouts",
     "layout_choices",
     "layout_space",
