@@ -11,7 +11,10 @@ from topoopt.models.performance import Parallelism
 
 
 def _layout(p: Parallelism) -> str:
-    return f"TP{p.tp} CP{p.cp} PP{p.pp} DP{p.dp} ZeRO-{p.zero_stage} micro-batch {p.microbatch}"
+    context = f" CP{p.cp}" if p.cp > 1 else ""
+    interleave = f" VP{p.virtual_stages}" if p.virtual_stages > 1 else ""
+    recompute = f", {p.activation_recompute} recomputation" if p.activation_recompute else ""
+    return f"TP{p.tp}{context} PP{p.pp}{interleave} DP{p.dp} ZeRO-{p.zero_stage} micro-batch {p.microbatch}{recompute}"
 
 
 def memory_fits(ctx: CheckContext) -> list[Violation]:

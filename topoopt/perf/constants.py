@@ -1,8 +1,9 @@
 """Every constant of the performance model, in one place, each with its source.
 
-"fitted on B2" means the value was fitted on the calibration set of
-``reference/hardware-facts.md`` §B2 (Megatron MEG-1..10, MosaicML MOS-1..23) and on nothing else;
-``tests/test_calibration.py`` guards the fit and ``docs/performance-model.md`` reports its error.
+"fitted" means the value was fitted on the calibration runs of ``tests/calibration`` (Megatron
+SC21 MEG-1..10, MosaicML llm-foundry MOS-1..23, torchtitan TT-1..9, Nemotron-4 340B NEM-1..3,
+listed with their sources in ``docs/performance-model.md`` §9) and on nothing else;
+``tests/test_calibration.py`` guards the fit, in sample and 2-fold cross-validated.
 "estimate: …" means no published figure was found and the reason for the value is given.
 """
 
@@ -74,6 +75,8 @@ CALIBRATED_GPU_PRECISIONS = frozenset(
         ("a100-40gb-sxm", "bf16"),
         ("h100-sxm", "bf16"),
         ("h100-sxm", "fp8"),
+        ("h100-96gb-hbm2e-500w", "bf16"),
+        ("h100-96gb-hbm2e-500w", "fp8"),
     }
 )
 """(GPU id, precision its linear layers run in) pairs that calibration runs cover: the runs of
@@ -91,7 +94,7 @@ RESERVE_FIXED_GB = 1.5
 
 RESERVE_FRACTION = 0.05
 """Caching-allocator fragmentation and temporary buffers, as a fraction of the modelled memory
-(estimate: a few per cent in tuned runs. Upper-bounded by B2: the MosaicML runs picked the largest
+(estimate: a few per cent in tuned runs. Upper-bounded by the calibration runs: the MosaicML runs picked the largest
 micro-batch that fit, and with a larger reserve the model would reject some of them)."""
 
 ZERO3_GATHERED_LAYERS = 2
@@ -109,25 +112,25 @@ H100 SXM is 1,402.6 of 1,979 FP8 TFLOPS (70.9%) vs 794.5 of 989 BF16 (80.3%); ra
 
 UTILISATION = 1.0
 """Fraction of the GPU's best measured GEMM throughput (``gpu.matmul_efficiency`` × dense peak)
-that the training matmuls sustain, fitted on B2 (searched over 0.80–1.00; the fit sits at the
+that the training matmuls sustain, fitted (searched over 0.80–1.00 on the 2021–2023 runs, 0.95–1.00 since; the fit sits at the
 physical bound 1: once memory-bound work, overheads and communication are counted, the B2 runs'
 matmuls ran at the best measured GEMM rate)."""
 
 MEMORY_BOUND_BYTES_PER_FLOP = 0.002
 """HBM traffic of the non-matmul work (normalisation, activation functions, residuals, softmax,
-casts) that is not hidden under the matmuls, in bytes per model FLOP, fitted on B2. It makes the
+casts) that is not hidden under the matmuls, in bytes per model FLOP, fitted. It makes the
 achievable rate a roofline-like blend of the matmul ceiling and ``memory_bandwidth / this``, so
 GPUs whose compute grew faster than their memory bandwidth (H100 vs A100) reach a lower fraction
-of peak, as the B2 runs show."""
+of peak, as the calibration runs show."""
 
 ATTENTION_SCORE_TRAFFIC_BYTES = 48.0
 """HBM bytes moved per attention-score element per training pass (forward + backward) by
 materialized (non-flash) attention: score GEMM output, softmax, dropout and their gradients,
-fitted on B2 (the Megatron-LM 2021 runs, the only ones with materialized attention)."""
+fitted (the Megatron-LM 2021 runs, the only ones with materialized attention)."""
 
-STEP_OVERHEAD_S = 0.125
+STEP_OVERHEAD_S = 0.15
 """Fixed time per optimizer step outside the modelled kernels (gradient-norm clipping, optimizer
-kernel launches, logging, data-loader hand-off), seconds, fitted on B2."""
+kernel launches, logging, data-loader hand-off), seconds, fitted."""
 
 OPTIMIZER_STEP_BYTES_PER_PARAM = 32.0
 """HBM bytes read and written per parameter by one mixed-precision Adam step (estimate: read fp32
@@ -182,10 +185,10 @@ backward pass of the last micro-batch (estimate: bucketed DDP starts reducing as
 bucket is ready; the last bucket and the tail after backward stay exposed). Never more than that
 backward pass can hide."""
 
-ZERO3_OVERLAP = 0.5
+ZERO3_OVERLAP = 0.75
 """Fraction of ZeRO-3/FSDP per-micro-batch parameter all-gathers and gradient reduce-scatters
-that prefetching hides under the micro-batch's compute, fitted on B2 (MosaicML FSDP rows). Never
-more than that compute can hide."""
+that prefetching hides under the micro-batch's compute, fitted (the MosaicML and torchtitan FSDP
+rows). Never more than that compute can hide."""
 
 CP_MIN_TOKENS_PER_RANK = 4096
 """``auto`` splits a sequence over context-parallel ranks only while each keeps at least this many
