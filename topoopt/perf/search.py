@@ -188,10 +188,21 @@ def _order_bound(layout: Layout, bound: StepBound, batch: int, dp_max: int) -> f
 
 
 def _search_order(layouts: tuple[Layout, ...], bounds: tuple[StepBound, ...], batch: int,
-                  gpus: int) -> list[tuple[float, int, int]]:
-    """(lower bound, layout index, largest dp) of every layout that fits on ``gpus``, best first."""
+                  gpus: int) -> tuple[tuple[float, int, int], ...]:
+    """(lower bound, layout index, largest dp) of every layout that fits on ``gpus``, best first.
+
+    Cached per (bounds, batch, gpus): the bounds are the cached ones of one fabric
+    (:func:`_space_bounds`), which determine the layouts, and the solver asks again and again at
+    the same GPU count on the same fabric (other prices, racks, storage).
+    """
+    return _cached_search_order(bounds, batch, gpus)
+
+
+@lru_cache(maxsize=64)
+def _cached_search_order(bounds: tuple[StepBound, ...], batch: int, gpus: int) -> tuple[tuple[float, int, int], ...]:
     order = []
-    for index, layout in enumerate(layouts):
+    for index, bound in enumerate(bounds):
+        layout = bound.layout
         dp_fit = layout.dp_fit
         if dp_fit is None:
             continue
@@ -200,9 +211,9 @@ def _search_order(layouts: tuple[Layout, ...], bounds: tuple[StepBound, ...], ba
             continue
         dp_max = gpus // model_gpus
         if dp_max >= dp_fit:
-            order.append((_order_bound(layout, bounds[index], batch, dp_max), index, dp_max))
+            order.append((_order_bound(layout, bound, batch, dp_max), index, dp_max))
     order.sort()
-    return order
+    return tuple(order)
 
 
 def _search(

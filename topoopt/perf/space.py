@@ -164,14 +164,14 @@ def layout_choices(job: Job, spec: GpuSpec, pins: LayoutPins) -> Iterator[tuple[
 
 
 def _memory_and_fit(
-    job: Job, spec: GpuSpec, tp: int, pp: int, microbatch: int, zero_stage: int, virtual_stages: int,
-    recompute: Recompute, dp: int | None, cp: int,
+    job: Job, shape: ModelShape, spec: GpuSpec, tp: int, pp: int, microbatch: int, zero_stage: int,
+    virtual_stages: int, recompute: Recompute, dp: int | None, cp: int,
 ) -> tuple[MemoryModel, int | None]:
     """The layout's memory model and its smallest fitting dp (with ``dp`` given: that degree, or
     None when it does not fit)."""
     training = job.training
     memory = memory_model(
-        _shape(job),
+        shape,
         sequence_length=training.sequence_length,
         optimizer=training.optimizer,
         recompute=recompute,
@@ -191,11 +191,12 @@ def _memory_and_fit(
     return memory, dp if memory.fits(dp, microbatch_count(batch, dp, microbatch)) else None
 
 
-def _layout(job: Job, spec: GpuSpec, memory: MemoryModel, dp_fit: int | None, tp: int, pp: int, microbatch: int,
-            zero_stage: int, virtual_stages: int, recompute: Recompute, dp_pinned: bool, cp: int) -> Layout:
+def _layout(job: Job, shape: ModelShape, spec: GpuSpec, memory: MemoryModel, dp_fit: int | None, tp: int, pp: int,
+            microbatch: int, zero_stage: int, virtual_stages: int, recompute: Recompute, dp_pinned: bool,
+            cp: int) -> Layout:
     training = job.training
     return make_layout(
-        _shape(job),
+        shape,
         spec,
         memory,
         dp_fit,
@@ -226,24 +227,26 @@ def build_layout(
 ) -> Layout:
     """The layout's fabric-independent numbers with its smallest fitting dp, or with ``dp`` given
     that degree alone (``dp_fit`` None when it does not fit)."""
-    memory, dp_fit = _memory_and_fit(job, spec, tp, pp, microbatch, zero_stage, virtual_stages, recompute, dp, cp)
-    return _layout(job, spec, memory, dp_fit, tp, pp, microbatch, zero_stage, virtual_stages, recompute, dp is not None,
-                   cp)
+    shape = _shape(job)
+    memory, dp_fit = _memory_and_fit(job, shape, spec, tp, pp, microbatch, zero_stage, virtual_stages, recompute, dp, cp)
+    return _layout(job, shape, spec, memory, dp_fit, tp, pp, microbatch, zero_stage, virtual_stages, recompute,
+                   dp is not None, cp)
 
 
 @lru_cache(maxsize=4096)
 def layout_space(job: Job, spec: GpuSpec, pins: LayoutPins) -> tuple[Layout, ...]:
     """Every layout of the space that fits at some candidate dp, cached (module docstring)."""
     policies = (pins.recompute,) if pins.recompute is not None else recompute_choices("auto", job.training.attention)
+    shape = _shape(job)
     layouts = []
     for tp, cp, pp, v, b, zero in layout_choices(job, spec, pins):
         fitted: set[int] = set()
         for recompute in policies:
-            memory, dp_fit = _memory_and_fit(job, spec, tp, pp, b, zero, v, recompute, pins.dp, cp)
+            memory, dp_fit = _memory_and_fit(job, shape, spec, tp, pp, b, zero, v, recompute, pins.dp, cp)
             if dp_fit is None or dp_fit in fitted:
                 continue  # does not fit, or a cheaper policy fits at the same dp (dominated)
             fitted.add(dp_fit)
-            layouts.append(_layout(job, spec, memory, dp_fit, tp, pp, b, zero, v, recompute, pins.dp is not None, cp))
+            layouts.append(_layout(job, shape, spec, memory, dp_fit, tp, pp, b, zero, v, recompute, pins.dp is not None, cp))
     return tuple(layouts)
 
 
