@@ -85,5 +85,19 @@ def test_context_parallelism_halves_the_activations_of_long_sequences():
     assert with_cp is not None and with_cp.parallelism.cp == 2 and with_cp.gpus_used == 8 * 2 * 16 * with_cp.parallelism.dp
     assert with_cp.step.cp_comm_s > 0
     assert step(1, "none") is None
-    searched = step(None, "auto")
-    assert searched.step_time_s == min(with_cp.step_time_s, step(1, "full").step_time_s)
+    # At 8k tokens auto does not split sequences (CP_MIN_TOKENS_PER_RANK): cp left out is CP 1.
+    assert step(None, "auto").parallelism.cp == 1
+
+
+def test_long_sequences_search_context_parallelism():
+    """At 16k tokens a cp left out is searched over CP 1 and 2: the fastest of both is taken."""
+    base = pinned(tp=8, pp=16, dp=None, zero_stage=1, microbatch=1, virtual_stages=None, cp=None)
+    hw = cluster(H100, nodes=1024)
+
+    def best(cp):
+        layout = base.model_copy(update={"cp": cp})
+        return evaluate(job(LLAMA_405B_SHAPE, sequence_length=16384, global_batch=1024, parallelism=layout,
+                            recompute="auto"), hw)
+
+    searched, each = best(None), [best(1), best(2)]
+    assert searched.step_time_s == min(r.step_time_s for r in each if r is not None)

@@ -21,18 +21,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from topoopt.models.performance import MemoryBreakdown, Parallelism, Performance
+from topoopt.perf.constants import CP_CHOICES
 from topoopt.perf.evaluate import evaluate, fits_in_memory, min_nodes_to_fit
 from topoopt.perf.job import GpuSpec, Hardware, Job
 from topoopt.perf.memory import microbatch_count
-from topoopt.perf.space import (
-    RECOMPUTE_BY_COST,
-    LayoutPins,
-    build_layout,
-    cp_choices,
-    layout_choices,
-    pp_choices,
-    tp_choices,
-)
+from topoopt.perf.space import RECOMPUTE_BY_COST, LayoutPins, build_layout, layout_choices, pp_choices, tp_choices
 from topoopt.perf.storage import converged_storage_gb_per_step
 
 if TYPE_CHECKING:
@@ -200,7 +193,8 @@ def smallest_fitting_change(job: Job, hw: Hardware) -> str | None:
             fewer = [v for v in range(pinned.virtual_stages - 1, 0, -1) if pp is None or layers % (pp * v) == 0]
             candidates += [(f"{LAYOUT}.virtual_stages: {v}", with_layout(virtual_stages=v)) for v in fewer]
         if cp is not None:
-            wider_cp = [c for c in cp_choices(training.sequence_length) if c > cp]
+            seq = training.sequence_length
+            wider_cp = [c for c in CP_CHOICES if c > cp and seq % (2 * c) == 0]
             rest = (tp or 1) * (pp or 1) * (dp or 1)
             candidates += [(f"{LAYOUT}.cp: {c}", with_layout(cp=c)) for c in wider_cp if c * rest <= hw.gpus]
         others = (tp or 1) * (cp or 1) * (dp or 1)
