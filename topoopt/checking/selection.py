@@ -88,8 +88,8 @@ def pins_respected(ctx: CheckContext) -> list[Violation]:
     pinned = ctx.instance.workload.training.parallelism
     if pinned != "auto":
         p = d.parallelism
-        for name in ("tp", "pp", "zero_stage", "microbatch") + (("dp",) if pinned.dp is not None else ()):
-            if getattr(p, name) != getattr(pinned, name):
+        for name in ("tp", "pp", "dp", "cp", "zero_stage", "microbatch", "virtual_stages"):
+            if getattr(pinned, name) is not None and getattr(p, name) != getattr(pinned, name):
                 out.append(Violation(family=family, item=f"workload.training.parallelism.{name}",
                                      detail=f"pinned {getattr(pinned, name)}, design has {getattr(p, name)}"))
     return out

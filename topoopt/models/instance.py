@@ -38,18 +38,28 @@ MAX_IDS_PER_LIST = 1_000
 
 
 class PinnedParallelism(Record):
-    """A fixed parallel layout; tp x pp x dp GPUs are used."""
+    """A parallel layout, pinned in whole or in part: a field left out is searched as under 'auto'
+    (for the fastest layout that fits); tp x pp x dp GPUs are used."""
 
-    tp: int = Field(ge=1, le=64, description="Tensor-parallel degree.")
-    pp: int = Field(ge=1, le=512, description="Pipeline-parallel degree.")
+    tp: int | None = Field(None, ge=1, le=64, description="Tensor-parallel degree; None = searched.")
+    pp: int | None = Field(None, ge=1, le=512, description="Pipeline-parallel degree; None = searched.")
+    cp: int | None = Field(
+        None, ge=1, le=64, description="Context-parallel degree (sequence split over ranks, ring attention); None = searched."
+    )
     dp: Annotated[int, Range(1, 72_000_000, "every GPU of the largest cluster an instance describes "
                                             "(1,000,000 nodes of 72)")] | None = Field(
         None, description="Data-parallel degree; None = the best degree up to all remaining GPUs."
     )
-    zero_stage: Annotated[Literal[0, 1, 2, 3], NoBoolean] = Field(1, description="ZeRO / FSDP sharding stage.")
-    microbatch: int = Field(1, ge=1, le=1024, description="Micro-batch size in sequences.")
-    virtual_stages: int = Field(
-        1, ge=1, le=64, description="Interleaved pipeline chunks per stage (Megatron virtual pipeline); 1 = plain 1F1B."
+    zero_stage: Annotated[Literal[0, 1, 2, 3], NoBoolean] | None = Field(
+        None, description="ZeRO / FSDP sharding stage (1 = Megatron's distributed optimizer); None = searched."
+    )
+    microbatch: int | None = Field(None, ge=1, le=1024, description="Micro-batch size in sequences; None = searched.")
+    virtual_stages: int | None = Field(
+        None,
+        ge=1,
+        le=64,
+        description="Interleaved pipeline chunks per stage (Megatron virtual pipeline); 1 = plain 1F1B; "
+        "None = searched (values that divide the layers per stage).",
     )
 
 
@@ -64,8 +74,10 @@ class Training(Record):
     parallelism: Literal["auto"] | PinnedParallelism = Field(
         "auto", description="'auto' lets topoopt pick TP/PP/DP/ZeRO/micro-batch; or pin them."
     )
-    activation_recompute: Literal["none", "selective", "full"] = Field(
-        "selective", description="Activation recomputation policy."
+    activation_recompute: Literal["auto", "none", "selective", "full"] = Field(
+        "auto",
+        description="Activation recomputation policy; 'auto' picks, per layout, the one giving the fastest "
+        "step that fits.",
     )
     attention: Literal["flash", "materialized"] = Field(
         "flash",
