@@ -723,7 +723,7 @@ def test_schema_ids_and_price_book_mistakes_are_reported_in_one_pass(tmp_path):
     problems = run.stderr.splitlines()
     assert [line.split(": ")[1] for line in problems[:-1]] == [
         "goal.deadline_dayz", "catalog.price_book", "constraints.pins.gpu"]
-    assert "did you mean 'cny-monthly-rent'?" in problems[1] and "did you mean 'h100-sxm'" in problems[2]
+    assert "did you mean 'cny-monthly-rent'" in problems[1] and "did you mean 'h100-sxm'" in problems[2]
     assert problems[-1] == "3 problem(s) found; the instance is not valid"
 
 
