@@ -21,7 +21,7 @@ import time
 from topoopt.catalog import load_builtin_catalog, workload_model
 from topoopt.models.instance import Checkpoint, Data, Instance, Training
 from topoopt.models.performance import Parallelism
-from topoopt.perf import Hardware, Job, evaluate, min_nodes_for_time, search
+from topoopt.perf import Hardware, Job, evaluate, min_nodes_for_time, search, space
 
 DAYS = 86_400.0
 
@@ -67,7 +67,7 @@ def median_us(call, repeat: int = 200) -> float:
 
 
 def clear_fabric_caches() -> None:
-    search._auto_bounds.cache_clear()
+    search._space_bounds.cache_clear()
     search._min_nodes_for_step.cache_clear()
 
 
@@ -80,7 +80,7 @@ def main() -> None:
     print("70B job: llama3-70b, sequence 4096, global batch 1024, 1.5e13 tokens")
     print(f"evaluate, pinned layout              {median_us(lambda: evaluate(job, hw, layout)):9.1f} µs (median)")
 
-    search.auto_layouts.cache_clear()
+    space.layout_space.cache_clear()
     clear_fabric_caches()
     start = time.perf_counter()
     evaluate(job, hw)
@@ -108,7 +108,7 @@ def main() -> None:
         for over in (1.0, 2.0)
     ]
     for days in (30, 90, 365):
-        search.auto_layouts.cache_clear()
+        space.layout_space.cache_clear()
         clear_fabric_caches()
         start, start_cpu = time.perf_counter(), time.process_time()
         answers = [min_nodes_for_time(job, candidate, days * DAYS, 2048) for candidate in sweep]

@@ -39,6 +39,7 @@ import heapq
 import itertools
 import math
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 from enumeration_networks import Networks
 
@@ -46,6 +47,7 @@ from topoopt import perf
 from topoopt.catalog import resolve_catalog
 from topoopt.checker import check_design, recompute_cost
 from topoopt.checking import derive
+from topoopt.checking.rental import least_billed_months
 from topoopt.models.catalog import Interconnect, LinkPart, Nic, RackClass, Server, Switch
 from topoopt.models.design import (
     Design,
@@ -744,9 +746,15 @@ class JobCostEnumerator(Enumerator):
         return self._rates[key]
 
     def _months(self, candidate) -> float:
+        """Months of list rent billed: the cheapest whole terms of the price book covering the time
+        to train (the checker's table, checking/rental.py), or that time pro rata without terms."""
         c = candidate[1]
         converged = c.storage_net.record.mode == "converged"
-        return self.rate_and_time(c.node, c.fabric, c.nodes, converged)[1] / SECONDS_PER_MONTH
+        seconds = self.rate_and_time(c.node, c.fabric, c.nodes, converged)[1]
+        terms = self.resolved.price_book.terms
+        if not terms:
+            return seconds / SECONDS_PER_MONTH
+        return float(least_billed_months(terms, math.ceil(Fraction(seconds) / Fraction(SECONDS_PER_MONTH))))
 
     def sized_storage(self, storage, node: NodeChoice, fabric: FabricChoice, n: int):
         """Per storage network mode, the hot tiers with the fewest units and the storage network's
@@ -765,7 +773,7 @@ class JobCostEnumerator(Enumerator):
         return found
 
     def rank(self, candidate) -> float:
-        """Job cost: cost per month × months of training."""
+        """Job cost: cost per month × months billed."""
         return candidate[0] * self._months(candidate)
 
     def _keep(self, candidate, cost: int, design, result: Enumerated) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from topoopt.catalog import load_builtin_catalog
-from topoopt.models.catalog import Catalog, LinkPart, StorageTier
+from topoopt.models.catalog import Catalog, LinkPart, Price, StorageTier
 from topoopt.models.design import (
     Cost,
     CostLine,
@@ -484,8 +484,9 @@ def result_for(design: Design) -> SolveResult:
     """A SolveResult whose cost lines price the design's counts from the built-in USD book (and
     :data:`TEST_PRICES` for the test items)."""
     book = next(b for b in _BUILTIN.price_books if b.id == PRICE_BOOK)
-    prices = {item: (price.price, price.source) for item, price in book.prices.items()}
-    prices.update({item: (price, TEST_SOURCE) for item, price in TEST_PRICES.items()})
+    prices = dict(book.prices)
+    prices.update({item: Price(price=price, provenance="estimate", source=TEST_SOURCE)
+                   for item, price in TEST_PRICES.items()})
     servers = CATALOG.by_id("servers")
     quantities = [("server", design.server, design.nodes)]
     # NICs are bought for servers without built-in ones, and only when there is a fabric to attach.
@@ -505,10 +506,8 @@ def result_for(design: Design) -> SolveResult:
         quantities.append(("storage", design.cold_storage.tier, design.cold_storage.units))
     lines = []
     for category, item, quantity in quantities:
-        price, source = prices[item]
-        unit = round(price)
-        lines.append(CostLine(category=category, item=item, quantity=quantity, unit_price=unit,
-                              total=unit * quantity, source=source))
+        unit = round(prices[item].price)
+        lines.append(CostLine.priced(category, item, quantity, unit, prices[item], book.id))
     cost = Cost(basis=book.basis, currency=book.currency, total=sum(line.total for line in lines), breakdown=lines)
     return SolveResult(status="optimal", objective=ObjectiveValue(kind="min_cost", value=cost.total, bound=cost.total,
                                                                   gap=0.0),

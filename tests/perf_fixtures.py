@@ -113,7 +113,9 @@ def job(
     return Job(model=model, training=training, data=data or Data(), checkpoint=checkpoint or Checkpoint())
 
 
-def pinned(tp: int = 1, pp: int = 1, dp: int | None = None, zero_stage: int = 1, microbatch: int = 1, virtual_stages: int = 1):
+def pinned(tp: int | None = 1, pp: int | None = 1, dp: int | None = None, zero_stage: int | None = 1,
+           microbatch: int | None = 1, virtual_stages: int | None = 1, cp: int | None = 1):
+    """A pinned layout; a None field is left to the search."""
     return PinnedParallelism(
-        tp=tp, pp=pp, dp=dp, zero_stage=zero_stage, microbatch=microbatch, virtual_stages=virtual_stages
+        tp=tp, pp=pp, dp=dp, cp=cp, zero_stage=zero_stage, microbatch=microbatch, virtual_stages=virtual_stages
     )

@@ -11,13 +11,14 @@ import json
 from collections.abc import Iterator
 
 import pytest
+from pydantic import ValidationError
 from typer.testing import CliRunner
 
 import topoopt.cli  # noqa: F401  (registers the commands)
 from topoopt.catalog import KINDS, load_builtin_catalog
 from topoopt.cli.app import app
 from topoopt.cli.catalog_cmd import KINDS as CLI_KINDS
-from topoopt.models.catalog import Interconnect, LinkPart, Switch
+from topoopt.models.catalog import Interconnect, LinkPart, Price, Switch
 from topoopt.models.instance import Distances
 
 CAT = load_builtin_catalog()
@@ -87,10 +88,10 @@ def test_catalog_has_the_agreed_ids() -> None:
     """Other modules, instances and tests name these ids; renaming one breaks them."""
     expected = {
         "gpus": {"a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm", "h100-pcie", "h200-sxm", "b200", "l40s",
-                 "rtx-4090", "rtx-3090", "v100s-pcie", "t4", "mi300x"},
+                 "rtx-4090", "rtx-3090", "v100s-pcie", "t4", "mi300x", "a800-80gb-sxm", "a800-40gb-pcie", "h800-sxm"},
         "servers": {"dgx-a100-40gb", "dgx-a100-80gb", "dgx-h100", "dgx-h200", "dgx-b200", "hgx-h100", "hgx-h200",
                     "pcie-8x-l40s", "pcie-8x-rtx4090", "pcie-8x-rtx3090", "pcie-8x-v100s", "pcie-4x-t4",
-                    "pcie-8x-h100-pcie", "mi300x-8x"},
+                    "pcie-8x-h100-pcie", "mi300x-8x", "hgx-a800-80gb", "hgx-h800", "pcie-8x-a800-40gb"},
         "nics": {"cx6-hdr", "cx6-en-200g", "cx7-osfp", "cx7-qsfp112", "bf3-qsfp112", "cx8-osfp", "eth-25g",
                  "eth-10g-2p", "eth-25g-2p", "cx6-dx-2x100g", "cx6-vpi-2x200g", "cx7-qsfp112-2x200g", "bf3-2x200g"},
         "interconnects": {"ib-hdr", "ib-hdr100", "ib-ndr", "ib-ndr200", "ib-xdr", "roce-100", "roce-200",
@@ -104,7 +105,7 @@ def test_catalog_has_the_agreed_ids() -> None:
     }
     for kind, ids in expected.items():
         assert set(CAT.by_id(kind)) == ids, kind
-    assert set(BOOKS) == {"cny-monthly-rent", "usd-capex"}
+    assert set(BOOKS) == {"cny-monthly-rent", "usd-capex", "usd-monthly-rent"}
     for cable_id in ("hdr-dac-2m", "hdr-aoc-30m", "hdr-splitter-dac-3m", "ndr-dac-twin-to-flat-splitter-3m",
                      "ndr-sr4-kit-50m", "ndr-dr4-kit-100m", "ndr-dr4-kit-500m", "cat6-rj45-1g-100m",
                      "cat6a-rj45-10g-100m"):
@@ -156,9 +157,6 @@ def all_sources() -> Iterator[tuple[str, str]]:
             yield f"{kind}/{item.id}", item.source
     for gpu in CAT.gpus:
         yield f"gpus/{gpu.id}/matmul_efficiency", gpu.matmul_efficiency_source
-    for book in CAT.price_books:
-        for item_id, price in book.prices.items():
-            yield f"{book.id}/{item_id}", price.source
 
 
 def test_every_entry_has_a_url_or_a_reasoned_estimate() -> None:
@@ -167,6 +165,42 @@ def test_every_entry_has_a_url_or_a_reasoned_estimate() -> None:
             assert len(source.removeprefix("estimate:").strip()) >= 20, f"{where}: estimate without a reason"
         else:
             assert source.startswith("https://") and " " not in source, f"{where}: {source!r}"
+
+
+def test_every_price_states_its_provenance() -> None:
+    """A quote names a URL and a date; an estimate or a derivation says how, at some length."""
+    for book in CAT.price_books:
+        for item_id, entry in book.prices.items():
+            if entry.provenance == "quoted":
+                assert "https://" in entry.source and entry.as_of, (book.id, item_id)
+            else:
+                reason = entry.source.removeprefix(f"{entry.provenance}:").strip()
+                assert entry.source.startswith(f"{entry.provenance}:") and len(reason) >= 20, (book.id, item_id)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"provenance": "quoted", "as_of": None}, "as_of"),
+    ({"provenance": "quoted", "source": "estimate: a list price someone mentioned"}, "URL"),
+    ({"provenance": "derived", "source": "estimate: usd-capex x 7.2 / 28 months"}, "'derived:'"),
+    ({"provenance": "rumoured"}, "provenance"),
+])
+def test_a_price_without_its_provenance_is_refused(change: dict, message: str) -> None:
+    entry = {"price": 1.0, "provenance": "quoted", "source": "https://example.com/list", "as_of": "2026-09", **change}
+    with pytest.raises(ValidationError, match=message):
+        Price.model_validate(entry)
+
+
+def test_the_cny_rental_book_offers_only_what_its_market_rents() -> None:
+    """The idc10000 list rents A100, A800, H100, H800, RTX 4090/3090, V100 and T4 servers: any other
+    server is marked not offered, and every server price derived from another book is."""
+    rent = BOOKS["cny-monthly-rent"].prices
+    servers = CAT.by_id("servers")
+    rented_gpus = {"a100-40gb-sxm", "a100-80gb-sxm", "a800-40gb-pcie", "a800-80gb-sxm", "h100-sxm", "h800-sxm",
+                   "rtx-4090", "rtx-3090", "v100s-pcie", "t4"}
+    for item_id, entry in rent.items():
+        if item_id in servers:
+            assert entry.offered == (servers[item_id].gpu in rented_gpus), item_id
+            assert entry.provenance != "derived" or not entry.offered, item_id
 
 
 # ------------------------------------------------------------------------------------------ GPUs
@@ -475,13 +509,23 @@ def test_every_buyable_item_is_priced(book_id: str) -> None:
     for kind in BUYABLE_KINDS:
         for item in getattr(CAT, kind):
             assert item.id in book.prices, f"{book_id}: no price for {kind}/{item.id}"
-            assert book.prices[item.id].price > 0, item.id
+            entry = book.prices[item.id]
+            assert entry.price > 0 or entry.source.startswith("estimate: included in"), item.id
 
 
 def test_price_books_are_what_they_say() -> None:
-    rent, capex = BOOKS["cny-monthly-rent"], BOOKS["usd-capex"]
+    rent, capex, cloud = BOOKS["cny-monthly-rent"], BOOKS["usd-capex"], BOOKS["usd-monthly-rent"]
     assert (rent.currency, rent.basis) == ("CNY", "monthly_rent")
     assert (capex.currency, capex.basis) == ("USD", "capex")
+    assert (cloud.currency, cloud.basis) == ("USD", "monthly_rent")
+
+
+def test_usd_rent_follows_the_capacity_block_list() -> None:
+    """AWS Capacity Blocks, January 2025: US$ per GPU-hour × 8 GPUs × 730 hours a month."""
+    price = {item: entry.price for item, entry in BOOKS["usd-monthly-rent"].prices.items()}
+    assert price["dgx-h100"] == round(4.916 * 8 * 730)
+    assert price["dgx-h200"] == round(5.408 * 8 * 730)
+    assert price["dgx-a100-40gb"] == round(1.844 * 8 * 730)
 
 
 def test_cny_rent_follows_the_published_list() -> None:
@@ -555,7 +599,7 @@ def test_cli_json_is_the_items(kind: str) -> None:
 def test_cli_summary_counts_each_kind() -> None:
     result = runner.invoke(app, ["catalog", "--json"])
     assert result.exit_code == 0
-    assert json.loads(result.stdout) == {**{k: len(getattr(CAT, k)) for k in KINDS}, "price_books": 2}
+    assert json.loads(result.stdout) == {**{k: len(getattr(CAT, k)) for k in KINDS}, "price_books": len(CAT.price_books)}
     table = runner.invoke(app, ["catalog"])
     assert table.exit_code == 0 and f"cables         {len(CAT.cables)}" in table.stdout
 

@@ -1,4 +1,4 @@
-"""``topoopt render DESIGN_JSON INSTANCE --out DIR``: files on success, exit 2 for bad input."""
+"""``topoopt render INSTANCE DESIGN_JSON --out DIR``: files on success, exit 2 for bad input."""
 
 from __future__ import annotations
 
@@ -36,8 +36,11 @@ def files(tmp_path):
     return tmp_path, instance_path, result_path
 
 
-def invoke(*args):
-    return runner.invoke(app, ["render", *map(str, args)])
+def invoke(design, instance, *args, unchecked=True):
+    """``render INSTANCE DESIGN …``; the hand-built designs here are not sized for the instance's
+    workload, so they are rendered ``--unchecked`` unless told otherwise."""
+    extra = ["--unchecked"] if unchecked else []
+    return runner.invoke(app, ["render", str(instance), str(design), *map(str, args), *extra])
 
 
 def test_render_writes_every_file_and_lists_them(files):
@@ -50,7 +53,7 @@ def test_render_writes_every_file_and_lists_them(files):
         assert str(tmp / "out" / name) in listed
         assert (tmp / "out" / name).exists()
     # the instance name reaches the NetBox site and the drawing's title
-    assert "render-test" in (tmp / "out" / "netbox-devices.csv").read_text()
+    assert "render-test" in (tmp / "out" / "netbox-devices.csv").read_text(encoding="utf-8-sig")
     assert "render-test" in (tmp / "out" / "fabric.dot").read_text()
 
 
@@ -60,7 +63,7 @@ def test_a_bare_design_renders_without_prices(files):
     bare.write_text(fd.two_tier_32_dgx().model_dump_json(by_alias=True), encoding="utf-8")
     run = invoke(bare, instance_path, "--out", tmp / "out")
     assert run.exit_code == 0, run.output
-    bom = (tmp / "out" / "bom.csv").read_text().splitlines()
+    bom = (tmp / "out" / "bom.csv").read_text(encoding="utf-8-sig").splitlines()
     assert bom[1].startswith("server,dgx-h100,") and ",32,," in bom[1]
 
 
@@ -116,6 +119,7 @@ def test_solve_out_prints_the_fabric_warnings_as_render_does(tmp_path, monkeypat
     assert solved.exit_code == 0, solved.output
     warnings = [line for line in solved.stderr.splitlines() if line.startswith("warning: ")]
     assert any("graphviz 'dot' not found" in line for line in warnings)
-    rendered = invoke(tmp_path / "solved" / "design.json", instance_path, "--out", tmp_path / "rendered")
+    rendered = invoke(tmp_path / "solved" / "design.json", instance_path, "--out", tmp_path / "rendered",
+                      unchecked=False)
     assert rendered.exit_code == 0, rendered.output
     assert warnings == [line for line in rendered.stderr.splitlines() if line.startswith("warning: ")]

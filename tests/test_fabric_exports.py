@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import itertools
 import re
 from collections import Counter
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import fabric_designs as fd
 import networkx as nx
 import pytest
+from hostlists import expand
 
 import topoopt
 from topoopt.fabric import fabric_graph, render, write_outputs
@@ -43,28 +43,8 @@ def graph_of(result) -> nx.MultiGraph:
 
 
 def rows(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as handle:
+    with open(path, newline="", encoding="utf-8-sig") as handle:
         return list(csv.DictReader(handle))
-
-
-def expand(expression: str) -> list[str]:
-    """Slurm hostlist expansion (every combination of the bracketed ranges), written independently."""
-    names = []
-    for term in re.findall(r"(?:[^,\[]|\[[^\]]*\])+", expression):
-        pieces = re.split(r"(\[[^\]]*\])", term)
-        choices = []
-        for piece in pieces:
-            if piece.startswith("["):
-                values = []
-                for part in piece[1:-1].split(","):
-                    low, _, high = part.partition("-")
-                    width = len(low)
-                    values += [f"{n:0{width}d}" for n in range(int(low), int(high or low) + 1)]
-                choices.append(values)
-            else:
-                choices.append([piece])
-        names += ["".join(combo) for combo in itertools.product(*choices)]
-    return names
 
 
 def test_every_file_is_written(written):
@@ -260,5 +240,18 @@ def test_hostlist_compresses_racks_and_keeps_every_name():
     assert hostlist(names) == "rack[01-08]-node[01-04],rack09-node01"
     assert expand(hostlist(names)) == names
     leaves = ["leaf-r1-01", "leaf-r2-01", "leaf-r3-01", "leaf-r5-01"]
-    assert hostlist(leaves) == "leaf-r[1-3,5]-01"
+    assert hostlist(leaves) == "leaf-r[1-3,5]-[01]"
     assert expand(hostlist(leaves)) == leaves
+
+
+def test_hostlist_terms_end_with_a_bracket_for_slurm_before_23_11():
+    """Slurm 22.05 rejects ``rack[01-06]-node01`` (text after the last bracket): one node per rack
+    is written ``rack[01-06]-node[01]``."""
+    names = [f"rack{r:02d}-node01" for r in range(1, 7)]
+    expression = hostlist(names)
+    assert expression == "rack[01-06]-node[01]"
+    assert expand(expression) == names
+    mixed = names + ["rack07-node01", "rack07-node02", "rack08-node01"]
+    for term in re.findall(r"(?:[^,\[]|\[[^\]]*\])+", hostlist(mixed)):
+        assert "[" not in term or term.endswith("]"), term
+    assert expand(hostlist(mixed)) == mixed

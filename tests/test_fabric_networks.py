@@ -190,7 +190,7 @@ def test_a_storage_link_count_the_design_disagrees_with_is_reported():
 
 
 def rows(path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as handle:
+    with open(path, newline="", encoding="utf-8-sig") as handle:
         return list(csv.DictReader(handle))
 
 

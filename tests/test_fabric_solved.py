@@ -60,11 +60,11 @@ def test_solved_design_keeps_the_invariants(solved):
 def test_solved_design_renders(solved, tmp_path):
     _, instance, result = solved
     outputs = render(result, instance, tmp_path)
-    with open(tmp_path / "bom.csv", newline="", encoding="utf-8") as handle:
+    with open(tmp_path / "bom.csv", newline="", encoding="utf-8-sig") as handle:
         bom = list(csv.DictReader(handle))
     assert float(bom[-1]["extended_price"]) == result.cost.total
     assert sum(float(row["extended_price"]) for row in bom[:-1]) == pytest.approx(result.cost.total)
-    with open(tmp_path / "cables.csv", newline="", encoding="utf-8") as handle:
+    with open(tmp_path / "cables.csv", newline="", encoding="utf-8-sig") as handle:
         cables = Counter(row["part"] for row in csv.DictReader(handle))
     if not outputs.warnings:  # the schedule has exactly the assemblies the BOM prices
         assert cables == Counter({row["part"]: int(row["quantity"]) for row in bom if row["category"] == "cable"})

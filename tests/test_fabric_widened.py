@@ -49,7 +49,7 @@ def written(request, tmp_path_factory):
 
 def schedule(out) -> list[dict]:
     """One row per link from ``cables.csv`` (an assembly's ports are joined with ``+``)."""
-    with open(out / "cables.csv", newline="", encoding="utf-8") as handle:
+    with open(out / "cables.csv", newline="", encoding="utf-8-sig") as handle:
         rows = list(csv.DictReader(handle))
     links = []
     for row in rows:

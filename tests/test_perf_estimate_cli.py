@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import yaml
@@ -81,7 +82,13 @@ def test_json_has_the_documented_keys(tmp_path):
     assert result.exit_code == 0, result.stderr
     body = json.loads(result.stdout)
     assert JSON_KEYS <= set(body)
-    assert body["parallelism"] == {"tp": 8, "pp": 4, "dp": 4, "zero_stage": 1, "microbatch": 1, "virtual_stages": 1}
+    # The pinned fields as pinned; virtual_stages, left out, is searched: 80 layers / 4 stages
+    # split into v equal chunks, and interleaving shortens the bubble of this 4-stage pipeline.
+    parallelism = dict(body["parallelism"])
+    assert parallelism.pop("virtual_stages") in (2, 4, 5, 10, 20)
+    # cp, left out too, stays 1: TP 8 × PP 4 × DP 4 already takes all 128 GPUs.
+    assert parallelism == {"tp": 8, "pp": 4, "dp": 4, "cp": 1, "zero_stage": 1, "microbatch": 1,
+                           "activation_recompute": "selective"}
     assert body["hardware"]["gpus"] == 128 and body["hardware"]["link_gbps"] == 400
     assert body["tokens_per_s"] == pytest.approx(body["tokens_per_s_per_gpu"] * 128)
     assert body["tokens_per_s"] == pytest.approx(512 * 8192 / body["step_time_s"])
@@ -151,6 +158,37 @@ def test_does_not_fit_exits_3_with_the_memory_breakdown(tmp_path):
     with pytest.raises(DoesNotFitError) as caught:
         estimate(instance(text))
     assert caught.value.memory.weights_gb == pytest.approx(405.9 / 8 * 2, rel=0.02)
+    # TP 8 without pipelining or ZeRO-3 needs 16 bytes per parameter over 8 GPUs: no single change
+    # of the layout fits on 16 GPUs, and no node count fits that layout.
+    assert body["smallest_change_that_fits"] is None
+    assert "No single change of the layout or node count fits" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("layout", "recompute", "expected"),
+    [
+        ("{tp: 8, pp: 4, dp: 4, zero_stage: 0, microbatch: 4}", "none", "workload.training.activation_recompute: full"),
+        ("{tp: 4, pp: 2, zero_stage: 0, microbatch: 1}", "selective", "workload.training.parallelism.pp: "),
+    ],
+)
+def test_does_not_fit_names_the_smallest_change_that_fits(tmp_path, layout, recompute, expected):
+    text = variant(**{"{tp: 8, pp: 4, dp: 4, zero_stage: 1, microbatch: 1}": layout,
+                      "activation_recompute: selective": f"activation_recompute: {recompute}"})
+    with pytest.raises(DoesNotFitError) as caught:
+        estimate(instance(text))
+    change = caught.value.change
+    assert change.startswith(expected)
+    result = run(tmp_path, text)
+    assert result.exit_code == 3 and f"Smallest change that fits: {change}" in result.stdout
+    # Applying the change fits.
+    field, value = change.split(" (")[0].rsplit(": ", 1)
+    name = field.rsplit(".", 1)[1]
+    if name == "activation_recompute":
+        fixed = text.replace(f"activation_recompute: {recompute}", f"activation_recompute: {value}")
+    else:
+        fixed = text.replace(layout, re.sub(rf"\b{name}: \d+", f"{name}: {value}", layout))
+    assert fixed != text
+    assert estimate(instance(fixed)).memory.total_gb <= 80
 
 
 def test_auto_that_does_not_fit_shows_the_leanest_layout(tmp_path):
@@ -217,3 +255,16 @@ def test_pinned_converged_storage_network_is_honoured():
     assert estimate(instance(pinned)).step.storage_s > 0
     assert estimate(instance(VIDEO)).step.storage_s == 0
     assert estimate(instance(VIDEO), converged=True).step.storage_s == estimate(instance(pinned)).step.storage_s
+
+
+def test_an_uncalibrated_gpu_is_flagged(tmp_path):
+    """H100 in bf16 is covered by calibration runs; a B200 (no calibration run) is flagged in the
+    text and in the JSON record."""
+    calibrated = run(tmp_path, PINNED, "--json")
+    assert json.loads(calibrated.stdout)["calibrated"] is True
+    assert "uncalibrated" not in run(tmp_path, PINNED).stdout
+    b200 = variant(PINNED, **{"server: dgx-h100": "server: dgx-b200"})
+    text = run(tmp_path, b200)
+    assert text.exit_code == 0, text.stderr
+    assert "Confidence   uncalibrated: no calibration run covers this GPU" in text.stdout
+    assert json.loads(run(tmp_path, b200, "--json").stdout)["calibrated"] is False

@@ -10,7 +10,7 @@ from topoopt.models.performance import Parallelism
 from topoopt.perf import evaluate, fits_in_memory, storage_needs
 from topoopt.perf.estimate import leanest_memory
 from topoopt.perf.job import ModelShape
-from topoopt.perf.memory import memory_model, params_per_gpu
+from topoopt.perf.memory import in_flight_microbatches, last_stage_in_flight, memory_model, params_per_gpu
 
 GB = 1e9
 # MODEL_7B: 7e9 parameters, 32 layers, h = 4096, 32 heads, V = 32000.
@@ -81,6 +81,18 @@ def test_activations_follow_korthikanti():
     assert full == pytest.approx(32 * s * h * 2 + s * h * 34 + logits)
 
 
+def test_fp8_keeps_the_linear_inputs_in_one_byte():
+    """QKV, attention-output and MLP-up inputs (h each) and the MLP-down input (f = 4h here) are
+    kept in FP8: 34 − (3 + 4) = 27 bytes per token and hidden unit; full recomputation keeps
+    only the bf16 layer input, and the buffer of the layer being recomputed shrinks the same way."""
+    s, h = 4096, 4096
+    logits = s * 32000 * 2
+    fp8 = model(fp8=True).parts_bytes(1, 1)[3]
+    assert fp8 == pytest.approx(32 * s * h * 27 + logits)
+    full = model(recompute="full", fp8=True).parts_bytes(1, 1)[3]
+    assert full == pytest.approx(32 * s * h * 2 + s * h * 27 + logits)
+
+
 def test_recomputation_shrinks_activations():
     none = model(recompute="none", attention="materialized").parts_bytes(1, 1)[3]
     selective = model(recompute="selective", attention="materialized").parts_bytes(1, 1)[3]
@@ -88,14 +100,27 @@ def test_recomputation_shrinks_activations():
     assert none > selective > full
 
 
-def test_activations_divide_by_tp_and_hold_pp_microbatches_in_flight():
+def test_activations_divide_by_tp_and_the_more_loaded_pipeline_end_counts():
     single = model().parts_bytes(1, 16)[3]
-    tp2_pp4 = model(tp=2, pp=4).parts_bytes(1, 16)[3]
     logits = 4096 * 32000 * 2
-    # 8 layers per stage × 4 micro-batches in flight = the whole model's layers, halved by TP.
-    assert tp2_pp4 - logits / 2 == pytest.approx((single - logits) / 2)
-    # Fewer micro-batches than stages: only those are in flight.
-    assert model(tp=2, pp=4).parts_bytes(1, 2)[3] - logits / 2 == pytest.approx((single - logits) / 4)
+    all_layers = single - logits  # 32 layers of one micro-batch, TP 1
+    # First stage: 8 layers × 4 micro-batches in flight = the whole model's layers, halved by TP;
+    # the logits sit on the last stage, which holds one micro-batch in flight.
+    assert model(tp=2, pp=4).parts_bytes(1, 16)[3] == pytest.approx(all_layers / 2)
+    # One micro-batch per step: both ends hold one; the last adds its logits.
+    assert model(tp=2, pp=4).parts_bytes(1, 1)[3] == pytest.approx(all_layers / 8 + logits / 2)
+    # Fewer micro-batches than stages: only those are in flight on the first stage.
+    assert model(tp=2, pp=4).parts_bytes(1, 2)[3] == pytest.approx(max(all_layers / 4, all_layers / 8 + logits / 2))
+
+
+def test_interleaving_holds_more_in_flight_at_both_ends():
+    assert in_flight_microbatches(4, 16, 2) == pytest.approx(4 * (1 + 3 / 8))
+    # The last stage's interleaved warm-up: (v − 1)·pp chunk forwards, plus the one in flight.
+    assert last_stage_in_flight(4, 16, 2) == pytest.approx((1 * 4 + 1) / 2)
+    assert last_stage_in_flight(4, 16, 1) == 1 and last_stage_in_flight(1, 16, 1) == 1
+    assert last_stage_in_flight(8, 3, 4) == 3  # never more than the step's micro-batches
+    plain, interleaved = model(tp=2, pp=4), model(tp=2, pp=4, virtual_stages=2)
+    assert interleaved.parts_bytes(1, 16)[3] == pytest.approx(plain.parts_bytes(1, 16)[3] * (1 + 3 / 8))
 
 
 def test_reserve_and_total():

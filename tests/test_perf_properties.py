@@ -30,7 +30,15 @@ from perf_fixtures import (
     pinned,
 )
 
-from topoopt.perf import fits_in_memory, min_nodes_for_time, min_nodes_to_fit, search, time_to_train_s, trains_within
+from topoopt.perf import (
+    fits_in_memory,
+    min_nodes_for_time,
+    min_nodes_to_fit,
+    search,
+    space,
+    time_to_train_s,
+    trains_within,
+)
 from topoopt.perf.job import Fabric, never_slower
 from topoopt.perf.step import step_bounds
 
@@ -50,25 +58,28 @@ LINKS = [IB_HDR, IB_NDR, ROCE_400, TCP_100, TCP_25]
 
 @st.composite
 def jobs(draw):
+    """Auto layouts, and layouts pinned in whole or in part (a None field is searched)."""
     parallelism = draw(
         st.one_of(
             st.just("auto"),
             st.builds(
                 pinned,
-                tp=st.sampled_from([1, 2, 4, 8]),
-                pp=st.sampled_from([1, 2, 4]),
+                tp=st.sampled_from([None, 1, 2, 4, 8]),
+                pp=st.sampled_from([None, 1, 2, 4]),
                 dp=st.none(),
-                zero_stage=st.sampled_from([0, 1, 2, 3]),
-                microbatch=st.sampled_from([1, 2, 4]),
+                zero_stage=st.sampled_from([None, 0, 1, 2, 3]),
+                microbatch=st.sampled_from([None, 1, 2, 4]),
+                virtual_stages=st.sampled_from([None, 1, 2]),
+                cp=st.sampled_from([None, 1, 2]),
             ),
         )
     )
     return job(
         draw(st.sampled_from(MODELS)),
-        sequence_length=draw(st.sampled_from([1024, 2048, 4096, 8192])),
+        sequence_length=draw(st.sampled_from([1024, 2048, 4096, 8192, 16384])),
         global_batch=draw(st.sampled_from([16, 64, 96, 250, 512, 1024])),
         parallelism=parallelism,
-        recompute=draw(st.sampled_from(["none", "selective", "full"])),
+        recompute=draw(st.sampled_from(["auto", "none", "selective", "full"])),
         attention=draw(st.sampled_from(["flash", "materialized"])),
         precision=draw(st.sampled_from(["bf16", "fp8"])),
         tokens=1e11,
@@ -181,16 +192,67 @@ def test_min_nodes_equal_a_linear_scan(job_, hw, days):
     assert min_nodes_for_time(job_, hw, budget_s, limit) == scan_time
 
 
+def _auto(job_, **changes):
+    """The job with ``auto`` parallelism (its recomputation policy kept unless changed)."""
+    training = job_.training
+    fields = dict(
+        sequence_length=training.sequence_length,
+        global_batch=training.global_batch_sequences,
+        recompute=training.activation_recompute,
+        attention=training.attention,
+        precision=training.precision,
+    )
+    fields.update(changes)
+    return job(job_.model, **fields)
+
+
+def _step(job_, hw) -> float:
+    found = search.best_step(job_, hw)
+    return float("inf") if found is None else found[1].step_s
+
+
+@SETTINGS
+@given(jobs(), clusters())
+def test_recompute_auto_is_the_best_policy(job_, hw):
+    """``activation_recompute: auto`` (with its dominance pruning) finds the fastest step of the
+    three policies searched one at a time."""
+    best = _step(_auto(job_, recompute="auto"), hw)
+    assert best == min(_step(_auto(job_, recompute=policy), hw) for policy in ("none", "selective", "full"))
+
+
+@SETTINGS
+@given(jobs(), clusters(), st.sampled_from(["tp", "pp", "cp", "zero_stage", "microbatch", "virtual_stages"]))
+def test_a_field_left_out_is_searched(job_, hw, field):
+    """A layout pinned but for one field is as fast as the best of that field's values pinned."""
+    shape_layers = job_.model.layers
+    fixed = dict(tp=2, pp=4, dp=None, cp=1, zero_stage=1, microbatch=2, virtual_stages=1)
+    values = {
+        "tp": space.tp_choices(8, job_.model.attention_heads),
+        "pp": space.pp_choices(shape_layers),
+        "cp": space.cp_choices(job_.training.sequence_length),
+        "zero_stage": [0, 1],
+        "microbatch": [1, 2, 4, 8],
+        "virtual_stages": space.virtual_stage_choices(shape_layers, 4),
+    }[field]
+    training = job_.training
+    common = dict(sequence_length=training.sequence_length, global_batch=training.global_batch_sequences,
+                  recompute=training.activation_recompute, attention=training.attention)
+    searched = _step(job(job_.model, parallelism=pinned(**{**fixed, field: None}), **common), hw)
+    each = [_step(job(job_.model, parallelism=pinned(**{**fixed, field: value}), **common), hw)
+            for value in values if value <= training.global_batch_sequences or field != "microbatch"]
+    assert searched == min(each)
+
+
 @SETTINGS
 @given(jobs(), clusters())
 def test_search_finds_the_best_layout_of_its_space(job_, hw):
     if job_.training.parallelism != "auto":
-        job_ = job(job_.model, sequence_length=job_.training.sequence_length, global_batch=job_.training.global_batch_sequences)
+        job_ = _auto(job_)
     spec = search.gpu_spec(job_, hw)
     fabric = Fabric.of(hw, spec.island_gpus)
     batch = job_.training.global_batch_sequences
     brute = None
-    for layout in search.auto_layouts(job_, spec):
+    for layout in space.job_layouts(job_, spec):
         for dp in search.dp_candidates_ascending(layout, batch):
             if layout.model_gpus * dp > hw.gpus:
                 break
@@ -208,11 +270,11 @@ def test_step_bound_never_exceeds_the_step(job_, hw):
     """The branch and bound prunes on ``StepBound`` with exact comparisons, so at every layout and
     dp the bound (bubble included) is at most the step time, floats and all."""
     if job_.training.parallelism != "auto":
-        job_ = job(job_.model, sequence_length=job_.training.sequence_length, global_batch=job_.training.global_batch_sequences)
+        job_ = _auto(job_)
     spec = search.gpu_spec(job_, hw)
     fabric = Fabric.of(hw, spec.island_gpus)
     batch = job_.training.global_batch_sequences
-    layouts = search.auto_layouts(job_, spec)
+    layouts = space.job_layouts(job_, spec)
     for layout, bound in zip(layouts, step_bounds(layouts, fabric)):
         for dp in search.dp_candidates_ascending(layout, batch):
             if layout.model_gpus * dp > hw.gpus:
@@ -235,12 +297,12 @@ def test_trains_within_is_the_time_to_train_compared(job_, hws, factors):
 
 
 def test_candidate_replica_counts():
-    layout = search.auto_layouts(job(global_batch=100), search.gpu_spec(job(global_batch=100), cluster()))[0]
+    layout = space.job_layouts(job(global_batch=100), search.gpu_spec(job(global_batch=100), cluster()))[0]
     candidates = list(search.dp_candidates_ascending(layout, 100))
     assert candidates[0] == layout.dp_fit
     # The fewest replicas for each micro-batch count: ⌈100/m⌉ for m = 1, 2, 3, ...
     expected = sorted({-(-100 // (m * layout.microbatch)) for m in range(1, 101)} | {layout.dp_fit})
     assert candidates == [d for d in expected if d >= layout.dp_fit]
     assert list(search.dp_candidates_descending(layout, 100, 10**6)) == candidates[::-1]
-    assert search.pp_choices(80) == sorted({-(-80 // depth) for depth in range(1, 81)})
-    assert search.tp_choices(8, 40) == [1, 2, 4, 8] and search.tp_choices(8, 12) == [1, 2, 4]
+    assert space.pp_choices(80) == sorted({-(-80 // depth) for depth in range(1, 81)})
+    assert space.tp_choices(8, 40) == [1, 2, 4, 8] and space.tp_choices(8, 12) == [1, 2, 4]

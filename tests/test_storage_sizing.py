@@ -60,12 +60,14 @@ def test_256_dgx_small_need_lean_storage_network():
 
 def test_405b_dedicated_storage_network_cost_down():
     """Llama 3 405B (379 Gb/s need) with a dedicated storage network: one port per node, oversubscribed
-    leaves; before: 2 × 200G per node (819 Tb/s), 65 switches, US$15.7M."""
+    leaves; before: 2 × 200G per node (819 Tb/s), 65 switches, US$15.7M. Under the v2 performance
+    model the optimum is 1,536 HGX H200 nodes (interleaved pipelines), whose storage NICs are bought
+    rather than built in as on a DGX: US$5.26M (the bound was US$5M under the v1 model)."""
     result, f = _solved("405b-dedicated")
     assert f["cabled_ports_per_node"] == 1
     assert f["node_storage_gbps"] <= max(8 * f["need_gbps"], f["nodes"] * 400)
     assert sum(f["storage_switches"].values()) <= 30
-    assert f["storage_net_cost"] <= 5_000_000
+    assert f["storage_net_cost"] <= 5_500_000
 
 
 def test_frontier_131k_with_a_dedicated_storage_network_is_feasible():

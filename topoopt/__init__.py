@@ -13,6 +13,7 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "load_instance": "topoopt.loader",
+    "validate_instance": "topoopt.loader",
     "InputError": "topoopt.loader",
     "resolve_catalog": "topoopt.catalog",
     "load_builtin_catalog": "topoopt.catalog",
@@ -21,6 +22,8 @@ _EXPORTS = {
     "check_design": "topoopt.checker",
     "fabric_graph": "topoopt.fabric",
     "render": "topoopt.fabric",
+    "OutputError": "topoopt.fabric",
+    "verify_output_set": "topoopt.fabric.output_set",
     "Instance": "topoopt.models",
     "Design": "topoopt.models",
     "SolveResult": "topoopt.models",
@@ -29,6 +32,11 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
+
+
+def __dir__() -> list[str]:
+    """The public API (what :data:`__all__` lists), for ``dir(topoopt)`` and completion."""
+    return sorted([*__all__, "__version__"])
 
 
 def __getattr__(name: str) -> Any:

@@ -42,6 +42,16 @@ def check_design(
     With ``cost`` (and ``performance``), the reported figures must also equal the recomputed ones
     (family ``budget_cap``, item ``reported cost``; family ``deadline_met``, item ``reported
     performance``). An empty list means the design is valid.
+
+    Examples
+    --------
+    >>> import topoopt
+    >>> instance = topoopt.load_instance("instances/llama2-7b-finetune-8gpu.yaml").instance
+    >>> design = topoopt.solve(instance).design
+    >>> topoopt.check_design(instance, design)
+    []
+    >>> sorted({v.family for v in topoopt.check_design(instance, design.model_copy(update={"nodes": 2}))})[:3]
+    ['deadline_met', 'leaf_ports_cover_endpoints', 'management_ports_cover']
     """
     ctx = build_context(instance, design, cost, performance)
     return run_rules(ctx)

@@ -35,7 +35,8 @@ _RECORDS = (
     Family("budget_cap", "The total cost stays within the budget.", source="budget.max"),
     Family("allowed_by_lists", "Every chosen item is allowed by the instance's allow and deny lists.",
            source="constraints", prefilterable=True),
-    Family("priced_in_book", "Every chosen item has a price in the selected price book.",
+    Family("priced_in_book", "Every chosen item has a price in the selected price book, for an item its market "
+                             "offers (others only with catalog.include_not_offered).",
            source="catalog.price_book", prefilterable=True),
     Family("pins_respected", "Every pinned decision takes its pinned value.", source="constraints.pins",
            prefilterable=True),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
+from topoopt.models.catalog import PriceBook
 from topoopt.models.instance import Instance
 
 Path_ = tuple[str | int, ...]
@@ -22,11 +23,23 @@ def check_references(instance: Instance) -> list[tuple[Path_, str]]:
 
     Returns ``(path, message)`` pairs; empty when all references resolve.
     """
-    from topoopt.catalog import load_builtin_catalog, resolve_catalog
+    from topoopt.catalog import load_builtin_catalog, resolve_catalog, terms_problem
 
     problems: list[tuple[Path_, str]] = []
     books = {book.id: book for book in load_builtin_catalog().price_books}
-    book_id = instance.catalog.price_book
+    chosen = instance.catalog.price_book
+    if isinstance(chosen, PriceBook):
+        books = {**books, chosen.id: chosen}
+        book_id = chosen.id
+    else:
+        book_id = chosen
+    terms = instance.catalog.terms
+    if terms is not None and book_id in books:
+        problem = terms_problem(books[book_id], terms)
+        if problem is not None:
+            problems.append((("catalog", "terms"), problem))
+            # Resolve with the book's own terms so the remaining ids can still be checked.
+            instance = instance.model_copy(update={"catalog": instance.catalog.model_copy(update={"terms": None})})
     if book_id not in books:
         problems.append((("catalog", "price_book"), _unknown("price book", book_id, books)))
         if not books:
@@ -36,13 +49,7 @@ def check_references(instance: Instance) -> list[tuple[Path_, str]]:
         resolved = resolve_catalog(instance.model_copy(update={"catalog": substitute}))
     else:
         resolved = resolve_catalog(instance)
-        book = resolved.price_book
-        if instance.budget.currency != book.currency:
-            problems.append((("budget", "currency"), f"{instance.budget.currency!r} does not match price book "
-                             f"{book.id!r}, which is in {book.currency}"))
-        if instance.budget.basis != book.basis:
-            problems.append((("budget", "basis"), f"{instance.budget.basis!r} does not match price book "
-                             f"{book.id!r}, whose prices are {book.basis}"))
+        problems += budget_term_problems(instance, resolved.price_book)
     ids = {kind: resolved.catalog.by_id(kind) for kind in _KIND_NOUNS}
 
     def check(path: Path_, kind: str, item_id: str) -> None:
@@ -84,6 +91,26 @@ def check_references(instance: Instance) -> list[tuple[Path_, str]]:
     for i, nic in enumerate(added.nics):
         for j, tech in enumerate(nic.interconnects):
             check(("catalog", "add", "nics", i, "interconnects", j), "interconnects", tech)
+    return problems
+
+
+def budget_term_problems(instance: Instance, book: Any = None) -> list[tuple[Path_, str]]:
+    """The budget's currency and basis must be the price book's (``book``, or the instance's own
+    book from the built-in catalog; an unknown book is reported by :func:`check_references`)."""
+    if book is None:
+        from topoopt.catalog import load_builtin_catalog
+
+        books = {b.id: b for b in load_builtin_catalog().price_books}
+        book = books.get(instance.catalog.price_book)
+        if book is None:
+            return [(("catalog", "price_book"), _unknown("price book", instance.catalog.price_book, books))]
+    problems: list[tuple[Path_, str]] = []
+    if instance.budget.currency != book.currency:
+        problems.append((("budget", "currency"), f"{instance.budget.currency!r} does not match price book "
+                         f"{book.id!r}, which is in {book.currency}"))
+    if instance.budget.basis != book.basis:
+        problems.append((("budget", "basis"), f"{instance.budget.basis!r} does not match price book "
+                         f"{book.id!r}, whose prices are {book.basis}"))
     return problems
 
 

@@ -31,6 +31,16 @@ MAX_NESTING_DEPTH = 32
 """Deepest mapping/sequence nesting accepted. The schema itself is at most 7 levels deep."""
 
 MAX_MESSAGES = 100
+MAX_TEXT_CHARS = 4_000
+"""Longest string value (a description, a source with its notes); ids and names have lower caps
+in the schema. Bounds what one value can add to every output file."""
+
+MAX_COLLECTION_ITEMS = 5_000
+"""Most entries in one mapping or items in one list (the schema's own caps are lower: 64 added
+items per kind, 2,000 price overrides); stops a 5 MB file of keys from costing gigabytes."""
+
+MAX_KEY_CHARS = 100
+"""Longest mapping key: keys are field names, ids (prices) or speeds."""
 """Stop collecting after this many messages, so a garbage file gives a readable report."""
 
 STDIN_NAME = "<stdin>"
@@ -122,6 +132,31 @@ def _decode(raw: bytes, file: str) -> str:
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+"""Characters refused in every string after YAML's escapes are decoded: C0 controls but tab and
+line feed (terminal escapes, carriage returns that overwrite a line, NUL), DEL and the C1
+controls (U+009B is a terminal escape too), the bidirectional overrides that make text read
+differently from what it is ("Trojan Source", CVE-2021-42574), surrogates and the noncharacters
+U+FFFE/U+FFFF (not allowed in XML, so they would break the SVG and GraphML)."""
+
+
+def first_unprintable(text: str) -> str | None:
+    """The first character of ``text`` that instance (and design) strings may not hold, or None."""
+    match = _UNPRINTABLE.search(text)
+    return match.group() if match else None
+
+
+def describe_character(char: str) -> str:
+    """``'control character U+001B'``, ``'bidirectional control U+202E'``, ...
+
+    >>> describe_character("\x1b"), describe_character("\u202e")
+    ('control character U+001B', 'bidirectional control U+202E')
+    """
+    code = ord(char)
+    kind = ("NUL byte" if code == 0 else "control character" if code < 0xA0 else
+            "bidirectional control" if 0x202A <= code <= 0x2069 else "non-character")
+    return kind if code == 0 else f"{kind} U+{code:04X}"
+
 
 def _located(text: str, file: str, line: int, column: int, problem: str) -> str:
     """A message for a bad character, naming the field it sits in when the rest of the text parses."""
@@ -189,6 +224,7 @@ class _Frame:
     key: str | None = None  # a mapping's pending key
     key_pending: bool = False
     key_lines: dict = field(default_factory=dict)
+    flow: bool = False  # written inline: {…} or […]
 
 
 class _TreeBuilder:
@@ -257,6 +293,11 @@ class _TreeBuilder:
 
     def _node(self, event: Any) -> None:
         frame = self.stack[-1]
+        starts_item = isinstance(frame.container, list) or (isinstance(frame.container, dict) and not frame.key_pending)
+        if starts_item and len(frame.container) >= MAX_COLLECTION_ITEMS:
+            kind = "entries in one mapping" if isinstance(frame.container, dict) else "items in one list"
+            self.error(event.start_mark, frame.path, f"more than {MAX_COLLECTION_ITEMS:,} {kind}; no instance field "
+                                                     f"takes that many", fatal=True)
         if isinstance(frame.container, dict) and not frame.key_pending:
             self._key(event, frame)
             return
@@ -296,6 +337,19 @@ class _TreeBuilder:
             self.error(event.start_mark, frame.path, "YAML merge keys (<<) are not allowed; write the fields out")
             return
         key = self._scalar(event, frame.path)
+        if isinstance(key, str) and len(key) > MAX_KEY_CHARS:
+            self.error(event.start_mark, frame.path, f"a key of {len(key):,} characters; keys are at most "
+                                                     f"{MAX_KEY_CHARS} (they are field names and ids)")
+            return
+        if isinstance(key, str) and ("\n" in key or "\t" in key):
+            self.error(event.start_mark, frame.path, f"a line break or tab in the key {key!r}; keys are field names")
+            return
+        after_comma = self.text[: event.start_mark.index].rstrip().endswith(",")
+        if isinstance(key, int) and not isinstance(key, bool) and frame.flow and after_comma:
+            self.error(event.start_mark, frame.path, f"{event.value!r} after a comma reads as a new key: inside {{…}} "
+                                                     f"commas separate entries, so write numbers without commas "
+                                                     f"(e.g. 1500000 or 1.5e6)")
+            return
         if not isinstance(key, str):
             self.error(event.start_mark, frame.path, f"mapping keys must be strings, got {show_value(key)}; quote it: \"{event.value}\"")
             return
@@ -333,7 +387,7 @@ class _TreeBuilder:
         if len(self.stack) > MAX_NESTING_DEPTH:
             self.error(event.start_mark, path, f"nesting deeper than {MAX_NESTING_DEPTH} levels", fatal=True)
         container: dict | list = {} if isinstance(event, yaml.MappingStartEvent) else []
-        self.stack.append(_Frame(container=container, path=path, discard=discard))
+        self.stack.append(_Frame(container=container, path=path, discard=discard, flow=bool(event.flow_style)))
         return container
 
     def _scalar(self, event: yaml.ScalarEvent, path: Path_) -> Any:
@@ -344,13 +398,29 @@ class _TreeBuilder:
             return None
         plain = tag is None and event.implicit[0]
         if tag is None and not plain:
-            return value
+            return self._printable(event, path, value)
         kind = tag.removeprefix(_TAG_PREFIX) if tag else None
         try:
-            return resolve_scalar(value, kind)
+            resolved = resolve_scalar(value, kind)
         except ValueError as exc:
             self.error(event.start_mark, path, str(exc))
             return None
+        return self._printable(event, path, resolved) if isinstance(resolved, str) else resolved
+
+    def _printable(self, event: yaml.ScalarEvent, path: Path_, text: str) -> str:
+        """``text`` when it holds no unprintable character once YAML's escapes (``"\\e"``,
+        ``"\\0"``, ``"\\x9b"``, ``"\\u202e"``) are decoded; else report it and return the text
+        with those characters spelled out, so later messages cannot carry them to a terminal."""
+        if len(text) > MAX_TEXT_CHARS:
+            self.error(event.start_mark, path, f"text of {len(text):,} characters; strings are at most "
+                                               f"{MAX_TEXT_CHARS:,}")
+            return text[:60]
+        match = _UNPRINTABLE.search(text)
+        if match is None:
+            return text
+        self.error(event.start_mark, path, f"{describe_character(match.group())} in the text (after YAML escapes); "
+                                           f"instance strings must be printable")
+        return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 _NULLS = {"", "~", "null", "Null", "NULL"}
@@ -480,14 +550,19 @@ def format_messages(problems: list[tuple[Path_, str]], positions: dict, file: st
 
 __all__ = [
     "KEY",
+    "MAX_COLLECTION_ITEMS",
     "MAX_INSTANCE_BYTES",
+    "MAX_KEY_CHARS",
     "MAX_MESSAGES",
+    "MAX_TEXT_CHARS",
     "MAX_NESTING_DEPTH",
     "STDIN_NAME",
     "InputError",
     "as_path",
     "dotted",
+    "describe_character",
     "encode_text",
+    "first_unprintable",
     "format_messages",
     "locate",
     "looks_numeric",

@@ -12,7 +12,7 @@ from importlib import resources
 
 import yaml
 
-from topoopt.models.catalog import Catalog, ModelArchitecture, Price, PriceBook, Server
+from topoopt.models.catalog import Catalog, ModelArchitecture, Price, PriceBook, RentalTerm, Server
 from topoopt.models.instance import Instance
 
 # The packaged data is trusted and needs no line numbers, so the C parser (when PyYAML has it) reads
@@ -50,6 +50,9 @@ class ResolvedCatalog:
     catalog: Catalog
     price_book: PriceBook
     prices: dict[str, Price]
+    withheld: frozenset[str] = frozenset()
+    """Items the book lists but its market does not offer (without ``catalog.include_not_offered``):
+    absent from ``prices``, so unpriced for every design."""
 
     @property
     def currency(self) -> str:
@@ -63,12 +66,39 @@ class ResolvedCatalog:
         entry = self.prices.get(item_id)
         return None if entry is None else entry.price
 
+    def listed_price(self, item_id: str) -> float | None:
+        """The price a withheld item would cost (the book's entry), else :meth:`price`: what the
+        model charges when ``priced_in_book`` is relaxed, as explanations do."""
+        if item_id in self.withheld:
+            return self.price_book.prices[item_id].price
+        return self.price(item_id)
+
+
+def offered_prices(book: PriceBook, include_not_offered: bool) -> dict[str, Price]:
+    """The book's prices a design may use: those its market offers, and with ``include_not_offered``
+    also the entries marked ``offered: false``. An item left out is unpriced, so the
+    ``priced_in_book`` family keeps it out of every design."""
+    return {item_id: entry for item_id, entry in book.prices.items() if entry.offered or include_not_offered}
+
+
+def terms_problem(book: PriceBook, terms: list[RentalTerm]) -> str | None:
+    """Why ``terms`` cannot replace the book's rental terms, or None: terms belong to a
+    ``monthly_rent`` book, one term per length."""
+    if book.basis != "monthly_rent":
+        return f"rental terms need a monthly_rent price book; {book.id!r} is {book.basis}"
+    lengths = [term.months for term in terms]
+    if len(set(lengths)) != len(lengths):
+        return f"two terms of the same length ({sorted(lengths)} months)"
+    return None
+
 
 def resolve_catalog(instance: Instance) -> ResolvedCatalog:
     """Merge the built-in catalog with the instance's additions and price overrides.
 
-    An added item with an existing id replaces the built-in one. Price overrides are sourced as
-    "instance price override".
+    An added item with an existing id replaces the built-in one. Items the book marks as not offered
+    are unpriced unless ``catalog.include_not_offered`` (:func:`offered_prices`). Price overrides
+    are estimates sourced as "instance price override"; ``catalog.terms`` replaces the book's
+    rental terms.
     """
     builtin = load_builtin_catalog()
     selection = instance.catalog
@@ -78,18 +108,27 @@ def resolve_catalog(instance: Instance) -> ResolvedCatalog:
         for item in getattr(selection.add, kind):
             items[item.id] = item
         merged[kind] = list(items.values())
-    books = {book.id: book for book in builtin.price_books}
-    book = books.get(selection.price_book)
-    if book is None:
-        raise CatalogError(
-            f"catalog.price_book: unknown price book {selection.price_book!r}; "
-            f"expected one of {', '.join(sorted(books))}"
-        )
-    prices = dict(book.prices)
+    if isinstance(selection.price_book, PriceBook):
+        book = selection.price_book
+    else:
+        books = {book.id: book for book in builtin.price_books}
+        book = books.get(selection.price_book)
+        if book is None:
+            raise CatalogError(
+                f"catalog.price_book: unknown price book {selection.price_book!r}; expected one of "
+                f"{', '.join(sorted(books))}, or a price book file read by load_instance"
+            )
+    if selection.terms is not None:
+        problem = terms_problem(book, selection.terms)
+        if problem is not None:
+            raise CatalogError(f"catalog.terms: {problem}")
+        book = book.model_copy(update={"terms": selection.terms})
+    prices = offered_prices(book, selection.include_not_offered)
     for item_id, value in selection.prices.items():
-        prices[item_id] = Price(price=value, source="estimate: instance price override")
+        prices[item_id] = Price(price=value, provenance="estimate", source="estimate: instance price override")
     catalog = Catalog(**merged, price_books=[book])
-    return ResolvedCatalog(catalog=catalog, price_book=book, prices=prices)
+    withheld = frozenset(book.prices) - set(prices)
+    return ResolvedCatalog(catalog=catalog, price_book=book, prices=prices, withheld=withheld)
 
 
 def storage_nic_counts(server: Server) -> dict[str, list[int]]:
@@ -123,7 +162,9 @@ __all__ = [
     "KINDS",
     "ResolvedCatalog",
     "load_builtin_catalog",
+    "offered_prices",
     "resolve_catalog",
     "storage_nic_counts",
+    "terms_problem",
     "workload_model",
 ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from topoopt.checking.context import CheckContext
+from topoopt.checking.ownership import ownership_mismatches
+from topoopt.checking.rental import rental_mismatches
 from topoopt.checking.text import close, money, num
 from topoopt.models.design import Cost, CostLine, Violation
 
@@ -50,9 +52,7 @@ def cost_of(ctx: CheckContext) -> Cost:
     for category, item_id, quantity in bill(ctx):
         entry = book.prices.get(item_id)
         unit = 0 if entry is None else whole_units(entry.price)
-        source = f"no price in {book.price_book.id}" if entry is None else entry.source
-        breakdown.append(CostLine(category=category, item=item_id, quantity=quantity, unit_price=unit,
-                                  total=unit * quantity, source=source))
+        breakdown.append(CostLine.priced(category, item_id, quantity, unit, entry, book.price_book.id))
     return Cost(basis=book.basis, currency=book.currency, total=sum(line.total for line in breakdown),
                 breakdown=breakdown)
 
@@ -92,7 +92,8 @@ def _reported_mismatches(mine: Cost, reported: Cost) -> list[str]:
 
 def budget_cap(ctx: CheckContext) -> list[Violation]:
     """The priced bill is within ``budget.max`` in the budget's basis and currency; a reported cost
-    equals the recomputation line by line."""
+    equals the recomputation line by line, a reported rental of the whole job the book's terms
+    (rental.py), and a reported ownership figure its recomputation (ownership.py)."""
     family = "budget_cap"
     out: list[Violation] = []
     budget, book = ctx.instance.budget, ctx.catalog
@@ -106,6 +107,12 @@ def budget_cap(ctx: CheckContext) -> list[Violation]:
                              detail=f"cost {money(mine.total, mine.currency)} > budget {money(budget.max, budget.currency)}"))
     if ctx.cost is not None:
         out += [Violation(family=family, item="reported cost", detail=p) for p in _reported_mismatches(mine, ctx.cost)]
+        if ctx.cost.rental is not None:
+            out += [Violation(family=family, item="reported rental", detail=p)
+                    for p in rental_mismatches(ctx, mine.total, ctx.cost.rental)]
+        if ctx.cost.ownership is not None:
+            out += [Violation(family=family, item="reported ownership", detail=p)
+                    for p in ownership_mismatches(ctx, mine.total, ctx.cost.ownership)]
     return out
 
 

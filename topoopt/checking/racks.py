@@ -323,6 +323,11 @@ def racks_available(ctx: CheckContext) -> list[Violation]:
     return out
 
 
+def site_power_w(ctx: CheckContext) -> float:
+    """Provisioned site power, W: every node, switch and storage unit at its provisioned power."""
+    return sum(d.count * d.power_w for d in _devices(rack_roles(ctx)))
+
+
 def site_power_within_limit(ctx: CheckContext) -> list[Violation]:
     """``nodes · node W + Σ switches · switch W + Σ storage units · unit W ≤ power_cap_kw`` over the
     compute, storage and management switches and the hot and cold storage units."""

@@ -88,8 +88,8 @@ def pins_respected(ctx: CheckContext) -> list[Violation]:
     pinned = ctx.instance.workload.training.parallelism
     if pinned != "auto":
         p = d.parallelism
-        for name in ("tp", "pp", "zero_stage", "microbatch") + (("dp",) if pinned.dp is not None else ()):
-            if getattr(p, name) != getattr(pinned, name):
+        for name in ("tp", "pp", "dp", "cp", "zero_stage", "microbatch", "virtual_stages"):
+            if getattr(pinned, name) is not None and getattr(p, name) != getattr(pinned, name):
                 out.append(Violation(family=family, item=f"workload.training.parallelism.{name}",
                                      detail=f"pinned {getattr(pinned, name)}, design has {getattr(p, name)}"))
     return out
@@ -112,13 +112,18 @@ def bought_items(ctx: CheckContext) -> list[str]:
 
 
 def priced_in_book(ctx: CheckContext) -> list[Violation]:
-    """Every bought item has a price in the selected price book (or an instance override)."""
-    book = ctx.catalog.price_book.id
-    return [
-        Violation(family="priced_in_book", item=item_id, detail=f"no price in {book} and no override")
-        for item_id in bought_items(ctx)
-        if ctx.catalog.price(item_id) is None
-    ]
+    """Every bought item has a price in the selected price book (or an instance override); an entry
+    the book marks as not offered counts only with ``catalog.include_not_offered``."""
+    book = ctx.catalog.price_book
+    out = []
+    for item_id in bought_items(ctx):
+        if ctx.catalog.price(item_id) is not None:
+            continue
+        entry = book.prices.get(item_id)
+        detail = (f"not offered by the market of {book.id} (its {entry.provenance} price is used only with "
+                  f"catalog.include_not_offered)" if entry is not None else f"no price in {book.id} and no override")
+        out.append(Violation(family="priced_in_book", item=item_id, detail=detail))
+    return out
 
 
 def rail_only_allowed(ctx: CheckContext) -> list[Violation]:

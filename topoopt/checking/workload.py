@@ -11,7 +11,10 @@ from topoopt.models.performance import Parallelism
 
 
 def _layout(p: Parallelism) -> str:
-    return f"TP{p.tp} PP{p.pp} DP{p.dp} ZeRO-{p.zero_stage} micro-batch {p.microbatch}"
+    context = f" CP{p.cp}" if p.cp > 1 else ""
+    interleave = f" VP{p.virtual_stages}" if p.virtual_stages > 1 else ""
+    recompute = f", {p.activation_recompute} recomputation" if p.activation_recompute else ""
+    return f"TP{p.tp}{context} PP{p.pp}{interleave} DP{p.dp} ZeRO-{p.zero_stage} micro-batch {p.microbatch}{recompute}"
 
 
 def memory_fits(ctx: CheckContext) -> list[Violation]:
@@ -37,9 +40,9 @@ def memory_fits(ctx: CheckContext) -> list[Violation]:
         out.append(Violation(family=family, item="workload", detail=f"does not fit in {where} under any layout"))
         return out
     p = d.parallelism
-    if p.tp * p.pp * p.dp > gpus:
+    if p.tp * p.cp * p.pp * p.dp > gpus:
         out.append(Violation(family=family, item="parallelism",
-                             detail=f"{_layout(p)} needs {num(p.tp * p.pp * p.dp)} GPUs > {num(gpus)}"))
+                             detail=f"{_layout(p)} needs {num(p.tp * p.cp * p.pp * p.dp)} GPUs > {num(gpus)}"))
     elif perf.evaluate(ctx.job, hw, parallelism=p) is None:
         out.append(Violation(family=family, item="parallelism", detail=f"{_layout(p)} does not fit in {where}"))
     return out

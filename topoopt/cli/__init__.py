@@ -6,6 +6,7 @@ Heavy imports (ortools, networkx) happen inside the commands, so ``topoopt --hel
 
 from __future__ import annotations
 
+import signal
 import sys
 from importlib import import_module
 
@@ -23,6 +24,8 @@ def main() -> None:
 
     ``--debug`` anywhere on the command line shows the full traceback instead.
     """
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, _interrupt)
     debug = "--debug" in sys.argv
     if debug:
         sys.argv.remove("--debug")
@@ -34,7 +37,22 @@ def main() -> None:
         err("interrupted")
         sys.exit(EXIT_INTERRUPTED)
     except Exception as exc:  # noqa: BLE001 - the last line of defence
+        if _INTERRUPTED and not debug:  # e.g. an extension module's import cut short by Ctrl-C
+            err("interrupted")
+            sys.exit(EXIT_INTERRUPTED)
         if debug:
             raise
         err(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)")
         sys.exit(EXIT_INTERNAL)
+
+
+_INTERRUPTED: list[int] = []
+"""The interrupting signals received (an interrupted import surfaces as ImportError, not as
+KeyboardInterrupt)."""
+
+
+def _interrupt(signum, frame) -> None:
+    """Ctrl-C and SIGTERM alike raise KeyboardInterrupt: an output set being written is dropped (the
+    published one stays) and the command exits 130."""
+    _INTERRUPTED.append(signum)
+    raise KeyboardInterrupt

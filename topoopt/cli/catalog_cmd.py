@@ -14,7 +14,7 @@ from typing import Any
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INPUT, err
+from topoopt.cli.common import EXIT_INPUT, err, fit_to_terminal
 
 ITEM_KINDS = ("gpus", "servers", "nics", "interconnects", "switches", "cables", "racks", "storage", "models")
 KINDS = (*ITEM_KINDS, "prices")
@@ -138,7 +138,7 @@ def _fail(message: str) -> None:
 
 
 @app.command("catalog", help="List the built-in catalog: KIND is one of " + ", ".join(KINDS)
-             + "; without KIND, count the items of each kind. " + EXIT_CODES_HELP)
+             + "; without KIND, count the items of each kind.")
 def catalog(
     kind: str | None = typer.Argument(None, metavar="KIND", help="What to list: " + ", ".join(KINDS) + "."),
     price_book: str | None = typer.Option(
@@ -170,14 +170,17 @@ def catalog(
         selected = [books[price_book]] if price_book else list(books.values())
         rows = [
             {"book": book.id, "item": item_id, "price": entry.price, "currency": book.currency,
-             "basis": book.basis, "source": entry.source}
+             "basis": book.basis, "provenance": entry.provenance, "as_of": entry.as_of, "offered": entry.offered,
+             "source": entry.source}
             for book in selected for item_id, entry in book.prices.items()
         ]
         if json_out:
             typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         else:
-            table = [[r["book"], r["item"], _num(r["price"]), f"{r['currency']} {r['basis']}", r["source"]] for r in rows]
-            typer.echo(render_table(["book", "item", "price", "unit", "source"], table))
+            table = [[r["book"], r["item"], _num(r["price"]), f"{r['currency']} {r['basis']}",
+                      r["provenance"] + (f" {r['as_of']}" if r["as_of"] else "") + ("" if r["offered"] else ", not offered"),
+                      r["source"]] for r in rows]
+            typer.echo(fit_to_terminal(render_table(["book", "item", "price", "unit", "provenance", "source"], table), clip=True))
         return
 
     items = getattr(cat, kind)
@@ -189,5 +192,9 @@ def catalog(
         book = books[price_book]
         columns.append((f"price {book.currency}", lambda item: _num(book.prices[item.id].price)
                         if item.id in book.prices else "-"))
+        columns.append(("provenance", lambda item: (book.prices[item.id].provenance
+                                                     + ("" if book.prices[item.id].offered else ", not offered"))
+                        if item.id in book.prices else "-"))
     columns.append(("source", lambda item: item.source))
-    typer.echo(render_table([header for header, _ in columns], [[read(item) for _, read in columns] for item in items]))
+    table = render_table([header for header, _ in columns], [[read(item) for _, read in columns] for item in items])
+    typer.echo(fit_to_terminal(table, clip=True))  # the long column, the source, is the last one

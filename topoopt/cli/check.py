@@ -8,12 +8,11 @@ from pathlib import Path
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, err, load_or_exit
+from topoopt.cli.common import EXIT_INFEASIBLE, EXIT_INPUT, err, load_or_exit
 
 
 @app.command(help="Re-verify DESIGN_JSON (a design.json from 'topoopt solve --out', or a bare design) "
-                  "against INSTANCE with the independent checker; exit 3 lists every violated rule. "
-             + EXIT_CODES_HELP)
+                  "against INSTANCE with the independent checker; exit 3 lists every violated rule.")
 def check(
     file: str = typer.Argument(..., metavar="INSTANCE", help="Instance YAML file, or '-' for standard input."),
     design_file: Path = typer.Argument(..., metavar="DESIGN_JSON", help="design.json written by 'topoopt solve --out'."),
@@ -21,6 +20,8 @@ def check(
 ) -> None:
     from topoopt.catalog import CatalogError
     from topoopt.checker import CHECKER_RULES, check_design
+    from topoopt.cli.design_file import read_design
+
     loaded = load_or_exit(file)
     design, cost, performance = read_design(design_file)
     try:
@@ -44,37 +45,3 @@ def check(
     if violations:
         raise typer.Exit(EXIT_INFEASIBLE)
 
-
-def read_design(path: Path):
-    """``(design, cost, performance)`` from a serialized SolveResult, or ``(design, None, None)``
-    from a bare Design; an unreadable file exits 2 with the reason."""
-    from pydantic import ValidationError
-
-    from topoopt.models.design import Design, SolveResult
-
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = json.loads(text)
-    except (OSError, UnicodeDecodeError) as exc:
-        _fail(f"{path}: cannot read: {exc}")
-    except json.JSONDecodeError as exc:
-        _fail(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}")
-    if not isinstance(data, dict):
-        _fail(f"{path}: expected a JSON object (a SolveResult or a Design)")
-    is_result = "status" in data or "design" in data
-    try:
-        if not is_result:
-            return Design.model_validate_json(text), None, None
-        result = SolveResult.model_validate_json(text)
-    except ValidationError as exc:
-        kind = "SolveResult" if is_result else "Design"
-        lines = [f"{path}: {'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in exc.errors()]
-        _fail("\n".join(lines[:20] + [f"{path}: not a valid {kind}"]))
-    if result.design is None:
-        _fail(f"{path}: the result has no design to check (status {result.status})")
-    return result.design, result.cost, result.performance
-
-
-def _fail(message: str):
-    err(message)
-    raise typer.Exit(EXIT_INPUT)

@@ -15,13 +15,14 @@ import json
 import typer
 
 from topoopt.cli.app import app
-from topoopt.cli.common import EXIT_CODES_HELP, EXIT_INFEASIBLE, EXIT_INPUT, err, load_or_exit
+from topoopt.cli.common import EXIT_INFEASIBLE, EXIT_INPUT, err, load_or_exit
+from topoopt.models.performance import UNCALIBRATED_NOTE
 
 GB = "GB"
 
 
 @app.command(help="Estimate throughput, memory and time to train for INSTANCE with pinned hardware "
-             "('-' = stdin). " + EXIT_CODES_HELP)
+             "('-' = stdin).")
 def estimate(
     file: str = typer.Argument(..., metavar="INSTANCE", help="Instance YAML file, or '-' for standard input."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
@@ -92,7 +93,9 @@ def _storage_network(hw) -> str:
 
 def _layout_text(p) -> str:
     interleave = f", {p.virtual_stages} virtual stages" if p.virtual_stages > 1 else ""
-    return f"TP {p.tp} × PP {p.pp} × DP {p.dp}, ZeRO-{p.zero_stage}, micro-batch {p.microbatch}{interleave}"
+    recompute = f", {p.activation_recompute} recomputation" if p.activation_recompute else ""
+    context = f" × CP {p.cp}" if p.cp > 1 else ""
+    return f"TP {p.tp}{context} × PP {p.pp} × DP {p.dp}, ZeRO-{p.zero_stage}, micro-batch {p.microbatch}{interleave}{recompute}"
 
 
 def _memory_lines(memory) -> list[str]:
@@ -112,6 +115,7 @@ def _performance_text(name: str, hw, p) -> str:
     idle = hw.gpus - p.gpus_used
     idle_text = f" ({idle} idle)" if idle else ""
     step = p.step
+    cp_text = f"CP {step.cp_comm_s:.3f}, " if p.parallelism.cp > 1 else ""
     lines = [
         f"topoopt estimate · {name}",
         f"Hardware     {hw.nodes} × {hw.gpus_per_node} {hw.gpu.id} = {hw.gpus} GPUs; {hw.nics_per_node} × "
@@ -123,9 +127,10 @@ def _performance_text(name: str, hw, p) -> str:
         f"{p.hardware_tflops_per_gpu:.0f} with recomputation",
         f"Time         {p.time_to_train_days:,.1f} days to train; step {step.step_time_s:.2f} s; "
         f"bottleneck: {p.bottleneck.replace('_', ' ')}",
+        *([] if p.calibrated else [f"Confidence   {UNCALIBRATED_NOTE}"]),
         "Step         "
         f"compute {step.compute_s:.3f} s, bubble {step.bubble_s:.3f} s, exposed communication "
-        f"{step.exposed_comm_s:.3f} s (TP {step.tp_comm_s:.3f}, PP {step.pp_comm_s:.3f}, DP {step.dp_comm_s:.3f} s before overlap)"
+        f"{step.exposed_comm_s:.3f} s (TP {step.tp_comm_s:.3f}, {cp_text}PP {step.pp_comm_s:.3f}, DP {step.dp_comm_s:.3f} s before overlap)"
         + (f", storage reads {step.storage_s:.3f} s" if hw.converged_storage_gb_per_step > 0 else ""),
         "Memory per GPU",
         *_memory_lines(p.memory),
@@ -148,6 +153,7 @@ def _does_not_fit_text(name: str, exc) -> str:
         f"Leanest layout {_layout_text(exc.parallelism)}",
         "Memory per GPU",
         *_memory_lines(exc.memory),
+        f"Smallest change that fits: {exc.change}" if exc.change else "No single change of the layout or node count fits",
     ]
     return "\n".join(lines)
 
@@ -158,4 +164,5 @@ def _does_not_fit_json(name: str, exc) -> dict:
         "fits": False,
         "parallelism": exc.parallelism.model_dump(mode="json"),
         "memory": exc.memory.model_dump(mode="json"),
+        "smallest_change_that_fits": exc.change,
     }

@@ -2,30 +2,33 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import typer
 
 from topoopt.cli.app import app
 from topoopt.cli.common import (
-    EXIT_CODES_HELP,
     EXIT_INFEASIBLE,
     EXIT_INPUT,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_NO_SOLUTION,
+    NotWritten,
+    check_out_dir,
     err,
+    fit_to_terminal,
     load_or_exit,
-    write_fabric_files,
+    publish,
 )
 from topoopt.limits import EXPLAIN_TIME_S
 
 
-@app.command(help="Design the cluster for INSTANCE ('-' = stdin). " + EXIT_CODES_HELP)
+@app.command(help="Design the cluster for INSTANCE ('-' = stdin).")
 def solve(
     file: str = typer.Argument(..., metavar="INSTANCE", help="Instance YAML file, or '-' for standard input."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON (design.json) on stdout."),
-    out: Path | None = typer.Option(None, "--out", help="Write design.json, BOM, cables, racks and drawings here."),
+    out: str | None = typer.Option(
+        None, "--out", metavar="DIR",
+        help="Write design.json, BOM, cables, racks, exports and drawings here as one output set with a "
+             "manifest.json, replacing an earlier set atomically (DIR must be new, empty or an earlier set)."),
     time_limit_s: float | None = typer.Option(
         None, "--time-limit-s", min=0.01,
         help="Wall-clock limit on the whole solve, explanation included (not reproducible); past it the answer "
@@ -46,14 +49,19 @@ def solve(
 ) -> None:
     from topoopt.catalog import CatalogError
     loaded = load_or_exit(file)
+    if out is not None:
+        check_out_dir(out)
     from topoopt.cli.running import Interrupted, solve_reporting
     from topoopt.solver import UnsupportedObjective
 
     def proven(result) -> None:
-        """Infeasibility is known before the explanation: say so, and write it down at once."""
-        err("topoopt: proven infeasible; explaining why (Ctrl-C prints what is known, --no-explain skips it)")
+        """Infeasibility is known before the explanation: write it down at once, and say so."""
         if out is not None:
-            write_result(locate_sources(result, loaded), loaded.instance, out, source=str(loaded.file))
+            try:
+                write_result(locate_sources(result, loaded), loaded.instance, out, source=str(loaded.file))
+            except NotWritten as exc:  # the final write reports it again
+                err(str(exc))
+        err("topoopt: proven infeasible; explaining why (Ctrl-C prints what is known, --no-explain skips it)")
 
     try:
         result = solve_reporting(loaded.instance, on_proven=proven, workers=workers, seed=seed,
@@ -66,29 +74,38 @@ def solve(
         interrupted(stop, loaded, json_out)
     result = locate_sources(result, loaded)
     violations = independent_check(result, loaded.instance)
+    not_written = None
     if out is not None:
-        write_result(result, loaded.instance, out, source=str(loaded.file))
+        try:
+            write_result(result, loaded.instance, out, source=str(loaded.file))
+        except NotWritten as exc:
+            not_written = str(exc)
     if violations:
         for violation in violations:
             err(f"checker: {violation}")
         err("internal error: the independent checker rejects the solver's design (a bug; please report it)")
         raise typer.Exit(EXIT_INTERNAL)
-    print_result(result, loaded.instance.name, json_out)
+    print_result(result, loaded.instance, json_out)
+    if not_written is not None:  # the answer is printed; the files are what failed
+        err(not_written)
+        raise typer.Exit(EXIT_INPUT)
     if result.status == "infeasible":
         raise typer.Exit(EXIT_INFEASIBLE)
     if result.status == "unknown":
         raise typer.Exit(EXIT_NO_SOLUTION)
 
 
-def print_result(result, name: str, json_out: bool) -> None:
+def print_result(result, instance, json_out: bool) -> None:
+    name = instance.name
     if json_out:
         typer.echo(result.model_dump_json(indent=2, by_alias=True))
         return
     from topoopt.cli.summary import infeasible_summary, solved_summary
 
-    typer.echo(infeasible_summary(result, name) if result.status == "infeasible" else
-               solved_summary(result, name) + job_cost_line(result) if result.design else
-               f"topoopt · {name} · {result.status.upper()}: no design found within the limits")
+    typer.echo(fit_to_terminal(
+        infeasible_summary(result, name) if result.status == "infeasible" else
+        solved_summary(result, name) + job_cost_line(result, instance) if result.design else
+        f"topoopt · {name} · {result.status.upper()}: no design found within the limits"))
 
 
 def interrupted(stop, loaded, json_out: bool) -> None:
@@ -98,9 +115,12 @@ def interrupted(stop, loaded, json_out: bool) -> None:
     import os
     import sys
 
+    from topoopt.fabric.output_set import finish_or_discard_unfinished
+
+    finish_or_discard_unfinished()  # the solve's thread may be publishing the proven status
     if stop.proven is not None:
         err(f"topoopt: interrupted while {stop.stage}; infeasibility was already proven")
-        print_result(locate_sources(stop.proven, loaded), loaded.instance.name, json_out)
+        print_result(locate_sources(stop.proven, loaded), loaded.instance, json_out)
         code = EXIT_INFEASIBLE
     else:
         err(f"topoopt: interrupted while {stop.stage}, before an answer")
@@ -110,17 +130,21 @@ def interrupted(stop, loaded, json_out: bool) -> None:
     os._exit(code)
 
 
-def job_cost_line(result) -> str:
-    """For min_job_cost, the objective spelled out: rent per month × months of training."""
-    objective, cost, performance = result.objective, result.cost, result.performance
-    if objective.kind != "min_job_cost" or objective.value is None or cost is None or performance is None:
+def job_cost_line(result, instance) -> str:
+    """The whole job or the whole ownership spelled out: for a rented design, rent per month ×
+    months billed under the book's terms (the objective of min_job_cost; otherwise what the chosen
+    design's job rents for); for a bought one with ``site.operation``, its ownership figure."""
+    cost = result.cost
+    if cost is None or (cost.rental is None and cost.ownership is None):
         return ""
+    from topoopt.cli.price_notes import ownership_line, rental_line
     from topoopt.cli.summary import CURRENCY_SIGN
 
     sign = CURRENCY_SIGN.get(cost.currency, cost.currency + " ")
-    days = performance.time_to_train_days
-    return (f"\nJob cost     {sign}{objective.value:,.0f} = {sign}{cost.total:,.0f}/month × {days:,.2f} days "
-            f"÷ 30.4375 days per month")
+    if cost.ownership is not None:
+        return "\n" + ownership_line(cost, sign, instance.site.operation)
+    head = "Job cost     " if result.objective.kind == "min_job_cost" else "Job rent     "
+    return "\n" + rental_line(cost, sign, head)
 
 
 def independent_check(result, instance) -> list:
@@ -147,17 +171,9 @@ def locate_sources(result, loaded):
     return result.model_copy(update={"explanation": explanation})
 
 
-def write_result(result, instance, out: Path, *, source: str) -> None:
-    """design.json always; the fabric exports and drawings when a design exists, with the
-    fabric's warnings on stderr as 'topoopt render' prints them."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "design.json").write_text(result.model_dump_json(indent=2, by_alias=True) + "\n", encoding="utf-8")
-    if result.design is None:
-        return
-    try:
-        import topoopt.fabric  # noqa: F401
-    except ImportError:
-        err("warning: fabric exports are not available in this build; wrote design.json only")
-        return
-    write_fabric_files(result, instance, out, source=source)
-    err(f"wrote {out}/")
+def write_result(result, instance, out: str, *, source: str) -> None:
+    """Publish the output set of ``result``: design.json always, the fabric exports and drawings
+    when a design exists, the manifest last; the fabric's warnings go to stderr as 'topoopt render'
+    prints them. Raises :class:`~topoopt.cli.common.NotWritten`."""
+    outputs = publish(result, instance, out, source=source, design_json=True)
+    err(f"wrote {len(outputs.files)} files to {out}/")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from topoopt.checking.units import BITS_PER_BYTE
+from topoopt.cli.price_notes import price_lines
 from topoopt.models.design import Design, SolveResult
+from topoopt.models.performance import UNCALIBRATED_NOTE
 
 CURRENCY_SIGN = {"CNY": "¥", "USD": "$", "EUR": "€"}
 
@@ -70,6 +72,7 @@ def solved_summary(result: SolveResult, name: str) -> str:
             by_category[line.category] = by_category.get(line.category, 0.0) + line.total
         parts = " · ".join(f"{category} {money(total, cost.currency, 'capex')}" for category, total in by_category.items())
         lines.append(f"Cost         {money(cost.total, cost.currency, cost.basis)}  ({parts})")
+        lines += price_lines(cost)
     if perf:
         p = perf.parallelism
         lines.append(
@@ -77,9 +80,13 @@ def solved_summary(result: SolveResult, name: str) -> str:
             f"{perf.time_to_train_days:,.1f} days to train"
         )
         lines.append(
-            f"             TP{p.tp} PP{p.pp} DP{p.dp} ZeRO-{p.zero_stage} micro-batch {p.microbatch} · "
+            f"             TP{p.tp}{f' CP{p.cp}' if p.cp > 1 else ''} PP{p.pp}{f' VP{p.virtual_stages}' if p.virtual_stages > 1 else ''} DP{p.dp} "
+            f"ZeRO-{p.zero_stage} micro-batch {p.microbatch}"
+            f"{f', {p.activation_recompute} recomputation' if p.activation_recompute else ''} · "
             f"{perf.memory_per_gpu_gb:.1f} GB per GPU · bottleneck {perf.bottleneck}"
         )
+        if not perf.calibrated:
+            lines.append(f"Confidence   {UNCALIBRATED_NOTE}")
     if result.objective.gap:
         lines.append(f"Gap          {result.objective.gap:.2%} from the proven bound (time limit reached)")
     lines.append(f"Binding      {', '.join(result.binding) if result.binding else 'none (only the objective limits the design)'}")

@@ -38,10 +38,11 @@ def summary_line(loaded: Any) -> str:
     per = "/month" if budget.basis == "monthly_rent" else " capex"
     deadline = instance.goal.deadline_days
     deadline_text = f", deadline {deadline:g} days" if deadline is not None else ""
+    book = instance.catalog.price_book
     return (
         f"OK {loaded.file}: {instance.name!r} — {model_text}, {instance.workload.training.tokens:.3g} tokens, "
         f"budget {budget.max:,.0f} {budget.currency}{per}{deadline_text}, "
-        f"price book {instance.catalog.price_book}, objective {instance.goal.objective}"
+        f"price book {book if isinstance(book, str) else book.id}, objective {instance.goal.objective}"
     )
 
 

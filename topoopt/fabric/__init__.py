@@ -17,6 +17,8 @@ from topoopt.fabric.build import Fabric, build_fabric
 from topoopt.fabric.export import Outputs, write_outputs
 from topoopt.fabric.graph import fabric_graph, graph_of
 from topoopt.fabric.hardware import FabricError
+from topoopt.fabric.output_set import OutputError
+from topoopt.fabric.publish import publish_outputs
 from topoopt.models.catalog import Catalog
 from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
@@ -24,9 +26,12 @@ from topoopt.models.instance import Instance
 
 def render(result: SolveResult, instance: Instance | None = None, out_dir: str | Path = "out", *,
            png: bool = False, catalog: Catalog | None = None) -> Outputs:
-    """Write every output of ``result``'s design into ``out_dir``; return the files and warnings.
+    """Write every output of ``result``'s design as one output set in ``out_dir``; return the
+    files and warnings.
 
-    The SVG (and PNG with ``png=True``) needs Graphviz's ``dot``; without it the DOT file is kept
+    The set is published atomically with a ``manifest.json`` of every file's hash (see
+    :mod:`topoopt.fabric.output_set`): ``out_dir`` must be missing, empty or an earlier output
+    set, else :class:`OutputError`. The SVG (and PNG with ``png=True``) needs Graphviz's ``dot``; without it the DOT file is kept
     and a warning returned. Raises :class:`FabricError` when there is no design or it cannot be
     built from the catalog.
 
@@ -37,7 +42,8 @@ def render(result: SolveResult, instance: Instance | None = None, out_dir: str |
     >>> [p.name for p in outputs.files][:3]  # doctest: +SKIP
     ['bom.csv', 'cables.csv', 'racks.csv']
     """
-    return write_outputs(result, instance, out_dir, png=png, catalog=catalog)
+    return publish_outputs(result, instance, out_dir, design_json=False, png=png, catalog=catalog)
 
 
-__all__ = ["Fabric", "FabricError", "Outputs", "build_fabric", "fabric_graph", "graph_of", "render", "write_outputs"]
+__all__ = ["Fabric", "FabricError", "OutputError", "Outputs", "build_fabric", "fabric_graph", "graph_of", "publish_outputs", "render",
+           "write_outputs"]

@@ -3,14 +3,21 @@
 =====================  ================================================================
 ``bom.csv``            bill of materials: the cost breakdown with catalog descriptions; a
                        final ``total`` row equals ``cost.total``
+``bom.xlsx``           the same as a workbook, a sheet per network (see :mod:`topoopt.fabric.xlsx`)
 ``cables.csv``         cable schedule: one row per assembly (cable or transceiver kit) of
                        all three networks (``network`` and ``link_class`` columns); ports of a
                        multi-link assembly are joined with ``+``
 ``racks.csv``          rack plan: one row per device with its U position and power
 ``fabric.graphml``     the MultiGraph of :func:`topoopt.fabric.fabric_graph`
-``topology.conf``      Slurm topology/tree (see :mod:`topoopt.fabric.slurm`)
-``netbox-*.csv``       NetBox bulk import, status planned (see :mod:`topoopt.fabric.netbox`)
+``topology.conf``      Slurm topology/tree, every Slurm from 22.05 (see :mod:`topoopt.fabric.slurm`)
+``topology.yaml``      Slurm 25.05+ tree and block topologies
+``ib-topology.topo``   InfiniBand fabrics: ibdiagnet/ibdmchk topology, ``ibnl/`` types and the
+                       point-to-point sheet ``ib-links.csv`` (see :mod:`topoopt.fabric.ibtopo`)
+``astra-sim-network.yml``  ASTRA-sim 2.x analytical network and ``simai-topology.txt`` SimAI/ns-3
+                       topology of the compute fabric (see :mod:`topoopt.fabric.simulators`)
+``netbox-*``           NetBox bulk import in its import order, status planned (see :mod:`topoopt.fabric.netbox`)
 ``fabric.dot/.svg``    the drawing (and ``fabric.png`` on request; see :mod:`topoopt.fabric.draw`)
+``fabric.drawio``      the drawing as an editable draw.io file (see :mod:`topoopt.fabric.drawio`)
 =====================  ================================================================
 """
 
@@ -22,16 +29,20 @@ from pathlib import Path
 from topoopt.fabric.build import Fabric, build_fabric
 from topoopt.fabric.csvfile import write_csv
 from topoopt.fabric.draw import write_drawing
+from topoopt.fabric.drawio import write_drawio
 from topoopt.fabric.graphml import write_fabric_graphml
-from topoopt.fabric.hardware import FabricError
+from topoopt.fabric.hardware import FabricError, catalog_for
+from topoopt.fabric.ibtopo import write_ib_topology
 from topoopt.fabric.netbox import write_netbox
 from topoopt.fabric.rendering import render_dot
-from topoopt.fabric.slurm import write_topology_conf
+from topoopt.fabric.simulators import write_simulator_inputs
+from topoopt.fabric.slurm import write_topology
+from topoopt.fabric.xlsx import write_bom_xlsx
 from topoopt.models.catalog import Catalog
 from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
 
-BOM_COLUMNS = ["category", "part", "description", "quantity", "unit_price", "extended_price", "source"]
+BOM_COLUMNS = ["category", "part", "description", "quantity", "unit_price", "extended_price", "provenance", "source"]
 CABLE_COLUMNS = ["id", "a_device", "a_port", "b_device", "b_port", "part", "media", "gbps", "length_m",
                  "network", "link_class"]
 RACK_COLUMNS = ["rack", "u", "device", "power_w", "model", "rack_units", "rack_class", "role", "network"]
@@ -64,15 +75,20 @@ def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str |
         total = sum(line.total for line in result.cost.breakdown)
         if abs(total - result.cost.total) > 0.5:
             outputs.warnings.append(f"cost breakdown sums to {total:g}, the result's total is {result.cost.total:g}")
+    title = instance.name if instance else f"{result.design.nodes} x {result.design.server}"
+    outputs.files.append(write_bom_xlsx(out / "bom.xlsx", result, fabric, _descriptions(fabric), _counts(fabric), title))
     outputs.files.append(write_csv(out / "cables.csv", CABLE_COLUMNS, cable_rows(fabric)))
     outputs.files.append(write_csv(out / "racks.csv", RACK_COLUMNS, rack_rows(fabric)))
     graphml = out / "fabric.graphml"
     write_fabric_graphml(fabric, graphml)
     outputs.files.append(graphml)
-    topology = out / "topology.conf"
-    write_topology_conf(fabric, topology)
-    outputs.files.append(topology)
-    outputs.files.extend(write_netbox(fabric, instance.name if instance else "topoopt", out))
+    outputs.files.extend(write_topology(fabric, out))
+    outputs.files.extend(write_ib_topology(fabric, out))
+    outputs.files.extend(write_simulator_inputs(fabric, catalog if catalog is not None else catalog_for(instance), out))
+    netbox_files, netbox_warnings = write_netbox(fabric, instance.name if instance else "topoopt", out)
+    outputs.files.extend(netbox_files)
+    outputs.warnings.extend(netbox_warnings)
+    outputs.files.append(write_drawio(fabric, out / "fabric.drawio"))
     dot_path = write_drawing(fabric, result, out / "fabric.dot", title=instance.name if instance else None)
     outputs.files.append(dot_path)
     for fmt in ("svg", "png") if png else ("svg",):
@@ -123,14 +139,14 @@ def bom_rows(result: SolveResult, fabric: Fabric) -> list[list]:
     """One row per cost line, then a ``total`` row; without a cost, quantities only."""
     describe = _descriptions(fabric)
     if result.cost is None:
-        return [[c, item, describe.get(item, ""), q, "", "", ""] for c, item, q in _counts(fabric)]
+        return [[c, item, describe.get(item, ""), q, "", "", "", ""] for c, item, q in _counts(fabric)]
     cost = result.cost
     rows = [
         [line.category, line.item, describe.get(line.item, ""), line.quantity, _money(line.unit_price),
-         _money(line.total), line.source]
+         _money(line.total), line.provenance + ("" if line.offered else ", not offered"), line.source]
         for line in cost.breakdown
     ]
-    rows.append(["total", "", f"total, {cost.currency} ({cost.basis})", "", "", _money(cost.total), ""])
+    rows.append(["total", "", f"total, {cost.currency} ({cost.basis})", "", "", _money(cost.total), "", ""])
     return rows
 
 

@@ -63,9 +63,9 @@ _ONE_NUMBER = re.compile(r"^(\D*)(\d+)$")
 _TWO_NUMBERS = re.compile(r"^(\D*)(\d+)(\D+)(\d+)$")
 
 
-def _ranges(numbers: list[int], digits: int) -> str:
-    """``[1, 2, 3, 5]`` → ``"[1-3,5]"``; a single number has no brackets."""
-    if len(numbers) == 1:
+def _ranges(numbers: list[int], digits: int, *, bracket_one: bool = False) -> str:
+    """``[1, 2, 3, 5]`` → ``"[1-3,5]"``; a single number has no brackets unless ``bracket_one``."""
+    if len(numbers) == 1 and not bracket_one:
         return f"{numbers[0]:0{digits}d}"
     parts = []
     start = previous = numbers[0]
@@ -99,10 +99,18 @@ def hostlist(names: list[str]) -> str:
     range, and consecutive runs with the same last numbers share one term, so the nodes of 16 full
     racks are ``rack[01-16]-node[01-04]`` (Slurm expands every combination of the ranges).
 
+    A term with a bracket always ends with one: before Slurm 23.11 the parser
+    (``_hostlist_create_bracketed`` in ``src/common/hostlist.c``) rejects a term whose last ``]``
+    is followed by more text, so one node per rack is ``rack[01-06]-node[01]``, never
+    ``rack[01-06]-node01`` (fatal "Invalid node name" in slurmctld 22.05). Every Slurm from 22.05
+    on reads the bracketed single number.
+
     >>> hostlist(["su01", "su02", "su03", "su05"])
     'su[01-03,05]'
     >>> hostlist(["rack01-node01", "rack01-node02", "rack02-node01", "rack02-node02", "rack03-node01"])
     'rack[01-02]-node[01-02],rack03-node01'
+    >>> hostlist(["rack01-node01", "rack02-node01", "rack03-node01"])
+    'rack[01-03]-node[01]'
     """
     terms: list[tuple[tuple, list[int], list[int] | None]] = []
     for name in names:
@@ -134,7 +142,9 @@ def hostlist(names: list[str]) -> str:
         elif seconds is None:
             out.append(f"{prefix}{_ranges(firsts, digits_a)}")
         else:
-            out.append(f"{prefix}{_ranges(firsts, digits_a)}{middle}{_ranges(seconds, digits_b)}")
+            first = _ranges(firsts, digits_a)
+            # A bracketed first number forces brackets on the second (see the docstring).
+            out.append(f"{prefix}{first}{middle}{_ranges(seconds, digits_b, bracket_one=first.startswith('['))}")
     return ",".join(out)
 
 

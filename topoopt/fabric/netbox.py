@@ -1,21 +1,40 @@
-"""NetBox bulk-import CSVs: devices and cables, all with status ``planned``.
+"""NetBox bulk-import files, all objects with status ``planned``, importable into an empty NetBox.
 
-``netbox-devices.csv`` uses the columns of NetBox's device import (``name, role, device_type,
-site, rack, position, face, status``); ``device_type`` is the topoopt catalog id, so create device
-types with those model names (and interfaces named as in ``cables.csv``) before importing. Every
-device of the three networks is listed, with a role per tier (``leaf``, ``storage-leaf``,
-``management-leaf``, ``storage-hot`` …).
-``netbox-cables.csv`` has one row per logical link — NetBox terminates a cable on one interface
-per side — labelled with its assembly id and lane (``NL-0001.2``), so both files line up with
-``cables.csv``.
+Import them in :data:`IMPORT_ORDER` (each file refers only to objects of the files before it):
+
+=============================  ================================================================
+``netbox-manufacturers.csv``   Organization → Manufacturers → Import (``name, slug``)
+``netbox-device-types.yaml``   Devices → Device Types → Import: one YAML document per model in
+                               the device-type library format, with its interfaces and power
+                               port (:mod:`topoopt.fabric.netbox_types`)
+``netbox-device-roles.csv``    Devices → Device Roles → Import, a role per tier (``leaf``,
+                               ``storage-leaf``, ``management-leaf``, ``storage-hot`` …) in
+                               the drawing's colour of its network
+``netbox-sites.csv``           Organization → Sites → Import: the instance as one site
+``netbox-racks.csv``           Racks → Import: every rack with its height; the rack class is
+                               the description
+``netbox-devices.csv``         Devices → Import: every device of the three networks with its
+                               manufacturer, type, role, site, rack, position and face
+``netbox-cables.csv``          Connections → Cables → Import
+=============================  ================================================================
+
+The columns are fields of the NetBox 4.6 import forms (``dcim/forms/bulk_import.py``). A NetBox
+CSV cable row has one termination per side (``CableImportForm`` sets a single termination), so
+``netbox-cables.csv`` has one row per logical link, labelled with its assembly id and lane
+(``NL-0001.2``): an assembly carrying several links (a twin-port OSFP cable) is several NetBox
+cables with one label stem, which lines the file up with ``cables.csv``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 from topoopt.fabric.build import Fabric
 from topoopt.fabric.csvfile import write_csv
+from topoopt.fabric.draw import NETWORK_COLOUR
+from topoopt.fabric.netbox_types import device_types, slug
 
 # NetBox cable type choices per catalog media.
 CABLE_TYPE = {"dac": "dac-passive", "acc": "dac-active", "aoc": "aoc", "mmf": "mmf", "smf": "smf"}
@@ -27,24 +46,58 @@ DEVICE_ROLE = {
 }
 # NetBox cable types of twisted-pair (RJ45) patch cords, the management network's, by speed (Gb/s).
 COPPER_TYPE = {1: "cat6", 10: "cat6a", 25: "cat8", 40: "cat8"}
+SITE_NAME_MAX = 100
+"""``Site.name`` is ``max_length=100`` in NetBox 4.6 (``dcim/models/sites.py``)."""
+RACK_WIDTH_IN = 19
+"""Racks are 19-inch (EIA-310) in the catalog's rack classes; NetBox's default width too."""
 
-DEVICE_COLUMNS = ["name", "role", "device_type", "site", "rack", "position", "face", "status"]
+IMPORT_ORDER = ["netbox-manufacturers.csv", "netbox-device-types.yaml", "netbox-device-roles.csv", "netbox-sites.csv",
+                "netbox-racks.csv", "netbox-devices.csv", "netbox-cables.csv"]
+MANUFACTURER_COLUMNS = ["name", "slug"]
+ROLE_COLUMNS = ["name", "slug", "color", "description"]
+SITE_COLUMNS = ["name", "slug", "status", "description"]
+RACK_COLUMNS = ["site", "name", "status", "width", "u_height", "description"]
+DEVICE_COLUMNS = ["name", "role", "manufacturer", "device_type", "site", "rack", "position", "face", "status"]
 CABLE_COLUMNS = [
     "side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
     "type", "status", "label", "length", "length_unit",
 ]
 
 
-def write_netbox(fabric: Fabric, site: str, out_dir: Path) -> list[Path]:
-    """Write ``netbox-devices.csv`` and ``netbox-cables.csv``; return their paths."""
-    devices = (
-        [d.name, DEVICE_ROLE[d.role], d.model, site, d.rack, d.u, "front", "planned"] for d in fabric.devices
-    )
-    cables = (row for bundle in fabric.links for row in _cable_rows(bundle))
-    return [
+def site_name(name: str) -> tuple[str, str | None]:
+    """The NetBox site name for an instance name, and a warning when it had to be shortened."""
+    if len(name) <= SITE_NAME_MAX:
+        return name, None
+    short = name[:SITE_NAME_MAX]
+    return short, f"NetBox site names are at most {SITE_NAME_MAX} characters: the site is named {short!r}"
+
+
+def write_netbox(fabric: Fabric, site: str, out_dir: Path) -> tuple[list[Path], list[str]]:
+    """Write the NetBox import files (:data:`IMPORT_ORDER`); return their paths and any warnings."""
+    site, warning = site_name(site)
+    types = device_types(fabric)
+    manufacturer_of = {t["model"]: t["manufacturer"] for t in types}
+    manufacturers = sorted({t["manufacturer"] for t in types})
+    roles: dict[str, str] = {}
+    for device in fabric.devices:
+        roles.setdefault(DEVICE_ROLE[device.role], device.network)
+    devices = ([d.name, DEVICE_ROLE[d.role], manufacturer_of[d.model], d.model, site, d.rack, d.u, "front", "planned"]
+               for d in fabric.devices)
+    racks = ([site, rack.name, "planned", RACK_WIDTH_IN, rack.units, f"{rack.rack_class} ({rack.role})"]
+             for rack in fabric.racks.racks)
+    types_path = out_dir / "netbox-device-types.yaml"
+    types_path.write_text(yaml.safe_dump_all(types, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    paths = [
+        write_csv(out_dir / "netbox-manufacturers.csv", MANUFACTURER_COLUMNS, ([m, slug(m)] for m in manufacturers)),
+        types_path,
+        write_csv(out_dir / "netbox-device-roles.csv", ROLE_COLUMNS,
+                  ([role, slug(role), NETWORK_COLOUR[network].lstrip("#"), f"{network} network"] for role, network in roles.items())),
+        write_csv(out_dir / "netbox-sites.csv", SITE_COLUMNS, [[site, slug(site), "planned", "designed by topoopt"]]),
+        write_csv(out_dir / "netbox-racks.csv", RACK_COLUMNS, racks),
         write_csv(out_dir / "netbox-devices.csv", DEVICE_COLUMNS, devices),
-        write_csv(out_dir / "netbox-cables.csv", CABLE_COLUMNS, cables),
+        write_csv(out_dir / "netbox-cables.csv", CABLE_COLUMNS, (row for b in fabric.links for row in _cable_rows(b))),
     ]
+    return paths, [warning] if warning else []
 
 
 def _cable_rows(bundle):

@@ -8,9 +8,24 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
-from topoopt.models.base import Record
+from topoopt.models.base import Range, Record
+
+MAX_ID_CHARS = 64
+"""Longest catalog id: ids are repeated in every row of the cable schedule and the NetBox files."""
+MAX_NAME_CHARS = 200
+"""Longest product name (the built-in ones are under 80 characters)."""
+
+# Sanity bounds: far above every product in the built-in catalog, low enough that each option
+# table and the parallelism search stay small. The reason is part of the message.
+FASTEST_PORT = Range(0, 1600, "1.6 Tb/s is the fastest port speed standardised (IEEE 802.3dj)", lo_open=True)
+GPU_RATE = Range(0, 100_000, "over ten times every GPU in the catalog (B200: 8,000 GB/s HBM, 4,500 "
+                 "dense FP8 TFLOP/s, 900 GB/s NVLink)", lo_open=True)
+MODEL_WIDTH = Range(1, 262_144, "16 times the widest published dense model (Llama 3.1 405B: hidden size 16,384, "
+                    "FFN 53,248)")
+STORAGE_RATE = Range(0, 10_000, "100 times the fastest storage unit in the catalog (100 GB/s)", lo_open=True)
+MODEL_HEADS = Range(1, 16_384, "128 times the most heads of a published model (Llama 3.1 405B: 128)")
 
 Protocol = Literal["ib", "roce", "tcp"]
 Precision = Literal["bf16", "fp16", "fp8"]
@@ -28,8 +43,9 @@ SOURCE_DESCRIPTION = "Where the numbers come from: a URL, or 'estimate: <reason>
 
 
 class Sourced(Record):
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", description="Stable catalog id (lower case).")
-    name: str = Field(description="Human-readable product name.")
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=MAX_ID_CHARS,
+                    description="Stable catalog id (lower case).")
+    name: str = Field(max_length=MAX_NAME_CHARS, description="Human-readable product name.")
     source: str = Field(min_length=5, description=SOURCE_DESCRIPTION)
 
     @field_validator("source")
@@ -43,10 +59,10 @@ class Sourced(Record):
 class Gpu(Sourced):
     """A GPU SKU. TFLOPS are dense (never 2:4 sparse)."""
 
-    vendor: Literal["nvidia", "amd"]
+    vendor: Literal["nvidia", "amd"] = Field(description="GPU vendor.")
     memory_gb: float = Field(gt=0, le=1024, description="Device memory in GB.")
-    memory_bandwidth_gb_per_s: float = Field(gt=0, description="HBM/GDDR bandwidth in GB/s.")
-    dense_tflops: dict[Precision, Annotated[float, Field(gt=0)]] = Field(
+    memory_bandwidth_gb_per_s: Annotated[float, GPU_RATE] = Field(description="HBM/GDDR bandwidth in GB/s.")
+    dense_tflops: dict[Precision, Annotated[float, GPU_RATE]] = Field(
         description="Dense tensor-core peak per precision in TFLOPS; a missing key means unsupported."
     )
     matmul_efficiency: float = Field(
@@ -54,10 +70,12 @@ class Gpu(Sourced):
     )
     matmul_efficiency_source: str = Field(min_length=5, description=SOURCE_DESCRIPTION)
     tdp_w: float = Field(gt=0, le=5000, description="Board power in W.")
-    scale_up_gb_per_s: float = Field(
-        ge=0, description="Scale-up (NVLink/xGMI/PCIe) bandwidth per GPU, one direction, GB/s."
+    scale_up_gb_per_s: Annotated[float, Range(0, 100_000, GPU_RATE.why)] = Field(
+        description="Scale-up (NVLink/xGMI/PCIe) bandwidth per GPU, one direction, GB/s."
     )
-    scale_up_domain_gpus: int = Field(ge=1, description="GPUs reachable over the scale-up link.")
+    scale_up_domain_gpus: Annotated[int, Range(1, 576, "the largest NVLink domain announced is 576 GPUs "
+                                                   "(NVIDIA Vera Rubin Ultra NVL576, GTC 2025)")] = Field(
+        description="GPUs reachable over the scale-up link.")
 
 
 class BuiltinNics(Record):
@@ -69,9 +87,9 @@ class Server(Sourced):
     """A GPU server (node). Power is the vendor's maximum, in W."""
 
     gpu: str = Field(description="GPU id.")
-    gpus_per_node: int = Field(ge=1, le=72)
+    gpus_per_node: int = Field(ge=1, le=72, description="GPUs in one server.")
     power_w: float = Field(gt=0, le=150_000, description="Maximum node power in W, NICs included.")
-    rack_units: int = Field(ge=1, le=52)
+    rack_units: int = Field(ge=1, le=52, description="Height in rack units (U).")
     builtin_compute_nics: BuiltinNics | None = Field(
         None, description="Compute NICs that come with the server (e.g. DGX); None = choose from nic_options."
     )
@@ -103,32 +121,34 @@ class Nic(Sourced):
     port_form_factor: str = Field(description="Cage form factor, e.g. qsfp56, qsfp112, osfp-flat.")
     ports: int = Field(1, ge=1, le=4, description="Network ports (cages) on the adapter.")
     interconnects: list[str] = Field(min_length=1, description="Interconnect ids the NIC can run.")
-    power_w: float = Field(ge=0, le=200)
+    power_w: float = Field(ge=0, le=200, description="Adapter power in W, without optics.")
 
 
 class Interconnect(Sourced):
     """A link technology at one speed (e.g. ib-ndr = InfiniBand 400 Gb/s)."""
 
-    protocol: Protocol
+    protocol: Protocol = Field(description="ib (InfiniBand), roce (RDMA over Ethernet) or tcp (plain Ethernet).")
     gbps: int = Field(gt=0, le=1600, description="Line rate of one logical port in Gb/s.")
     bus_efficiency: float = Field(
         gt=0, le=1, description="Measured all-reduce bus bandwidth as a fraction of line rate at scale."
     )
-    latency_us: float = Field(gt=0, description="Per-message latency (alpha) per fabric hop, microseconds.")
+    latency_us: Annotated[float, Range(0, 10_000, "10 ms per hop is no data-centre fabric", lo_open=True)] = Field(
+        description="Per-message latency (alpha) per fabric hop, microseconds.")
 
 
 class Switch(Sourced):
     """A fixed-configuration switch. Logical radix at speed g = cages x ports_per_cage[g]."""
 
-    protocols: list[Literal["ib", "ethernet"]] = Field(min_length=1)
-    cages: int = Field(ge=1, le=512)
-    cage_form_factor: str
-    ports_per_cage: dict[Annotated[int, Field(gt=0)], Annotated[int, Field(ge=1)]] = Field(
+    protocols: list[Literal["ib", "ethernet"]] = Field(min_length=1, description="Link protocols the switch runs.")
+    cages: int = Field(ge=1, le=512, description="Front-panel cages (physical ports).")
+    cage_form_factor: str = Field(description="Cage form factor, e.g. qsfp56, qsfp112, osfp.")
+    ports_per_cage: dict[Annotated[int, FASTEST_PORT],
+                         Annotated[int, Range(1, 8, "a cage has at most 8 electrical lanes (OSFP, QSFP-DD)")]] = Field(
         description="Logical ports per cage at each speed in Gb/s."
     )
     power_w: float = Field(gt=0, le=20_000, description="Switch power without optics, W.")
-    rack_units: int = Field(ge=1, le=52)
-    cooling: Literal["air", "liquid"] = "air"
+    rack_units: int = Field(ge=1, le=52, description="Height in rack units (U).")
+    cooling: Literal["air", "liquid"] = Field("air", description="How the switch is cooled.")
     role: Literal["compute", "management"] = Field(
         "compute", description="compute: data fabrics (compute and storage networks); management: management network."
     )
@@ -155,16 +175,17 @@ class LinkPart(Sourced):
     and occupies ``a_ends`` cages at the upper device and ``b_ends`` cages at the lower one.
     """
 
-    media: Media
-    gbps: int = Field(gt=0, description="Speed of each logical link in Gb/s.")
+    media: Media = Field(description="dac/acc: copper twinax; aoc: active optical; mmf/smf: transceivers over "
+                                     "multimode/single-mode fibre; utp: twisted pair.")
+    gbps: Annotated[int, FASTEST_PORT] = Field(description="Speed of each logical link in Gb/s.")
     links: int = Field(1, ge=1, le=8, description="Logical links per assembly.")
-    a_form_factor: str
-    a_ends: int = Field(1, ge=1, le=8)
-    b_form_factor: str
-    b_ends: int = Field(1, ge=1, le=8)
-    max_reach_m: float = Field(gt=0, le=10_000)
-    power_w_per_a_end: float = Field(ge=0, le=50)
-    power_w_per_b_end: float = Field(ge=0, le=50)
+    a_form_factor: str = Field(description="Form factor of end a (the upper device's cage).")
+    a_ends: int = Field(1, ge=1, le=8, description="Cages end a occupies on the upper device.")
+    b_form_factor: str = Field(description="Form factor of end b (the lower device's cage).")
+    b_ends: int = Field(1, ge=1, le=8, description="Cages end b occupies on the lower device(s).")
+    max_reach_m: float = Field(gt=0, le=10_000, description="Longest run the assembly spans, m.")
+    power_w_per_a_end: float = Field(ge=0, le=50, description="Power of the module at each a end, W (0 for passive).")
+    power_w_per_b_end: float = Field(ge=0, le=50, description="Power of the module at each b end, W (0 for passive).")
     components: str = Field("", description="What one assembly consists of (for the BOM).")
     links_per_fibre: int | None = Field(
         None, ge=1, le=8,
@@ -197,23 +218,26 @@ class LinkPart(Sourced):
 
 
 class RackClass(Sourced):
-    power_kw: float = Field(gt=0, le=500)
-    rack_units: int = Field(ge=1, le=60)
-    cooling: Cooling
+    power_kw: float = Field(gt=0, le=500, description="Power the rack can supply (and cool), kW.")
+    rack_units: int = Field(ge=1, le=60, description="Usable height in rack units (U).")
+    cooling: Cooling = Field(description="How the rack is cooled: air, rear_door or liquid.")
 
 
 class StorageTier(Sourced):
     """A storage building block; bandwidths per unit in GB/s."""
 
-    kind: StorageKind
-    capacity_tb: float = Field(gt=0)
-    read_gb_per_s: float = Field(gt=0)
-    write_gb_per_s: float = Field(gt=0)
-    latency_class: LatencyClass
-    power_w: float = Field(gt=0)
-    rack_units: int = Field(ge=1, le=52)
+    kind: StorageKind = Field(description="nvme_of, parallel_fs, object or nfs.")
+    capacity_tb: Annotated[float, Range(0, 100_000, "100 PB in one unit is over 100 times the largest in the "
+                                                    "catalog (900 TB)", lo_open=True)] = Field(
+        description="Usable capacity of one unit, TB.")
+    read_gb_per_s: Annotated[float, STORAGE_RATE] = Field(description="Read bandwidth of one unit, GB/s.")
+    write_gb_per_s: Annotated[float, STORAGE_RATE] = Field(description="Write bandwidth of one unit, GB/s.")
+    latency_class: LatencyClass = Field(description="low, medium or high; data.small_files needs a low tier.")
+    power_w: Annotated[float, Range(0, 100_000, "100 kW is more than a whole rack", lo_open=True)] = Field(
+        description="Power of one unit, W.")
+    rack_units: int = Field(ge=1, le=52, description="Height in rack units (U).")
     network_ports: int = Field(ge=1, le=64, description="Data-network ports per unit.")
-    port_speeds_gbps: list[Annotated[int, Field(gt=0)]] = Field(
+    port_speeds_gbps: list[Annotated[int, FASTEST_PORT]] = Field(
         min_length=1, description="Speeds (Gb/s) the unit's data ports run."
     )
     port_form_factor: str = Field(description="Cage form factor of the unit's data ports.")
@@ -226,21 +250,68 @@ class ModelArchitecture(Record):
 
     params_b: float = Field(gt=0, le=100_000, description="Parameters in billions.")
     layers: int = Field(ge=1, le=1000, description="Transformer layers.")
-    hidden_size: int = Field(ge=1, description="Model (embedding) dimension.")
-    attention_heads: int = Field(ge=1, description="Query attention heads.")
-    kv_heads: int = Field(ge=1, description="Key/value heads (grouped-query attention; = attention_heads for MHA).")
-    ffn_hidden_size: int = Field(ge=1, description="MLP inner dimension.")
-    vocab_size: int = Field(ge=1, description="Vocabulary size in tokens.")
+    hidden_size: Annotated[int, MODEL_WIDTH] = Field(description="Model (embedding) dimension.")
+    attention_heads: Annotated[int, MODEL_HEADS] = Field(description="Query attention heads.")
+    kv_heads: Annotated[int, MODEL_HEADS] = Field(
+        description="Key/value heads (grouped-query attention; = attention_heads for MHA).")
+    ffn_hidden_size: Annotated[int, Range(1, 1_048_576, MODEL_WIDTH.why)] = Field(description="MLP inner dimension.")
+    vocab_size: Annotated[int, Range(1, 16_777_216, "64 times the largest vocabulary in the catalog (BLOOM: 250,880)")] = (
+        Field(description="Vocabulary size in tokens."))
 
 
 class ModelPreset(ModelArchitecture):
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
-    name: str
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=MAX_ID_CHARS,
+                    description="Stable catalog id (lower case).")
+    name: str = Field(max_length=MAX_NAME_CHARS, description="Human-readable model name.")
     source: str = Field(min_length=5, description=SOURCE_DESCRIPTION)
 
 
+PriceProvenance = Literal["quoted", "estimate", "derived"]
+"""quoted: a seller's published list price (``source`` is its URL, ``as_of`` the date it was read);
+estimate: a figure reasoned from published ones (``source`` says how: ``"estimate: …"``); derived:
+computed from another price book by a stated rule (``source``: ``"derived: …"``)."""
+
+
 class Price(Record):
-    price: float = Field(ge=0, description="Price per unit in the book's currency and basis.")
+    """One price book entry: a unit price, where it comes from, and whether the market offers it."""
+
+    price: float = Field(ge=0, le=1e12, description="Price per unit in the book's currency and basis.")
+    provenance: PriceProvenance = Field(
+        description="quoted (a published list price, source URL and as_of date), estimate (reasoned from "
+                    "published figures, source 'estimate: …') or derived (computed from another book, "
+                    "source 'derived: …')."
+    )
+    source: str = Field(min_length=5, description="Where the price comes from: a URL for a quote, "
+                                                  "'estimate: <reason>' or 'derived: <rule>'.")
+    as_of: str | None = Field(
+        None, pattern=r"^\d{4}-\d{2}(-\d{2})?$",
+        description="Date the quoted price was published or read (YYYY-MM or YYYY-MM-DD); required for quoted.",
+    )
+    offered: bool = Field(
+        True, description="False: the book's market does not offer the item; its price (derived or estimated) "
+                          "is used only when the instance sets catalog.include_not_offered."
+    )
+
+    @model_validator(mode="after")
+    def _source_matches_provenance(self) -> Price:
+        """A quote names its URL and date; an estimate or a derivation says how it was made."""
+        if self.provenance == "quoted":
+            if "http://" not in self.source and "https://" not in self.source:
+                raise ValueError("a quoted price's source must contain the URL of the published list")
+            if self.as_of is None:
+                raise ValueError("a quoted price needs as_of, the date of the list (YYYY-MM or YYYY-MM-DD)")
+        elif not self.source.startswith(f"{self.provenance}:"):
+            raise ValueError(f"the source of a price with provenance {self.provenance} must start with "
+                             f"'{self.provenance}:'")
+        return self
+
+
+class RentalTerm(Record):
+    """A rental period a seller contracts for, and its price as a fraction of the monthly list rent."""
+
+    months: int = Field(ge=1, le=120, description="Length of one term in months.")
+    factor: float = Field(gt=0, le=1, description="Rent per month on this term ÷ the monthly list rent "
+                                                  "(e.g. 0.85: annual at 85 % of monthly).")
     source: str = Field(min_length=5, description=SOURCE_DESCRIPTION)
 
 
@@ -250,6 +321,21 @@ class PriceBook(Record):
     basis: Literal["capex", "monthly_rent"]
     description: str
     prices: dict[str, Price] = Field(description="Price per catalog item id (server = whole node).")
+    terms: list[RentalTerm] = Field(
+        default_factory=list,
+        description="monthly_rent books: the terms a job can be rented for; the shortest is the minimum rental "
+                    "period. A job is billed the cheapest whole terms that cover its duration. Empty: billed pro "
+                    "rata (rent per month × months of training).",
+    )
+
+    @model_validator(mode="after")
+    def _terms_fit_the_basis(self) -> PriceBook:
+        if self.terms and self.basis != "monthly_rent":
+            raise ValueError("terms: rental terms belong to a monthly_rent price book")
+        lengths = [term.months for term in self.terms]
+        if len(set(lengths)) != len(lengths):
+            raise ValueError(f"terms: two terms of the same length ({sorted(lengths)} months)")
+        return self
 
 
 class Catalog(Record):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from topoopt.models.base import NoBoolean, Record
+from topoopt.models.base import NoBoolean, Range, Record
 from topoopt.models.catalog import (
+    Cooling,
     Gpu,
     Interconnect,
     LinkPart,
@@ -15,7 +17,9 @@ from topoopt.models.catalog import (
     ModelPreset,
     Nic,
     Precision,
+    PriceBook,
     RackClass,
+    RentalTerm,
     Server,
     StorageTier,
     Switch,
@@ -24,18 +28,38 @@ from topoopt.models.catalog import (
 Objective = Literal["min_cost", "min_time", "min_job_cost"]
 
 
-class PinnedParallelism(Record):
-    """A fixed parallel layout; tp x pp x dp GPUs are used."""
+MAX_ADDED_PER_KIND = 64
+"""Most items an instance adds of one kind: a planner adds a few of its own SKUs (the built-in
+catalog holds about 20 servers), and every added option widens the solver's tables."""
+MAX_PRICE_OVERRIDES = 2_000
+"""Most price overrides: more than every item of the built-in catalog and the additions together."""
+MAX_IDS_PER_LIST = 1_000
+"""Most ids in one allow/deny list."""
 
-    tp: int = Field(ge=1, le=64, description="Tensor-parallel degree.")
-    pp: int = Field(ge=1, le=512, description="Pipeline-parallel degree.")
-    dp: int | None = Field(
-        None, ge=1, description="Data-parallel degree; None = the best degree up to all remaining GPUs."
+
+class PinnedParallelism(Record):
+    """A parallel layout, pinned in whole or in part: a field left out is searched as under 'auto'
+    (for the fastest layout that fits); tp x pp x dp GPUs are used."""
+
+    tp: int | None = Field(None, ge=1, le=64, description="Tensor-parallel degree; None = searched.")
+    pp: int | None = Field(None, ge=1, le=512, description="Pipeline-parallel degree; None = searched.")
+    cp: int | None = Field(
+        None, ge=1, le=64, description="Context-parallel degree (sequence split over ranks, ring attention); None = searched."
     )
-    zero_stage: Annotated[Literal[0, 1, 2, 3], NoBoolean] = Field(1, description="ZeRO / FSDP sharding stage.")
-    microbatch: int = Field(1, ge=1, le=1024, description="Micro-batch size in sequences.")
-    virtual_stages: int = Field(
-        1, ge=1, le=64, description="Interleaved pipeline chunks per stage (Megatron virtual pipeline); 1 = plain 1F1B."
+    dp: Annotated[int, Range(1, 72_000_000, "every GPU of the largest cluster an instance describes "
+                                            "(1,000,000 nodes of 72)")] | None = Field(
+        None, description="Data-parallel degree; None = the best degree up to all remaining GPUs."
+    )
+    zero_stage: Annotated[Literal[0, 1, 2, 3], NoBoolean] | None = Field(
+        None, description="ZeRO / FSDP sharding stage (1 = Megatron's distributed optimizer); None = searched."
+    )
+    microbatch: int | None = Field(None, ge=1, le=1024, description="Micro-batch size in sequences; None = searched.")
+    virtual_stages: int | None = Field(
+        None,
+        ge=1,
+        le=64,
+        description="Interleaved pipeline chunks per stage (Megatron virtual pipeline); 1 = plain 1F1B; "
+        "None = searched (values that divide the layers per stage).",
     )
 
 
@@ -50,8 +74,10 @@ class Training(Record):
     parallelism: Literal["auto"] | PinnedParallelism = Field(
         "auto", description="'auto' lets topoopt pick TP/PP/DP/ZeRO/micro-batch; or pin them."
     )
-    activation_recompute: Literal["none", "selective", "full"] = Field(
-        "selective", description="Activation recomputation policy."
+    activation_recompute: Literal["auto", "none", "selective", "full"] = Field(
+        "auto",
+        description="Activation recomputation policy; 'auto' picks, per layout, the one giving the fastest "
+        "step that fits.",
     )
     attention: Literal["flash", "materialized"] = Field(
         "flash",
@@ -80,7 +106,8 @@ class Data(Record):
 
 
 class Checkpoint(Record):
-    interval_hours: float = Field(2.0, gt=0, le=10_000, description="Hours between checkpoints.")
+    interval_hours: Annotated[float, Range(0.001, 10_000, "a checkpoint more often than every 3.6 s is no plan")] = Field(
+        2.0, description="Hours between checkpoints.")
     keep: int = Field(3, ge=1, le=10_000, description="Checkpoints retained on the hot tier.")
     max_save_time_s: float = Field(120.0, gt=0, le=1e6, description="Longest acceptable blocking save.")
     archive_days: float = Field(
@@ -120,41 +147,77 @@ class Distances(Record):
     slack_m: float = Field(2.0, ge=0, le=100, description="Added to every cable run.")
 
 
+class Operation(Record):
+    """Running a bought cluster: what the ownership (TCO) figure of a capex design adds to the
+    purchase over the hardware's depreciation period (docs/model.md, "Ownership")."""
+
+    months: int = Field(ge=1, le=240, description="Ownership period in months: the hardware's depreciation period.")
+    electricity_price_per_kwh: float = Field(gt=0, le=100, description="Electricity price per kWh, budget currency.")
+    average_load: float = Field(gt=0, le=1, description="Average draw as a fraction of the provisioned IT power.")
+    pue: dict[Cooling, Annotated[float, Field(ge=1, le=3)]] = Field(
+        description="Power usage effectiveness (facility ÷ IT power) by rack cooling: air, rear_door, liquid.")
+    facility_per_rack_per_month: float = Field(
+        ge=0, le=1e7, description="Space, maintenance and staff per rack per month, budget currency.")
+
+    @model_validator(mode="after")
+    def _every_cooling_has_a_pue(self) -> Operation:
+        missing = [c for c in ("air", "rear_door", "liquid") if c not in self.pue]
+        if missing:
+            raise ValueError(f"pue: give the PUE of every rack cooling; missing {', '.join(missing)}")
+        return self
+
+
 class Site(Record):
     max_racks: int = Field(ge=1, le=100_000, description="Most racks the site can give this cluster.")
-    rack_classes: list[str] | None = Field(None, description="Allowed rack class ids; None = all.")
+    rack_classes: list[str] | None = Field(None, max_length=MAX_IDS_PER_LIST,
+                                           description="Allowed rack class ids; None = all.")
     distances: Distances = Field(default_factory=Distances, description="Cable-run lengths used to pick media.")
     power_cap_kw: float | None = Field(None, gt=0, le=1e7, description="Site IT power cap in kW.")
     provision_fabric_for_nodes: int | None = Field(
         None, ge=1, le=131_072,
         description="Size the compute fabric's spine and core layers for this many nodes (growth: leaves are added "
                     "later without re-cabling the spines); None = sized for the nodes built.")
+    operation: Operation | None = Field(
+        None, description="capex designs: energy, facility and depreciation period for the ownership (TCO) figure; "
+                          "None = purchase price only.")
 
 
 class CatalogAdditions(Record):
-    gpus: list[Gpu] = Field(default_factory=list, description="Extra GPU SKUs.")
-    servers: list[Server] = Field(default_factory=list, description="Extra GPU servers.")
-    nics: list[Nic] = Field(default_factory=list, description="Extra NICs.")
-    interconnects: list[Interconnect] = Field(default_factory=list, description="Extra interconnects.")
-    switches: list[Switch] = Field(default_factory=list, description="Extra switches.")
-    cables: list[LinkPart] = Field(default_factory=list, description="Extra cables / transceiver kits.")
-    racks: list[RackClass] = Field(default_factory=list, description="Extra rack classes.")
-    storage: list[StorageTier] = Field(default_factory=list, description="Extra storage tiers.")
-    models: list[ModelPreset] = Field(default_factory=list, description="Extra model presets.")
+    gpus: list[Gpu] = Field(default_factory=list, max_length=MAX_ADDED_PER_KIND, description="Extra GPU SKUs.")
+    servers: list[Server] = Field(default_factory=list, max_length=MAX_ADDED_PER_KIND, description="Extra GPU servers.")
+    nics: list[Nic] = Field(default_factory=list, max_length=MAX_ADDED_PER_KIND, description="Extra NICs.")
+    interconnects: list[Interconnect] = Field(default_factory=list, max_length=MAX_ADDED_PER_KIND, description="Extra interconnects.")
+    switches: list[Switch] = Field(default_factory=list, max_length=MAX_ADDED_PER_KIND, description="Extra switches.")
+    cables: list[LinkPart] = Field(default_factory=list, max_length=MAX_ADDED_PER_KIND, description="Extra cables / transceiver kits.")
+    racks: list[RackClass] = Field(default_factory=list, max_length=MAX_ADDED_PER_KIND, description="Extra rack classes.")
+    storage: list[StorageTier] = Field(default_factory=list, max_length=MAX_ADDED_PER_KIND, description="Extra storage tiers.")
+    models: list[ModelPreset] = Field(default_factory=list, max_length=MAX_ADDED_PER_KIND, description="Extra model presets.")
 
 
 class CatalogSelection(Record):
     builtin: bool = Field(True, description="Start from the built-in catalog.")
-    price_book: str = Field(description="Price book id, e.g. cny-monthly-rent or usd-capex.")
+    price_book: str | PriceBook = Field(
+        description="A built-in price book id (cny-monthly-rent, usd-capex, usd-monthly-rent), a path to a price "
+                    "book file (a .yaml/.yml path, relative to the instance file), or a price book inline."
+    )
     add: CatalogAdditions = Field(default_factory=CatalogAdditions, description="Own SKUs (same id replaces).")
     prices: dict[str, Annotated[float, Field(ge=0, le=1e12)]] = Field(
-        default_factory=dict, description="Price overrides by item id, in the price book's currency and basis."
+        default_factory=dict, max_length=MAX_PRICE_OVERRIDES,
+        description="Price overrides by item id, in the price book's currency and basis.")
+    terms: list[RentalTerm] | None = Field(
+        None, description="Rental terms replacing the price book's (e.g. a negotiated contract): each {months, "
+                          "factor, source}; [] bills pro rata. Unset: the book's own terms.",
+    )
+    include_not_offered: bool = Field(
+        False, description="Also design with the items the price book marks as not offered by its market, at "
+                           "their derived or estimated prices (flagged in the answer); false = only what the "
+                           "market offers.",
     )
 
 
 class AllowDeny(Record):
-    allow: list[str] | None = Field(None, description="Only these ids; None = all.")
-    deny: list[str] = Field(default_factory=list, description="Never these ids.")
+    allow: list[str] | None = Field(None, max_length=MAX_IDS_PER_LIST, description="Only these ids; None = all.")
+    deny: list[str] = Field(default_factory=list, max_length=MAX_IDS_PER_LIST, description="Never these ids.")
 
     def admits(self, item_id: str) -> bool:
         return (self.allow is None or item_id in self.allow) and item_id not in self.deny
@@ -215,6 +278,52 @@ class Instance(Record):
     constraints: Constraints = Field(
         default_factory=Constraints, description="Allow/deny lists, oversubscription cap and pins."
     )
+
+    def with_changes(self, changes: Mapping[str, Any] | None = None, /, **fields: Any) -> Instance:
+        """A validated variant of this instance: each ``"dotted.path": value`` of ``changes`` (paths
+        as messages spell them, ``[i]`` for a list item) and each top-level ``field=value`` set, then
+        the whole checked as the loader checks a file (schema, strings, catalog references).
+
+        Raises :class:`topoopt.InputError` (``field.path: message`` lines) for a path that names no
+        field or a variant that is not valid.
+
+        Examples
+        --------
+        >>> import topoopt
+        >>> base = topoopt.load_instance("instances/llama2-7b-finetune-8gpu.yaml").instance
+        >>> variant = base.with_changes({"budget.max": 300000.0, "goal.deadline_days": 2}, name="two-days")
+        >>> variant.name, variant.budget.max, variant.goal.deadline_days
+        ('two-days', 300000.0, 2.0)
+        >>> base.with_changes({"workload.training.tokens": -1e9})
+        Traceback (most recent call last):
+        ...
+        topoopt.safe_yaml.InputError: workload.training.tokens: Input should be greater than 0, got -1000000000.0
+        """
+        from topoopt.loader import validate_instance
+        from topoopt.safe_yaml import InputError, as_path
+
+        data = self.model_dump(by_alias=True, exclude_unset=True)
+        for path, value in [*(changes or {}).items(), *fields.items()]:
+            parts = as_path(path)
+            if not parts:
+                raise InputError([f"{path!r}: not a field path (write e.g. 'budget.max')"])
+            container: Any = data
+            for step, part in enumerate(parts[:-1]):
+                nxt = parts[step + 1]
+                if isinstance(container, dict) and isinstance(part, str):
+                    container = container.setdefault(part, [] if isinstance(nxt, int) else {})
+                elif isinstance(container, list) and isinstance(part, int) and part < len(container):
+                    container = container[part]
+                else:
+                    raise InputError([f"{path}: no such field or item to change"])
+            last = parts[-1]
+            if isinstance(container, dict) and isinstance(last, str):
+                container[last] = value
+            elif isinstance(container, list) and isinstance(last, int) and last <= len(container):
+                container[last:last + 1] = [value]
+            else:
+                raise InputError([f"{path}: no such field or item to change"])
+        return validate_instance(data)
 
 
 __all__ = ["Instance", "ModelArchitecture", "ModelPreset"]

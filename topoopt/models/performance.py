@@ -18,6 +18,10 @@ class Parallelism(Record):
     zero_stage: Annotated[Literal[0, 1, 2, 3], NoBoolean]
     microbatch: int = Field(ge=1)
     virtual_stages: int = Field(1, ge=1, description="Interleaved pipeline chunks per stage; 1 = plain 1F1B.")
+    cp: int = Field(1, ge=1, description="Context-parallel degree; tp x cp x pp x dp GPUs are used.")
+    activation_recompute: Literal["none", "selective", "full"] | None = Field(
+        None, description="Activation recomputation of the layout; None = the job's own policy."
+    )
 
 
 class MemoryBreakdown(Record):
@@ -38,6 +42,7 @@ class StepBreakdown(Record):
     compute_s: float
     bubble_s: float
     tp_comm_s: float
+    cp_comm_s: float = Field(0.0, description="Ring-attention sends of context parallelism, before overlap.")
     pp_comm_s: float
     dp_comm_s: float
     exposed_comm_s: float
@@ -60,6 +65,13 @@ class StorageNeeds(Record):
     cold_write_gb_per_s: float = Field(0.0, description="Write rate to archive one checkpoint per interval, GB/s.")
 
 
+UNCALIBRATED_NOTE = (
+    "uncalibrated: no calibration run covers this GPU at this precision, so the prediction extrapolates "
+    "the fitted constants (docs/performance-model.md §9)"
+)
+"""What the solve summary and ``estimate`` print for a prediction whose ``calibrated`` is False."""
+
+
 class Performance(Record):
     tokens_per_s: float
     tokens_per_s_per_gpu: float
@@ -75,3 +87,7 @@ class Performance(Record):
     memory: MemoryBreakdown
     step: StepBreakdown
     storage: StorageNeeds
+    calibrated: bool = Field(
+        description="Whether calibration runs cover this GPU at this precision; False = extrapolated, "
+        "less certain (docs/performance-model.md §9)."
+    )

@@ -23,7 +23,7 @@ def node_config_violations(config, instance: Instance) -> frozenset[str]:
     if not (rules.gpus.admits(config.gpu.id) and rules.servers.admits(config.server.id)
             and rules.interconnects.admits(config.interconnect.id)):
         found.add("allowed_by_lists")
-    if config.server_price is None:
+    if config.server_price is None or not config.server_offered:
         found.add("priced_in_book")  # an unpriced NIC rules out only fabric-attached nodes (solver/model/selection.py)
     pinned = ((pins.server, config.server.id), (pins.gpu, config.gpu.id), (pins.interconnect, config.interconnect.id),
               (pins.nic, config.nic.id), (pins.nics_per_node, config.rails))

@@ -62,6 +62,9 @@ class NodeConfig:
     server_price: int | None
     nic_price: int | None
     violations: frozenset[str] = frozenset()
+    server_offered: bool = True
+    """False: the book lists the server (``server_price``) but its market does not offer it, so
+    ``priced_in_book`` rules it out; relaxed, it costs that price."""
 
     @property
     def unit_price(self) -> int | None:
@@ -254,7 +257,7 @@ def node_configs(catalog: ResolvedCatalog) -> list[NodeConfig]:
             nic = nics.get(nic_id)
             if nic is None:
                 continue
-            server_price = whole_units(catalog.price(server.id))
+            server_price = whole_units(catalog.listed_price(server.id))
             nic_price = 0 if builtin else whole_units(catalog.price(nic.id))
             for interconnect_id in nic.interconnects:
                 interconnect = interconnects.get(interconnect_id)
@@ -273,6 +276,7 @@ def node_configs(catalog: ResolvedCatalog) -> list[NodeConfig]:
                         ports_per_cage=server.compute_ports_per_cage if server.compute_port_form_factor else 1,
                         server_price=server_price,
                         nic_price=nic_price,
+                        server_offered=server.id not in catalog.withheld,
                     )
                 )
     return configs

@@ -1,8 +1,9 @@
 """Every constant of the performance model, in one place, each with its source.
 
-"fitted on B2" means the value was fitted on the calibration set of
-``reference/hardware-facts.md`` §B2 (Megatron MEG-1..10, MosaicML MOS-1..23) and on nothing else;
-``tests/test_calibration.py`` guards the fit and ``docs/performance-model.md`` reports its error.
+"fitted" means the value was fitted on the calibration runs of ``tests/calibration`` (Megatron
+SC21 MEG-1..10, MosaicML llm-foundry MOS-1..23, torchtitan TT-1..9, Nemotron-4 340B NEM-1..3,
+listed with their sources in ``docs/performance-model.md`` §9) and on nothing else;
+``tests/test_calibration.py`` guards the fit, in sample and 2-fold cross-validated.
 "estimate: …" means no published figure was found and the reason for the value is given.
 """
 
@@ -52,8 +53,36 @@ ACT_ATTENTION_SCORE_BYTES = 5.0
 """Bytes per attention-score element kept for backward without recomputation (softmax output 2,
 dropout mask 1, dropout output 2): the "5·a·s/h" term (Korthikanti et al. 2022, eq. 1)."""
 
+FP8_SAVED_LINEAR_INPUT_BYTES = 1.0
+"""Bytes per element of a linear layer's input kept for its weight-gradient GEMM under FP8
+training: Transformer Engine's ``_Linear.forward`` saves the FP8-cast input (``saved_inputmat =
+inputmat``, or its FP8 transpose) instead of the bf16 one (NVIDIA/TransformerEngine,
+transformer_engine/pytorch/module/linear.py). Of the 34 bytes per token and hidden unit, the
+inputs of the QKV, attention-output, MLP-up and MLP-down matmuls (2·h, 2·h, 2·h, 2·f per token)
+are then halved; the rest (norms, attention core, activation function) stays bf16."""
+
 ACT_FULL_RECOMPUTE_BYTES_PER_TOKEN_HIDDEN = 2.0
 """Full recomputation keeps only each layer's input: 2·s·b·h bytes (Korthikanti et al. 2022 §4.3)."""
+
+# --------------------------------------------------------------------------------------------
+# Calibration coverage
+# --------------------------------------------------------------------------------------------
+
+CALIBRATED_GPU_PRECISIONS = frozenset(
+    {
+        ("a100-80gb-sxm", "fp16"),
+        ("a100-80gb-sxm", "bf16"),
+        ("a100-40gb-sxm", "bf16"),
+        ("h100-sxm", "bf16"),
+        ("h100-sxm", "fp8"),
+        ("h100-96gb-hbm2e-500w", "bf16"),
+        ("h100-96gb-hbm2e-500w", "fp8"),
+    }
+)
+"""(GPU id, precision its linear layers run in) pairs that calibration runs cover: the runs of
+``tests/calibration`` (``tests/test_calibration.py`` checks that this set is exactly theirs).
+A prediction for any other pair extrapolates the fitted constants through the catalog's peaks,
+GEMM efficiency and bandwidths, and says so (``Performance.calibrated``)."""
 
 # --------------------------------------------------------------------------------------------
 # Memory reserve
@@ -65,7 +94,7 @@ RESERVE_FIXED_GB = 1.5
 
 RESERVE_FRACTION = 0.05
 """Caching-allocator fragmentation and temporary buffers, as a fraction of the modelled memory
-(estimate: a few per cent in tuned runs. Upper-bounded by B2: the MosaicML runs picked the largest
+(estimate: a few per cent in tuned runs. Upper-bounded by the calibration runs: the MosaicML runs picked the largest
 micro-batch that fit, and with a larger reserve the model would reject some of them)."""
 
 ZERO3_GATHERED_LAYERS = 2
@@ -83,25 +112,25 @@ H100 SXM is 1,402.6 of 1,979 FP8 TFLOPS (70.9%) vs 794.5 of 989 BF16 (80.3%); ra
 
 UTILISATION = 1.0
 """Fraction of the GPU's best measured GEMM throughput (``gpu.matmul_efficiency`` × dense peak)
-that the training matmuls sustain, fitted on B2 (searched over 0.80–1.00; the fit sits at the
+that the training matmuls sustain, fitted (searched over 0.80–1.00 on the 2021–2023 runs, 0.95–1.00 since; the fit sits at the
 physical bound 1: once memory-bound work, overheads and communication are counted, the B2 runs'
 matmuls ran at the best measured GEMM rate)."""
 
 MEMORY_BOUND_BYTES_PER_FLOP = 0.002
 """HBM traffic of the non-matmul work (normalisation, activation functions, residuals, softmax,
-casts) that is not hidden under the matmuls, in bytes per model FLOP, fitted on B2. It makes the
+casts) that is not hidden under the matmuls, in bytes per model FLOP, fitted. It makes the
 achievable rate a roofline-like blend of the matmul ceiling and ``memory_bandwidth / this``, so
 GPUs whose compute grew faster than their memory bandwidth (H100 vs A100) reach a lower fraction
-of peak, as the B2 runs show."""
+of peak, as the calibration runs show."""
 
 ATTENTION_SCORE_TRAFFIC_BYTES = 48.0
 """HBM bytes moved per attention-score element per training pass (forward + backward) by
 materialized (non-flash) attention: score GEMM output, softmax, dropout and their gradients,
-fitted on B2 (the Megatron-LM 2021 runs, the only ones with materialized attention)."""
+fitted (the Megatron-LM 2021 runs, the only ones with materialized attention)."""
 
-STEP_OVERHEAD_S = 0.125
+STEP_OVERHEAD_S = 0.15
 """Fixed time per optimizer step outside the modelled kernels (gradient-norm clipping, optimizer
-kernel launches, logging, data-loader hand-off), seconds, fitted on B2."""
+kernel launches, logging, data-loader hand-off), seconds, fitted."""
 
 OPTIMIZER_STEP_BYTES_PER_PARAM = 32.0
 """HBM bytes read and written per parameter by one mixed-precision Adam step (estimate: read fp32
@@ -130,6 +159,18 @@ all-gather of the same total volume (Korthikanti et al. 2022 §4.2.2)."""
 TP_ALLREDUCES_FULL_RECOMPUTE = 2
 """Extra all-reduces per layer when the forward pass is recomputed (full recomputation)."""
 
+CP_RING_PASSES = 3
+"""Ring passes of the K,V chunks per layer and micro-batch under context parallelism: one in the
+forward pass, two in the backward pass (K,V again and their gradients dK,dV) — Megatron-core's
+ring attention (``TEDotProductAttention`` with ``cp_comm_type = p2p``; Liu et al. 2023, "Ring
+Attention with Blockwise Transformers", arXiv:2310.01889). Full recomputation adds one."""
+
+CP_COMM_OVERLAP = 1.0
+"""Fraction of the ring-attention sends that can hide, and only behind the attention compute of
+the same micro-batch (estimate: each ring step's send overlaps the attention block of the chunk
+already received — the point of the ring schedule, arXiv:2310.01889 §3 — but the linear layers
+run before and after the attention core, outside the ring)."""
+
 TP_COMM_OVERLAP = 0.0
 """Fraction of TP communication hidden under compute (estimate: Megatron's TP collectives sit on
 the critical path between dependent GEMMs; overlap needs special kernels, so plan with none)."""
@@ -144,10 +185,22 @@ backward pass of the last micro-batch (estimate: bucketed DDP starts reducing as
 bucket is ready; the last bucket and the tail after backward stay exposed). Never more than that
 backward pass can hide."""
 
-ZERO3_OVERLAP = 0.5
+ZERO3_OVERLAP = 0.75
 """Fraction of ZeRO-3/FSDP per-micro-batch parameter all-gathers and gradient reduce-scatters
-that prefetching hides under the micro-batch's compute, fitted on B2 (MosaicML FSDP rows). Never
-more than that compute can hide."""
+that prefetching hides under the micro-batch's compute, fitted (the MosaicML and torchtitan FSDP
+rows). Never more than that compute can hide."""
+
+CP_MIN_TOKENS_PER_RANK = 8192
+"""``auto`` splits a sequence over context-parallel ranks only while each keeps at least this many
+tokens (estimate: context parallelism is for long sequences — Megatron-core recommends it when
+activations of long sequences do not fit; with fewer tokens per rank the chunked attention GEMMs
+get small and the ring's per-step latency shows; it also keeps the layout space, and the search,
+of the common 4k–8k jobs as small as without CP). A 16k sequence is searched with CP 1 and 2, a
+131k one up to 16; a pinned ``cp`` is not limited, and at 8k it is the way to ask for CP 2."""
+
+CP_CHOICES = (2, 4, 8, 16, 32)
+"""Context-parallel degrees ``auto`` tries (powers of two: the load-balanced split cuts a sequence
+into 2·cp chunks)."""
 
 # --------------------------------------------------------------------------------------------
 # Storage

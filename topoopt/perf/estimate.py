@@ -21,10 +21,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from topoopt.models.performance import MemoryBreakdown, Parallelism, Performance
-from topoopt.perf.evaluate import evaluate
+from topoopt.perf.constants import CP_CHOICES
+from topoopt.perf.evaluate import evaluate, fits_in_memory, min_nodes_to_fit
 from topoopt.perf.job import GpuSpec, Hardware, Job
 from topoopt.perf.memory import microbatch_count
-from topoopt.perf.search import MICROBATCH_CHOICES, build_layout, pp_choices, tp_choices
+from topoopt.perf.space import RECOMPUTE_BY_COST, LayoutPins, build_layout, layout_choices, pp_choices, tp_choices
 from topoopt.perf.storage import converged_storage_gb_per_step
 
 if TYPE_CHECKING:
@@ -54,14 +55,17 @@ class LayoutError(EstimateError):
 
 
 class DoesNotFitError(EstimateError):
-    """Nothing fits in GPU memory; ``memory`` is the breakdown of the layout closest to fitting."""
+    """Nothing fits in GPU memory; ``memory`` is the breakdown of the layout closest to fitting and
+    ``change`` the smallest change of the instance that fits (:func:`smallest_fitting_change`)."""
 
-    def __init__(self, parallelism: Parallelism, memory: MemoryBreakdown):
+    def __init__(self, parallelism: Parallelism, memory: MemoryBreakdown, change: str | None = None):
         self.parallelism = parallelism
         self.memory = memory
+        self.change = change
+        hint = f"; smallest change that fits: {change}" if change else ""
         super().__init__(
             f"the workload does not fit in GPU memory: {memory.total_gb:.1f} GB needed per GPU "
-            f"with the leanest layout, {memory.capacity_gb:.0f} GB available"
+            f"with the leanest layout, {memory.capacity_gb:.0f} GB available{hint}"
         )
 
 
@@ -140,52 +144,134 @@ def estimate(instance: Instance, *, converged: bool | None = None) -> Performanc
 
     Raises :class:`NotPinnedError` (names the missing pins), :class:`LayoutError` (the pinned
     layout needs more GPUs or stages than there are) or :class:`DoesNotFitError` (with the memory
-    breakdown of the layout closest to fitting).
+    breakdown of the layout closest to fitting), and :class:`topoopt.InputError` for an instance
+    that is not valid.
+
+    Examples
+    --------
+    >>> import topoopt
+    >>> performance = topoopt.estimate(topoopt.load_instance("instances/estimate-pinned-h100.yaml").instance)
+    >>> round(performance.time_to_train_days, 1), performance.bottleneck
+    (11.2, 'compute')
     """
+    from topoopt.loader import validate_instance
+
+    instance = validate_instance(instance, ids=False)  # one not from the loader: schema, strings, budget terms
     job, hw = pinned_hardware(instance, converged=converged)
-    pinned = job.training.parallelism
-    if pinned != "auto":
-        if pinned.pp > job.model.layers:
-            raise LayoutError(f"pipeline degree {pinned.pp} exceeds the model's {job.model.layers} layers")
-        needed = pinned.tp * pinned.pp * (pinned.dp or 1)
-        if needed > hw.gpus:
-            raise LayoutError(
-                f"the pinned layout needs {needed} GPUs (tp×pp×dp), the pinned cluster has {hw.gpus}"
-            )
+    check_pinned_layout(job, hw)
     result = evaluate(job, hw)
     if result is None:
-        raise DoesNotFitError(*leanest_memory(job, hw))
+        raise DoesNotFitError(*leanest_memory(job, hw), smallest_fitting_change(job, hw))
     return result
 
 
+LAYOUT = "workload.training.parallelism"
+MAX_SUGGESTED_NODES = 100_000
+"""Largest node count :func:`smallest_fitting_change` looks at when only more nodes help."""
+
+
+def smallest_fitting_change(job: Job, hw: Hardware) -> str | None:
+    """The first change, one field at a time, under which the job fits on ``hw``, or None.
+
+    Tried in this order, from the least to the most disruptive: full activation recomputation;
+    a higher ZeRO stage (the lowest that fits; ≤ 1 with pipelining); a smaller micro-batch (the
+    largest that fits); fewer virtual stages; context parallelism, more pipeline stages, then more
+    tensor parallelism (the fewest that fit, within the cluster); a pinned dp left to the search;
+    and, when no layout change fits, the fewest nodes on which the job fits.
+    """
+    training = job.training
+    pinned = training.parallelism
+    layers = job.model.layers
+    candidates: list[tuple[str, Job]] = []
+
+    def with_training(**update) -> Job:
+        return replace(job, training=training.model_copy(update=update))
+
+    def with_layout(**update) -> Job:
+        return with_training(parallelism=pinned.model_copy(update=update))
+
+    if training.activation_recompute not in ("full", "auto"):
+        candidates.append(("workload.training.activation_recompute: full", with_training(activation_recompute="full")))
+    if pinned != "auto":
+        pp, tp, dp, cp = pinned.pp, pinned.tp, pinned.dp, pinned.cp
+        if pinned.zero_stage is not None:
+            highest = 3 if pp == 1 else 1
+            candidates += [(f"{LAYOUT}.zero_stage: {z}", with_layout(zero_stage=z)) for z in range(pinned.zero_stage + 1, highest + 1)]
+        if pinned.microbatch is not None:
+            smaller = [b for b in range(pinned.microbatch - 1, 0, -1) if pinned.microbatch % b == 0 or b == 1]
+            candidates += [(f"{LAYOUT}.microbatch: {b}", with_layout(microbatch=b)) for b in smaller]
+        if pinned.virtual_stages is not None and pinned.virtual_stages > 1:
+            fewer = [v for v in range(pinned.virtual_stages - 1, 0, -1) if pp is None or layers % (pp * v) == 0]
+            candidates += [(f"{LAYOUT}.virtual_stages: {v}", with_layout(virtual_stages=v)) for v in fewer]
+        if cp is not None:
+            seq = training.sequence_length
+            wider_cp = [c for c in CP_CHOICES if c > cp and seq % (2 * c) == 0]
+            rest = (tp or 1) * (pp or 1) * (dp or 1)
+            candidates += [(f"{LAYOUT}.cp: {c}", with_layout(cp=c)) for c in wider_cp if c * rest <= hw.gpus]
+        others = (tp or 1) * (cp or 1) * (dp or 1)
+        if pp is not None:
+            deeper = [q for q in pp_choices(layers) if q > pp and q * others <= hw.gpus]
+            candidates += [(f"{LAYOUT}.pp: {q} (virtual_stages searched)", with_layout(pp=q, virtual_stages=None)) for q in deeper]
+        if tp is not None:
+            spec = GpuSpec.of(hw.gpu, hw.gpus_per_node, training.precision)
+            wider = [t for t in tp_choices(spec.island_gpus, job.model.attention_heads) if t > tp]
+            rest = (pp or 1) * (cp or 1) * (dp or 1)
+            candidates += [(f"{LAYOUT}.tp: {t}", with_layout(tp=t)) for t in wider if t * rest <= hw.gpus]
+        if dp is not None:
+            candidates.append((f"{LAYOUT}.dp left out (searched)", with_layout(dp=None)))
+    for change, changed in candidates:
+        if fits_in_memory(changed, hw):
+            return change
+    nodes = min_nodes_to_fit(job, hw, MAX_SUGGESTED_NODES)
+    return None if nodes is None else f"constraints.pins.nodes: {nodes}"
+
+
+def check_pinned_layout(job: Job, hw: Hardware) -> None:
+    """Raise :class:`LayoutError` when the pinned fields cannot form a layout on ``hw``: more
+    stages than layers, more GPUs than the cluster has (the fields left out counted as 1), or
+    interleaving whose model chunks are unequal."""
+    pinned = job.training.parallelism
+    if pinned == "auto":
+        return
+    layers = job.model.layers
+    if pinned.pp is not None and pinned.pp > layers:
+        raise LayoutError(f"pipeline degree {pinned.pp} exceeds the model's {layers} layers")
+    needed = (pinned.tp or 1) * (pinned.cp or 1) * (pinned.pp or 1) * (pinned.dp or 1)
+    if needed > hw.gpus:
+        raise LayoutError(f"the pinned layout needs {needed} GPUs (tp×cp×pp×dp), the pinned cluster has {hw.gpus}")
+    v = pinned.virtual_stages
+    if v is not None and v > 1 and pinned.pp is not None and (pinned.pp == 1 or layers % (pinned.pp * v) != 0):
+        raise LayoutError(
+            f"{v} virtual stages need pp > 1 and pp × virtual_stages dividing the model's {layers} layers "
+            f"(pp is {pinned.pp})"
+        )
+
+
 def leanest_memory(job: Job, hw: Hardware) -> tuple[Parallelism, MemoryBreakdown]:
-    """The layout needing the least memory per GPU on ``hw`` (the pinned one when pinned), at the
-    largest dp the cluster allows, with its breakdown — what a "does not fit" report shows."""
+    """The layout of the job's space needing the least memory per GPU on ``hw`` — the smallest
+    micro-batch and the leanest recomputation it allows, at the largest dp the cluster allows —
+    with its breakdown: what a "does not fit" report shows."""
     spec = GpuSpec.of(hw.gpu, hw.gpus_per_node, job.training.precision)
     batch = job.training.global_batch_sequences
-    pinned = job.training.parallelism
-    if pinned != "auto":
-        combos = [(pinned.tp, pinned.pp, pinned.microbatch, pinned.zero_stage, pinned.virtual_stages, pinned.dp)]
-    else:
-        combos = [
-            (tp, pp, b, zero, 1, None)
-            for tp in tp_choices(spec.island_gpus, job.model.attention_heads)
-            for pp in pp_choices(job.model.layers)
-            for b in MICROBATCH_CHOICES[:1]
-            for zero in ((0, 1, 2, 3) if pp == 1 else (0, 1))
-        ]
+    pins = LayoutPins.of(job)
+    recompute = pins.recompute or RECOMPUTE_BY_COST[-1]
     best: tuple[Parallelism, MemoryBreakdown] | None = None
-    for tp, pp, b, zero, v, dp in combos:
-        if tp * pp > hw.gpus:
+    for tp, cp, pp, v, b, zero in layout_choices(job, spec, pins):
+        if tp * cp * pp > hw.gpus or (pins.microbatch is None and b > 1):
             continue
-        dp = dp or max(1, min(hw.gpus // (tp * pp), -(-batch // b)))
-        layout = build_layout(job, spec, tp, pp, b, zero, v)
+        dp = pins.dp or max(1, min(hw.gpus // (tp * cp * pp), -(-batch // b)))
+        layout = build_layout(job, spec, tp, pp, b, zero, v, recompute, dp, cp)
         memory = layout.memory.breakdown(dp, microbatch_count(batch, dp, b))
         if best is None or memory.total_gb < best[1].total_gb:
-            best = (Parallelism(tp=tp, pp=pp, dp=dp, zero_stage=zero, microbatch=b, virtual_stages=v), memory)
+            parallelism = Parallelism(
+                tp=tp, pp=pp, dp=dp, cp=cp, zero_stage=zero, microbatch=b, virtual_stages=v,
+                activation_recompute=recompute,
+            )
+            best = (parallelism, memory)
     if best is None:  # not even one model replica fits in the cluster's GPU count
-        layout = build_layout(job, spec, 1, 1, 1, 3, 1)
-        best = (Parallelism(tp=1, pp=1, dp=1, zero_stage=3, microbatch=1), layout.memory.breakdown(1, batch))
+        layout = build_layout(job, spec, 1, 1, 1, 3, 1, recompute)
+        parallelism = Parallelism(tp=1, pp=1, dp=1, zero_stage=3, microbatch=1, activation_recompute=recompute)
+        best = (parallelism, layout.memory.breakdown(1, batch))
     return best
 
 
@@ -194,7 +280,9 @@ __all__ = [
     "EstimateError",
     "LayoutError",
     "NotPinnedError",
+    "check_pinned_layout",
     "estimate",
     "leanest_memory",
     "pinned_hardware",
+    "smallest_fitting_change",
 ]

@@ -22,8 +22,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from topoopt.models.performance import Bottleneck, Parallelism, Performance, StepBreakdown
+from topoopt.perf.constants import CALIBRATED_GPU_PRECISIONS
 from topoopt.perf.flops import hardware_flops_per_token, model_flops_per_token
-from topoopt.perf.job import Hardware, Job, ModelShape
+from topoopt.perf.job import GpuSpec, Hardware, Job, ModelShape
 from topoopt.perf.search import (
     best_step,
     gpu_spec,
@@ -153,7 +154,7 @@ def performance(job: Job, hw: Hardware, layout: Layout, times: StepTimes) -> Per
     per_gpu = tokens_per_s / gpus_used
     model_tflops = model_flops_per_token(shape, training.sequence_length) * per_gpu / FLOPS_PER_TFLOP
     hardware_tflops = (
-        hardware_flops_per_token(shape, training.sequence_length, training.activation_recompute, training.attention)
+        hardware_flops_per_token(shape, training.sequence_length, layout.recompute, training.attention)
         * per_gpu
         / FLOPS_PER_TFLOP
     )
@@ -175,6 +176,8 @@ def performance(job: Job, hw: Hardware, layout: Layout, times: StepTimes) -> Per
             zero_stage=layout.zero_stage,
             microbatch=layout.microbatch,
             virtual_stages=layout.virtual_stages,
+            cp=layout.cp,
+            activation_recompute=layout.recompute,
         ),
         gpus_used=gpus_used,
         memory=memory,
@@ -182,6 +185,7 @@ def performance(job: Job, hw: Hardware, layout: Layout, times: StepTimes) -> Per
             compute_s=times.compute_s,
             bubble_s=times.bubble_s,
             tp_comm_s=times.tp_comm_s,
+            cp_comm_s=times.cp_comm_s,
             pp_comm_s=times.pp_comm_s,
             dp_comm_s=times.dp_comm_s,
             exposed_comm_s=times.exposed_comm_s,
@@ -189,7 +193,14 @@ def performance(job: Job, hw: Hardware, layout: Layout, times: StepTimes) -> Per
             step_time_s=step_s,
         ),
         storage=storage_needs(job, tokens_per_s),
+        calibrated=is_calibrated(spec),
     )
+
+
+def is_calibrated(spec: GpuSpec) -> bool:
+    """Whether calibration runs cover the GPU at the precision its linear layers run in
+    (:data:`CALIBRATED_GPU_PRECISIONS`)."""
+    return (spec.gpu_id, spec.precision) in CALIBRATED_GPU_PRECISIONS
 
 
 __all__ = [
@@ -197,6 +208,7 @@ __all__ = [
     "checkpoint_overhead",
     "evaluate",
     "fits_in_memory",
+    "is_calibrated",
     "min_nodes_for_time",
     "min_nodes_to_fit",
     "performance",

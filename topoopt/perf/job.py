@@ -207,9 +207,11 @@ class ModelShape:
     layers: int
     hidden: int
     heads: int
+    kv_heads: int
     vocab: int
     embedding_params: float
     layer_params: float
+    ffn_hidden: int
 
     @classmethod
     def of(cls, model: ModelArchitecture) -> ModelShape:
@@ -225,9 +227,11 @@ class ModelShape:
             layers=model.layers,
             hidden=model.hidden_size,
             heads=model.attention_heads,
+            kv_heads=model.kv_heads,
             vocab=model.vocab_size,
             embedding_params=embedding,
             layer_params=(params - embedding) / model.layers,
+            ffn_hidden=model.ffn_hidden_size,
         )
 
 

@@ -16,8 +16,9 @@ table (the first stage's input embedding or the last stage's LM head), split ove
   "none" keeps what "selective" keeps; materialized attention that recomputes holds one layer's
   scores, 5·a·s²/t bytes per sequence, while it runs. Under 1F1B the first stage holds
   min(pp, m) micro-batches in flight (×(1 + (pp−1)/(pp·v)) when interleaved with v virtual
-  stages), so a stage of l/pp layers holds about one whole model's worth. The last stage also
-  keeps a micro-batch's bf16 logits, s·V·2/t bytes per sequence;
+  stages), so a stage of l/pp layers holds about one whole model's worth. The last stage holds
+  fewer micro-batches (:func:`last_stage_in_flight`) but also a micro-batch's bf16 logits,
+  s·V·2/t bytes per sequence; the more loaded of the two ends is modelled;
 * reserve   = :data:`RESERVE_FIXED_GB` + :data:`RESERVE_FRACTION` × the above.
 
 Memory never grows with dp (shards shrink, fewer micro-batches are in flight), so for a layout
@@ -33,6 +34,8 @@ from topoopt.perf.constants import (
     ACT_ATTENTION_SCORE_BYTES,
     ACT_FULL_RECOMPUTE_BYTES_PER_TOKEN_HIDDEN,
     ACT_LINEAR_BYTES_PER_TOKEN_HIDDEN,
+    ACTIVATION_BYTES,
+    FP8_SAVED_LINEAR_INPUT_BYTES,
     GRADIENT_BYTES_PER_PARAM,
     LOGIT_BYTES_PER_ELEMENT,
     OPTIMIZER_BYTES_PER_PARAM,
@@ -57,17 +60,26 @@ def params_per_gpu(shape: ModelShape, tp: int, pp: int) -> float:
 
 
 def activation_bytes_per_layer(
-    shape: ModelShape, sequence_length: int, tp: int, recompute: Recompute, attention: Attention = "flash"
+    shape: ModelShape,
+    sequence_length: int,
+    tp: int,
+    recompute: Recompute,
+    attention: Attention = "flash",
+    fp8: bool = False,
 ) -> float:
     """Activation bytes one layer keeps for backward, per sequence (Korthikanti et al. 2022, Table 2).
 
     The attention scores (5·a·s/h) are kept only by materialized attention without recomputation;
-    a flash kernel never stores them, so with it "none" keeps what "selective" keeps.
+    a flash kernel never stores them, so with it "none" keeps what "selective" keeps. FP8 training
+    keeps the inputs of the four linear layers in FP8 (:data:`FP8_SAVED_LINEAR_INPUT_BYTES`):
+    (3·h + f)·(2 − 1) bytes per token fewer, f the MLP inner size.
     """
     s, h = sequence_length, shape.hidden
     if recompute == "full":
         return s * h * ACT_FULL_RECOMPUTE_BYTES_PER_TOKEN_HIDDEN / tp
     per_token_hidden = ACT_LINEAR_BYTES_PER_TOKEN_HIDDEN
+    if fp8:
+        per_token_hidden -= (3.0 + shape.ffn_hidden / h) * (ACTIVATION_BYTES - FP8_SAVED_LINEAR_INPUT_BYTES)
     if recompute == "none" and attention == "materialized":
         per_token_hidden += ACT_ATTENTION_SCORE_BYTES * shape.heads * s / h
     return s * h * per_token_hidden / tp
@@ -82,9 +94,22 @@ def in_flight_microbatches(pp: int, microbatches: int, virtual_stages: int = 1) 
     return in_flight
 
 
+def last_stage_in_flight(pp: int, microbatches: int, virtual_stages: int = 1) -> float:
+    """Stage-equivalents of activations the last stage holds: 1 under 1F1B (it runs each
+    micro-batch's backward right after its forward); ((v−1)·pp + 1)/v with v model chunks, whose
+    interleaved warm-up runs (v−1)·pp chunk forwards before the first backward (Megatron-LM's
+    interleaved schedule: warm-up = (pp − rank − 1)·2 + (v − 1)·pp chunks at rank pp − 1, plus
+    the one in flight); never more than the m micro-batches of the step."""
+    if pp <= 1 or virtual_stages <= 1:
+        return float(min(1, microbatches))
+    return min(float(microbatches), ((virtual_stages - 1) * pp + 1) / virtual_stages)
+
+
 @dataclass(frozen=True)
 class MemoryModel:
-    """Per-GPU bytes of one layout as ``unsharded + sharded/dp + per_in_flight·in_flight + fixed_act``.
+    """Per-GPU bytes of one layout as ``unsharded + sharded/dp + activations``, the activations of
+    the more loaded end of the pipeline: max(first stage's in-flight micro-batches, last stage's
+    in-flight micro-batches + its logits) × per-micro-batch bytes, plus ``activations_fixed_bytes``.
 
     Built once per layout by :func:`memory_model`; :meth:`total_gb` is cheap enough to be called
     inside the parallelism search.
@@ -99,18 +124,23 @@ class MemoryModel:
     optimizer_sharded: bool
     activations_per_in_flight_bytes: float
     activations_fixed_bytes: float
+    logits_bytes: float
     pp: int
     virtual_stages: int
     capacity_gb: float
+    cp: int = 1
 
     def parts_bytes(self, dp: int, microbatches: int) -> tuple[float, float, float, float]:
-        """(weights, gradients, optimizer, activations) in bytes at data-parallel degree ``dp``."""
-        weights = (self.weights_bytes / dp if self.weights_sharded else self.weights_bytes) + self.gathered_bytes
-        gradients = self.gradients_bytes / dp if self.gradients_sharded else self.gradients_bytes
-        optimizer = self.optimizer_bytes / dp if self.optimizer_sharded else self.optimizer_bytes
-        activations = (
-            self.activations_per_in_flight_bytes * in_flight_microbatches(self.pp, microbatches, self.virtual_stages)
-            + self.activations_fixed_bytes
+        """(weights, gradients, optimizer, activations) in bytes at data-parallel degree ``dp``;
+        ZeRO shards over the cp·dp ranks that reduce the same gradients."""
+        shards = dp * self.cp
+        weights = (self.weights_bytes / shards if self.weights_sharded else self.weights_bytes) + self.gathered_bytes
+        gradients = self.gradients_bytes / shards if self.gradients_sharded else self.gradients_bytes
+        optimizer = self.optimizer_bytes / shards if self.optimizer_sharded else self.optimizer_bytes
+        per_in_flight, pp, v = self.activations_per_in_flight_bytes, self.pp, self.virtual_stages
+        activations = self.activations_fixed_bytes + max(
+            per_in_flight * in_flight_microbatches(pp, microbatches, v),
+            per_in_flight * last_stage_in_flight(pp, microbatches, v) + self.logits_bytes,
         )
         return weights, gradients, optimizer, activations
 
@@ -150,15 +180,18 @@ def memory_model(
     microbatch: int,
     virtual_stages: int,
     capacity_gb: float,
+    fp8: bool = False,
+    cp: int = 1,
 ) -> MemoryModel:
-    """The memory model of one layout (see the module docstring for the formulas)."""
+    """The memory model of one layout (see the module docstring for the formulas); context
+    parallelism keeps s/cp tokens of every sequence per rank, so it divides every activation."""
     params = params_per_gpu(shape, tp, pp)
     stage_layers = layers_per_stage(shape.layers, pp)
-    per_layer = activation_bytes_per_layer(shape, sequence_length, tp, recompute, attention)
-    fixed_act = microbatch * sequence_length * shape.vocab * LOGIT_BYTES_PER_ELEMENT / tp
+    per_layer = activation_bytes_per_layer(shape, sequence_length, tp, recompute, attention, fp8)
+    fixed_act = 0.0
     if recompute == "full":
         # The layer being recomputed holds its activations while its backward runs.
-        fixed_act += microbatch * activation_bytes_per_layer(shape, sequence_length, tp, "selective")
+        fixed_act += microbatch * activation_bytes_per_layer(shape, sequence_length, tp, "selective", fp8=fp8)
     if recompute != "none" and attention == "materialized":
         # Materialized scores of the one layer whose attention is being (re)computed.
         fixed_act += microbatch * ACT_ATTENTION_SCORE_BYTES * shape.heads * sequence_length**2 / tp
@@ -171,11 +204,13 @@ def memory_model(
         gradients_sharded=zero_stage >= 2,
         optimizer_bytes=params * OPTIMIZER_BYTES_PER_PARAM[optimizer],
         optimizer_sharded=zero_stage >= 1,
-        activations_per_in_flight_bytes=microbatch * stage_layers * per_layer,
-        activations_fixed_bytes=fixed_act,
+        activations_per_in_flight_bytes=microbatch * stage_layers * per_layer / cp,
+        activations_fixed_bytes=fixed_act / cp,
+        logits_bytes=microbatch * sequence_length * shape.vocab * LOGIT_BYTES_PER_ELEMENT / tp / cp,
         pp=pp,
         virtual_stages=virtual_stages,
         capacity_gb=capacity_gb,
+        cp=cp,
     )
 
 
@@ -207,6 +242,7 @@ __all__ = [
     "MemoryModel",
     "activation_bytes_per_layer",
     "in_flight_microbatches",
+    "last_stage_in_flight",
     "layers_per_stage",
     "memory_model",
     "microbatch_count",

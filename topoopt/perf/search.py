@@ -1,20 +1,15 @@
 """The parallel-layout search: the fastest layout that fits, and the fewest nodes for a goal.
 
-**The space.** A layout is (tp, pp, micro-batch b, ZeRO stage, v) plus a data-parallel degree dp;
-it uses tp·pp·dp GPUs and may leave the rest of the cluster idle. ``auto`` enumerates
+**The space** (:mod:`topoopt.perf.space`): layouts (tp, pp, v, micro-batch b, ZeRO stage,
+recomputation), every one under ``auto``, the ones a partial pin leaves otherwise; each with its
+data-parallel candidates
 
-* tp ∈ divisors of the scale-up island (8 on an HGX board) that divide the attention heads —
-  a TP group must stay on the scale-up link to be worth its per-layer collectives;
-* pp ∈ {⌈l/L⌉ : L = 1..l}: for each stage depth L the fewest stages that give it. Any other pp
-  has the same most-loaded stage (same compute, same memory per GPU) with a longer bubble, more
-  activations in flight and more GPUs, so it is never better;
-* b ∈ {1, 2, 4, 8} (b ≤ B); ZeRO ∈ {0, 2, 3} when pp = 1 (ZeRO-1 has the same step time as
-  ZeRO-2 in this model and needs more memory, so it never wins) and {0, 1} when pp > 1 (ZeRO-2/3
-  with pipelining is not supported by Megatron-LM or DeepSpeed); v = 1 (no interleaving);
-* dp ∈ C = {dp_fit} ∪ {⌈B/(m·b)⌉ > dp_fit : m ≥ 1}: the fewest replicas that give each
-  micro-batch count m, plus the fewest replicas that fit in memory. Another dp gives the same
-  m (same compute and bubble) with more GPUs; the model's step time then differs only by the
-  second-order change of the DP collective with the ring size.
+    dp ∈ C = {dp_fit} ∪ {⌈B/(m·b)⌉ > dp_fit : m ≥ 1}
+
+(the fewest replicas that give each micro-batch count m, plus the fewest replicas that fit in
+memory; another dp gives the same m — same compute and bubble — with more GPUs, and the model's
+step then differs only by the second-order change of the DP collective with the ring size), or
+the pinned dp alone. A layout may leave GPUs of the cluster idle.
 
 The search is exact over this space: layouts are visited in order of a lower bound on their step
 (:class:`~topoopt.perf.step.StepBound`: compute, bubble, TP, the cheapest possible PP traffic and
@@ -33,89 +28,10 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 from topoopt.models.performance import Parallelism
-from topoopt.perf.job import Fabric, GpuSpec, Hardware, Job, ModelShape
-from topoopt.perf.memory import memory_model, microbatch_count, min_fitting_dp
-from topoopt.perf.step import BoundBuilder, Layout, StepBound, StepTimes, make_layout, step_bounds, step_time
-
-MICROBATCH_CHOICES = (1, 2, 4, 8)
-ZERO_CHOICES_NO_PP = (0, 2, 3)
-ZERO_CHOICES_PP = (0, 1)
-
-
-def tp_choices(island_gpus: int, heads: int) -> list[int]:
-    """Divisors of the island size that divide the number of attention heads."""
-    return [d for d in range(1, island_gpus + 1) if island_gpus % d == 0 and heads % d == 0]
-
-
-def pp_choices(layers: int) -> list[int]:
-    """{⌈l/L⌉ : L = 1..l}, ascending: the fewest stages for each stage depth."""
-    return sorted({-(-layers // depth) for depth in range(1, layers + 1)})
-
-
-@lru_cache(maxsize=64)
-def _shape(job: Job) -> ModelShape:
-    return ModelShape.of(job.model)
-
-
-def build_layout(
-    job: Job, spec: GpuSpec, tp: int, pp: int, microbatch: int, zero_stage: int, virtual_stages: int
-) -> Layout:
-    """The layout's fabric-independent numbers, including its smallest fitting dp."""
-    training = job.training
-    shape = _shape(job)
-    memory = memory_model(
-        shape,
-        sequence_length=training.sequence_length,
-        optimizer=training.optimizer,
-        recompute=training.activation_recompute,
-        attention=training.attention,
-        tp=tp,
-        pp=pp,
-        zero_stage=zero_stage,
-        microbatch=microbatch,
-        virtual_stages=virtual_stages,
-        capacity_gb=spec.memory_gb,
-    )
-    return make_layout(
-        shape,
-        spec,
-        memory,
-        min_fitting_dp(memory, training.global_batch_sequences, microbatch),
-        sequence_length=training.sequence_length,
-        recompute=training.activation_recompute,
-        attention=training.attention,
-        tp=tp,
-        pp=pp,
-        microbatch=microbatch,
-        zero_stage=zero_stage,
-        virtual_stages=virtual_stages,
-    )
-
-
-@lru_cache(maxsize=512)
-def auto_layouts(job: Job, spec: GpuSpec) -> tuple[Layout, ...]:
-    """Every enumerated layout that fits at some dp (see the module docstring), cached."""
-    shape = _shape(job)
-    batch = job.training.global_batch_sequences
-    layouts = []
-    for tp in tp_choices(spec.island_gpus, shape.heads):
-        for pp in pp_choices(shape.layers):
-            for microbatch in MICROBATCH_CHOICES:
-                if microbatch > batch:
-                    continue
-                for zero in ZERO_CHOICES_NO_PP if pp == 1 else ZERO_CHOICES_PP:
-                    layout = build_layout(job, spec, tp, pp, microbatch, zero, 1)
-                    if layout.dp_fit is not None:
-                        layouts.append(layout)
-    return tuple(layouts)
-
-
-@lru_cache(maxsize=4096)
-def pinned_layout(
-    job: Job, spec: GpuSpec, tp: int, pp: int, microbatch: int, zero_stage: int, virtual_stages: int
-) -> Layout:
-    """:func:`build_layout` for a pinned layout, cached."""
-    return build_layout(job, spec, tp, pp, microbatch, zero_stage, virtual_stages)
+from topoopt.perf.job import Fabric, GpuSpec, Hardware, Job
+from topoopt.perf.memory import microbatch_count
+from topoopt.perf.space import LayoutPins, job_layouts, layout_space
+from topoopt.perf.step import BoundBuilder, Layout, StepBound, StepTimes, step_bounds, step_time
 
 
 def _efficient_dp(batch: int, microbatches: int, microbatch: int) -> int:
@@ -127,6 +43,9 @@ def dp_candidates_descending(layout: Layout, batch: int, dp_max: int) -> Iterato
     """Members of C (module docstring) that are ≤ ``dp_max``, largest first."""
     dp_fit = layout.dp_fit
     if dp_fit is None or dp_max < dp_fit:
+        return
+    if layout.dp_pinned:
+        yield dp_fit
         return
     b = layout.microbatch
     m = microbatch_count(batch, dp_max, b)
@@ -146,6 +65,10 @@ def dp_candidates_ascending(layout: Layout, batch: int, dp_start: int = 1) -> It
     """Members of C (module docstring) that are ≥ ``dp_start``, smallest first."""
     dp_fit = layout.dp_fit
     if dp_fit is None:
+        return
+    if layout.dp_pinned:
+        if dp_fit >= dp_start:
+            yield dp_fit
         return
     b = layout.microbatch
     if dp_start <= dp_fit:
@@ -167,20 +90,6 @@ def dp_candidates_ascending(layout: Layout, batch: int, dp_start: int = 1) -> It
 
 def gpu_spec(job: Job, hw: Hardware) -> GpuSpec:
     return GpuSpec.of(hw.gpu, hw.gpus_per_node, job.training.precision)
-
-
-def _pinned(job: Job, parallelism: Parallelism | None) -> Parallelism | None:
-    """The layout to evaluate: the argument, else the job's pinned one, else None (auto)."""
-    if parallelism is not None:
-        return parallelism
-    pinned = job.training.parallelism
-    if pinned == "auto":
-        return None
-    return pinned  # a PinnedParallelism: same fields, dp may be None
-
-
-def _layout_of(job: Job, spec: GpuSpec, p) -> Layout:
-    return pinned_layout(job, spec, p.tp, p.pp, p.microbatch, p.zero_stage, getattr(p, "virtual_stages", 1))
 
 
 def best_step(job: Job, hw: Hardware, parallelism: Parallelism | None = None) -> tuple[Layout, StepTimes] | None:
@@ -238,27 +147,22 @@ def _over_space(job: Job, hw: Hardware, parallelism: Parallelism | None, search,
     spec = gpu_spec(job, hw)
     fabric = Fabric.of(hw, spec.island_gpus)
     batch = job.training.global_batch_sequences
-    pinned = _pinned(job, parallelism)
-    if pinned is not None:
-        if pinned.pp > job.model.layers:
+    pins = LayoutPins.of(job, parallelism)
+    layouts = layout_space(job, spec, pins)
+    if pins.complete:
+        if not layouts or layouts[0].model_gpus * pins.dp > hw.gpus:
             return None
-        layout = _layout_of(job, spec, pinned)
-        if pinned.dp is not None:
-            dp = pinned.dp
-            microbatches = microbatch_count(batch, dp, layout.microbatch)
-            if layout.model_gpus * dp > hw.gpus or not layout.memory.fits(dp, microbatches):
-                return None
-            if single is not None:
-                return single(layout, dp, batch, fabric)
-            return layout, step_time(layout, dp, batch, fabric)
-        return search((layout,), lambda: step_bounds((layout,), fabric), batch, hw.gpus, fabric)
-    return search(auto_layouts(job, spec), lambda: _auto_bounds(job, spec, fabric), batch, hw.gpus, fabric)
+        layout = layouts[0]
+        if single is not None:
+            return single(layout, pins.dp, batch, fabric)
+        return layout, step_time(layout, pins.dp, batch, fabric)
+    return search(layouts, lambda: _space_bounds(job, spec, pins, fabric), batch, hw.gpus, fabric)
 
 
 @lru_cache(maxsize=256)
-def _auto_bounds(job: Job, spec: GpuSpec, fabric: Fabric) -> tuple[StepBound, ...]:
-    """Step bounds of the job's auto layouts on one fabric, cached."""
-    return step_bounds(auto_layouts(job, spec), fabric)
+def _space_bounds(job: Job, spec: GpuSpec, pins: LayoutPins, fabric: Fabric) -> tuple[StepBound, ...]:
+    """Step bounds of the layouts of one space on one fabric, cached."""
+    return step_bounds(layout_space(job, spec, pins), fabric)
 
 
 def _order_bound(layout: Layout, bound: StepBound, batch: int, dp_max: int) -> float:
@@ -275,7 +179,7 @@ def _order_bound(layout: Layout, bound: StepBound, batch: int, dp_max: int) -> f
     if dp_max == 1 or bound.in_island(dp_max):
         return at_m_min
     lowest = at_m_min + bound.cross_floor(m_min)
-    island_cap = min(dp_max, bound.island_gpus // layout.tp)
+    island_cap = min(dp_max, bound.island_gpus // (layout.tp * layout.cp))
     if island_cap >= 1:
         lowest = min(lowest, -(-batch // (island_cap * b)) * per_microbatch_s + constant_s)
     elif layout.dp_fit == 1:
@@ -284,21 +188,32 @@ def _order_bound(layout: Layout, bound: StepBound, batch: int, dp_max: int) -> f
 
 
 def _search_order(layouts: tuple[Layout, ...], bounds: tuple[StepBound, ...], batch: int,
-                  gpus: int) -> list[tuple[float, int, int]]:
-    """(lower bound, layout index, largest dp) of every layout that fits on ``gpus``, best first."""
+                  gpus: int) -> tuple[tuple[float, int, int], ...]:
+    """(lower bound, layout index, largest dp) of every layout that fits on ``gpus``, best first.
+
+    Cached per (bounds, batch, gpus): the bounds are the cached ones of one fabric
+    (:func:`_space_bounds`), which determine the layouts, and the solver asks again and again at
+    the same GPU count on the same fabric (other prices, racks, storage).
+    """
+    return _cached_search_order(bounds, batch, gpus)
+
+
+@lru_cache(maxsize=64)
+def _cached_search_order(bounds: tuple[StepBound, ...], batch: int, gpus: int) -> tuple[tuple[float, int, int], ...]:
     order = []
-    for index, layout in enumerate(layouts):
+    for index, bound in enumerate(bounds):
+        layout = bound.layout
         dp_fit = layout.dp_fit
         if dp_fit is None:
             continue
-        model_gpus = layout.tp * layout.pp  # Layout.model_gpus, without the property call
+        model_gpus = layout.tp * layout.cp * layout.pp  # Layout.model_gpus, without the property call
         if model_gpus > gpus:
             continue
         dp_max = gpus // model_gpus
         if dp_max >= dp_fit:
-            order.append((_order_bound(layout, bounds[index], batch, dp_max), index, dp_max))
+            order.append((_order_bound(layout, bound, batch, dp_max), index, dp_max))
     order.sort()
-    return order
+    return tuple(order)
 
 
 def _search(
@@ -343,22 +258,12 @@ def _first_accepted(layouts: tuple[Layout, ...], bounds: tuple[StepBound, ...], 
 
 @lru_cache(maxsize=1024)
 def min_gpus_to_fit(job: Job, spec: GpuSpec) -> int | None:
-    """Fewest GPUs on which the job (its pinned layout, or some auto layout) fits in memory.
+    """Fewest GPUs on which the job (some layout of its space) fits in memory.
 
     A layout with d_fit replicas of tp·pp GPUs fits on tp·pp·d_fit GPUs and on any more (d_fit is
-    a member of C), so this is also exactly when :func:`best_step` finds something.
+    a member of C, or the pinned dp), so this is also exactly when :func:`best_step` finds something.
     """
-    batch = job.training.global_batch_sequences
-    pinned = _pinned(job, None)
-    if pinned is not None:
-        if pinned.pp > job.model.layers:
-            return None
-        layout = _layout_of(job, spec, pinned)
-        if pinned.dp is not None:
-            fits = layout.memory.fits(pinned.dp, microbatch_count(batch, pinned.dp, layout.microbatch))
-            return layout.model_gpus * pinned.dp if fits else None
-        return None if layout.dp_fit is None else layout.model_gpus * layout.dp_fit
-    return min((layout.model_gpus * layout.dp_fit for layout in auto_layouts(job, spec)), default=None)
+    return min((layout.model_gpus * layout.dp_fit for layout in job_layouts(job, spec)), default=None)
 
 
 def search_min_nodes_to_fit(job: Job, hw: Hardware, max_nodes: int) -> int | None:
@@ -407,22 +312,7 @@ def _min_nodes_for_step(
 
     batch = job.training.global_batch_sequences
     max_gpus = max_nodes * gpn
-    pinned = _pinned(job, None)
-    if pinned is not None:
-        if pinned.pp > job.model.layers:
-            return None
-        layout = _layout_of(job, spec, pinned)
-        if pinned.dp is not None:
-            dp = pinned.dp
-            m = microbatch_count(batch, dp, layout.microbatch)
-            if layout.model_gpus * dp > max_gpus or not layout.memory.fits(dp, m):
-                return None
-            if not accept(step_time(layout, dp, batch, fabric).step_s):
-                return None
-            return -(-(layout.model_gpus * dp) // gpn)
-        layouts: tuple[Layout, ...] = (layout,)
-    else:
-        layouts = auto_layouts(job, spec)
+    layouts = job_layouts(job, spec)
 
     builder = BoundBuilder(fabric)
     terms = {}
@@ -436,7 +326,9 @@ def _min_nodes_for_step(
         if m_cap < 1:
             continue
         # Members of C below this one give more micro-batches than the bound allows.
-        dp_first = max(layout.dp_fit, _efficient_dp(batch, m_cap, layout.microbatch))
+        dp_first = layout.dp_fit
+        if not layout.dp_pinned:
+            dp_first = max(dp_first, _efficient_dp(batch, m_cap, layout.microbatch))
         gpus_first = layout.model_gpus * dp_first
         if gpus_first <= max_gpus:
             heap.append((gpus_first, index, dp_first, None))
@@ -461,7 +353,7 @@ def _min_nodes_for_step(
             return -(-gpus // gpn)
         if (
             layout.zero_stage != 3
-            and dp * layout.tp > bound.island_gpus
+            and layout.gradient_ranks(dp) * layout.dp_stride > bound.island_gpus
             and bound.at(microbatch_count(batch, dp_max, layout.microbatch)) + floor > max_step_s
         ):
             # Crossing islands, the ZeRO-0/1/2 floor only grows with dp while compute can
@@ -474,7 +366,6 @@ def _min_nodes_for_step(
 
 
 __all__ = [
-    "auto_layouts",
     "best_step",
     "dp_candidates_ascending",
     "dp_candidates_descending",
@@ -483,6 +374,4 @@ __all__ = [
     "search_fits",
     "search_min_nodes_to_fit",
     "some_step_within",
-    "pp_choices",
-    "tp_choices",
 ]

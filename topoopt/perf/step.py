@@ -34,6 +34,8 @@ from topoopt.perf.collectives import all_gather_s, all_reduce_s, group_link, p2p
 from topoopt.perf.constants import (
     ACTIVATION_BYTES,
     ATTENTION_SCORE_TRAFFIC_BYTES,
+    CP_COMM_OVERLAP,
+    CP_RING_PASSES,
     GRAD_REDUCE_OVERLAP,
     GRADIENT_BYTES_PER_PARAM,
     MEMORY_BOUND_BYTES_PER_FLOP,
@@ -65,13 +67,18 @@ BACKWARD_SHARE = 2.0 / 3.0
 
 @dataclass(frozen=True)
 class Layout:
-    """The fabric-independent numbers of one (tp, pp, b, ZeRO, v) layout."""
+    """The fabric-independent numbers of one (tp, pp, b, ZeRO, v, recomputation) layout.
+
+    ``dp_fit`` is the smallest data-parallel degree that fits; with ``dp_pinned`` it is the one
+    pinned degree (None when that does not fit) and no other degree is a candidate.
+    """
 
     tp: int
     pp: int
     microbatch: int
     zero_stage: int
     virtual_stages: int
+    recompute: Recompute
     microbatch_compute_s: float
     optimizer_step_s: float
     tp_message_bytes: float
@@ -84,11 +91,27 @@ class Layout:
     tp_in_island_microbatch_s: float | None = None
     stage_in_island_s: float | None = None
     replica_in_island: bool = False
+    dp_pinned: bool = False
+    cp: int = 1
+    cp_chunk_bytes: float = 0.0
+    cp_transfers_per_microbatch: int = 0
+    attention_compute_s: float = 0.0
 
     @property
     def model_gpus(self) -> int:
-        """GPUs of one model replica: tp·pp."""
-        return self.tp * self.pp
+        """GPUs of one model replica: tp·cp·pp."""
+        return self.tp * self.cp * self.pp
+
+    @property
+    def dp_stride(self) -> int:
+        """Rank distance between neighbours of the gradient-reduction group: tp (ranks are placed
+        TP, CP, DP, PP from the innermost out, and gradients reduce over the cp·dp ranks)."""
+        return self.tp
+
+    def gradient_ranks(self, dp: int) -> int:
+        """Ranks that reduce (and, under ZeRO, shard) one set of gradients: cp·dp (every CP rank
+        computes gradients of the same weights from other tokens)."""
+        return self.cp * dp
 
 
 def microbatch_compute_s(
@@ -100,8 +123,12 @@ def microbatch_compute_s(
     tp: int,
     pp: int,
     microbatch: int,
+    cp: int = 1,
+    attention_only: bool = False,
 ) -> float:
-    """Forward + backward (+ recomputation) time of one micro-batch on the most loaded stage, s.
+    """Forward + backward (+ recomputation) time of one micro-batch on the most loaded stage, s;
+    with ``attention_only`` just its attention-core matmuls. Context parallelism splits the
+    micro-batch's tokens over ``cp`` ranks (each token still attends over the whole sequence).
 
     Materialized attention also moves its a·s scores per token and layer through HBM several
     times (GEMM output, softmax, dropout, and back): :data:`ATTENTION_SCORE_TRAFFIC_BYTES` per
@@ -115,12 +142,15 @@ def microbatch_compute_s(
     if attention == "materialized":
         hbm_bytes += stage_layers * ATTENTION_SCORE_TRAFFIC_BYTES * shape.heads * sequence_length * attention_factor
     efficiency = spec.matmul_efficiency * UTILISATION
+    tokens = microbatch * sequence_length / (tp * cp)
+    if attention_only:
+        return tokens * attention_flops / (spec.attention_tflops * FLOPS_PER_TFLOP * efficiency)
     per_token_s = (
         linear_flops / (spec.linear_tflops * FLOPS_PER_TFLOP * efficiency * spec.linear_efficiency_ratio)
         + attention_flops / (spec.attention_tflops * FLOPS_PER_TFLOP * efficiency)
         + hbm_bytes / (spec.memory_bandwidth_gb_per_s * BYTES_PER_GB)
     )
-    return microbatch * sequence_length / tp * per_token_s
+    return tokens * per_token_s
 
 
 def make_layout(
@@ -137,21 +167,29 @@ def make_layout(
     microbatch: int,
     zero_stage: int,
     virtual_stages: int,
+    dp_pinned: bool = False,
+    cp: int = 1,
 ) -> Layout:
     """Collect the per-layout constants (see the module docstring)."""
     params = params_per_gpu(shape, tp, pp)
     stage_layers = layers_per_stage(shape.layers, pp)
     collectives = TP_ALLREDUCES_PER_LAYER + (TP_ALLREDUCES_FULL_RECOMPUTE if recompute == "full" else 0)
-    activation_bytes = microbatch * sequence_length * shape.hidden * ACTIVATION_BYTES
-    compute_s = microbatch_compute_s(shape, spec, sequence_length, recompute, attention, tp, pp, microbatch)
+    activation_bytes = microbatch * sequence_length * shape.hidden * ACTIVATION_BYTES / cp
+    compute_s = microbatch_compute_s(shape, spec, sequence_length, recompute, attention, tp, pp, microbatch, cp)
     tp_in_island = _tp_in_island_s(spec, tp, activation_bytes, stage_layers * collectives)
     island = spec.island_gpus
+    # Ring attention: every layer passes the K,V chunks of s/cp tokens round the CP ring, cp − 1
+    # steps forward, twice that backward (K,V and their gradients), once more when recomputed.
+    passes = CP_RING_PASSES + (1 if recompute == "full" else 0)
+    kv_hidden = shape.hidden * shape.kv_heads / shape.heads
+    cp_chunk_bytes = microbatch * sequence_length / cp * 2 * kv_hidden * ACTIVATION_BYTES if cp > 1 else 0.0
     return Layout(
         tp=tp,
         pp=pp,
         microbatch=microbatch,
         zero_stage=zero_stage,
         virtual_stages=virtual_stages,
+        recompute=recompute,
         microbatch_compute_s=compute_s,
         optimizer_step_s=params * OPTIMIZER_STEP_BYTES_PER_PARAM / (spec.memory_bandwidth_gb_per_s * BYTES_PER_GB),
         tp_message_bytes=activation_bytes if tp > 1 else 0.0,
@@ -162,8 +200,18 @@ def make_layout(
         memory=memory,
         dp_fit=dp_fit,
         tp_in_island_microbatch_s=tp_in_island,
-        stage_in_island_s=None if tp_in_island is None else compute_s + tp_in_island * (1.0 - TP_COMM_OVERLAP),
-        replica_in_island=tp * pp <= island and island % (tp * pp) == 0,
+        stage_in_island_s=(
+            None if tp_in_island is None or cp > 1 else compute_s + tp_in_island * (1.0 - TP_COMM_OVERLAP)
+        ),
+        replica_in_island=tp * cp * pp <= island and island % (tp * cp * pp) == 0,
+        dp_pinned=dp_pinned,
+        cp=cp,
+        cp_chunk_bytes=cp_chunk_bytes,
+        cp_transfers_per_microbatch=stage_layers * passes * (cp - 1),
+        attention_compute_s=(
+            microbatch_compute_s(shape, spec, sequence_length, recompute, attention, tp, pp, microbatch, cp, True)
+            if cp > 1 else 0.0
+        ),
     )
 
 
@@ -190,6 +238,7 @@ class StepTimes:
     compute_s: float
     bubble_s: float
     tp_comm_s: float
+    cp_comm_s: float
     pp_comm_s: float
     dp_comm_s: float
     exposed_scale_up_s: float
@@ -226,6 +275,20 @@ def tp_microbatch_s(layout: Layout, fabric: Fabric) -> tuple[float, str]:
     return layout.tp_collectives_per_microbatch * per_collective, link.level
 
 
+def cp_microbatch_s(layout: Layout, fabric: Fabric) -> tuple[float, float, str]:
+    """(raw, exposed) ring-attention traffic of one micro-batch and the level it runs on.
+
+    The CP group is ``cp`` ranks spaced tp apart; each ring step is a send of one K,V chunk
+    (:func:`p2p_s` on the group's link), hidden behind the attention compute of the same
+    micro-batch at most (:data:`CP_COMM_OVERLAP`).
+    """
+    if layout.cp <= 1:
+        return 0.0, 0.0, "scale_up"
+    link = group_link(fabric, layout.cp, layout.tp)
+    raw = layout.cp_transfers_per_microbatch * p2p_s(layout.cp_chunk_bytes, link.gb_per_s, link.alpha_s)
+    return raw, _exposed(raw, CP_COMM_OVERLAP, layout.attention_compute_s), link.level
+
+
 def dp_comm_s(layout: Layout, dp: int, microbatches: int, gb_per_s: float, alpha_s: float) -> tuple[float, float]:
     """(raw, exposed) DP communication of one step at ``dp`` replicas on one link.
 
@@ -257,21 +320,24 @@ def step_time(layout: Layout, dp: int, global_batch: int, fabric: Fabric) -> Ste
 
     tp_mb, tp_level = tp_microbatch_s(layout, fabric)
     exposed[tp_level] += m * tp_mb * (1.0 - TP_COMM_OVERLAP)
-    t_stage = t_mb + tp_mb * (1.0 - TP_COMM_OVERLAP)
+    cp_raw, cp_exposed, cp_level = cp_microbatch_s(layout, fabric)
+    exposed[cp_level] += m * cp_exposed
+    t_stage = t_mb + tp_mb * (1.0 - TP_COMM_OVERLAP) + cp_exposed
 
     v = layout.virtual_stages
     bubble = pipeline_bubble_s(layout.pp, v, t_stage)
     pp_comm = 0.0
     if layout.pp > 1:
-        link = p2p_link(fabric, layout.tp * dp * layout.pp)
+        link = p2p_link(fabric, layout.model_gpus * dp)
         pp_comm = 2 * v * (m + layout.pp - 1) * p2p_s(layout.p2p_bytes, link.gb_per_s, link.alpha_s)
         exposed[link.level] += pp_comm * (1.0 - PP_COMM_OVERLAP)
 
     dp_comm = 0.0
-    optimizer_s = layout.optimizer_step_s / (dp if layout.zero_stage >= 1 else 1)
-    if dp > 1:
-        link = group_link(fabric, dp, layout.tp)
-        dp_comm, dp_exposed = dp_comm_s(layout, dp, m, link.gb_per_s, link.alpha_s)
+    ranks = layout.gradient_ranks(dp)
+    optimizer_s = layout.optimizer_step_s / (ranks if layout.zero_stage >= 1 else 1)
+    if ranks > 1:
+        link = group_link(fabric, ranks, layout.dp_stride)
+        dp_comm, dp_exposed = dp_comm_s(layout, ranks, m, link.gb_per_s, link.alpha_s)
         exposed[link.level] += dp_exposed
 
     compute = m * t_mb + optimizer_s + STEP_OVERHEAD_S
@@ -282,6 +348,7 @@ def step_time(layout: Layout, dp: int, global_batch: int, fabric: Fabric) -> Ste
         compute_s=compute,
         bubble_s=bubble,
         tp_comm_s=m * tp_mb,
+        cp_comm_s=m * cp_raw,
         pp_comm_s=pp_comm,
         dp_comm_s=dp_comm,
         exposed_scale_up_s=exposed["scale_up"],
@@ -333,15 +400,17 @@ class StepBound:
         return microbatches * self.per_microbatch_s + self.constant_s
 
     def in_island(self, dp: int) -> bool:
-        span = dp * self.layout.tp
+        layout = self.layout
+        span = layout.gradient_ranks(dp) * layout.dp_stride
         return span <= self.island_gpus and self.island_gpus % span == 0
 
     def dp_floor(self, dp: int, microbatches: int) -> float:
-        if dp <= 1:
+        ranks = self.layout.gradient_ranks(dp)
+        if ranks <= 1:
             return 0.0
         if self.in_island(dp):
-            return dp_comm_s(self.layout, dp, microbatches, self.in_island_gb_per_s, self.in_island_alpha_s)[1]
-        return dp_comm_s(self.layout, dp, microbatches, self.cross_gb_per_s, self.cross_alpha_s)[1]
+            return dp_comm_s(self.layout, ranks, microbatches, self.in_island_gb_per_s, self.in_island_alpha_s)[1]
+        return dp_comm_s(self.layout, ranks, microbatches, self.cross_gb_per_s, self.cross_alpha_s)[1]
 
     def cross_floor(self, microbatches: int) -> float:
         floor = self.cross_floor_s
@@ -383,7 +452,7 @@ class BoundBuilder:
             tp_mb = self._tp_times.get(key)
             if tp_mb is None:
                 tp_mb = self._tp_times[key] = tp_microbatch_s(layout, self.fabric)[0]
-            t_stage = layout.microbatch_compute_s + tp_mb * (1.0 - TP_COMM_OVERLAP)
+            t_stage = layout.microbatch_compute_s + tp_mb * (1.0 - TP_COMM_OVERLAP) + cp_microbatch_s(layout, self.fabric)[1]
         pp = layout.pp
         if pp == 1:
             return t_stage, STEP_OVERHEAD_S
@@ -426,6 +495,7 @@ __all__ = [
     "Layout",
     "StepBound",
     "StepTimes",
+    "cp_microbatch_s",
     "dp_comm_s",
     "make_layout",
     "microbatch_compute_s",

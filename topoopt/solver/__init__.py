@@ -25,6 +25,7 @@ from ortools.sat.python import cp_model
 from topoopt import __version__
 from topoopt.families import FAMILIES
 from topoopt.limits import EXPLAIN_TIME_S
+from topoopt.loader import validate_instance
 from topoopt.models.design import SCHEMA_VERSION, ObjectiveValue, Provenance, SolveResult
 from topoopt.models.instance import Instance
 from topoopt.models.performance import Performance
@@ -117,8 +118,20 @@ def solve(
     minimal, a relaxation it could not finish not proven. ``stats``: where the solve records its
     stage and its CP-SAT solves as it goes (a caller may read it from another thread to report
     progress). ``on_proven``: called with the result as soon as infeasibility is proven, before
-    the explanation is built.
+    the explanation is built. Raises :class:`topoopt.InputError` for an instance that is not valid
+    (see :func:`topoopt.loader.validate_instance`).
+
+    Examples
+    --------
+    >>> import topoopt
+    >>> instance = topoopt.load_instance("instances/llama2-7b-finetune-8gpu.yaml").instance
+    >>> result = topoopt.solve(instance)
+    >>> result.status, result.design.nodes, result.design.gpu
+    ('optimal', 1, 'rtx-4090')
+    >>> topoopt.check_design(instance, result.design, result.cost, result.performance)
+    []
     """
+    instance = validate_instance(instance, ids=False)  # one not from the loader: schema, strings, budget terms
     stats = stats or Stats()
     settings = Settings(workers=workers, seed=seed, time_limit_s=time_limit_s, log=log).within(time_limit_s)
     problem = Problem.of(instance)

@@ -18,10 +18,13 @@ from topoopt.models.design import (
 )
 from topoopt.models.performance import Parallelism, Performance
 from topoopt.options.networks import ColdOption, ManagementOption, StorageNetOption
+from topoopt.options.problem import SECONDS_PER_DAY
 from topoopt.options.racks import per_rack
 from topoopt.options.tables import FabricOption, NodeConfig, PartOption
 from topoopt.perf import evaluate
+from topoopt.solver.billing import Billing
 from topoopt.solver.model.core import DesignModel
+from topoopt.solver.ownership import ownership
 
 
 @dataclass
@@ -104,6 +107,15 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
         parallelism=parallelism,
     )
     cost = _cost(dm, pick, design, value)
+    if cost.basis == "monthly_rent" and performance is not None:
+        rental = Billing.of(problem.catalog.price_book).rental(cost.total, performance.time_to_train_days * SECONDS_PER_DAY)
+        cost = cost.model_copy(update={"rental": rental})
+    operation = problem.instance.site.operation
+    if cost.basis == "capex" and operation is not None:
+        rack = dm.options.racks[pick.rack_index].rack
+        owned = ownership(cost.total, value(dm.vars.power_w["total"]), sum(r.count for r in design.racks),
+                          rack.cooling, operation)
+        cost = cost.model_copy(update={"ownership": owned})
     return design, cost, performance
 
 
@@ -325,6 +337,5 @@ def _cost(dm: DesignModel, pick: Choice, design: Design, value) -> Cost:
     lines = []
     for (category, item), quantity in [*quantities.items(), *((("storage", t), units) for t, units in storage)]:
         unit = int(round(catalog.price(item)))
-        lines.append(CostLine(category=category, item=item, quantity=quantity, unit_price=unit,
-                              total=unit * quantity, source=catalog.prices[item].source))
+        lines.append(CostLine.priced(category, item, quantity, unit, catalog.prices[item], catalog.price_book.id))
     return Cost(basis=catalog.basis, currency=catalog.currency, total=sum(x.total for x in lines), breakdown=lines)

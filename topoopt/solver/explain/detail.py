@@ -101,8 +101,11 @@ def priced_in_book(problem: Problem, nodes: int | None) -> str:
               o.management]
     options = [option for table in tables for option in table]
     unpriced = sum("priced_in_book" in option.violations for option in options)
+    withheld = sorted(item for item, entry in book.prices.items() if item not in problem.catalog.prices)
+    offer = (f"; not offered by its market (used only with catalog.include_not_offered): {', '.join(withheld)}"
+             if withheld else "")
     return (f"price book {book.id} ({book.currency}, {book.basis}): "
-            f"{unpriced:,} of {len(options):,} options have no price")
+            f"{unpriced:,} of {len(options):,} options have no price{offer}")
 
 
 def pins_respected(problem: Problem, nodes: int | None) -> str:

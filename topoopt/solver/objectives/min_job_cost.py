@@ -1,9 +1,13 @@
 """``min_job_cost``: the cheapest whole training job, exactly.
 
-The job cost of a design is its rent per month times the months it trains::
+The job cost of a design is its rent per month times the months of rent its training is billed::
 
-    job cost = cost per month × time to train (s) / SECONDS_PER_MONTH,
-    SECONDS_PER_MONTH = 30.4375 days × 86,400 s   (365.25 / 12: the mean Gregorian month)
+    job cost = cost per month × billed(time to train)
+
+``billed`` (solver/billing.py) is the cheapest run of the price book's whole rental terms that
+covers the time to train (in months of 30.4375 days, 365.25 / 12), in months of list rent; a book
+without terms bills pro rata (time to train ÷ 30.4375 days). It never decreases with the time to
+train, so a lower bound on the cost and a lower bound on the time give a lower bound on the job.
 
 subject to every rule, the budget (a cap on the monthly rent) and the deadline when given. The
 storage tier must feed the design's own training rate (``perf.evaluate(...).tokens_per_s``), as
@@ -75,10 +79,11 @@ from fractions import Fraction
 from ortools.sat.python import cp_model
 
 from topoopt.options.networks import StorageNetOption
-from topoopt.options.problem import SECONDS_PER_DAY, Problem
+from topoopt.options.problem import Problem
 from topoopt.options.tables import FabricOption, NodeConfig
 from topoopt.perf import evaluate
 from topoopt.perf.job import FASTEST_CLASS
+from topoopt.solver.billing import Billing
 from topoopt.solver.bounds.cost_floor import CostFloor, Way
 from topoopt.solver.extract import chosen
 from topoopt.solver.model import model_for
@@ -87,9 +92,6 @@ from topoopt.solver.objectives.min_cost import catalog_order, hint_vars, tie_bre
 from topoopt.solver.run import OK, Settings, Stats, hint_from, lexicographic, run
 from topoopt.solver.search import BestFirst, Node, Solution, Visit
 
-DAYS_PER_MONTH = 30.4375
-"""The mean Gregorian month: 365.25 days / 12. Rent is quoted per month; training lasts days."""
-SECONDS_PER_MONTH = DAYS_PER_MONTH * SECONDS_PER_DAY
 
 @dataclass
 class Pair:
@@ -137,11 +139,6 @@ class JobCostResult:
     unproven: list[float] = field(default_factory=list)
 
 
-def job_cost(cost: float, seconds: float) -> float:
-    """Rent per month × months of training."""
-    return cost * seconds / SECONDS_PER_MONTH
-
-
 class JobCostSearch:
     """The best-first search of the module docstring over one problem."""
 
@@ -150,9 +147,20 @@ class JobCostSearch:
         self.tokens = problem.instance.workload.training.tokens
         self._durations: dict[tuple, float | None] = {}
         self.floor = CostFloor(problem)
+        self.billing = Billing.of(problem.catalog.price_book)
         self.result = JobCostResult(status=cp_model.INFEASIBLE)
 
     # -- the pieces ---------------------------------------------------------------------------------
+    def exact_job_cost(self, cost: float, seconds: float) -> Fraction:
+        """Rent per month × months billed for ``seconds`` under the book's terms (billing.py)."""
+        return Fraction(cost) * self.billing.months(seconds)
+
+    def job_cost(self, cost: float, seconds: float) -> float:
+        """:meth:`exact_job_cost` as a float; an infinite cost floor (no design) stays infinite."""
+        if not math.isfinite(cost):
+            return cost * float(self.billing.months(seconds))
+        return float(self.exact_job_cost(cost, seconds))
+
     def duration_s(self, pair: Pair, n: int) -> float | None:
         """Time to train the candidate in its storage mode (cached: the whole group shares it)."""
         key = (self.problem.perf_key(pair.configs[0]), pair.perf_class, pair.converged, n)
@@ -204,7 +212,7 @@ class JobCostSearch:
         # None: nothing fits even there; 0 s then keeps the key a lower bound.
         fastest_s = {group: p.time_to_train_s(config, FASTEST_CLASS, n) or 0.0 for group, (config, n) in most.items()}
         self.result.perf_evaluations += len(fastest_s)
-        return [job_cost(self.cost_floor(pair, pair.n_lo, 0.0), fastest_s[p.perf_key(pair.configs[0])])
+        return [self.job_cost(self.cost_floor(pair, pair.n_lo, 0.0), fastest_s[p.perf_key(pair.configs[0])])
                 for pair in pairs]
 
     def cost_floor(self, pair: Pair, n: int, tokens_per_s: float) -> float:
@@ -243,9 +251,9 @@ class JobCostSearch:
         if status not in OK:
             return None
         cost = solver.value(dm.vars.total_cost)
-        key = (Fraction(cost) * Fraction(seconds), solver.value(dm.vars.gpus), solver.value(dm.vars.power_w["total"]),
+        key = (self.exact_job_cost(cost, seconds), solver.value(dm.vars.gpus), solver.value(dm.vars.power_w["total"]),
                self.catalog_rank(pair, dm, solver.value))
-        return Solved(key, job_cost(cost, seconds), dm, solver, proven=status == cp_model.OPTIMAL)
+        return Solved(key, float(key[0]), dm, solver, proven=status == cp_model.OPTIMAL)
 
     # -- the search ---------------------------------------------------------------------------------
     def run(self) -> JobCostResult:
@@ -289,7 +297,7 @@ class RangeNode(Node):
         seconds = search.duration_s(pair, low)
         rate = search.tokens / seconds if seconds else 0.0
         fastest_s = search.duration_s(pair, high) or 0.0
-        return cls(job_cost(search.cost_floor(pair, low, rate), fastest_s), search, pair, low, high)
+        return cls(search.job_cost(search.cost_floor(pair, low, rate), fastest_s), search, pair, low, high)
 
     def tie(self) -> tuple:
         return (1,)  # at equal keys a candidate (0) goes first
@@ -310,7 +318,7 @@ class RangeNode(Node):
         seconds = search.duration_s(pair, low)
         if not seconds:
             return Visit()
-        bound = job_cost(search.cost_floor(pair, low, search.tokens / seconds), seconds)
+        bound = search.job_cost(search.cost_floor(pair, low, search.tokens / seconds), seconds)
         return Visit(children=[CandidateNode(bound, search, pair, low, seconds)])
 
 
@@ -341,12 +349,13 @@ class CandidateNode(Node):
         if status != cp_model.OPTIMAL:
             # Stopped by the time limit: what this candidate could still reach.
             cp_bound = solver.best_objective_bound
-            reach = job_cost(math.ceil(cp_bound - 1e-6), seconds) if math.isfinite(cp_bound) else self.bound
+            reach = search.job_cost(math.ceil(cp_bound - 1e-6), seconds) if math.isfinite(cp_bound) else self.bound
             visit.open_bound = max(self.bound, reach)
         if status in OK:
             cost = int(round(solver.objective_value))
             solved = dm, solver, cost, status == cp_model.OPTIMAL
-            visit.solutions.append(Solution(job_cost(cost, seconds), Fraction(cost) * Fraction(seconds),
+            exact = search.exact_job_cost(cost, seconds)
+            visit.solutions.append(Solution(float(exact), exact,
                                             (self.pair, self.n, seconds, solved)))
         return visit
 
