@@ -172,12 +172,22 @@ TAMPERED = {
         "leaf_ports_cover_endpoints: fabric.leaves_per_rail: 17 leaves per rail group > 16 nodes: a leaf would carry "
         "no node"),
     "uplinks-not-spines-times-links": (
+        # 20 uplinks over 2 spines are 10 per pair, not the recorded 8.
         SIXTEEN_NON_BLOCKING, {}, {"fabric.leaf_up_ports": 20},
-        "uplinks_balanced: fabric.leaf_up_ports: recorded 20, the rules give 16 (2 spines × 8 links per leaf-spine "
-        "pair)"),
+        "uplinks_balanced: fabric.links_per_leaf_spine: recorded 8, the rules give 10 (floor(20 uplinks / 2 "
+        "spines), the fewest links of a pair)"),
+    "uplinks-uneven-beyond-two-per-pair": (
+        # 17 uplinks over 2 spines: 8 and 9 links per pair; uneven pairs take 1 or 2 links only.
+        SIXTEEN_NON_BLOCKING, {}, {"fabric.leaf_up_ports": 17},
+        "uplinks_balanced: leaf-spine links: 17 uplinks per leaf do not divide over 2 spines: uneven pairs only "
+        "with 1 or 2 links each (17/2 < spines < 17)"),
+    "leaf-missing-a-spine": (
+        # 16 uplinks per leaf cannot reach each of 17 spines.
+        SIXTEEN_NON_BLOCKING, {}, {"fabric.spines": 17, "fabric.spines_per_pod": 17, "fabric.links_per_leaf_spine": 0},
+        "uplinks_balanced: leaf-spine links: 17 spines > 16 uplinks per leaf: a leaf would miss a spine"),
     "uplinks-beyond-half-the-ports": (
         SIXTEEN_MULTI_RAIL, {}, {"fabric.links_per_leaf_spine": 17, "fabric.leaf_up_ports": 34},
-        "uplinks_balanced: leaf-spine links: 2 spines × 17 links = 34 uplinks per leaf > floor(64/2) = 32"),
+        "uplinks_balanced: leaf-spine links: 34 uplinks per leaf > floor(64/2) = 32"),
     "multi-rail-leaf-overfull": (
         # 1 leaf per group of 4 rails: d = 4 × 16 = 64, + 32 up > 64.
         SIXTEEN_MULTI_RAIL, {}, {"fabric.leaves_per_rail": 1, "fabric.leaves": 2, "fabric.leaf_down_ports": 64},
@@ -197,7 +207,8 @@ TAMPERED = {
     "2-tier-spine-overfull": (
         # 2 spines × 16 links for the 8 leaves of one rail per leaf: 8 × 16 = 128 ports per spine.
         SIXTEEN_NON_BLOCKING, {}, {"fabric.links_per_leaf_spine": 16, "fabric.leaf_up_ports": 32},
-        "spine_ports_cover_uplinks: spine switches (qm9700): 8 leaves × 16 links = 128 ports in use per spine > 64"),
+        "spine_ports_cover_uplinks: spine switches (qm9700): ceil(8 leaves × 32 uplinks / 2 spines) = 128 ports in "
+        "use per spine > 64"),
 }
 
 

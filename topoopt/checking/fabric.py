@@ -266,8 +266,9 @@ def oversubscription_within_limit(ctx: CheckContext) -> list[Violation]:
 
 
 def uplinks_balanced(ctx: CheckContext) -> list[Violation]:
-    """Every leaf reaches every spine of its pod: 2 tiers ``1 ≤ S ≤ u ≤ floor(k/2)``, a pair having
-    ``floor(u/S)`` (the record's ``links_per_leaf_spine``) or ``ceil(u/S)`` links; 3 tiers ``m ∈ {1, 2}`` dividing ``u``; every spine reaches every
+    """Every leaf reaches every spine of its pod: 2 tiers ``u ≤ floor(k/2)`` uplinks over ``S``
+    spines dividing them, or near-balanced over ``u/2 < S < u`` (1 or 2 links per pair; the
+    record's ``links_per_leaf_spine`` is ``floor(u/S)``); 3 tiers ``m ∈ {1, 2}`` dividing ``u``; every spine reaches every
     core of its plane with ``m2 = u2/C`` links (``C`` divides ``u2 = k − floor(k/2)``). No more
     uplinks than the ports in use need, to a whole number of links per spine: ``x·(u − S + 1) ≤
     g·n`` over the compute leaves (``Q`` for ``S`` in 3 tiers), waived with growth. A 2-tier
@@ -284,6 +285,10 @@ def uplinks_balanced(ctx: CheckContext) -> list[Violation]:
         if s > up:
             out.append(Violation(family=family, item="leaf-spine links",
                                  detail=f"{s} spines > {up} uplinks per leaf: a leaf would miss a spine"))
+        elif s >= 1 and up % s and 2 * s <= up:
+            out.append(Violation(family=family, item="leaf-spine links", detail=(
+                f"{up} uplinks per leaf do not divide over {s} spines: uneven pairs only with 1 or 2 links each "
+                f"({up}/2 < spines < {up})")))
         if s >= 1:
             _field(out, family, "links_per_leaf_spine", f.links_per_leaf_spine, up // s,
                    f"floor({up} uplinks / {s} spines), the fewest links of a pair")

@@ -267,8 +267,9 @@ def check_shape(design: Design, hw: Hardware) -> None:
                 problems.append(f"{sn.unit_ports} storage-unit ports do not fit the free ports of {top} "
                                 f"{'spines' if fs.tiers == 2 else 'cores'}")
     if fs.tiers == 2:
-        if fs.spines < 1 or fs.spines > u or m != u // fs.spines:
-            problems.append(f"{u} leaf uplinks do not reach each of {fs.spines} spines with {m} or {m + 1} links")
+        if fs.spines < 1 or fs.spines > u or m != u // fs.spines or (u % fs.spines and 2 * fs.spines <= u):
+            problems.append(f"{u} leaf uplinks over {fs.spines} spines are not {m} links per pair (evenly, or 1–2 "
+                            f"per pair over u/2 < spines < u)")
         elif fs.leaves * u > fs.spines * k:
             problems.append(f"{fs.leaves} leaves × {u} uplinks exceed {fs.spines} spines × radix {k}")
         if fs.cores:
