@@ -56,6 +56,8 @@ class Vars:
     spines: Int
     spines_2_tier: Int
     """2 tiers: the spines (a near-balanced shape leaves their count to the model); 1 otherwise."""
+    use_spines: dict[int, Bool]
+    """2 tiers: one literal per spine count, so that products with it stay linear."""
     rail_spine_pairs: Int
     """``leaves_per_rail × spines_2_tier`` (rule R1 of a near-balanced shape)."""
     leaf_spine_pairs: Int
@@ -241,6 +243,8 @@ class DesignModel:
             leaves=self.int_var(COUNT_MAX, "leaves"),
             spines=self.int_var(COUNT_MAX, "spines"),
             spines_2_tier=self.int_var(max((f.up for f in o.fabrics if f.tiers == 2), default=1), "spines_2_tier", 1),
+            use_spines={s: m.new_bool_var(f"use_spines_{s}")
+                        for s in range(1, max((f.up for f in o.fabrics if f.tiers == 2), default=1) + 1)},
             rail_spine_pairs=self.int_var(COUNT_MAX * 1024, "rail_spine_pairs"),
             leaf_spine_pairs=self.int_var(COUNT_MAX * 1024, "leaf_spine_pairs"),
             cores=self.int_var(COUNT_MAX, "cores"),

@@ -65,11 +65,15 @@ def fabric_shape(dm: DesignModel) -> None:
     for tier in (1, 2):
         m.add(v.cores == 0).only_enforce_if(v.use_tier[tier])
         m.add(v.pods == 1).only_enforce_if(v.use_tier[tier])
-    # 2 tiers: the spines as a small variable, and the pair counts a near-balanced shape needs.
+    # 2 tiers: the spines as a small variable, one literal per value, and the pair counts a
+    # near-balanced shape needs (linear under the literal of each spine count).
     m.add(v.spines == v.spines_2_tier).only_enforce_if(v.use_tier[2])
     m.add(v.spines_2_tier == 1).only_enforce_if(v.use_tier[2].Not())
-    m.add_multiplication_equality(v.rail_spine_pairs, [v.leaves_per_rail, v.spines_2_tier])
-    m.add_multiplication_equality(v.leaf_spine_pairs, [v.leaves, v.spines_2_tier])
+    m.add(sum(v.use_spines.values()) == v.use_tier[2])
+    for spines, lit in v.use_spines.items():
+        m.add(v.spines_2_tier == spines).only_enforce_if(lit)
+        m.add(v.rail_spine_pairs == spines * v.leaves_per_rail).only_enforce_if(lit)
+        m.add(v.leaf_spine_pairs == spines * v.leaves).only_enforce_if(lit)
 
 
 def cables(dm: DesignModel) -> None:
@@ -170,16 +174,18 @@ def _two_tier_spine_cages(dm: DesignModel):
     fill ``S·ceil(F/c) + (T mod S)·[c divides F]`` cages (a busier spine needs one cage more
     exactly when its ``F`` links fill whole cages). Returns that count."""
     m, v = dm.model, dm.vars
-    spines = v.spines_2_tier
     floor_links = dm.int_var(COUNT_MAX, "spine_floor_links")
     extra_links = dm.int_var(COUNT_MAX, "spine_extra_links")
     floor_cages = dm.int_var(COUNT_MAX, "spine_floor_cages")
     spine_cages = dm.int_var(COUNT_MAX * 1024, "spines_floor_cages")
     extra_cages = dm.int_var(COUNT_MAX, "spine_extra_cages")
     whole = m.new_bool_var("spine_floor_fills_cages")
-    m.add_division_equality(floor_links, v.links["leaf-spine"], spines)
-    m.add_modulo_equality(extra_links, v.links["leaf-spine"], spines)
-    m.add_multiplication_equality(spine_cages, [spines, floor_cages])
+    for spines, lit in v.use_spines.items():
+        links = v.links["leaf-spine"]
+        m.add(spines * floor_links <= links).only_enforce_if(lit)
+        m.add(spines * floor_links >= links - spines + 1).only_enforce_if(lit)
+        m.add(extra_links == links - spines * floor_links).only_enforce_if(lit)
+        m.add(spine_cages == spines * floor_cages).only_enforce_if(lit)
     for (_, ppc), lits in dm.two_tier_groups(lambda f: 0, _ports_per_cage, "spine_cage"):
         m.add(ppc * floor_cages >= floor_links).only_enforce_if(lits)
         m.add(ppc * floor_cages <= floor_links + ppc - 1).only_enforce_if(lits)
