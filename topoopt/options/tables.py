@@ -320,14 +320,11 @@ def fabric_options(catalog: ResolvedCatalog, speeds: set[tuple[str, int]],
     found: dict[tuple, frozenset[str]] = {}
 
     def add(**kwargs) -> None:
-        option = FabricOption(index=len(options), **kwargs)
-        switch = option.switch.id if option.switch else None
-        key = (option.tiers, switch, option.protocol, option.gbps, option.ratio)
+        switch = kwargs["switch"].id if kwargs["switch"] else None
+        key = (kwargs["tiers"], switch, kwargs["protocol"], kwargs["gbps"], kwargs["ratio"])
         if key not in found:
-            found[key] = violations(option)
-        if found[key]:
-            option = replace(option, violations=found[key])
-        options.append(option)
+            found[key] = violations(FabricOption(index=len(options), **kwargs))
+        options.append(FabricOption(index=len(options), violations=found[key], **kwargs))
 
     # A single node needs no compute fabric: its GPUs talk over the scale-up link. This option
     # buys no switch, so it exists whatever switches the catalog has (or lacks).
@@ -407,7 +404,7 @@ def part_options(catalog: ResolvedCatalog, gbps: set[int] | None = None) -> dict
 def _kept(options: list, prefilter: frozenset[str]) -> list:
     """Drop options that a prefiltered family rules out; renumber the rest in catalog order."""
     kept = [o for o in options if not (o.violations & prefilter)]
-    return [replace(o, index=i) for i, o in enumerate(kept)]
+    return [o if o.index == i else replace(o, index=i) for i, o in enumerate(kept)]
 
 
 class OptionUniverse:
