@@ -486,7 +486,7 @@ def attach_on_top(design: Design, hw: Hardware, sw: Switches, runs: list[Run]) -
     cold units, each unit's ports in order), and the assemblies are dealt round-robin over the top
     tier — spines ``spine-01``, ``spine-02`` … (2 tiers), cores plane by plane ``core-p1-01``,
     ``core-p1-02`` …, ``core-p2-01`` … (3 tiers) — one rotation across all units, skipping a switch
-    whose free ports are full (a busier spine of a near-balanced tier fills first), so the switches
+    whose free ports are full (a near-balanced spine tier's busier spines have fewer), so the switches
     carry the same number of unit assemblies, give or take one, until one is full. On a switch they take the top
     ports, counting down a whole assembly at a time (the top cage first), so the low ports stay
     free for the leaves (pods) the switch already reaches and those added later (growth). An
