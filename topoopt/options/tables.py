@@ -151,13 +151,6 @@ class FabricOption:
         return f"3 tiers of {self.switch.id} ({self.down} down / {self.up} up per leaf)"
 
 
-def pair_links(up: int, spines: int) -> list[tuple[int, int]]:
-    """``(pairs per leaf, links per pair)`` of a leaf's ``up`` uplinks near-balanced over
-    ``spines`` spines: ``up mod S`` pairs of ``ceil(u/S)`` links and the rest of ``floor(u/S)``."""
-    low, extra = divmod(up, spines)
-    return [(n, links) for n, links in ((spines - extra, low), (extra, low + 1)) if n]
-
-
 @dataclass(frozen=True)
 class PartOption:
     index: int
