@@ -15,7 +15,7 @@ from ortools.sat.python import cp_model
 
 from topoopt.families import FAMILIES
 from topoopt.options.problem import Problem
-from topoopt.options.tables import MAX_NODES, NEAR_BALANCED, RAILS_PER_LEAF, Options
+from topoopt.options.tables import MAX_NODES, RAILS_PER_LEAF, Options
 
 COUNT_MAX = 50_000_000
 MONEY_MAX = 10**15
@@ -201,10 +201,6 @@ class DesignModel:
                 lits.setdefault(key(rep), []).append(lit)
             self._two_tier_values[name] = {v: self.any_of(ls, f"{name}_{i}") for i, (v, ls) in enumerate(lits.items())}
         return self._two_tier_values[name]
-
-    def spines_of(self, spines: int):
-        """The spine count of a 2-tier shape: its own, or the model's for a near-balanced one."""
-        return spines if spines != NEAR_BALANCED else self.vars.spines_2_tier
 
     def int_var(self, upper: int, name: str, lower: int = 0):
         return self.model.new_int_var(lower, upper, name)

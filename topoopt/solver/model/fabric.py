@@ -49,21 +49,19 @@ def spine_ports_cover_uplinks(dm: DesignModel) -> None:
     ``floor`` or ``ceil`` of ``leaves·u / S``; for the provisioned nodes' leaves too).
     3 tiers: pods = ceil(leaves / P)."""
     v, m = dm.vars, dm.model
-    for ((spines, up), radix), lits in dm.two_tier_groups(lambda f: (f.spines, f.up), lambda f: f.radix,
-                                                          "leaf_spine_ports"):
-        dm.add("spine_ports_cover_uplinks", m.add(v.leaves * up <= dm.spines_of(spines) * radix), *lits)
+    for (up, radix), lits in dm.two_tier_groups(lambda f: f.up, lambda f: f.radix, "leaf_spine_ports"):
+        dm.add("spine_ports_cover_uplinks", m.add(v.leaves * up <= v.spines_2_tier * radix), *lits)
     for p, lit in dm.fabric_groups(lambda f: f.leaves_per_pod if f.tiers == 3 else None, "pod_leaves"):
         dm.add("spine_ports_cover_uplinks", m.add(p * v.pods >= v.leaves), lit)
         dm.add("spine_ports_cover_uplinks", m.add(p * v.pods <= v.leaves + p - 1), lit)
     if dm.problem.instance.site.provision_fabric_for_nodes is None:
         return
-    groups = dm.two_tier_groups(lambda f: (f.spines, f.up), lambda f: f.radix, "growth_spines")
-    for (spines, up, radix), lits, grown, conditions in growth_leaves(
-            dm, [((s + (b,), leaf_room(s[1], b)), lits) for (s, b), lits in groups]):
+    groups = dm.two_tier_groups(lambda f: f.up, lambda f: f.radix, "growth_spines")
+    for (up, radix), lits, grown, conditions in growth_leaves(
+            dm, [(((u, b), leaf_room(u, b)), lits) for (u, b), lits in groups]):
         # The storage leaves built now and the node leaves of the provisioned nodes share the spines.
         dm.add("spine_ports_cover_uplinks",
-               m.add(up * dm.net.compute_storage_leaves <= dm.spines_of(spines) * radix - up * grown),
-               *lits, *conditions)
+               m.add(up * dm.net.compute_storage_leaves <= v.spines_2_tier * radix - up * grown), *lits, *conditions)
 
 
 def core_ports_cover_uplinks(dm: DesignModel) -> None:
