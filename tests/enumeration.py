@@ -84,7 +84,7 @@ class NodeChoice:
 @dataclass(frozen=True)
 class FabricChoice:
     """Tiers 0 (one node, no switch), 1, 2 or 3 and the switch; ``rails_per_leaf`` ``g``; for 2 tiers
-    ``S`` spines × ``L`` links per leaf-spine pair (``up = S·L``), for 3 tiers the leaf split
+    ``up`` uplinks over ``S`` spines (``L = floor(up/S)`` or one more links per pair), for 3 tiers the leaf split
     ``(split_down, up)``, ``m`` links per leaf-spine pair and cores per plane. A choice from
     :func:`fabric_choices` is a template; :func:`layouts` sets, per node count, the leaves per rail
     group ``x`` and the fullest leaf's down-ports in use ``down``."""
@@ -187,7 +187,8 @@ def node_choices(catalog) -> list[NodeChoice]:
 def fabric_choices(node: NodeChoice, switches: list[Switch]) -> list[FabricChoice]:
     """No fabric, and every 1-, 2- and 3-tier folded Clos of every compute switch that speaks the
     node's protocol at its speed, for every rail group size ``g ∈ {1, 2, 4, 8}`` dividing the rails:
-    1 tier one switch per group; 2 tiers every ``(S, L)`` with ``S·L ≤ floor(k/2)``; 3 tiers every
+    1 tier one switch per group; 2 tiers every ``u ≤ floor(k/2)`` over ``S`` spines dividing it or
+    ``u/2 < S < u``; 3 tiers every
     ratio split, ``m ∈ {1, 2}`` dividing ``u`` and ``C`` dividing ``u2``."""
     found = [FabricChoice(tiers=0)]
     gbps, protocol = node.interconnect.gbps, "ib" if node.interconnect.protocol == "ib" else "ethernet"
@@ -198,8 +199,10 @@ def fabric_choices(node: NodeChoice, switches: list[Switch]) -> list[FabricChoic
             continue
         for g in groups:
             found.append(FabricChoice(1, switch, k, rails_per_leaf=g))
-            found += [FabricChoice(2, switch, k, rails_per_leaf=g, up=s * links, spines=s, links_per_leaf_spine=links)
-                      for s in range(1, k // 2 + 1) for links in range(1, k // 2 // s + 1)]
+            # 2 tiers: u uplinks over S spines, evenly (S divides u) or near-balanced (u/2 < S < u,
+            # every pair 1 or 2 links).
+            found += [FabricChoice(2, switch, k, rails_per_leaf=g, up=u, spines=s, links_per_leaf_spine=u // s)
+                      for u in range(1, k // 2 + 1) for s in range(1, u + 1) if u % s == 0 or 2 * s > u]
             spine_up = k - k // 2
             for ratio in derive.OVERSUBSCRIPTION_RATIOS:
                 d, u = derive.leaf_split(k, ratio)
@@ -283,7 +286,8 @@ def shares_cages(part: LinkPart, link_class: str, fabric: FabricChoice) -> bool:
         return False
     spine_core = (fabric.radix - fabric.radix // 2) // fabric.cores_per_plane if fabric.cores_per_plane else 0
     per_pair = fabric.links_per_leaf_spine if link_class == "leaf-spine" else spine_core
-    return per_pair % together != 0 if per_pair else False
+    uneven = link_class == "leaf-spine" and fabric.tiers == 2 and fabric.up % fabric.spines
+    return any(links % together for links in (per_pair, per_pair + 1)[:2 if uneven else 1]) if per_pair else False
 
 
 def part_fits(part: LinkPart, link_class: str, node: NodeChoice, switch: Switch, gbps: int) -> bool:
@@ -506,7 +510,8 @@ class Enumerator:
                     continue
                 switch = fabric.switch
                 used = derive.LINK_CLASSES[:max(fabric.tiers, 1)] if fabric.tiers else ()
-                key = (switch.id if switch else None, fabric.tiers, fabric.links_per_leaf_spine, fabric.cores_per_plane)
+                key = (switch.id if switch else None, fabric.tiers, fabric.links_per_leaf_spine, fabric.cores_per_plane,
+                       fabric.tiers == 2 and fabric.up % fabric.spines != 0)
                 if key not in part_cache:
                     part_cache[key] = {cls: [p for p in all_parts if part_fits(p, cls, node, switch, gbps)
                                              and not shares_cages(p, cls, fabric)

@@ -476,7 +476,22 @@ def converged_on_spines_16_dgx() -> Design:
                   converged=True)
 
 
-WIDENED = [two_tier_16_dgx, two_tier_4_rails_per_leaf, rail_only_16_dgx, converged_on_spines_16_dgx]
+def near_balanced_16_dgx() -> Design:
+    """16 × dgx-h100, rail-optimized, 8 leaves of 16 down / 16 up over 10 spines, which 16 does not
+    divide: near-balanced, every leaf 2 links to 6 spines and 1 to 4 (x·(u − S + 1) = 7 ≤ 16).
+    The 128 leaf–spine links are dealt round-robin: 128 = 10 × 12 + 8, so 8 spines carry 13 links
+    (7 twin-port cages) and 2 carry 12 (6 cages): 8 × 7 + 2 × 6 = 68 spine cages against 8 leaves ×
+    8 = 64 leaf cages, so 68 twin kits of one cage per end (not 128 / 2 = 64)."""
+    fabric = _shape(tiers=2, leaves=8, spines=10, leaf_down_ports=16, leaf_up_ports=16, links_per_leaf_spine=1,
+                    spines_per_pod=10, leaves_per_pod=8, rail_optimized=True, leaves_per_rail=1, rails_per_leaf=1)
+    return _dgx16(fabric, [SwitchGroup(tier="leaf", model="qm9700", count=8, ports_used=128 + 128),
+                           SwitchGroup(tier="spine", model="qm9700", count=10, ports_used=128)],
+                  [_links("node-leaf", 128, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400),
+                   _links("leaf-spine", 128, "ndr-dr4-twin-kit-500m", 2, 52, 400, assemblies=68)])
+
+
+WIDENED = [two_tier_16_dgx, two_tier_4_rails_per_leaf, rail_only_16_dgx, converged_on_spines_16_dgx,
+           near_balanced_16_dgx]
 """The designs of the widened fabric space (rail groups, rail-only, sized uplinks, storage on top)."""
 
 

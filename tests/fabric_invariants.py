@@ -187,7 +187,8 @@ def _pairs(graph: nx.MultiGraph, classes: tuple[str, ...]) -> Counter:
 
 def check_uplinks(design: Design, graph: nx.MultiGraph) -> None:
     """Every compute leaf (those carrying storage units too) reaches every spine of its pod (and
-    none other) with links_per_leaf_spine links; spine j of every pod reaches every core of plane j
+    none other) with links_per_leaf_spine links (2 tiers: u mod S of them one more, every spine
+    within one link of the others); spine j of every pod reaches every core of plane j
     with links_per_spine_core links; every storage leaf reaches every storage spine with
     (k/2) / spines links; every management leaf reaches both switches of one aggregation pair."""
     nodes = graph.nodes
@@ -199,9 +200,15 @@ def check_uplinks(design: Design, graph: nx.MultiGraph) -> None:
         for leaf in of_role("leaf"):
             pod_spines = [s for s in spines if fs.tiers == 2 or nodes[s]["pod"] == nodes[leaf]["pod"]]
             assert len(pod_spines) == (fs.spines if fs.tiers == 2 else fs.spines_per_pod)
-            for spine in pod_spines:
-                assert pairs[(leaf, spine)] == fs.links_per_leaf_spine
+            # Near-balanced 2 tiers: u mod S pairs carry one link more.
+            extra = fs.leaf_up_ports % fs.spines if fs.tiers == 2 else 0
+            assert sorted(pairs[(leaf, spine)] for spine in pod_spines) == sorted(
+                [fs.links_per_leaf_spine] * (len(pod_spines) - extra) + [fs.links_per_leaf_spine + 1] * extra)
             assert sum(pairs[(leaf, s)] for s in spines) == fs.leaf_up_ports
+        if fs.tiers == 2:
+            # Every spine carries floor or ceil of the leaves' links / S (round-robin).
+            loads = [sum(pairs[(leaf, spine)] for leaf in of_role("leaf")) for spine in spines]
+            assert max(loads) - min(loads) <= 1
         if fs.tiers == 3:
             cores = of_role("core")
             assert len({nodes[c]["plane"] for c in cores}) == fs.spines_per_pod

@@ -338,13 +338,14 @@ MUTATIONS = [
      "fabric.leaves: recorded 7, the rules give 8"),
     # Growth to 33 nodes with 4 spines × 8 links (u = 32, d = 4 in use: 0.125:1): leaves of
     # D = 64 − 32 = 32 down-ports take 32 nodes, so 33 need x_N = 2 leaves per rail group, 16
-    # leaves × 8 links = 128 > 64 ports of a spine. Leaves use 32 + 8 × 32 = 288 ports, spines
+    # leaves × 32 uplinks / 4 spines = 128 > 64 ports of a spine. Leaves use 32 + 8 × 32 = 288 ports, spines
     # 256; twin kits 4 × ceil(8 × 8 / 2) = 128 = 8 × ceil(32 / 2).
     ("spine_ports_cover_uplinks", {"site.provision_fabric_for_nodes": 33},
      {"fabric.provisioned_nodes": 33, "fabric.links_per_leaf_spine": 8, "fabric.leaf_up_ports": 32,
       "oversubscription": 0.125, "switches.0.ports_used": 288, "switches.1.ports_used": 256, "links.1.count": 256,
       "links.1.assemblies": 128},
-     "growth to 33 nodes: 8 rail groups × 2 leaves = 16 leaves × 8 links = 128 ports per spine > 64"),
+     "growth to 33 nodes: 8 rail groups × 2 leaves = 16 leaves: ceil(16 × 32 uplinks / 4 spines) = 128 ports per "
+     "spine > 64"),
     # 1 core per plane: 4 links per spine-core pair, a core would need 4 pods × 4 = 16 > 8 ports.
     # Network rack: (16 + 16 + 4) × 368 W = 13,248 W. Management ports 96 − 4 × 2 = 88: 2 leaves
     # and 2 aggregation switches (4 uplinks).
@@ -459,10 +460,11 @@ RECORD_MUTATIONS = [
     ("core_ports_cover_uplinks", {"switches": [*BASE_DESIGN["switches"], {"tier": "core", "model": "qm9700", "count": 2,
                                                                           "ports_used": 0}]},
      "core switches (qm9700): 2 recorded, 0 needed"),
-    ("uplinks_balanced", {"fabric.leaf_up_ports": 5},
-     "fabric.leaf_up_ports: recorded 5, the rules give 4 (4 spines × 1 links per leaf-spine pair)"),
+    ("uplinks_balanced", {"fabric.links_per_leaf_spine": 2},
+     "fabric.links_per_leaf_spine: recorded 2, the rules give 1 (floor(4 uplinks / 4 spines), the fewest links of a "
+     "pair)"),
     ("oversubscription_within_limit", {"oversubscription": 2.0}, "oversubscription 2 ≠ 4 down-ports in use / 4 up = 1"),
-    ("port_form_factor_match", {"links.1.assemblies": 15}, "15 assemblies recorded; max(ceil(4 spines × ceil(8 leaves × 1 / 2) cages / 1), "
+    ("port_form_factor_match", {"links.1.assemblies": 15}, "15 assemblies recorded; max(ceil(4 spines × ceil(8 links / 2) cages / 1), "
                                                         "ceil(8 leaves × ceil(4 uplinks / 2) cages / 1)) (kits by cages filled) = 16"),
     ("cable_reach", {"links.1.length_m": 30.0}, "length 30 m recorded, the site gives 52 m"),
     ("link_speed", {"links.1.gbps": 200}, "recorded at 200 Gb/s ≠ link speed 400 Gb/s"),

@@ -106,12 +106,31 @@ SUPERPOD_128 = dgx(128, {
     "spines_per_pod": 16, "leaves_per_pod": 32, "rail_optimized": True, "leaves_per_rail": 4, "rails_per_leaf": 1,
 }, leaf_used=2048, spine_used=1024, leaf_spine=(1024, 512))
 
+# 160 nodes (5 scalable units) near-balanced: 5 leaves per rail, 40 leaves of 32 down / 32 up;
+# 1,280 leaf-spine links over 20 spines (20 does not divide 32): every leaf 2 links to 12 spines
+# and 1 to 8, every spine 1,280 / 20 = 64 links (full). R1: 5 × (32 − 20 + 1) = 65 ≤ 160. Leaves
+# use 1,280 + 1,280 = 2,560 ports; kits 20 × ceil(64 / 2) = 640 = 40 × ceil(32 / 2).
+NEAR_BALANCED_160 = dgx(160, {
+    "tiers": 2, "leaves": 40, "spines": 20, "leaf_down_ports": 32, "leaf_up_ports": 32, "links_per_leaf_spine": 1,
+    "spines_per_pod": 20, "leaves_per_pod": 40, "rail_optimized": True, "leaves_per_rail": 5, "rails_per_leaf": 1,
+}, leaf_used=2560, spine_used=1280, leaf_spine=(1280, 640))
+
+# 16 nodes, 8 leaves of 16 down / 16 up over 10 spines: every leaf 2 links to 6 spines and 1 to 4
+# (R1: 1 × (16 − 10 + 1) = 7 ≤ 16). 128 = 10 × 12 + 8 links dealt round-robin: 8 spines carry 13
+# (7 twin cages), 2 carry 12 (6): 68 spine cages > 8 leaves × 8 = 64 leaf cages, so 68 kits.
+SIXTEEN_NEAR_BALANCED = dgx(16, {
+    "tiers": 2, "leaves": 8, "spines": 10, "leaf_down_ports": 16, "leaf_up_ports": 16, "links_per_leaf_spine": 1,
+    "spines_per_pod": 10, "leaves_per_pod": 8, "rail_optimized": True, "leaves_per_rail": 1, "rails_per_leaf": 1,
+}, leaf_used=256, spine_used=128, leaf_spine=(128, 68))
+
 ACCEPTED = {
     "16-dgx-non-blocking": (SIXTEEN_NON_BLOCKING, {}),
     "16-dgx-rail-only-4-rails-per-switch": (SIXTEEN_RAIL_ONLY, {"constraints.allow_rail_only": True}),
     "16-dgx-4-rails-per-leaf-non-blocking": (SIXTEEN_MULTI_RAIL, {}),
     "16-dgx-4-rails-per-leaf-2-to-1": (SIXTEEN_MULTI_RAIL_2_TO_1, {"constraints.max_oversubscription": 2.0}),
     "128-dgx-superpod": (SUPERPOD_128, {"budget.max": 1e9}),
+    "160-dgx-near-balanced": (NEAR_BALANCED_160, {"budget.max": 1e9}),
+    "16-dgx-near-balanced": (SIXTEEN_NEAR_BALANCED, {}),
 }
 
 
@@ -172,12 +191,22 @@ TAMPERED = {
         "leaf_ports_cover_endpoints: fabric.leaves_per_rail: 17 leaves per rail group > 16 nodes: a leaf would carry "
         "no node"),
     "uplinks-not-spines-times-links": (
+        # 20 uplinks over 2 spines are 10 per pair, not the recorded 8.
         SIXTEEN_NON_BLOCKING, {}, {"fabric.leaf_up_ports": 20},
-        "uplinks_balanced: fabric.leaf_up_ports: recorded 20, the rules give 16 (2 spines × 8 links per leaf-spine "
-        "pair)"),
+        "uplinks_balanced: fabric.links_per_leaf_spine: recorded 8, the rules give 10 (floor(20 uplinks / 2 "
+        "spines), the fewest links of a pair)"),
+    "uplinks-uneven-beyond-two-per-pair": (
+        # 17 uplinks over 2 spines: 8 and 9 links per pair; uneven pairs take 1 or 2 links only.
+        SIXTEEN_NON_BLOCKING, {}, {"fabric.leaf_up_ports": 17},
+        "uplinks_balanced: leaf-spine links: 17 uplinks per leaf do not divide over 2 spines: uneven pairs only "
+        "with 1 or 2 links each (17/2 < spines < 17)"),
+    "leaf-missing-a-spine": (
+        # 16 uplinks per leaf cannot reach each of 17 spines.
+        SIXTEEN_NON_BLOCKING, {}, {"fabric.spines": 17, "fabric.spines_per_pod": 17, "fabric.links_per_leaf_spine": 0},
+        "uplinks_balanced: leaf-spine links: 17 spines > 16 uplinks per leaf: a leaf would miss a spine"),
     "uplinks-beyond-half-the-ports": (
         SIXTEEN_MULTI_RAIL, {}, {"fabric.links_per_leaf_spine": 17, "fabric.leaf_up_ports": 34},
-        "uplinks_balanced: leaf-spine links: 2 spines × 17 links = 34 uplinks per leaf > floor(64/2) = 32"),
+        "uplinks_balanced: leaf-spine links: 34 uplinks per leaf > floor(64/2) = 32"),
     "multi-rail-leaf-overfull": (
         # 1 leaf per group of 4 rails: d = 4 × 16 = 64, + 32 up > 64.
         SIXTEEN_MULTI_RAIL, {}, {"fabric.leaves_per_rail": 1, "fabric.leaves": 2, "fabric.leaf_down_ports": 64},
@@ -194,10 +223,22 @@ TAMPERED = {
          "oversubscription": 8.0},
         "oversubscription_within_limit: leaf split: 32 down-ports in use / 4 up: class ceil(8) = 8; the performance "
         "model knows 1, 2 and 3"),
+    "near-balanced-kits-counted-as-even": (
+        # 128 links / 2 = 64 kits ignores the part-filled cages of the 13-link spines.
+        SIXTEEN_NEAR_BALANCED, {}, {"links.1.assemblies": 64},
+        "port_form_factor_match: leaf-spine links (ndr-dr4-twin-kit-500m): 64 assemblies recorded; max(ceil(2 spines "
+        "× ceil(12 links / 2) + 8 spines × ceil(13 links / 2) cages / 1), ceil(8 leaves × ceil(16 uplinks / 2) cages "
+        "/ 1)) (kits by cages filled) = 68"),
+    "near-balanced-spines-overfull": (
+        # 19 spines for 1,280 links: ceil(1,280 / 19) = 68 ports on the busiest > 64.
+        NEAR_BALANCED_160, {"budget.max": 1e9}, {"fabric.spines": 19, "fabric.spines_per_pod": 19},
+        "spine_ports_cover_uplinks: spine switches (qm9700): ceil(40 leaves × 32 uplinks / 19 spines) = 68 ports in "
+        "use per spine > 64"),
     "2-tier-spine-overfull": (
         # 2 spines × 16 links for the 8 leaves of one rail per leaf: 8 × 16 = 128 ports per spine.
         SIXTEEN_NON_BLOCKING, {}, {"fabric.links_per_leaf_spine": 16, "fabric.leaf_up_ports": 32},
-        "spine_ports_cover_uplinks: spine switches (qm9700): 8 leaves × 16 links = 128 ports in use per spine > 64"),
+        "spine_ports_cover_uplinks: spine switches (qm9700): ceil(8 leaves × 32 uplinks / 2 spines) = 128 ports in "
+        "use per spine > 64"),
 }
 
 

@@ -188,3 +188,32 @@ def test_converged_storage_on_sixteen_nodes_adds_no_spine():
     result = solved(16, storage_network="converged")
     assert sum(switches(result).values()) <= 10
     assert_uplinks_sized(result)
+
+
+# -- near-balanced spine tiers ---------------------------------------------------------------------
+
+def test_converged_storage_on_128_dgx_takes_one_spine_not_a_spine_tier():
+    """128 DGX H100 (4 SU) converged: the nodes need the RA's 32 leaves × 32 uplinks = 1,024 links,
+    which fill 16 spines of 64 ports exactly. The storage units' ports then need one spine more:
+    17 spines hold 17 × 64 = 1,088 ports, 64 free for the units; 32 uplinks do not divide over 17
+    spines, so every leaf reaches 15 spines with 2 links and 2 with 1 (2·15 + 2 = 32), and the
+    spines carry 60 or 61 leaf links (1,024 = 17 × 60 + 4). 32 + 17 = 49 ≤ 50 compute switches,
+    where the even shapes need 32 spines (32 × 1 link): 64."""
+    result = solved(128, storage_network="converged")
+    f, sn = result.design.fabric, result.design.storage_network
+    assert sum(switches(result).values()) <= 50
+    assert (f.leaves - sn.compute_storage_leaves, f.leaf_up_ports) == (32, 32)
+    assert f.leaves * f.leaf_up_ports + (sn.unit_ports if sn.converged_attach == "top" else 0) <= f.spines * 64
+    assert_uplinks_sized(result)
+
+
+def test_near_balanced_spines_between_scalable_units():
+    """160 DGX H100 (5 SU, dedicated storage): 40 leaves × 32 uplinks = 1,280 links need
+    ceil(1,280 / 64) = 20 spines. 32 uplinks over 20 spines: 12 pairs of 2 links and 8 of 1 per
+    leaf, every spine 1,280 / 20 = 64 links. The even shapes (20 does not divide 32) would take
+    32 spines of 1 link (40 ports each)."""
+    result = solved(160)
+    f = result.design.fabric
+    assert (f.tiers, f.leaves, f.spines, f.leaf_up_ports, f.links_per_leaf_spine) == (2, 40, 20, 32, 1)
+    assert links(result, "leaf-spine") == 1_280
+    assert_uplinks_sized(result)

@@ -80,8 +80,9 @@ CASES: dict[str, tuple[str, dict]] = {
                                       {**ONLY_SW8, "constraints.pins.nodes": 12}),
     "rail_only_allowed": ("2 nodes × 8 rails on 8-port switches need 2 tiers; 2 rail-only switches are cheaper",
                           {**ONLY_SW8, "constraints.pins.nodes": 2, "constraints.pins.nics_per_node": 8}),
-    "uplinks_balanced": ("spines are bought to balance the uplinks; none is cheaper",
-                         {**ONLY_SW8, "constraints.pins.nodes": 9}),
+    "uplinks_balanced": ("5 nodes on 2 tiers: spines bought to reach every leaf's uplinks (even, or 1–2 links "
+                         "per pair) and R1; fewer are cheaper",
+                         {**ONLY_SW8, "constraints.pins.nodes": 5, "constraints.pins.tiers": 2}),
     "uplinks_balanced/3 tiers": ("spines and cores per pod; none is cheaper",
                                  {**ONLY_SW8, "constraints.pins.nodes": 40, "constraints.pins.tiers": 3}),
     "port_form_factor_match": (

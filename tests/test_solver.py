@@ -71,6 +71,13 @@ DIFF_CASES = {
     "12 nodes, 8-port switch": {"constraints.pins.nodes": 12, "goal.deadline_days": None, **ONLY_SW8},
     "30 nodes, 8-port switch, 3:1": {"constraints.pins.nodes": 30, "goal.deadline_days": None,
                                      "constraints.max_oversubscription": 3, **ONLY_SW8},
+    # 5 leaves × 4 uplinks = 20 links need 3 spines of 8 ports, which 4 uplinks do not divide:
+    # near-balanced, every leaf 1 or 2 links per spine (the even shapes take 4 spines).
+    "20 nodes, 8-port switch, near-balanced spines": {"constraints.pins.nodes": 20, "goal.deadline_days": None,
+                                                     "budget.max": 10_000_000, **ONLY_SW8},
+    "20 nodes converged, 8-port switch": {**WITH_IB_UNITS, "constraints.pins.storage_network": "converged",
+                                          "constraints.pins.nodes": 20, "goal.deadline_days": None,
+                                          "budget.max": 10_000_000, **ONLY_SW8},
     "40 nodes, 8-port switch": {"constraints.pins.nodes": 40, "goal.deadline_days": None, "budget.max": 10_000_000,
                                 **ONLY_SW8},
     "64 nodes, 2 rails, 8-port switch": {"constraints.pins.nodes": 64, "constraints.pins.nics_per_node": 2,

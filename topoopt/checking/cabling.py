@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from topoopt.checking import networks
 from topoopt.checking.context import CheckContext
-from topoopt.checking.derive import assemblies_needed
+from topoopt.checking.derive import assemblies_needed, pair_links
 from topoopt.checking.node import class_gbps
 from topoopt.checking.text import close, num
 from topoopt.models.catalog import LinkPart, Switch
@@ -108,6 +108,16 @@ def _links_per_switch_pair(ctx: CheckContext, link_class: str) -> int | None:
     return f.links_per_spine_core if c.links_per_spine_core is None else c.links_per_spine_core
 
 
+def _links_per_pair(ctx: CheckContext, link_class: str) -> list[int]:
+    """The link counts of the class's switch pairs: 2 tiers ``floor(u/S)`` and, when the uplinks
+    do not divide evenly, ``ceil(u/S)`` (``derive.pair_links``); else the one per-pair count."""
+    c = ctx.counts
+    if link_class == "leaf-spine" and c is not None and c.tiers == 2 and c.spines >= 1:
+        return [links for _, links in pair_links(c.up, c.spines)]
+    per_pair = _links_per_switch_pair(ctx, link_class)
+    return [per_pair] if per_pair else []
+
+
 def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
     """End *a* fits the upper switch's cage and carries all of its logical ports (``links / a_ends =
     ports_per_cage[g]``); end *b* likewise fits the node cage (node–leaf), the storage NIC's or
@@ -143,12 +153,13 @@ def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
                 out.append(Violation(family=family, item=item, detail=(
                     f"a {part.media} node end carries {per_end} links, which cannot be split over the switches of "
                     f"a rail-only fabric of {ctx.design.fabric.rails_per_leaf} rail(s) per switch")))
-        per_pair = _links_per_switch_pair(ctx, group.between)
         together = part.links_together
-        if per_pair and per_pair % together:
+        per_pair = _links_per_pair(ctx, group.between)
+        if any(links % together for links in per_pair):
             carrier = f"a {part.media} cable" if part.one_piece else "a fibre"
             out.append(Violation(family=family, item=item, detail=(
-                f"{carrier} carries {together} links to one far switch, the switches have {per_pair} links per "
+                f"{carrier} carries {together} links to one far switch, the switches have "
+                f"{' or '.join(map(str, per_pair))} links per "
                 f"pair: its cages would be part-filled or shared")))
         needed = _assemblies(ctx, group, part, carried)
         if needed is not None and group.assemblies != needed[0]:

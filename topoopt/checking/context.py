@@ -160,7 +160,7 @@ class CheckContext(NetworksView):
         if f.tiers == 1:
             return k
         if f.tiers == 2:
-            return k - f.spines * f.links_per_leaf_spine
+            return k - f.leaf_up_ports
         if f.tiers == 3:
             return derive.split_down_for_up(k, f.leaf_up_ports)
         return None

@@ -63,6 +63,7 @@ class FabricCounts:
     spine_up_ports: int
     cores: int
     links_per_leaf_spine: int | None
+    """2 tiers: ``floor(u/S)``, the fewest links of a leaf–spine pair; 3 tiers: ``m``."""
     links_per_spine_core: int | None
     node_leaf_links: int
     leaf_spine_links: int
@@ -82,13 +83,14 @@ class FabricCounts:
     down: int = 0
     """``d``: down-ports in use on the fullest compute leaf, ``g·ceil(n/x)`` (1 tier: ``g·n``)."""
     up: int = 0
-    """``u``: uplinks per leaf (``S·L`` in 2 tiers, the split's in 3 tiers)."""
+    """``u``: uplinks per leaf (a choice in 2 tiers, the split's in 3 tiers)."""
     top_unit_ports: int = 0
     """Storage-unit ports on the top tier (converged, ``top``): spines in 2 tiers, cores in 3."""
     top_ports: int = 0
     """Ports of the whole top tier: ``S·k`` (2 tiers) or ``cores·k`` (3 tiers)."""
     top_ports_used: int = 0
     """Ports in use on the whole top tier, storage units included."""
+    tiers: int = 0
 
 
 THREE_TIER_LINKS_PER_PAIR = (1, 2)
@@ -104,8 +106,9 @@ def fabric_counts(
 
     The free choices: ``rails_per_leaf`` ``g`` (rail groups ``r/g``; rounded-up groups when ``g``
     does not divide ``r``, which ``leaf_ports_cover_endpoints`` reports), ``leaves_per_rail`` ``x``
-    (leaves per rail group, 2 and 3 tiers), ``up`` ``u`` (3 tiers: the split's; 2 tiers it is
-    ``S·L``), ``spines_2tier`` ``S`` and ``links_per_leaf_spine`` (``L`` in 2 tiers, ``m`` in 3),
+    (leaves per rail group, 2 and 3 tiers), ``up`` ``u`` (3 tiers: the split's), ``spines_2tier``
+    ``S`` (2 tiers: a leaf–spine pair has ``floor(u/S)`` or ``ceil(u/S)`` links, :func:`pair_links`),
+    ``links_per_leaf_spine`` (``m``, 3 tiers),
     ``cores_per_plane`` ``C`` (3 tiers). When ``C`` does not divide the spine uplinks the per-pair
     link count is None (rule ``uplinks_balanced``) and the per-switch loads use rounded-up counts.
 
@@ -140,8 +143,8 @@ def fabric_counts(
     x = max(leaves_per_rail, 1)
     down = g * ceil_div(nodes, x)
     if tiers == 2:
-        spines, per_pair = spines_2tier, max(links_per_leaf_spine, 0)
-        up = spines * per_pair
+        spines = spines_2tier
+        per_pair = up // spines if spines >= 1 else 0
     else:
         per_pair = max(links_per_leaf_spine, 1)
     top = attach == "top"
@@ -152,7 +155,7 @@ def fabric_counts(
     leaf_unit_ports, top_unit_ports = (0, storage_ports) if top else (storage_ports, 0)
     leaf_spine_links = leaves * up
     leaf_ports_used = endpoints + leaf_unit_ports + leaf_spine_links
-    common = dict(endpoints=endpoints, leaves=leaves, leaves_per_rail=x, node_leaf_links=endpoints,
+    common = dict(tiers=tiers, endpoints=endpoints, leaves=leaves, leaves_per_rail=x, node_leaf_links=endpoints,
                   leaf_spine_links=leaf_spine_links, leaf_ports_used=leaf_ports_used, ports_per_leaf=down + up,
                   storage_leaves=storage_leaves, rail_groups=groups, compute_leaves=compute_leaves, down=down, up=up,
                   top_unit_ports=top_unit_ports)
@@ -161,7 +164,8 @@ def fabric_counts(
         return FabricCounts(
             pods=1, leaves_per_pod=leaves, spines=spines, spines_per_pod=spines, spine_up_ports=0, cores=0,
             links_per_leaf_spine=per_pair, links_per_spine_core=0, spine_core_links=0, spine_ports_used=spine_used,
-            core_ports_used=0, ports_per_spine=leaves * per_pair, ports_per_core=0, top_ports=spines * radix,
+            core_ports_used=0, ports_per_spine=ceil_div(leaf_spine_links, max(spines, 1)), ports_per_core=0,
+            top_ports=spines * radix,
             top_ports_used=spine_used, **common,
         )
     # 3 tiers: a spine has floor(k/2) down-ports and u2 = k − floor(k/2) up-ports. With m links per
@@ -188,6 +192,19 @@ def fabric_counts(
     )
 
 
+def pair_links(up: int, spines: int) -> list[tuple[int, int]]:
+    """``(pairs, links per pair)`` of one leaf's ``up`` uplinks near-balanced over ``spines``
+    spines (2 tiers): ``u mod S`` pairs of ``ceil(u/S)`` links, the rest of ``floor(u/S)``."""
+    low, extra = divmod(up, spines)
+    return [(n, links) for n, links in ((spines - extra, low), (extra, low + 1)) if n]
+
+
+def spine_loads(leaves: int, up: int, spines: int) -> list[tuple[int, int]]:
+    """``(spines, links)`` of a 2-tier spine tier taking ``T = leaves·u`` links dealt round-robin:
+    ``T mod S`` spines carry ``ceil(T/S)``, the rest ``floor(T/S)``."""
+    return pair_links(leaves * up, spines)
+
+
 def assemblies_needed(
     link_class: str, part: LinkPart, ports_per_cage: int, nodes: int, rails: int, counts: FabricCounts,
     links_per_leaf_spine: int, cores_per_plane: int, links_per_spine_core: int, rails_per_leaf: int = 1,
@@ -198,12 +215,15 @@ def assemblies_needed(
     the rails a leaf carries: an assembly takes ``h`` rails of ``q/h`` nodes, and each rail group's
     nodes are split over its leaves in whole assemblies (``rails · ceil(n / q)`` for ``g = 1``). Leaf–spine and spine–core (``m``/``m2`` links per pair):
 
-    * a one-piece cable (DAC, ACC, AOC) joins one pair of switches, so ``pairs · ceil(m / q)``;
+    * a one-piece cable (DAC, ACC, AOC) joins one pair of switches, so ``pairs · ceil(m / q)``
+      (2 tiers: per leaf, its ``u mod S`` pairs of ``ceil(u/S)`` links and the rest of
+      ``floor(u/S)``, :func:`pair_links`);
     * a transceiver kit's module ports are cabled one by one (one module's ports may reach
       different switches), so kits follow the cages the class fills: every switch fills
       ``ceil(its links of the class / ports_per_cage)`` cages, ``A`` on the upper tier and ``B``
       on the lower one, and a kit brings ``a_ends`` upper and ``b_ends`` lower modules:
-      ``max(ceil(A / a_ends), ceil(B / b_ends))``.
+      ``max(ceil(A / a_ends), ceil(B / b_ends))`` (2 tiers: the spines carry ``floor`` or ``ceil``
+      of ``leaves·u / S``, :func:`spine_loads`).
     """
     q = part.links
     if link_class == "node-leaf":
@@ -219,10 +239,21 @@ def assemblies_needed(
     else:
         m, pairs = links_per_spine_core, c.spines * cores_per_plane
         pair_text = f"{c.spines:,} spines × {cores_per_plane} cores"
+    near_balanced = link_class == "leaf-spine" and c.tiers == 2 and c.spines >= 1
+    if part.one_piece and near_balanced:
+        per_leaf = pair_links(c.up, c.spines)
+        return (c.leaves * sum(n * ceil_div(links, q) for n, links in per_leaf),
+                f"{c.leaves:,} leaves × ({' + '.join(f'{n} pairs × ceil({links} links / {q})' for n, links in per_leaf)})")
     if part.one_piece:
         return pairs * ceil_div(m, q), f"{pair_text} × ceil({m} links / {q} per assembly)"
     ppc = max(ports_per_cage, 1)
-    if link_class == "leaf-spine":
+    if near_balanced:
+        loads = spine_loads(c.leaves, c.up, c.spines)
+        upper = sum(n * ceil_div(links, ppc) for n, links in loads)
+        lower = c.leaves * ceil_div(c.up, ppc)
+        upper_text = " + ".join(f"{n} spines × ceil({links} links / {ppc})" for n, links in loads)
+        lower_text = f"{c.leaves:,} leaves × ceil({c.up} uplinks / {ppc})"
+    elif link_class == "leaf-spine":
         # Spines above: a full pod's spine carries m links per leaf of the pod; the last pod may
         # hold fewer leaves (2 tiers: one pod of every leaf). Leaves below carry their uplinks.
         last = c.leaves - c.leaves_per_pod * (c.pods - 1)

@@ -1,7 +1,8 @@
 """Fabric rules: rail groups, leaf, spine and core counts and ports, uplinks and oversubscription.
 
 The design's free fabric choices are its tiers, switch, rails per leaf ``g``, leaves per rail group
-``x``, and the uplinks: spines ``S`` and links per leaf-spine pair ``L`` (2 tiers, ``u = S·L``) or
+``x``, and the uplinks: uplinks per leaf ``u`` over ``S ≤ u`` spines (2 tiers, ``floor(u/S)`` or
+``ceil(u/S)`` links per leaf-spine pair) or
 the leaf split's ``u``, links per pair ``m`` and cores per plane ``C`` (3 tiers); with a converged
 storage network, where its units attach. Everything else is recomputed (``derive.fabric_counts``)
 and compared with the record, and every switch's ports in use are compared with its radix ``k``.
@@ -148,8 +149,8 @@ def leaf_ports_cover_endpoints(ctx: CheckContext) -> list[Violation]:
 
 
 def spine_ports_cover_uplinks(ctx: CheckContext) -> list[Violation]:
-    """Spines take every leaf uplink within their ``k`` ports: 2 tiers ``leaves · L ≤ k`` (with
-    growth, also for the ``(r/g)·x_N`` leaves of ``N`` nodes); 3 tiers pods of ``P =
+    """Spines take every leaf uplink within their ``k`` ports: 2 tiers the busiest spine's
+    ``ceil(leaves·u / S) ≤ k`` (with growth, also for the ``(r/g)·x_N`` leaves of ``N`` nodes); 3 tiers pods of ``P =
     floor(k/2)/m`` leaves and ``Q = u/m`` spines, ``pods = ceil(leaves/P)``, a spine using ``P·m``
     down-ports and ``u2 = k − floor(k/2)`` up-ports."""
     family = "spine_ports_cover_uplinks"
@@ -166,15 +167,16 @@ def spine_ports_cover_uplinks(ctx: CheckContext) -> list[Violation]:
     if f.tiers == 2 and f.spines < 1:
         out.append(Violation(family=family, item=f"spine switches ({f.switch})", detail="2 tiers with no spine"))
     if f.tiers >= 2 and c.ports_per_spine > k:
-        how = f"{num(c.leaves)} leaves × {f.links_per_leaf_spine} links = " if f.tiers == 2 else ""
+        how = f"ceil({num(c.leaves)} leaves × {c.up} uplinks / {c.spines} spines) = " if f.tiers == 2 else ""
         out.append(Violation(family=family, item=f"spine switches ({f.switch})",
                              detail=f"{how}{num(c.ports_per_spine)} ports in use per spine > {k}"))
     grown = ctx.growth_counts
     if f.tiers == 2 and grown is not None and grown.ports_per_spine > k:
         out.append(Violation(family=family, item=f"spine switches ({f.switch})", detail=(
             f"growth to {num(ctx.provisioned_nodes)} nodes: {grown.rail_groups} rail groups × "
-            f"{num(grown.leaves_per_rail)} leaves{_plus_storage(grown)} = {num(grown.leaves)} leaves × "
-            f"{f.links_per_leaf_spine} links = {num(grown.ports_per_spine)} ports per spine > {k}")))
+            f"{num(grown.leaves_per_rail)} leaves{_plus_storage(grown)} = {num(grown.leaves)} leaves: ceil("
+            f"{num(grown.leaves)} × {grown.up} uplinks / {grown.spines} spines) = {num(grown.ports_per_spine)} "
+            f"ports per spine > {k}")))
     out += _groups(ctx, family, c.spines, c.spine_ports_used, c.leaf_spine_links)
     return out
 
@@ -264,8 +266,9 @@ def oversubscription_within_limit(ctx: CheckContext) -> list[Violation]:
 
 
 def uplinks_balanced(ctx: CheckContext) -> list[Violation]:
-    """Every leaf reaches every spine of its pod with the same number of links: 2 tiers ``u = S·L``
-    with ``S·L ≤ floor(k/2)``; 3 tiers ``m ∈ {1, 2}`` dividing ``u``; every spine reaches every
+    """Every leaf reaches every spine of its pod: 2 tiers ``u ≤ floor(k/2)`` uplinks over ``S``
+    spines dividing them, or near-balanced over ``u/2 < S < u`` (1 or 2 links per pair; the
+    record's ``links_per_leaf_spine`` is ``floor(u/S)``); 3 tiers ``m ∈ {1, 2}`` dividing ``u``; every spine reaches every
     core of its plane with ``m2 = u2/C`` links (``C`` divides ``u2 = k − floor(k/2)``). No more
     uplinks than the ports in use need, to a whole number of links per spine: ``x·(u − S + 1) ≤
     g·n`` over the compute leaves (``Q`` for ``S`` in 3 tiers), waived with growth. A 2-tier
@@ -275,16 +278,23 @@ def uplinks_balanced(ctx: CheckContext) -> list[Violation]:
     out: list[Violation] = []
     f, c, k = ctx.design.fabric, ctx.counts, ctx.radix
     if f.tiers == 2:
-        s, links = f.spines, f.links_per_leaf_spine
-        if s < 1 and f.leaf_up_ports:
+        s, up = f.spines, f.leaf_up_ports
+        if s < 1 and up:
             out.append(Violation(family=family, item="leaf-spine links",
-                                 detail=f"{f.leaf_up_ports} uplinks per leaf and no spine to spread them over"))
-        if s >= 1 and links < 1:
-            out.append(Violation(family=family, item="leaf-spine links", detail=f"{s} spines and no link per leaf-spine pair"))
-        _field(out, family, "leaf_up_ports", f.leaf_up_ports, s * links, f"{s} spines × {links} links per leaf-spine pair")
-        if k >= 2 and s * links > k // 2:
+                                 detail=f"{up} uplinks per leaf and no spine to spread them over"))
+        if s > up:
             out.append(Violation(family=family, item="leaf-spine links",
-                                 detail=f"{s} spines × {links} links = {s * links} uplinks per leaf > floor({k}/2) = {k // 2}"))
+                                 detail=f"{s} spines > {up} uplinks per leaf: a leaf would miss a spine"))
+        elif s >= 1 and up % s and 2 * s <= up:
+            out.append(Violation(family=family, item="leaf-spine links", detail=(
+                f"{up} uplinks per leaf do not divide over {s} spines: uneven pairs only with 1 or 2 links each "
+                f"({up}/2 < spines < {up})")))
+        if s >= 1:
+            _field(out, family, "links_per_leaf_spine", f.links_per_leaf_spine, up // s,
+                   f"floor({up} uplinks / {s} spines), the fewest links of a pair")
+        if k >= 2 and up > k // 2:
+            out.append(Violation(family=family, item="leaf-spine links",
+                                 detail=f"{up} uplinks per leaf > floor({k}/2) = {k // 2}"))
     m = f.links_per_leaf_spine
     if f.tiers == 3 and (m not in THREE_TIER_LINKS_PER_PAIR or f.leaf_up_ports % m):
         out.append(Violation(family=family, item="leaf-spine links",

@@ -10,6 +10,13 @@ from topoopt.models.performance import UNCALIBRATED_NOTE
 CURRENCY_SIGN = {"CNY": "¥", "USD": "$", "EUR": "€"}
 
 
+
+def links_per_pair(f) -> str:
+    """A 2-tier leaf–spine pair's links: ``"2"``, or ``"1–2"`` when the uplinks are near-balanced
+    (``u mod S`` pairs carry one link more)."""
+    low = f.links_per_leaf_spine
+    return f"{low}–{low + 1}" if f.spines and f.leaf_up_ports % f.spines else f"{low}"
+
 def money(amount: float, currency: str, basis: str) -> str:
     sign = CURRENCY_SIGN.get(currency, currency + " ")
     return f"{sign}{amount:,.0f}" + ("/month" if basis == "monthly_rent" else "")
@@ -43,6 +50,7 @@ def solved_summary(result: SolveResult, name: str) -> str:
     else:
         fabric = (f"{f.tiers} tiers of {f.switch}: {f.leaves:,} leaves ({f.leaf_down_ports} down in use / "
                   f"{f.leaf_up_ports} up, {d.oversubscription:g}:1), {f.spines:,} spines"
+                  + (f" ({links_per_pair(f)} links per leaf–spine pair)" if f.tiers == 2 else "")
                   + (f", {f.cores:,} cores in {f.spines_per_pod} planes, {f.pods} pods" if f.tiers == 3 else "")
                   + (f"; spines sized for {f.provisioned_nodes:,} nodes (growth)" if f.provisioned_nodes
                      else "; sized for the nodes built"))

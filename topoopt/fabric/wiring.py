@@ -23,8 +23,12 @@ fullest leaf and its uplinks, ``k`` the switch radix at the link speed.
 * **Names.** Leaves are ``leaf-r3-07`` (rail 3, 7th leaf of that rail) at ``g = 1`` and
   ``leaf-r5-8-07`` (rails 5–8) at ``1 < g < r``; with one rail group (``g = r``, or one rail) they
   are ``leaf-07``. A rail-only 1-tier switch is leaf 1 of its group (``leaf-r1-4-01``).
-* **Leaf → spine (2 tiers).** Every leaf reaches every spine with ``L = links_per_leaf_spine``
-  links; a leaf has ``u = S·L`` uplinks, whatever ``u`` is (sized to the ports in use, not ``k/2``).
+* **Leaf → spine (2 tiers).** A leaf's ``u`` uplinks (sized to the ports in use, not ``k/2``) are
+  dealt over the ``S ≤ u`` spines: every pair gets ``L = floor(u/S)`` links
+  (``links_per_leaf_spine``) and ``e = u mod S`` pairs one more, leaf *i*'s extra links going to
+  spines ``(i·e + t) mod S``, ``t < e`` — one rotation across the leaves, so every spine carries
+  ``floor`` or ``ceil`` of ``leaves·u / S`` links (:func:`leaf_spine_counts`). A spine's links take
+  its ports in leaf order; a leaf's uplinks go to the spines in spine order.
 * **3 tiers.** Leaves fill pods of ``leaves_per_pod`` in scalable-unit order (all rail groups of a
   scalable unit stay in one pod when they fit), every leaf reaches every spine of its pod with ``m``
   links; spine *j* of every pod reaches every core of plane *j* with ``links_per_spine_core`` links.
@@ -176,15 +180,26 @@ def storage_leaf_ports(design: Design, hw: Hardware) -> int:
     return hw.radix - design.fabric.leaf_up_ports
 
 
-def top_down_ports(design: Design) -> int:
-    """Down-ports in use on every top-tier switch: ``leaves·L`` on a spine (2 tiers), ``pods·m2``
-    on a core (3 tiers)."""
+def leaf_spine_counts(leaf: int, up: int, spines: int) -> list[int]:
+    """2 tiers: the links from leaf number ``leaf`` (0-based, wiring order) to each spine:
+    ``floor(u/S)``, plus one on the ``e = u mod S`` spines ``(leaf·e + t) mod S``, ``t < e``."""
+    low, extra = divmod(up, spines)
+    counts = [low] * spines
+    for t in range(extra):
+        counts[(leaf * extra + t) % spines] += 1
+    return counts
+
+
+def top_down_ports(design: Design) -> list[int]:
+    """Down-ports in use on each top-tier switch: on spine *j* (2 tiers) its leaves' links
+    (:func:`leaf_spine_counts`), ``pods·m2`` on every core (3 tiers)."""
     fs = design.fabric
-    if fs.tiers == 2:
-        return fs.leaves * fs.links_per_leaf_spine
+    if fs.tiers == 2 and fs.spines >= 1:
+        low, extra = divmod(fs.leaves * fs.leaf_up_ports, fs.spines)
+        return [low + (1 if j < extra else 0) for j in range(fs.spines)]
     if fs.tiers == 3:
-        return fs.pods * fs.links_per_spine_core
-    return 0
+        return [fs.pods * fs.links_per_spine_core] * fs.cores
+    return []
 
 
 def check_shape(design: Design, hw: Hardware) -> None:
@@ -248,14 +263,15 @@ def check_shape(design: Design, hw: Hardware) -> None:
             problems.append(f"{extra} storage leaves × {k - u} ports (k − u) < {sn.unit_ports} storage-unit ports")
         if converged_on_top(design):
             top = fs.spines if fs.tiers == 2 else fs.cores
-            if sn.unit_ports + top * top_down_ports(design) > top * k:
+            if sn.unit_ports + sum(top_down_ports(design)) > top * k:
                 problems.append(f"{sn.unit_ports} storage-unit ports do not fit the free ports of {top} "
                                 f"{'spines' if fs.tiers == 2 else 'cores'}")
     if fs.tiers == 2:
-        if fs.spines < 1 or fs.spines * m != u:
-            problems.append(f"{fs.spines} spines × {m} links per leaf-spine pair != {u} leaf uplinks")
-        if fs.leaves * m > k:
-            problems.append(f"{fs.leaves} leaves × {m} links exceed the spine radix {k}")
+        if fs.spines < 1 or fs.spines > u or m != u // fs.spines or (u % fs.spines and 2 * fs.spines <= u):
+            problems.append(f"{u} leaf uplinks over {fs.spines} spines are not {m} links per pair (evenly, or 1–2 "
+                            f"per pair over u/2 < spines < u)")
+        elif fs.leaves * u > fs.spines * k:
+            problems.append(f"{fs.leaves} leaves × {u} uplinks exceed {fs.spines} spines × radix {k}")
         if fs.cores:
             problems.append("a 2-tier fabric has no cores")
     if fs.tiers == 3:
@@ -414,6 +430,9 @@ def _leaf_spine(design: Design, hw: Hardware, sw: Switches) -> LinkBundle:
     out = Assembler(bundle)
     ports = port_names(hw.switch.cages, hw.switch_ports_per_cage)
     m = fs.links_per_leaf_spine
+    if fs.tiers == 2:
+        _two_tier_leaf_spine(design, hw, sw, out, ports)
+        return bundle
     for p, pod_spines in enumerate(sw.spines):
         pod_leaves = [leaf for leaf in sw.leaves if leaf.pod == p + 1]
         bases = [leaf_uplink_base(design, hw, leaf) for leaf in pod_leaves]
@@ -423,6 +442,20 @@ def _leaf_spine(design: Design, hw: Hardware, sw: Switches) -> LinkBundle:
             b_ports = [ports[base + j * m + t] for base in bases for t in range(m)]
             out.add_device(spine.name, ports[:count], b_devices, b_ports, per_pair=bundle.part.one_piece)
     return bundle
+
+
+def _two_tier_leaf_spine(design: Design, hw: Hardware, sw: Switches, out: Assembler, ports: list[str]) -> None:
+    """2 tiers: leaf *i* sends ``leaf_spine_counts(i, u, S)[j]`` links to spine *j*, on its uplink
+    ports in spine order; spine *j* takes them on its lowest ports in leaf order."""
+    fs = design.fabric
+    spines = sw.spines[0]
+    counts = [leaf_spine_counts(i, fs.leaf_up_ports, len(spines)) for i in range(len(sw.leaves))]
+    offsets = [[sum(row[:j]) for j in range(len(spines))] for row in counts]
+    bases = [leaf_uplink_base(design, hw, leaf) for leaf in sw.leaves]
+    for j, spine in enumerate(spines):
+        b_devices = [leaf.name for i, leaf in enumerate(sw.leaves) for _ in range(counts[i][j])]
+        b_ports = [ports[bases[i] + offsets[i][j] + t] for i in range(len(sw.leaves)) for t in range(counts[i][j])]
+        out.add_device(spine.name, ports[:len(b_ports)], b_devices, b_ports, per_pair=out.bundle.part.one_piece)
 
 
 def _spine_core(design: Design, hw: Hardware, sw: Switches) -> LinkBundle:
@@ -452,19 +485,20 @@ def attach_on_top(design: Design, hw: Hardware, sw: Switches, runs: list[Run]) -
     The rule: each unit's ports are cut into assemblies of ``part.links`` ports (hot units, then
     cold units, each unit's ports in order), and the assemblies are dealt round-robin over the top
     tier — spines ``spine-01``, ``spine-02`` … (2 tiers), cores plane by plane ``core-p1-01``,
-    ``core-p1-02`` …, ``core-p2-01`` … (3 tiers) — one rotation across all units, so every switch
-    carries the same number of unit assemblies, give or take one. On a switch they take the top
+    ``core-p1-02`` …, ``core-p2-01`` … (3 tiers) — one rotation across all units, skipping a switch
+    whose free ports are full (a near-balanced spine tier's busier spines have fewer), so the switches
+    carry the same number of unit assemblies, give or take one, until one is full. On a switch they take the top
     ports, counting down a whole assembly at a time (the top cage first), so the low ports stay
     free for the leaves (pods) the switch already reaches and those added later (growth). An
     assembly serves one unit, as the model counts them (``units × ceil(ports / part.links)``).
-    Raises :class:`FabricError` when a switch's unit ports would reach its down-ports in use.
+    Raises :class:`FabricError` when every switch's free ports above its down-ports in use are full.
     """
     top = sw.top
     if not top:
         raise FabricError("converged storage on the top tier needs spines or cores")
     ppc = hw.switch_ports_per_cage
     ports = port_names(hw.switch.cages, ppc)
-    floor = math.ceil(top_down_ports(design) / ppc) * ppc
+    floors = [math.ceil(down / ppc) * ppc for down in top_down_ports(design)]
     next_top = [hw.radix] * len(top)
     turn = 0
     for run in runs:
@@ -477,12 +511,14 @@ def attach_on_top(design: Design, hw: Hardware, sw: Switches, runs: list[Run]) -
             stop = start
             while stop < len(keys) and keys[stop] == keys[start] and stop - start < q:
                 stop += 1
-            s = turn % len(top)
-            turn += 1
-            low = next_top[s] - q
-            if low < floor:
+            room = [s % len(top) for s in range(turn, turn + len(top))
+                    if next_top[s % len(top)] - q >= floors[s % len(top)]]
+            if not room:
                 raise FabricError(f"{run.bundle.between} ports left over: the free ports of {len(top)} "
-                                  f"{top[0].role}s above their {top_down_ports(design)} down-ports are full")
+                                  f"{top[0].role}s above their down-ports in use are full")
+            s = room[0]
+            turn = s + 1
+            low = next_top[s] - q
             next_top[s] = low
             out.add_device(top[s].name, ports[low:low + stop - start], run.b_devices[start:stop], run.b_ports[start:stop])
             start = stop

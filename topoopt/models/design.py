@@ -26,7 +26,8 @@ class FabricShape(Record):
 
     A leaf carries ``rails_per_leaf`` rails of whole nodes; ``leaf_down_ports`` are the down-ports
     in use on the fullest leaf and ``leaf_up_ports`` its uplinks; every leaf reaches every spine of
-    its pod with ``links_per_leaf_spine`` links; in 3 tiers, spine j of every pod reaches every core
+    its pod with ``links_per_leaf_spine`` links (2 tiers near-balanced, when the spines do not
+    divide the uplinks: ``leaf_up_ports mod spines`` of a leaf's pairs carry one link more); in 3 tiers, spine j of every pod reaches every core
     of plane j with ``links_per_spine_core`` links. In 1 tier there is one switch per rail group
     (``rail_only`` when there are several).
     """
@@ -38,7 +39,8 @@ class FabricShape(Record):
     cores: int = Field(ge=0)
     leaf_down_ports: int = Field(ge=0, description="Down-ports in use on the fullest leaf.")
     leaf_up_ports: int = Field(ge=0)
-    links_per_leaf_spine: int = Field(ge=0)
+    links_per_leaf_spine: int = Field(ge=0, description="Links of a leaf–spine pair; 2 tiers: floor(uplinks / spines), "
+                                      "some pairs one more when the spines do not divide the uplinks.")
     pods: int = Field(ge=0)
     spines_per_pod: int = Field(ge=0)
     leaves_per_pod: int = Field(ge=0)

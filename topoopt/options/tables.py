@@ -112,8 +112,8 @@ class FabricOption:
     down: int
     up: int
     ratio: int
-    spines: int  # 2 tiers: total spines; 3 tiers: spines per pod
-    links_per_leaf_spine: int
+    spines: int  # 2 tiers: total spines (NEAR_BALANCED: chosen by the model); 3 tiers: spines per pod
+    links_per_leaf_spine: int  # 2 tiers: floor(up / spines), the fewest links of a leaf–spine pair
     leaves_per_pod: int  # 3 tiers: P; 2 tiers: most leaves the spines can take
     spine_up: int
     cores_per_plane: int
@@ -145,9 +145,12 @@ class FabricOption:
             return "no compute fabric (one node)"
         if self.tiers == 1:
             return f"1 tier of {self.switch.id} (one switch per rail group)"
+        if self.tiers == 2 and self.spines == NEAR_BALANCED:
+            return (f"2 tiers of {self.switch.id} ({self.up} uplinks per leaf: 1–2 to each of {self.up // 2 + 1}–"
+                    f"{self.up - 1} spines, up to {self.ratio}:1)")
         if self.tiers == 2:
-            return (f"2 tiers of {self.switch.id} ({self.up} uplinks per leaf: {self.links_per_leaf_spine} to each of "
-                    f"{self.spines} spines, up to {self.ratio}:1)")
+            return (f"2 tiers of {self.switch.id} ({self.up} uplinks per leaf: {self.links_per_leaf_spine} to "
+                    f"each of {self.spines} spines, up to {self.ratio}:1)")
         return f"3 tiers of {self.switch.id} ({self.down} down / {self.up} up per leaf)"
 
 
@@ -222,17 +225,27 @@ def leaf_splits(radix: int) -> list[tuple[int, int, int]]:
 
 
 def two_tier_uplinks(radix: int) -> list[tuple[int, int, int]]:
-    """``(spines, links per leaf–spine pair, ratio)`` of the 2-tier options: uplinks ``u = S·L`` up
-    to half the radix, and for ratio ρ ≥ 2 only those leaving a leaf room for more than
-    ``(ρ−1)·u`` down-ports (docs/model.md, "Uplinks sized to the ports in use")."""
+    """``(spines, uplinks per leaf, ratio)`` of the 2-tier options: uplinks ``u`` up to half the
+    radix over ``S`` spines dividing ``u`` (every pair ``u/S`` links) or, with ``S = NEAR_BALANCED``,
+    over a spine count ``u/2 < S < u`` the model chooses (every pair 1 or 2 links); for ratio
+    ρ ≥ 2 only those leaving a leaf room for more than ``(ρ−1)·u`` down-ports (docs/model.md,
+    "Uplinks sized to the ports in use")."""
     shapes = []
     for ratio in OVERSUBSCRIPTION_RATIOS:
-        for spines in range(1, radix // 2 + 1):
-            for links in range(1, radix // 2 // spines + 1):
-                up = spines * links
-                if (ratio - 1) * up + 1 <= radix - up:
-                    shapes.append((spines, links, ratio))
+        for up in range(1, radix // 2 + 1):
+            if (ratio - 1) * up + 1 <= radix - up:
+                near = [NEAR_BALANCED] if near_balanced_spines(up) else []
+                shapes += [(spines, up, ratio) for spines in divisors(up) + near]
     return shapes
+
+
+NEAR_BALANCED = 0
+"""The ``spines`` of a near-balanced 2-tier shape: the spine count is a variable of the model."""
+
+
+def near_balanced_spines(up: int) -> range:
+    """Spine counts a leaf's ``u`` uplinks reach near-balanced, 1 or 2 links per pair: ``u/2 < S < u``."""
+    return range(up // 2 + 1, up)
 
 
 def node_configs(catalog: ResolvedCatalog) -> list[NodeConfig]:
@@ -304,14 +317,11 @@ def fabric_options(catalog: ResolvedCatalog, speeds: set[tuple[str, int]],
     found: dict[tuple, frozenset[str]] = {}
 
     def add(**kwargs) -> None:
-        option = FabricOption(index=len(options), **kwargs)
-        switch = option.switch.id if option.switch else None
-        key = (option.tiers, switch, option.protocol, option.gbps, option.ratio)
+        switch = kwargs["switch"].id if kwargs["switch"] else None
+        key = (kwargs["tiers"], switch, kwargs["protocol"], kwargs["gbps"], kwargs["ratio"])
         if key not in found:
-            found[key] = violations(option)
-        if found[key]:
-            option = replace(option, violations=found[key])
-        options.append(option)
+            found[key] = violations(FabricOption(index=len(options), **kwargs))
+        options.append(FabricOption(index=len(options), violations=found[key], **kwargs))
 
     # A single node needs no compute fabric: its GPUs talk over the scale-up link. This option
     # buys no switch, so it exists whatever switches the catalog has (or lacks).
@@ -329,10 +339,10 @@ def fabric_options(catalog: ResolvedCatalog, speeds: set[tuple[str, int]],
                 continue
             add(tiers=1, down=radix, up=0, ratio=1, spines=0, links_per_leaf_spine=0, leaves_per_pod=1,
                 spine_up=0, cores_per_plane=0, links_per_spine_core=0, max_pods=1, **common)
-            for spines, links, ratio in two_tier_uplinks(radix):
-                up = spines * links
-                add(tiers=2, down=radix - up, up=up, ratio=ratio, spines=spines, links_per_leaf_spine=links,
-                    leaves_per_pod=radix // links, spine_up=0, cores_per_plane=0, links_per_spine_core=0,
+            for spines, up, ratio in two_tier_uplinks(radix):
+                most = spines or near_balanced_spines(up)[-1]
+                add(tiers=2, down=radix - up, up=up, ratio=ratio, spines=spines, links_per_leaf_spine=up // most,
+                    leaves_per_pod=most * radix // up, spine_up=0, cores_per_plane=0, links_per_spine_core=0,
                     max_pods=1, **common)
             for down, up, ratio in leaf_splits(radix):
                 # 3 tiers: spines split half down, half up. Each leaf reaches each spine of its
@@ -391,7 +401,7 @@ def part_options(catalog: ResolvedCatalog, gbps: set[int] | None = None) -> dict
 def _kept(options: list, prefilter: frozenset[str]) -> list:
     """Drop options that a prefiltered family rules out; renumber the rest in catalog order."""
     kept = [o for o in options if not (o.violations & prefilter)]
-    return [replace(o, index=i) for i, o in enumerate(kept)]
+    return [o if o.index == i else replace(o, index=i) for i, o in enumerate(kept)]
 
 
 class OptionUniverse:

@@ -123,6 +123,7 @@ def _fabric_shape(dm: DesignModel, pick: Choice, value) -> FabricShape:
     v, c, f, g = dm.vars, pick.config, pick.fabric, pick.rails_per_leaf
     leaves, multi, nodes = value(v.leaves), f.tiers >= 2, value(v.nodes)
     per_group = value(v.leaves_per_rail)
+    spines_per_pod = value(v.spines) if f.tiers == 2 else f.spines if multi else 0
     return FabricShape(
         tiers=f.tiers,
         switch=f.switch.id if f.tiers else "none",
@@ -131,9 +132,9 @@ def _fabric_shape(dm: DesignModel, pick: Choice, value) -> FabricShape:
         cores=value(v.cores),
         leaf_down_ports=g * -(-nodes // per_group) if f.tiers else 0,
         leaf_up_ports=f.up,
-        links_per_leaf_spine=f.links_per_leaf_spine,
+        links_per_leaf_spine=f.up // spines_per_pod if f.tiers == 2 else f.links_per_leaf_spine,
         pods=value(v.pods),
-        spines_per_pod=f.spines if multi else 0,
+        spines_per_pod=spines_per_pod,
         leaves_per_pod=f.leaves_per_pod if f.tiers == 3 else leaves,
         cores_per_plane=f.cores_per_plane,
         spine_up_ports=f.spine_up,

@@ -46,12 +46,25 @@ from functools import cached_property
 from topoopt.options.networks import StorageNetOption
 from topoopt.options.problem import Problem
 from topoopt.options.racks import devices_by_power, per_rack
-from topoopt.options.tables import MAX_NODES, FabricOption, NodeConfig, part_fits_node_end, part_fits_switch_end
+from topoopt.options.tables import (
+    MAX_NODES,
+    NEAR_BALANCED,
+    FabricOption,
+    NodeConfig,
+    near_balanced_spines,
+    part_fits_node_end,
+    part_fits_switch_end,
+)
 
 
 def _cheapest(parts: tuple[tuple[int, int], ...], assemblies) -> float:
     """The cheapest of ``(price, links per assembly)`` parts at ``assemblies(q)`` assemblies."""
     return min((price * assemblies(q) for price, q in parts), default=math.inf)
+
+
+def spine_counts(f: FabricOption) -> tuple[int, ...]:
+    """The spine counts a 2-tier option may have (a near-balanced one: each of its range)."""
+    return tuple(near_balanced_spines(f.up)) if f.spines == NEAR_BALANCED else (f.spines,)
 
 
 @dataclass(frozen=True)
@@ -69,8 +82,8 @@ class FabricFloor:
     node_leaf: tuple[tuple[int, int], ...]
     leaf_spine: tuple[tuple[int, int], ...]
     spine_core: tuple[tuple[int, int], ...]
-    spine_choices: tuple[tuple[int, int], ...] = ()
-    """2 tiers: the (spines, links per pair) of every option with this option's switch, speed,
+    spine_choices: tuple[int, ...] = ()
+    """2 tiers: the spines of every option with this option's switch, speed,
     ratio and uplinks, fewest spines first: they differ only there, so one floor takes the first
     whose spines have the ports (the cheapest of them at ``n``)."""
 
@@ -90,8 +103,8 @@ class FabricFloor:
             # leaf, the leaves hold every endpoint.
             leaves = -(-endpoints // min(f.down, f.ratio * f.up))
             if f.tiers == 2:
-                fitting = [s for s, links in self.spine_choices or ((f.spines, f.links_per_leaf_spine),)
-                           if leaves * links <= f.radix]  # spine_ports_cover_uplinks
+                fitting = [s for s in self.spine_choices or spine_counts(f)
+                           if leaves * f.up <= s * f.radix]  # spine_ports_cover_uplinks
                 if not fitting:
                     return math.inf
                 spines, cores = fitting[0], 0
@@ -239,7 +252,7 @@ class CostFloor:
                                       []).append(f)
             usable = FabricFloors(tuple(
                 dataclasses.replace(self.fabric_floor(same[0], config), spine_choices=tuple(sorted(
-                    (f.spines, f.links_per_leaf_spine) for f in same))) if same[0].tiers == 2
+                    s for f in same for s in spine_counts(f)))) if same[0].tiers == 2
                 else self.fabric_floor(same[0], config) for same in shapes.values()))
             self._fabric_floors[key] = usable, self.least_equipment(usable)
         return self._fabric_floors[key]

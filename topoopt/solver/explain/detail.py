@@ -196,7 +196,8 @@ def uplinks_balanced(problem: Problem, nodes: int | None) -> str:
     growth = problem.instance.site.provision_fabric_for_nodes
     sized = (f"sized for {growth:,} nodes (site.provision_fabric_for_nodes)" if growth
              else "no more than the down-ports in use, rounded up to whole links per spine")
-    return f"uplinks per leaf ({counts}) split evenly over the spines of a pod, {sized}"
+    return (f"uplinks per leaf ({counts}) split evenly over the spines of a pod (2 tiers: or 1–2 links to each "
+            f"of more than half as many spines as uplinks), {sized}")
 
 
 def rail_only_allowed(problem: Problem, nodes: int | None) -> str:

@@ -37,7 +37,7 @@ class Vars:
     use_fabric: list[Bool]
     """One per fabric unit (:class:`FabricUnits`): a fabric option, or a 2-tier base."""
     use_shape: dict[tuple[int, int], Bool]
-    """2 tiers: (spines, links per leaf–spine pair), chosen apart from the base."""
+    """2 tiers: (spines, uplinks per leaf), chosen apart from the base."""
     use_tier: dict[int, Bool]
     use_class: dict[tuple[int, float], Bool]
     use_rails_per_leaf: dict[int, Bool]
@@ -54,6 +54,14 @@ class Vars:
     leaves_per_rail: Int
     leaves: Int
     spines: Int
+    spines_2_tier: Int
+    """2 tiers: the spines (a near-balanced shape leaves their count to the model); 1 otherwise."""
+    use_spines: dict[int, Bool]
+    """2 tiers: one literal per spine count, so that products with it stay linear."""
+    rail_spine_pairs: Int
+    """``leaves_per_rail × spines_2_tier`` (rule R1 of a near-balanced shape)."""
+    leaf_spine_pairs: Int
+    """``leaves × spines_2_tier`` (one-piece leaf–spine cables of a near-balanced shape)."""
     cores: Int
     pods: Int
     links: dict[str, Int]
@@ -213,7 +221,7 @@ class DesignModel:
         return Vars(
             use_config=[m.new_bool_var(f"use_config{c.index}") for c in o.node_configs],
             use_fabric=[m.new_bool_var(f"use_fabric{i}") for i in range(len(self.units.reps))],
-            use_shape={shape: m.new_bool_var(f"use_shape_{shape[0]}x{shape[1]}") for shape in self.units.shapes},
+            use_shape={shape: m.new_bool_var(f"use_shape_{shape[0]}s{shape[1]}u") for shape in self.units.shapes},
             use_tier={t: m.new_bool_var(f"use_tier{t}") for t in (0, 1, 2, 3)},
             use_class={cls: m.new_bool_var(f"use_class{cls}") for cls in sorted({f.perf_class for f in o.fabrics})},
             use_rails_per_leaf={g: m.new_bool_var(f"use_rails_per_leaf{g}") for g in RAILS_PER_LEAF},
@@ -230,6 +238,11 @@ class DesignModel:
             leaves_per_rail=self.int_var(COUNT_MAX, "leaves_per_rail"),
             leaves=self.int_var(COUNT_MAX, "leaves"),
             spines=self.int_var(COUNT_MAX, "spines"),
+            spines_2_tier=self.int_var(max((f.up for f in o.fabrics if f.tiers == 2), default=1), "spines_2_tier", 1),
+            use_spines={s: m.new_bool_var(f"use_spines_{s}")
+                        for s in range(1, max((f.up for f in o.fabrics if f.tiers == 2), default=1) + 1)},
+            rail_spine_pairs=self.int_var(COUNT_MAX * 1024, "rail_spine_pairs"),
+            leaf_spine_pairs=self.int_var(COUNT_MAX * 1024, "leaf_spine_pairs"),
             cores=self.int_var(COUNT_MAX, "cores"),
             pods=self.int_var(COUNT_MAX, "pods"),
             links={cls: self.int_var(COUNT_MAX, f"links_{cls}") for cls in o.parts},
@@ -249,12 +262,12 @@ class DesignModel:
 
 class FabricUnits:
     """The fabric choices the model has a literal for: each fabric option, except that a 2-tier
-    option is a *base* (switch, protocol, Gb/s, ratio class) and a *shape* (spines, links per
-    leaf–spine pair) chosen apart. Hundreds of shapes per switch and speed would otherwise each be
+    option is a *base* (switch, protocol, Gb/s, ratio class) and a *shape* (spines, uplinks per
+    leaf) chosen apart. Hundreds of shapes per switch and speed would otherwise each be
     an option literal, and every rule's grouping of the options would walk all of them.
 
     A base takes a shape whose uplinks it allows: the 2-tier options of a base are every shape with
-    ``spines × links`` up to a bound (options/tables.py ``two_tier_uplinks``), so the pair is
+    ``spines ≤ uplinks`` up to a bound (options/tables.py ``two_tier_uplinks``), so the pair is
     valid exactly when the shape's uplinks are within the base's largest (definitions.py).
     """
 
@@ -264,7 +277,7 @@ class FabricUnits:
         self.unit_of: list[int] = []
         """Each fabric option's unit."""
         self.shapes: dict[tuple[int, int], object] = {}
-        """(spines, links per pair) -> a 2-tier option with that shape."""
+        """(spines, uplinks per leaf) -> a 2-tier option with that shape."""
         self.by_pair: dict[tuple[int, tuple[int, int]], object] = {}
         """(base unit, shape) -> the 2-tier option."""
         self.most_uplinks: dict[int, int] = {}
@@ -276,7 +289,7 @@ class FabricUnits:
                 if key not in bases:
                     bases[key] = len(self.reps)
                     self.reps.append(f)
-                unit, shape = bases[key], (f.spines, f.links_per_leaf_spine)
+                unit, shape = bases[key], (f.spines, f.up)
                 self.shapes.setdefault(shape, f)
                 self.by_pair[unit, shape] = f
                 self.most_uplinks[unit] = max(self.most_uplinks.get(unit, 0), f.up)

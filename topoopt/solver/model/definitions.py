@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from topoopt.options.conventions import whole_units
-from topoopt.options.tables import MAX_NODES
+from topoopt.options.tables import MAX_NODES, NEAR_BALANCED
 from topoopt.solver.model.core import COUNT_MAX, DesignModel
 from topoopt.solver.model.integers import thousandths
 
@@ -65,6 +65,15 @@ def fabric_shape(dm: DesignModel) -> None:
     for tier in (1, 2):
         m.add(v.cores == 0).only_enforce_if(v.use_tier[tier])
         m.add(v.pods == 1).only_enforce_if(v.use_tier[tier])
+    # 2 tiers: the spines as a small variable, one literal per value, and the pair counts a
+    # near-balanced shape needs (linear under the literal of each spine count).
+    m.add(v.spines == v.spines_2_tier).only_enforce_if(v.use_tier[2])
+    m.add(v.spines_2_tier == 1).only_enforce_if(v.use_tier[2].Not())
+    m.add(sum(v.use_spines.values()) == v.use_tier[2])
+    for spines, lit in v.use_spines.items():
+        m.add(v.spines_2_tier == spines).only_enforce_if(lit)
+        m.add(v.rail_spine_pairs == spines * v.leaves_per_rail).only_enforce_if(lit)
+        m.add(v.leaf_spine_pairs == spines * v.leaves).only_enforce_if(lit)
 
 
 def cables(dm: DesignModel) -> None:
@@ -115,7 +124,8 @@ def switch_link_assemblies(dm: DesignModel, total: dict) -> None:
     """Assemblies of the leaf–spine and spine–core classes, by the kind of part in use.
 
     A one-piece cable (DAC, ACC, AOC) joins one pair of devices: ``upper-lower pairs ×
-    ceil(links per pair / q)``. Every part serves a fabric option only when the links that
+    ceil(links per pair / q)`` (a near-balanced pair has 1 or 2 links: ``leaves·u`` cables of one
+    link, else ``leaves·S``). Every part serves a fabric option only when the links that
     must reach one far switch (``links_together``: all ``q`` of a one-piece cable, those of one
     fibre of a kit) divide the links per pair (family ``port_form_factor_match``). A
     transceiver kit's module ports are cabled one by one, so kits are counted by the cages
@@ -126,8 +136,8 @@ def switch_link_assemblies(dm: DesignModel, total: dict) -> None:
     ceilings of variable link counts are auxiliary variables shared by the fabric options and
     the kinds of part, so the model's size does not depend on the node count.
     """
-    last_pod_cages, core_cages = _upper_cages_per_switch(dm)
-    for cls, shape in _class_shapes(dm, last_pod_cages, core_cages).items():
+    last_pod_cages, core_cages, spine_cages = _upper_cages_per_switch(dm)
+    for cls, shape in _class_shapes(dm, last_pod_cages, core_cages, spine_cages).items():
         _class_assemblies(dm, cls, shape, total)
 
 
@@ -141,44 +151,78 @@ def _ceil_div(a: int, b: int) -> int:
 
 def _upper_cages_per_switch(dm: DesignModel) -> tuple:
     """Cages per switch of the upper tier's variable link counts: a spine of the last (possibly
-    part-filled) pod, whose leaves are all of them in 2 tiers, and a core."""
+    part-filled) pod (3 tiers), the 2-tier spines (:func:`_two_tier_spine_cages`) and a core."""
     m, v = dm.model, dm.vars
     last_pod_cages = dm.int_var(COUNT_MAX, "leaf_spine_last_pod_spine_cages")
     core_cages = dm.int_var(COUNT_MAX, "spine_core_core_cages")
-    for (per_pod, per_pair, ppc), lits in dm.leaf_groups(
-            lambda f: f.links_per_leaf_spine, _ports_per_cage, lambda per_pair, ppc: (0, per_pair, ppc),
-            lambda f: (f.leaves_per_pod, f.links_per_leaf_spine, _ports_per_cage(f)), "last_pod_key"):
+    for (per_pod, per_pair, ppc), lit in dm.fabric_groups(
+            lambda f: (f.leaves_per_pod, f.links_per_leaf_spine, _ports_per_cage(f)) if f.tiers == 3 else None,
+            "last_pod_key"):
         links = per_pair * (v.leaves - per_pod * (v.pods - 1))
-        m.add(ppc * last_pod_cages >= links).only_enforce_if(lits)
-        m.add(ppc * last_pod_cages <= links + ppc - 1).only_enforce_if(lits)
+        m.add(ppc * last_pod_cages >= links).only_enforce_if(lit)
+        m.add(ppc * last_pod_cages <= links + ppc - 1).only_enforce_if(lit)
     for (per_pair, ppc), lit in dm.fabric_groups(
             lambda f: (f.links_per_spine_core, _ports_per_cage(f)) if f.tiers == 3 else None, "core_key"):
         m.add(ppc * core_cages >= per_pair * v.pods).only_enforce_if(lit)
         m.add(ppc * core_cages <= per_pair * v.pods + ppc - 1).only_enforce_if(lit)
-    return last_pod_cages, core_cages
+    return last_pod_cages, core_cages, _two_tier_spine_cages(dm)
 
 
-def _class_shapes(dm: DesignModel, last_pod_cages, core_cages) -> dict[str, dict]:
-    """Per class: (pairs per lower switch, links per pair), and the cages filled on the upper and
-    on the lower switches, as functions of the fabric option. Below a class's tiers no part of the
-    class is used, so its counts stay free there."""
+def _two_tier_spine_cages(dm: DesignModel):
+    """2 tiers: the ``T = leaves·u`` leaf uplinks are dealt round-robin, so ``T mod S`` spines
+    carry ``F + 1`` links and the rest ``F = floor(T/S)``; with ``c`` ports per cage the spines
+    fill ``S·ceil(F/c) + (T mod S)·[c divides F]`` cages (a busier spine needs one cage more
+    exactly when its ``F`` links fill whole cages). Returns that count."""
+    m, v = dm.model, dm.vars
+    floor_links = dm.int_var(COUNT_MAX, "spine_floor_links")
+    extra_links = dm.int_var(COUNT_MAX, "spine_extra_links")
+    floor_cages = dm.int_var(COUNT_MAX, "spine_floor_cages")
+    spine_cages = dm.int_var(COUNT_MAX * 1024, "spines_floor_cages")
+    extra_cages = dm.int_var(COUNT_MAX, "spine_extra_cages")
+    whole = m.new_bool_var("spine_floor_fills_cages")
+    for spines, lit in v.use_spines.items():
+        links = v.links["leaf-spine"]
+        m.add(spines * floor_links <= links).only_enforce_if(lit)
+        m.add(spines * floor_links >= links - spines + 1).only_enforce_if(lit)
+        m.add(extra_links == links - spines * floor_links).only_enforce_if(lit)
+        m.add(spine_cages == spines * floor_cages).only_enforce_if(lit)
+    for (_, ppc), lits in dm.two_tier_groups(lambda f: 0, _ports_per_cage, "spine_cage"):
+        m.add(ppc * floor_cages >= floor_links).only_enforce_if(lits)
+        m.add(ppc * floor_cages <= floor_links + ppc - 1).only_enforce_if(lits)
+        m.add(ppc * floor_cages == floor_links).only_enforce_if([*lits, whole])
+        m.add(ppc * floor_cages >= floor_links + 1).only_enforce_if([*lits, whole.Not()])
+        m.add(extra_cages == extra_links).only_enforce_if([*lits, whole])
+        m.add(extra_cages == 0).only_enforce_if([*lits, whole.Not()])
+    return spine_cages + extra_cages
+
+
+def _class_shapes(dm: DesignModel, last_pod_cages, core_cages, spine_cages) -> dict[str, dict]:
+    """Per class: (pairs per lower switch, links of a lower switch), and the cages filled on the
+    upper and on the lower switches, as functions of the fabric option. Below a class's tiers no
+    part of the class is used, so its counts stay free there."""
     v = dm.vars
+
+    def leaf_spine_upper(spines, full_pod):
+        if full_pod is None:  # 2 tiers: floor or ceil of leaves·u / S links per spine
+            return spine_cages
+        return spines * (full_pod * (v.pods - 1) + last_pod_cages)
+
     return {
         "leaf-spine": dict(
             lower=v.leaves, tiers=2,
-            pairs=lambda f: (f.spines, f.links_per_leaf_spine),
+            pairs=lambda f: (f.spines, f.up),
             upper_cages=lambda f: (f.spines, _ceil_div(f.leaves_per_pod * f.links_per_leaf_spine, _ports_per_cage(f))
-                                   if f.tiers == 3 else 0),
-            upper_expr=lambda spines, full_pod: spines * (full_pod * (v.pods - 1) + last_pod_cages),
+                                   if f.tiers == 3 else None),
+            upper_expr=leaf_spine_upper,
             lower_cages=lambda f: _ceil_div(f.up, _ports_per_cage(f)),
             # The same keys of a 2-tier option, as (shape key, switch key, combine): dm.leaf_groups.
             two_tier=dict(
-                pairs=(lambda f: (f.spines, f.links_per_leaf_spine), None, lambda s, _: s),
-                upper_cages=(lambda f: f.spines, None, lambda spines, _: (spines, 0)),
+                pairs=(lambda f: (f.spines, f.up), None, lambda s, _: s),
+                upper_cages=(lambda f: f.spines, None, lambda spines, _: (spines, None)),
                 lower_cages=(lambda f: f.up, _ports_per_cage, _ceil_div))),
         "spine-core": dict(
             lower=v.spines, tiers=3,
-            pairs=lambda f: (f.cores_per_plane, f.links_per_spine_core),
+            pairs=lambda f: (f.cores_per_plane, f.cores_per_plane * f.links_per_spine_core),
             upper_cages=lambda f: (f.spines * f.cores_per_plane,),
             upper_expr=lambda cores: cores * core_cages,
             lower_cages=lambda f: _ceil_div(f.spine_up, _ports_per_cage(f))),
@@ -202,12 +246,18 @@ def _class_assemblies(dm: DesignModel, cls: str, shape: dict, total: dict) -> No
         together.setdefault(part.links_together, []).append(lit)
     cables = {q: dm.any_of(lits, f"{cls}_cable_q{q}") for q, lits in one_piece.items()}
     together_lits = {k: dm.any_of(lits, f"{cls}_together{k}") for k, lits in together.items()}
-    for (fanout, per_pair), shape_lits in _class_groups(dm, cls, shape, "pairs"):
+    for (fanout, per_switch), shape_lits in _class_groups(dm, cls, shape, "pairs"):
+        near = fanout == NEAR_BALANCED
+        # A near-balanced pair has 1 or 2 links: one cable of q ≥ 2 links per pair, q = 1 per link.
+        per_pair = (1, 2) if near else (per_switch // fanout,)
         for q, cable in cables.items():
-            assemblies = _ceil_div(per_pair, q) * fanout * shape["lower"]
+            if near:
+                assemblies = v.leaf_spine_pairs if q >= 2 else per_switch * shape["lower"]
+            else:
+                assemblies = _ceil_div(per_pair[0], q) * fanout * shape["lower"]
             m.add(total[cls] == assemblies).only_enforce_if([*shape_lits, cable])
         for links, lit in together_lits.items():
-            if per_pair % links:
+            if any(count % links for count in per_pair):
                 # A cable or fibre would be part-filled (ports the port counts do not hold)
                 # or shared with links to another switch: ruled out.
                 dm.forbid("port_form_factor_match", *shape_lits, lit)

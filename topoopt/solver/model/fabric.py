@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from topoopt.options.tables import NEAR_BALANCED, near_balanced_spines
 from topoopt.solver.model.core import DesignModel
 
 FAMILY_LEAVES = "leaf_ports_cover_endpoints"
@@ -44,23 +45,23 @@ def leaf_ports_cover_endpoints(dm: DesignModel) -> None:
 
 
 def spine_ports_cover_uplinks(dm: DesignModel) -> None:
-    """2 tiers: leaves × links per leaf-spine pair ≤ k (for the provisioned nodes' leaves too).
+    """2 tiers: the leaves' uplinks fit the spines' ports, ``leaves·u ≤ S·k`` (a spine carries
+    ``floor`` or ``ceil`` of ``leaves·u / S``; for the provisioned nodes' leaves too).
     3 tiers: pods = ceil(leaves / P)."""
     v, m = dm.vars, dm.model
-    for (links, radix), lits in dm.two_tier_groups(lambda f: f.links_per_leaf_spine, lambda f: f.radix,
-                                                   "leaf_spine_ports"):
-        dm.add("spine_ports_cover_uplinks", m.add(v.leaves * links <= radix), *lits)
+    for (up, radix), lits in dm.two_tier_groups(lambda f: f.up, lambda f: f.radix, "leaf_spine_ports"):
+        dm.add("spine_ports_cover_uplinks", m.add(v.leaves * up <= v.spines_2_tier * radix), *lits)
     for p, lit in dm.fabric_groups(lambda f: f.leaves_per_pod if f.tiers == 3 else None, "pod_leaves"):
         dm.add("spine_ports_cover_uplinks", m.add(p * v.pods >= v.leaves), lit)
         dm.add("spine_ports_cover_uplinks", m.add(p * v.pods <= v.leaves + p - 1), lit)
     if dm.problem.instance.site.provision_fabric_for_nodes is None:
         return
-    groups = dm.two_tier_groups(lambda f: (f.links_per_leaf_spine, f.up), lambda f: f.radix, "growth_spines")
-    for (links, radix), lits, grown, conditions in growth_leaves(
-            dm, [(((s[0], b), leaf_room(s[1], b)), lits) for (s, b), lits in groups]):
+    groups = dm.two_tier_groups(lambda f: f.up, lambda f: f.radix, "growth_spines")
+    for (up, radix), lits, grown, conditions in growth_leaves(
+            dm, [(((u, b), leaf_room(u, b)), lits) for (u, b), lits in groups]):
         # The storage leaves built now and the node leaves of the provisioned nodes share the spines.
-        dm.add("spine_ports_cover_uplinks", m.add(links * dm.net.compute_storage_leaves <= radix - links * grown),
-               *lits, *conditions)
+        dm.add("spine_ports_cover_uplinks",
+               m.add(up * dm.net.compute_storage_leaves <= v.spines_2_tier * radix - up * grown), *lits, *conditions)
 
 
 def core_ports_cover_uplinks(dm: DesignModel) -> None:
@@ -122,18 +123,31 @@ def oversubscription_within_limit(dm: DesignModel) -> None:
                     dm.forbid("oversubscription_within_limit", *lits, g_lit)
 
 
-def uplink_excess(f) -> int:
-    """A leaf's uplinks beyond one per spine, plus one: R1 allows ``x·(u − S + 1) ≤ g·n``."""
-    return f.up - f.spines + 1
+def uplink_excess(f) -> int | None:
+    """A leaf's uplinks beyond one per spine, plus one: R1 allows ``x·(u − S + 1) ≤ g·n`` (None for
+    a near-balanced shape, whose ``S`` is a variable: :func:`uplinks_balanced`)."""
+    return None if f.tiers == 2 and f.spines == NEAR_BALANCED else f.up - f.spines + 1
 
 
 def uplinks_balanced(dm: DesignModel) -> None:
-    """Spines divide leaf uplinks (enumerated), so spines = S (2 tiers) or Q per pod, cores = Q × C;
+    """Every leaf reaches every spine: 2 tiers ``S`` dividing ``u`` (``u/S`` links per pair) or,
+    near-balanced, ``u/2 < S < u`` chosen by the model (1 or 2 links per pair); 3 tiers Q per pod,
+    cores = Q × C;
     and no more uplinks than the ports in use need: ``x·(u − S + 1) ≤ g·n`` (Q for S in 3 tiers),
     waived when the fabric is provisioned for growth."""
     v, m = dm.vars, dm.model
-    for (spines, _), lits in dm.two_tier_groups(lambda f: f.spines, None, "spines_2_tiers"):
-        dm.add("uplinks_balanced", m.add(v.spines == spines), *lits)
+    for (shape, _), lits in dm.two_tier_groups(lambda f: (f.spines, f.up), None, "spines_2_tiers"):
+        spines, up = shape
+        if spines != NEAR_BALANCED:
+            dm.add("uplinks_balanced", m.add(v.spines_2_tier == spines), *lits)
+            continue
+        near = near_balanced_spines(up)
+        dm.add("uplinks_balanced", m.add(v.spines_2_tier >= near[0]), *lits)
+        dm.add("uplinks_balanced", m.add(v.spines_2_tier <= near[-1]), *lits)
+        if dm.problem.instance.site.provision_fabric_for_nodes is None:
+            for g, g_lit in v.use_rails_per_leaf.items():  # R1 with the spines a variable
+                dm.add("uplinks_balanced", m.add((up + 1) * v.leaves_per_rail - v.rail_spine_pairs <= g * v.nodes),
+                       *lits, g_lit)
     for spines, lit in dm.fabric_groups(lambda f: f.spines if f.tiers == 3 else None, "spines_per_pod"):
         dm.add("uplinks_balanced", m.add(v.spines == spines * v.pods), lit)
     for cores, lit in dm.fabric_groups(lambda f: f.spines * f.cores_per_plane if f.tiers == 3 else None, "cores"):
@@ -141,6 +155,8 @@ def uplinks_balanced(dm: DesignModel) -> None:
     if dm.problem.instance.site.provision_fabric_for_nodes is not None:
         return
     for value, lits in dm.leaf_groups(uplink_excess, None, lambda s, _: s, uplink_excess, "uplink_excess"):
+        if value is None:
+            continue
         for g, g_lit in v.use_rails_per_leaf.items():
             dm.add("uplinks_balanced", m.add(value * v.leaves_per_rail <= g * v.nodes), *lits, g_lit)
 

@@ -84,19 +84,18 @@ def _converged_attach(dm: DesignModel, family: str) -> None:
         dm.add(family, m.add(ports * csl >= n.unit_ports), *lits, *on_leaves)
         dm.add(family, m.add(ports * csl <= n.unit_ports + ports - 1), *lits, *on_leaves)
         dm.add(family, m.add(1000 * up * gbps * csl >= need), *lits, *on_leaves)
-    for ((spines, up), radix), lits in dm.two_tier_groups(lambda f: (f.spines, f.up), lambda f: f.radix,
-                                                          "spine_free_ports"):
-        dm.add(family, m.add(n.unit_ports + up * v.leaves <= spines * radix), *lits, n.storage_on_top)
+    for (up, radix), lits in dm.two_tier_groups(lambda f: f.up, lambda f: f.radix, "spine_free_ports"):
+        dm.add(family, m.add(n.unit_ports + up * v.leaves <= v.spines_2_tier * radix), *lits, n.storage_on_top)
     for (ports, up), lit in dm.fabric_groups(
             lambda f: (f.spines * f.cores_per_plane * f.radix, f.spine_up) if f.tiers == 3 else None, "core_free_ports"):
         dm.add(family, m.add(n.unit_ports + up * v.spines <= ports), lit, n.storage_on_top)
     # Provisioned for growth: the top tier keeps the ports of the leaves still to come.
     if dm.problem.instance.site.provision_fabric_for_nodes is None:
         return
-    two = dm.two_tier_groups(lambda f: (f.spines, f.up), lambda f: f.radix, "growth_spine_ports")
-    for (ports, up), lits, grown, conditions in growth_leaves(
-            dm, [(((s[0] * b, s[1]), b - s[1]), lits) for (s, b), lits in two]):
-        dm.add(family, m.add(n.unit_ports <= ports - up * grown), *lits, n.storage_on_top, *conditions)
+    two = dm.two_tier_groups(lambda f: f.up, lambda f: f.radix, "growth_spine_ports")
+    for (up, radix), lits, grown, conditions in growth_leaves(dm, [(((u, b), b - u), lits) for (u, b), lits in two]):
+        dm.add(family, m.add(n.unit_ports <= v.spines_2_tier * radix - up * grown), *lits, n.storage_on_top,
+               *conditions)
     three = dm.fabric_groups(lambda f: ((f.spines * f.cores_per_plane * f.radix, f.spines * f.spine_up,
                                          f.leaves_per_pod), f.down) if f.tiers == 3 else None, "growth_core_ports")
     for (ports, up, pod), lits, grown, conditions in growth_leaves(dm, [(k, [x]) for k, x in three]):
