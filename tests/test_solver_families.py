@@ -574,12 +574,14 @@ def test_oversubscription_within_limit_feasible_at_two_to_one():
 
 def test_oversubscription_within_limit_infeasible_one_node_past_one_and_a_half():
     """At most 1.5:1 a 64-port leaf takes d = 38 down-ports with u = ceil(38 / 1.5) = 26 uplinks
-    (39 would need 26: 65 ports), and a spine at most 64 leaves: 64 × 38 = 2,432 nodes, no more."""
+    (39 would need 26: 65 ports), and a spine at most 64 leaves: 64 × 38 = 2,432 nodes, no more.
+    The 64-leaf limit holds because every leaf reaches every spine (uplinks_balanced): without it
+    65 leaves × 26 uplinks fit on 27 spines' 1,728 ports, each leaf missing one spine."""
     assert optimal(inst(TWO_TIERS, {"constraints.pins.nodes": 2432, "constraints.max_oversubscription": 1.5}))
     result = infeasible(inst(TWO_TIERS, {"constraints.pins.nodes": 2433,
                                          "constraints.max_oversubscription": 1.5}))
     assert conflict(result) == {"pins_respected", "leaf_ports_cover_endpoints", "spine_ports_cover_uplinks",
-                                "oversubscription_within_limit"}
+                                "oversubscription_within_limit", "uplinks_balanced"}
 
 
 @pytest.mark.parametrize("nodes, over", [(7, 1), (100, 1), (2049, 3), (5000, 1)])

@@ -180,6 +180,12 @@ def _two_tier_spine_cages(dm: DesignModel):
     spine_cages = dm.int_var(COUNT_MAX * 1024, "spines_floor_cages")
     extra_cages = dm.int_var(COUNT_MAX, "spine_extra_cages")
     whole = m.new_bool_var("spine_floor_fills_cages")
+    # Outside 2 tiers these counts mean nothing: fixed, so the search never wanders in them.
+    not_two = v.use_tier[2].Not()
+    for count in (floor_links, extra_links, floor_cages, spine_cages, extra_cages):
+        m.add(count == 0).only_enforce_if(not_two)
+    m.add(v.rail_spine_pairs == 0).only_enforce_if(not_two)
+    m.add(v.leaf_spine_pairs == 0).only_enforce_if(not_two)
     for spines, lit in v.use_spines.items():
         links = v.links["leaf-spine"]
         m.add(spines * floor_links <= links).only_enforce_if(lit)
