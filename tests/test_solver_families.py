@@ -560,9 +560,10 @@ def test_spine_ports_cover_uplinks_feasible_at_the_largest_two_tier_fabric(nodes
 def test_spine_ports_cover_uplinks_infeasible_one_node_more():
     result = infeasible(inst(TWO_TIERS, AT_MOST_3_TO_1, {"constraints.pins.nodes": 3073}))
     # Without leaf_ports_cover_endpoints fewer leaves could serve the nodes; without
-    # oversubscription_within_limit a leaf could take more than 3 down-ports per uplink.
+    # oversubscription_within_limit a leaf could take more than 3 down-ports per uplink; without
+    # uplinks_balanced 65 leaves × 16 uplinks fit on 17 spines (1,088 ports), each leaf missing one.
     assert conflict(result) == {"pins_respected", "leaf_ports_cover_endpoints", "spine_ports_cover_uplinks",
-                                "oversubscription_within_limit"}
+                                "oversubscription_within_limit", "uplinks_balanced"}
 
 
 def test_oversubscription_within_limit_feasible_at_two_to_one():
