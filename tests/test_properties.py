@@ -752,7 +752,7 @@ DRAWS = 80
 @pytest.mark.parametrize("strategy", [instance_data(), instance_data(SMALLEST, objective="min_cost")],
                          ids=["default", "smallest"])
 def test_draws_are_feasible_and_infeasible(strategy):
-    """A fixed sample of the instance strategies has plenty of both answers, and every fabric depth."""
+    """A fixed sample of the instance strategies has plenty of both answers, and fabrics of 0, 1 and more tiers."""
     statuses, tiers = [], set()
 
     @settings(max_examples=DRAWS, derandomize=True, database=None, phases=[Phase.generate])
@@ -767,4 +767,6 @@ def test_draws_are_feasible_and_infeasible(strategy):
     assert len(statuses) >= DRAWS * 0.9
     feasible = sum(status == "optimal" for status in statuses)
     assert 0.25 * len(statuses) <= feasible <= 0.75 * len(statuses), statuses
-    assert tiers >= {0, 1, 2}
+    # One node, one switch and a multi-tier fabric; whether the multi-tier draws come out 2- or
+    # 3-tier depends on the fixed sample (both have been seen), so either counts.
+    assert tiers >= {0, 1} and tiers & {2, 3}, tiers
