@@ -664,7 +664,8 @@ class Enumerator:
                     for layout in layouts(fabric, node, n, limit, provisioned):
                         base = layout.counts(n, node.rails)
                         switch_count = base.leaves + base.spines + base.cores
-                        if n * node_price + (switch_count * price(switch.id) if switch_count else 0) > self.cost_bound:
+                        least = n * node_price + (switch_count * price(switch.id) if switch_count else 0)
+                        if self.cost_bound < math.inf and self.rank_bound(least, node, layout, n) > self.cost_bound:
                             continue
                         if not self.may_fit(node, switch, n, switch_count, compute_w, racks):
                             continue
@@ -701,10 +702,15 @@ class Enumerator:
         node_w = compute_w + net.node_extra_w
         fixed = (n * node_price + sum(c * price(m) for m, c in data_switches.items())
                  + sum(c * price(t) for t, c in unit_counts.items()) + net.cost)
+        converged = net.record.mode == "converged"
         for chosen in itertools.product(*(parts[cls] for cls in used)):
             cable_cost = sum(self.assemblies(cls, p, node, fabric, n, counts) * price(p.id)
                              for cls, p in zip(used, chosen))
             for mgmt in self.networks.management_networks_cached(ports):
+                # Racks only add to the cost: a combination ranked past the kept ones without them stays so.
+                if (self.cost_bound < math.inf
+                        and self.rank_bound(fixed + cable_cost + mgmt.cost, node, fabric, n, converged) > self.cost_bound):
+                    continue
                 models = dict(data_switches)
                 for m, c in mgmt.switches.items():
                     models[m] = models.get(m, 0) + c
@@ -746,11 +752,17 @@ class Enumerator:
         return [(None, tier, units, self.needs.network_gbps) for tier, units in storage]
 
     bounded = True
-    """The rank is the cost, so :attr:`cost_bound` may prune."""
+    """:attr:`cost_bound` may prune (by :meth:`rank_bound`)."""
 
     def rank(self, candidate) -> float:
         """What the enumeration minimises: the cost."""
         return candidate[0]
+
+    def rank_bound(self, cost: float, node: NodeChoice, fabric: FabricChoice, n: int,
+                   converged: bool | None = None) -> float:
+        """The least rank of a combination of ``node``, ``fabric`` and ``n`` nodes (in the storage
+        mode ``converged``; None: either) that costs at least ``cost``: the cost itself."""
+        return cost
 
     @staticmethod
     def assemblies(link_class: str, part: LinkPart, node: NodeChoice, fabric: FabricChoice, n: int,
@@ -796,6 +808,8 @@ class Enumerator:
         links += net.links + mgmt.links
         rack = placed.rack
         if placed.mixed:
+            if placed.bins is None:
+                raise ValueError("an unpacked mixed racking: write out Enumerator.packed(candidate)")
             groups: dict[tuple[int, ...], int] = {}
             for v in placed.bins:
                 groups[v] = groups.get(v, 0) + 1
@@ -895,7 +909,9 @@ class Enumerator:
         result = Enumerated(cost=None, design=None)
         for candidate in self.candidates():
             result.candidates += 1
-            self._judge(candidate, result)
+            resolved = self.packed(candidate)
+            if resolved is not None:
+                self._judge(resolved, result)
         return result
 
 
@@ -908,11 +924,11 @@ class JobCostEnumerator(Enumerator):
     (``perf.evaluate(...).tokens_per_s``), ranked by cost × time to train / month."""
 
     objective = "min_job_cost"
-    bounded = False
 
     def __init__(self, instance: Instance) -> None:
         super().__init__(instance)
         self._rates: dict[tuple, tuple[float, float] | None] = {}
+        self._billed_months: dict[float, float] = {}
 
     def rate_and_time(self, node: NodeChoice, fabric: FabricChoice, n: int,
                       converged: bool = False) -> tuple[float, float] | None:
@@ -931,11 +947,17 @@ class JobCostEnumerator(Enumerator):
         to train (the checker's table, checking/rental.py), or that time pro rata without terms."""
         c = candidate[1]
         converged = c.storage_net.record.mode == "converged"
-        seconds = self.rate_and_time(c.node, c.fabric, c.nodes, converged)[1]
+        return self._billed(self.rate_and_time(c.node, c.fabric, c.nodes, converged)[1])
+
+    def _billed(self, seconds: float) -> float:
+        """Months billed for ``seconds`` of training (:meth:`_months`)."""
         terms = self.resolved.price_book.terms
         if not terms:
             return seconds / SECONDS_PER_MONTH
-        return float(least_billed_months(terms, math.ceil(Fraction(seconds) / Fraction(SECONDS_PER_MONTH))))
+        if seconds not in self._billed_months:
+            whole = math.ceil(Fraction(seconds) / Fraction(SECONDS_PER_MONTH))
+            self._billed_months[seconds] = float(least_billed_months(terms, whole))
+        return self._billed_months[seconds]
 
     def sized_storage(self, storage, node: NodeChoice, fabric: FabricChoice, n: int):
         """Per storage network mode, the hot tiers with the fewest units and the storage network's
@@ -956,6 +978,16 @@ class JobCostEnumerator(Enumerator):
     def rank(self, candidate) -> float:
         """Job cost: cost per month × months billed."""
         return candidate[0] * self._months(candidate)
+
+    def rank_bound(self, cost: float, node: NodeChoice, fabric: FabricChoice, n: int,
+                   converged: bool | None = None) -> float:
+        """``cost`` × the fewest months billed in the storage mode (either mode when None; inf when
+        the job does not run): a combination's months are its mode's, and its cost is at least
+        ``cost``."""
+        modes = (False, True) if converged is None else (converged,)
+        found = [self.rate_and_time(node, fabric, n, mode) for mode in modes]
+        months = [self._billed(rate[1]) for rate in found if rate is not None]
+        return cost * min(months) if months else math.inf
 
     def _keep(self, candidate, cost: int, design, result: Enumerated) -> None:
         """Record an accepted candidate when its job cost, from the checker's price and perf's time
