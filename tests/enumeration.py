@@ -35,6 +35,7 @@ and priced as the checker's bill prices it. Two ways to find the optimum among t
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
@@ -58,6 +59,7 @@ from topoopt.models.design import (
     SwitchGroup,
 )
 from topoopt.models.instance import Instance
+from topoopt.options.racks import MIXED_RACKS_MAX
 
 SECONDS_PER_DAY = 86_400.0
 TOLERANCE = 1e-9
@@ -304,30 +306,162 @@ def part_fits(part: LinkPart, link_class: str, node: NodeChoice, switch: Switch,
 
 @dataclass(frozen=True)
 class Racking:
-    """Racks of one class: one mixed rack, or racks per device model (nodes, each switch model,
-    each storage tier), apart."""
+    """Racks of one class: mixed racks (``bins``: per rack, the count of each pooled model, nodes
+    first), or racks per device model (nodes, each switch model, each storage tier), apart.
+
+    Mixed racks start *unpacked* (``bins`` None): ``total`` is then the fewest racks power, units
+    and nodes per rack allow, a lower bound that :meth:`packed` makes exact."""
 
     rack: RackClass
     total: int
     mixed: bool
     per_rack: tuple[int, ...]
+    models: tuple[tuple[str, float, int], ...] = ()
+    """Mixed: (model, power W, rack units) of each pooled model, nodes first."""
+    bins: tuple[tuple[int, ...], ...] | None = ()
+    switches_together: bool = False
+    """One rack holds every switch of the compute switches' model."""
+    counts: tuple[int, ...] = ()
+    together: int | None = None
+    """Mixed: the pooled model (index) kept in one rack, if any."""
+    compute_switch: str | None = None
+
+    def packed(self) -> Racking | None:
+        """The exact mixed racking (None: more racks than ``MIXED_RACKS_MAX`` would be needed)."""
+        if self.bins is not None:
+            return self
+        bins = pack(self.rack, list(self.counts), self.models, MIXED_RACKS_MAX, self.together)
+        if bins is None:
+            return None
+        together = any(v[i] == c for v in bins for i, c in enumerate(self.counts)
+                       if i and self.models[i][0] == self.compute_switch)
+        return replace(self, total=len(bins), bins=bins, switches_together=together)
 
 
-def racking(rack: RackClass, devices: list[tuple[str, str, int, float, int]]) -> Racking | None:
-    """Fewest racks of ``rack`` for (role, model, count, power W, rack units) of each device model:
-    one mixed rack when everything fits in it, else each model in racks of its own."""
-    rack_w = rack.power_kw * 1000
-    if (sum(n * w for _, _, n, w, _ in devices) <= rack_w * (1 + TOLERANCE)
-            and sum(n * u for _, _, n, _, u in devices) <= rack.rack_units):
-        return Racking(rack, 1, True, tuple(0 for _ in devices))
+def rackings(rack: RackClass, devices: list[tuple[str, str, int, float, int]], compute_switch: str | None) -> list[Racking]:
+    """The ways to rack (role, model, count, power W, rack units) of each device model in ``rack``
+    that can each be the cheapest: each model in racks of its own; mixed racks (at most
+    ``MIXED_RACKS_MAX``, an exact bin packing over the pooled models, left unpacked); and mixed
+    racks with every switch of the compute model in one, which shortens the switch links' runs
+    (docs/model.md, "Cable runs")."""
     per_rack, total = [], 0
     for _, _, count, power_w, units in devices:
         per = derive.devices_per_rack(rack, power_w, units) if count else 0
         if count and per < 1:
-            return None
+            return []
         per_rack.append(per)
         total += derive.ceil_div(count, per) if count else 0
-    return Racking(rack, total, False, tuple(per_rack))
+    pooled: dict[str, list] = {}
+    for _, model, count, power_w, units in devices:
+        if count:
+            pooled.setdefault(model, [model, 0, power_w, units])[1] += count
+    models = tuple((m, w, u) for m, _, w, u in pooled.values())
+    counts = tuple(c for _, c, _, _ in pooled.values())
+    together = compute_switch in pooled and any(
+        m == compute_switch and derive.ceil_div(c, per) == 1
+        for (_, m, c, _, _), per in zip(devices, per_rack) if c)
+    out = [Racking(rack, total, False, tuple(per_rack), switches_together=together)]
+    least = fewest_mixed(rack, counts, models)
+    if least <= MIXED_RACKS_MAX:
+        unpacked = Racking(rack, least, True, tuple(0 for _ in devices), models, None, counts=counts,
+                           compute_switch=compute_switch)
+        out.append(unpacked)
+        if compute_switch in pooled:
+            out.append(replace(unpacked, switches_together=True, together=list(pooled).index(compute_switch)))
+    return out
+
+
+def fewest_mixed(rack: RackClass, counts: tuple[int, ...], models: tuple) -> int:
+    """A lower bound on mixed racks: by total power, by total units, and by nodes per rack alone."""
+    rack_w = rack.power_kw * 1000 * (1 + TOLERANCE)
+    total_w = sum(c * w for c, (_, w, _) in zip(counts, models))
+    total_u = sum(c * u for c, (_, _, u) in zip(counts, models))
+    per_node = derive.devices_per_rack(rack, models[0][1], models[0][2])
+    if per_node < 1:
+        return MIXED_RACKS_MAX + 1
+    return max(math.ceil(total_w / rack_w - 1e-9), -(-total_u // rack.rack_units), -(-counts[0] // per_node))
+
+
+def pack(rack: RackClass, counts: list[int], models: tuple, most: int, together: int | None = None) -> tuple | None:
+    """The fewest racks (at most ``most``) holding ``counts`` of each model (the nodes first),
+    each rack within the class's power and units (and all of model ``together`` in one rack), as
+    per-rack count vectors; None when more are needed.
+
+    Exact and quick because the devices besides the nodes are few: over the ways to share them
+    among ``k`` racks (``best``), each rack takes as many nodes as fit beside its share, and ``k``
+    racks do when those add up to the nodes."""
+    rack_w = rack.power_kw * 1000 * (1 + TOLERANCE)
+    (_, node_w, node_u), others = models[0], models[1:]
+
+    def room(share: tuple[int, ...]) -> int:
+        """Nodes that fit beside ``share`` of the other devices in one rack (-1: it does not fit)."""
+        w = sum(x * m[1] for x, m in zip(share, others))
+        u = sum(x * m[2] for x, m in zip(share, others))
+        if w > rack_w or u > rack.rack_units:
+            return -1
+        return min(int((rack_w - w) // node_w), (rack.rack_units - u) // node_u)
+
+    shares = [(v, room(v)) for v in itertools.product(*(range(c + 1) for c in counts[1:]))
+              if room(v) >= 0 and (together is None or v[together - 1] in (0, counts[together]))]
+
+    @functools.cache
+    def best(rest: tuple[int, ...], racks: int, first: int) -> tuple[int, tuple]:
+        """The most nodes ``racks`` racks take beside ``rest`` of the others, and their shares
+        (taken in list order from ``first`` on: the racks' order does not matter)."""
+        if racks == 0:
+            return (0, ()) if not any(rest) else (-1, ())
+        top = (-1, ())
+        for i in range(first, len(shares)):
+            v, nodes_here = shares[i]
+            if all(a <= b for a, b in zip(v, rest)):
+                nodes, tail = best(tuple(b - a for a, b in zip(v, rest)), racks - 1, i)
+                if nodes >= 0 and nodes + nodes_here > top[0]:
+                    top = (nodes + nodes_here, (v, *tail))
+        return top
+
+    total_w = sum(c * m[1] for c, m in zip(counts, models))
+    total_u = sum(c * m[2] for c, m in zip(counts, models))
+    least = max(1, math.ceil(total_w / rack_w - 1e-9), -(-total_u // rack.rack_units))
+    if least > most:
+        return None
+    quick = first_fit(counts[1:], others, room, least, together)
+    if quick is not None and sum(room(v) for v in quick) >= counts[0]:
+        split = quick  # as few racks as power and units allow: no packing has fewer
+        left, bins = counts[0], []
+        for v in split:
+            taken = min(room(v), left)
+            left -= taken
+            bins.append((taken, *v))
+        return tuple(bins)
+    for racks in range(least, most + 1):
+        nodes, split = best(tuple(counts[1:]), racks, 0)
+        if nodes >= counts[0]:
+            left, bins = counts[0], []
+            for v in split:
+                taken = min(room(v), left)
+                left -= taken
+                bins.append((taken, *v))
+            return tuple(bins)
+    return None
+
+
+def first_fit(counts: list[int], others: tuple, room, racks: int, together: int | None) -> list | None:
+    """The devices besides the nodes dealt over ``racks`` racks first-fit (the heaviest first, a
+    ``together`` model as one piece), as per-rack shares; None when they do not all fit."""
+    pieces = []
+    for j, c in enumerate(counts):
+        pieces += [(j, c)] if together is not None and j == together - 1 else [(j, 1)] * c
+    pieces.sort(key=lambda piece: -others[piece[0]][1] * piece[1])
+    shares = [[0] * len(counts) for _ in range(racks)]
+    for j, amount in pieces:
+        for share in shares:
+            share[j] += amount
+            if room(tuple(share)) >= 0:
+                break
+            share[j] -= amount
+        else:
+            return None
+    return [tuple(share) for share in shares]
 
 
 @dataclass(frozen=True)
@@ -387,6 +521,9 @@ class Enumerator:
         self.needs = perf.storage_needs(self.job, rate)
         d = instance.site.distances
         self.lengths_m = derive.link_lengths_m(d.in_row_m, d.across_rows_m, d.slack_m)
+        placements = [derive.placed_runs_m(self.lengths_m, d.in_rack_m + d.slack_m, d.in_row_m + d.slack_m,
+                                           one_rack=rack, switches_one_rack=rack, one_row=True) for rack in (True, False)]
+        self.shortest_run_m = {cls: min(runs[cls] for runs in placements) for cls in self.lengths_m}
         self._times: dict[tuple, float | None] = {}
         self._fits: dict[tuple, bool] = {}
         self.networks = Networks(self)
@@ -396,8 +533,8 @@ class Enumerator:
     def may_fit(self, node: NodeChoice, switch: Switch | None, n: int, switches: int, node_w: float, racks) -> bool:
         """A bound that only rejects what :meth:`_complete` would: the nodes and compute switches
         alone (at least one storage unit, in racks of its own, comes on top) need more racks than
-        the site has in every rack class that cannot hold everything in one mixed rack, or more
-        power than its cap."""
+        the site has in every rack class whose mixed racks cannot hold them, or more power than its
+        cap."""
         site = self.instance.site
         switch_w = self.switch_w(switch) if switch is not None and switches else 0.0
         if site.power_cap_kw is not None and n * node_w + switches * switch_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
@@ -409,6 +546,8 @@ class Enumerator:
             per_node = derive.devices_per_rack(rack, node_w, node.server.rack_units)
             if per_node < 1:
                 continue
+            if derive.ceil_div(n, per_node) <= min(MIXED_RACKS_MAX, site.max_racks):
+                return True  # mixed racks may hold the rest beside the nodes
             needed = derive.ceil_div(n, per_node) + 1
             if switches:
                 per_switch = derive.devices_per_rack(rack, switch_w, switch.rack_units)
@@ -515,7 +654,7 @@ class Enumerator:
                 if key not in part_cache:
                     part_cache[key] = {cls: [p for p in all_parts if part_fits(p, cls, node, switch, gbps)
                                              and not shares_cages(p, cls, fabric)
-                                             and p.max_reach_m >= self.lengths_m[cls] and price(p.id) is not None
+                                             and p.max_reach_m >= self.shortest_run_m[cls] and price(p.id) is not None
                                              and instance.constraints.cables.admits(p.id)] for cls in used}
                 parts = part_cache[key]
                 if any(not options for options in parts.values()):
@@ -530,7 +669,8 @@ class Enumerator:
                     for layout in layouts(fabric, node, n, limit, provisioned):
                         base = layout.counts(n, node.rails)
                         switch_count = base.leaves + base.spines + base.cores
-                        if n * node_price + (switch_count * price(switch.id) if switch_count else 0) > self.cost_bound:
+                        least = n * node_price + (switch_count * price(switch.id) if switch_count else 0)
+                        if self.cost_bound < math.inf and self.rank_bound(least, node, layout, n) > self.cost_bound:
                             continue
                         if not self.may_fit(node, switch, n, switch_count, compute_w, racks):
                             continue
@@ -567,10 +707,15 @@ class Enumerator:
         node_w = compute_w + net.node_extra_w
         fixed = (n * node_price + sum(c * price(m) for m, c in data_switches.items())
                  + sum(c * price(t) for t, c in unit_counts.items()) + net.cost)
+        converged = net.record.mode == "converged"
         for chosen in itertools.product(*(parts[cls] for cls in used)):
             cable_cost = sum(self.assemblies(cls, p, node, fabric, n, counts) * price(p.id)
                              for cls, p in zip(used, chosen))
             for mgmt in self.networks.management_networks_cached(ports):
+                # Racks only add to the cost: a combination ranked past the kept ones without them stays so.
+                if (self.cost_bound < math.inf
+                        and self.rank_bound(fixed + cable_cost + mgmt.cost, node, fabric, n, converged) > self.cost_bound):
+                    continue
                 models = dict(data_switches)
                 for m, c in mgmt.switches.items():
                     models[m] = models.get(m, 0) + c
@@ -581,17 +726,29 @@ class Enumerator:
                 power_w = sum(c * w for _, _, c, w, _ in devices)
                 if site.power_cap_kw is not None and power_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
                     continue
+                compute_switch = fabric.switch.id if fabric.switch and n_switches else None
+                coolings = {node.server.cooling, *(switch_models[m].cooling for m, c in models.items() if c)}
                 for rack in racks:
-                    key = (rack.id, tuple(devices))
-                    if key not in self._racking:
-                        self._racking[key] = racking(rack, devices)
-                    placed = self._racking[key]
-                    if placed is None or placed.total > site.max_racks:
+                    if not all(derive.rack_cools(rack, cooling) for cooling in coolings):
                         continue
-                    cost = fixed + cable_cost + mgmt.cost + placed.total * price(rack.id)
-                    if cost <= budget:
-                        yield cost, Candidate(node, fabric, n, counts, chosen, placed, tier, units, node_w,
-                                              tuple(devices), net, mgmt)
+                    key = (rack.id, tuple(devices), compute_switch)
+                    if key not in self._racking:
+                        self._racking[key] = rackings(rack, devices, compute_switch)
+                    for placed in self._racking[key]:
+                        runs = self.runs_m(placed)
+                        if placed.total > site.max_racks or any(p.max_reach_m < runs[cls] for cls, p in zip(used, chosen)):
+                            continue
+                        cost = fixed + cable_cost + mgmt.cost + placed.total * price(rack.id)
+                        if cost <= budget:
+                            yield cost, Candidate(node, fabric, n, counts, chosen, placed, tier, units, node_w,
+                                                  tuple(devices), net, mgmt)
+
+    def runs_m(self, placed: Racking) -> dict[str, float]:
+        """The link classes' runs where ``placed`` puts their ends."""
+        d = self.instance.site.distances
+        return derive.placed_runs_m(self.lengths_m, d.in_rack_m + d.slack_m, d.in_row_m + d.slack_m,
+                                    one_rack=placed.total == 1 and placed.mixed,
+                                    switches_one_rack=placed.switches_together, one_row=placed.mixed)
 
     def sized_storage(self, storage, node: NodeChoice, fabric: FabricChoice, n: int):
         """``(storage network mode, hot tier, units, storage network need Gb/s)``: the mode None
@@ -600,11 +757,17 @@ class Enumerator:
         return [(None, tier, units, self.needs.network_gbps) for tier, units in storage]
 
     bounded = True
-    """The rank is the cost, so :attr:`cost_bound` may prune."""
+    """:attr:`cost_bound` may prune (by :meth:`rank_bound`)."""
 
     def rank(self, candidate) -> float:
         """What the enumeration minimises: the cost."""
         return candidate[0]
+
+    def rank_bound(self, cost: float, node: NodeChoice, fabric: FabricChoice, n: int,
+                   converged: bool | None = None) -> float:
+        """The least rank of a combination of ``node``, ``fabric`` and ``n`` nodes (in the storage
+        mode ``converged``; None: either) that costs at least ``cost``: the cost itself."""
+        return cost
 
     @staticmethod
     def assemblies(link_class: str, part: LinkPart, node: NodeChoice, fabric: FabricChoice, n: int,
@@ -643,15 +806,22 @@ class Enumerator:
         link_counts = {"node-leaf": c.node_leaf_links, "leaf-spine": c.leaf_spine_links,
                        "spine-core": c.spine_core_links}
         used = derive.LINK_CLASSES[:max(fabric.tiers, 1)] if fabric.tiers else ()
+        runs = self.runs_m(placed)
         links = [LinkGroup(between=cls, count=link_counts[cls], part=p.id,
-                           assemblies=self.assemblies(cls, p, node, fabric, n, c), length_m=self.lengths_m[cls],
+                           assemblies=self.assemblies(cls, p, node, fabric, n, c), length_m=runs[cls],
                            gbps=node.interconnect.gbps) for cls, p in zip(used, chosen)]
         links += net.links + mgmt.links
         rack = placed.rack
         if placed.mixed:
-            total_w = sum(count * w for _, _, count, w, _ in cand.devices)
-            racks = [RackGroup(rack_class=rack.id, role="mixed", count=1, nodes_per_rack=n,
-                               power_kw=round(total_w / 1000, 3))]
+            if placed.bins is None:
+                raise ValueError("an unpacked mixed racking: write out Enumerator.packed(candidate)")
+            groups: dict[tuple[int, ...], int] = {}
+            for v in placed.bins:
+                groups[v] = groups.get(v, 0) + 1
+            racks = [RackGroup(rack_class=rack.id, role="mixed", count=count, nodes_per_rack=v[0],
+                               holds={m: x for x, (m, _, _) in zip(v[1:], placed.models[1:]) if x},
+                               power_kw=round(sum(x * w for x, (_, w, _) in zip(v, placed.models)) / 1000, 3))
+                     for v, count in groups.items()]
         else:
             racks = [RackGroup(rack_class=rack.id, role=role, count=derive.ceil_div(count, per),
                                nodes_per_rack=per if role == "compute" else 0,
@@ -691,10 +861,35 @@ class Enumerator:
             if len(cheapest) == keep and self.bounded:
                 self.cost_bound = -cheapest[0][0]
         result = Enumerated(cost=None, design=None, candidates=screened)
-        for _, _, candidate in sorted(cheapest, key=lambda e: (-e[0], -e[1])):
-            if self._judge(candidate, result):
+        # Cheapest first; a mixed racking is packed when it comes first, and goes back with its
+        # exact cost (its bound was a lower one) unless that packing changes nothing.
+        queue = [(-cost, -seq, candidate) for cost, seq, candidate in cheapest]
+        heapq.heapify(queue)
+        while queue:
+            _, seq, candidate = heapq.heappop(queue)
+            resolved = self.packed(candidate)
+            if resolved is None:
+                continue
+            if resolved[0] != candidate[0]:
+                heapq.heappush(queue, (self.rank(resolved), seq, resolved))
+            elif self._judge(resolved, result):
                 return result
         return result
+
+    def packed(self, candidate) -> tuple | None:
+        """``candidate`` with its mixed racks packed and its cost and runs updated (None when
+        they cannot be packed or its parts no longer reach)."""
+        cost, cand = candidate
+        placed = cand.placed.packed()
+        if placed is None:
+            return None
+        if placed is cand.placed:
+            return candidate
+        runs = self.runs_m(placed)
+        used = derive.LINK_CLASSES[:max(cand.fabric.tiers, 1)] if cand.fabric.tiers else ()
+        if any(p.max_reach_m < runs[cls] for cls, p in zip(used, cand.parts)):
+            return None
+        return cost + (placed.total - cand.placed.total) * self.price(placed.rack.id), replace(cand, placed=placed)
 
     def _judge(self, candidate, result: Enumerated) -> bool:
         """Check one candidate; record it in ``result`` when accepted and cheaper than the best so far."""
@@ -719,7 +914,9 @@ class Enumerator:
         result = Enumerated(cost=None, design=None)
         for candidate in self.candidates():
             result.candidates += 1
-            self._judge(candidate, result)
+            resolved = self.packed(candidate)
+            if resolved is not None:
+                self._judge(resolved, result)
         return result
 
 
@@ -732,11 +929,11 @@ class JobCostEnumerator(Enumerator):
     (``perf.evaluate(...).tokens_per_s``), ranked by cost × time to train / month."""
 
     objective = "min_job_cost"
-    bounded = False
 
     def __init__(self, instance: Instance) -> None:
         super().__init__(instance)
         self._rates: dict[tuple, tuple[float, float] | None] = {}
+        self._billed_months: dict[float, float] = {}
 
     def rate_and_time(self, node: NodeChoice, fabric: FabricChoice, n: int,
                       converged: bool = False) -> tuple[float, float] | None:
@@ -755,11 +952,17 @@ class JobCostEnumerator(Enumerator):
         to train (the checker's table, checking/rental.py), or that time pro rata without terms."""
         c = candidate[1]
         converged = c.storage_net.record.mode == "converged"
-        seconds = self.rate_and_time(c.node, c.fabric, c.nodes, converged)[1]
+        return self._billed(self.rate_and_time(c.node, c.fabric, c.nodes, converged)[1])
+
+    def _billed(self, seconds: float) -> float:
+        """Months billed for ``seconds`` of training (:meth:`_months`)."""
         terms = self.resolved.price_book.terms
         if not terms:
             return seconds / SECONDS_PER_MONTH
-        return float(least_billed_months(terms, math.ceil(Fraction(seconds) / Fraction(SECONDS_PER_MONTH))))
+        if seconds not in self._billed_months:
+            whole = math.ceil(Fraction(seconds) / Fraction(SECONDS_PER_MONTH))
+            self._billed_months[seconds] = float(least_billed_months(terms, whole))
+        return self._billed_months[seconds]
 
     def sized_storage(self, storage, node: NodeChoice, fabric: FabricChoice, n: int):
         """Per storage network mode, the hot tiers with the fewest units and the storage network's
@@ -780,6 +983,16 @@ class JobCostEnumerator(Enumerator):
     def rank(self, candidate) -> float:
         """Job cost: cost per month × months billed."""
         return candidate[0] * self._months(candidate)
+
+    def rank_bound(self, cost: float, node: NodeChoice, fabric: FabricChoice, n: int,
+                   converged: bool | None = None) -> float:
+        """``cost`` × the fewest months billed in the storage mode (either mode when None; inf when
+        the job does not run): a combination's months are its mode's, and its cost is at least
+        ``cost``."""
+        modes = (False, True) if converged is None else (converged,)
+        found = [self.rate_and_time(node, fabric, n, mode) for mode in modes]
+        months = [self._billed(rate[1]) for rate in found if rate is not None]
+        return cost * min(months) if months else math.inf
 
     def _keep(self, candidate, cost: int, design, result: Enumerated) -> None:
         """Record an accepted candidate when its job cost, from the checker's price and perf's time

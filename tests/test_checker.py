@@ -178,7 +178,7 @@ def test_single_node_without_a_fabric_buys_no_compute_nics_and_powers_no_compute
 # the twin-port DAC, whose one node end carries both links of a DGX cage. Storage and management
 # links run in the row too (2 m).
 SHORT_ROWS = {"site.distances.in_row_m": 1.0, "site.distances.slack_m": 1.0}
-TWIN_DAC = {"links.0.part": "ndr-dac-twin-to-twin-flat-2m", "links.0.length_m": 2.0, "links.1.length_m": 51.0,
+TWIN_DAC = {"links.0.part": "ndr-dac-twin-to-twin-flat-2m", "links.0.length_m": 2.0, "links.1.length_m": 4.0,
             "links.2.length_m": 2.0, "links.3.length_m": 2.0, "links.4.length_m": 2.0}
 
 
@@ -209,7 +209,8 @@ def test_single_node_design_has_no_fabric(changes, fragment):
 
 # The fabric-less node draws its server's 10,200 W and its storage optics' 20 W: with the storage
 # qm9700, the management switch and the array, 10,210 + 1,294 + 150 + 1,600 W = 13.254 kW.
-MIXED_RACK = [{"class": "air-30kw", "role": "mixed", "count": 1, "nodes_per_rack": 1, "power_kw": 13.254}]
+MIXED_RACK = [{"class": "air-30kw", "role": "mixed", "count": 1, "nodes_per_rack": 1, "power_kw": 13.254,
+               "holds": {"qm9700": 1, "mgmt-48x1g-10g": 1, "nvme-of-array": 1}}]
 
 
 def test_small_design_in_one_mixed_rack_is_clean():
@@ -218,20 +219,28 @@ def test_small_design_in_one_mixed_rack_is_clean():
 
 
 @pytest.mark.parametrize("changes, fragment", [
-    ({"racks": [{**MIXED_RACK[0], "count": 2}]}, "racks_available: mixed rack (air-30kw): a mixed rack is the design's one rack"),
-    ({"racks": [{**MIXED_RACK[0], "nodes_per_rack": 0}]}, "0 nodes per rack recorded; it holds all 1"),
+    ({"racks": [{**MIXED_RACK[0], "count": 2}]},
+     "racks_available: mixed racks (air-30kw): hold 2 × dgx-h100; the design has 1"),
+    ({"racks": [{**MIXED_RACK[0], "nodes_per_rack": 0}]}, "hold 0 × dgx-h100; the design has 1"),
+    ({"racks": [{**MIXED_RACK[0], "holds": {"qm9700": 1, "nvme-of-array": 1}}]},
+     "hold 0 × mgmt-48x1g-10g; the design has 1"),
+    ({"racks": [{**MIXED_RACK[0], "holds": {**MIXED_RACK[0]["holds"], "qm9790": 1}}]},
+     "hold qm9790, which the design has none of"),
+    ({"racks": [*MIXED_RACK, {"class": "air-30kw", "role": "compute", "count": 1, "nodes_per_rack": 1,
+                              "power_kw": 10.21}]}, "1 groups of one-model racks beside mixed racks"),
     ({"racks": [{**MIXED_RACK[0], "power_kw": 10.0}]},
-     "rack_power_within_limit: mixed rack (air-30kw): 10 kW recorded; 1 × dgx-h100 at 10.21 kW + 1 × qm9700 at "
-     "1.294 kW + 1 × mgmt-48x1g-10g at 0.15 kW + 1 × nvme-of-array at 1.6 kW = 13.254 kW"),
+     "rack_power_within_limit: mixed racks (air-30kw, 1 nodes each): 10 kW recorded; 1 × dgx-h100 at 10.21 kW + "
+     "1 × qm9700 at 1.294 kW + 1 × mgmt-48x1g-10g at 0.15 kW + 1 × nvme-of-array at 1.6 kW = 13.254 kW"),
     ({"storage.units": 3, "storage.ports": 12, "storage.read_gbps": 960.0, "storage.write_gbps": 480.0,
       "storage.capacity_tb": 900.0,
       # 12 unit ports: E = 4 + 12 = 16, 3 unit kits; management ports 2 + 2 + 3 × 2 = 10.
       "storage_network.unit_ports": 12, "switches.0.ports_used": 16, "links.1.count": 12, "links.1.assemblies": 3,
       "management_network.ports": 10, "switches.1.ports_used": 10, "links.2.count": 10, "links.2.assemblies": 10,
       # 10,210 + 1,294 + 150 + 3 × 1,600 W = 16,454 W: within 30 kW, so only the height is wrong.
-      "racks": [{**MIXED_RACK[0], "power_kw": 16.464}], "catalog": None},
-     "rack_units_within_limit: mixed rack (air-30kw): 1 × dgx-h100 at 8 U + 1 × qm9700 at 1 U + 1 × mgmt-48x1g-10g at "
-     "1 U + 3 × nvme-of-array at 14 U = 52 U > 42 U"),
+      "racks": [{**MIXED_RACK[0], "power_kw": 16.454, "holds": {**MIXED_RACK[0]["holds"], "nvme-of-array": 3}}],
+      "catalog": None},
+     "rack_units_within_limit: mixed racks (air-30kw, 1 nodes each): 1 × dgx-h100 at 8 U + 1 × qm9700 at 1 U + "
+     "1 × mgmt-48x1g-10g at 1 U + 3 × nvme-of-array at 14 U = 52 U > 42 U"),
 ])
 def test_mixed_rack_rules(changes, fragment):
     changes = dict(changes)
@@ -466,7 +475,7 @@ RECORD_MUTATIONS = [
     ("oversubscription_within_limit", {"oversubscription": 2.0}, "oversubscription 2 ≠ 4 down-ports in use / 4 up = 1"),
     ("port_form_factor_match", {"links.1.assemblies": 15}, "15 assemblies recorded; max(ceil(4 spines × ceil(8 links / 2) cages / 1), "
                                                         "ceil(8 leaves × ceil(4 uplinks / 2) cages / 1)) (kits by cages filled) = 16"),
-    ("cable_reach", {"links.1.length_m": 30.0}, "length 30 m recorded, the site gives 52 m"),
+    ("cable_reach", {"links.1.length_m": 30.0}, "length 30 m recorded, the site gives 5 m"),
     ("link_speed", {"links.1.gbps": 200}, "recorded at 200 Gb/s ≠ link speed 400 Gb/s"),
     ("rack_power_within_limit", {"racks.1.power_kw": 10.0}, "13 × qm9700 at 1.294 kW = 16.822 kW"),
     ("racks_available", {"racks.0.count": 3}, "3 recorded; ceil(4 × dgx-h100 / 2 per rack) = 2"),

@@ -44,7 +44,8 @@ def fabric_violations(found) -> list[str]:
 def dgx(nodes: int, fabric: dict, leaf_used: int, spine_used: int = 0, leaf_spine: tuple[int, int] | None = None,
         oversubscription: float = 1.0) -> dict:
     """``nodes`` × DGX H100 on QM9700 with ``fabric`` (merged over the base's); node-leaf twin kits
-    8 rails × ceil(n / 2); ``leaf_spine`` = (links, kits)."""
+    8 rails × ceil(n / 2); ``leaf_spine`` = (links, kits), run in the rack (3 + 2 m: every case
+    here has its switches in one network rack)."""
     tiers = fabric["tiers"]
     shape = {**BASE_DESIGN["fabric"], "spines": 0, "cores": 0, "leaf_up_ports": 0, "links_per_leaf_spine": 0,
              "spines_per_pod": 0, "pods": 1, **fabric}
@@ -55,7 +56,7 @@ def dgx(nodes: int, fabric: dict, leaf_used: int, spine_used: int = 0, leaf_spin
               "length_m": 17.0, "gbps": 400}]
     if leaf_spine:
         links.append({"between": "leaf-spine", "count": leaf_spine[0], "part": SWITCH_KIT,
-                      "assemblies": leaf_spine[1], "length_m": 52.0, "gbps": 400})
+                      "assemblies": leaf_spine[1], "length_m": 5.0, "gbps": 400})
     return apply_changes(BASE_DESIGN, {
         "nodes": nodes, "gpus": 8 * nodes, "tiers": tiers, "oversubscription": oversubscription,
         "rail_optimized": shape["rail_optimized"], "fabric": shape,

@@ -311,7 +311,11 @@ def test_completeness_a_checked_design_pinned_back_is_feasible_and_no_cheaper(da
     if not candidates:
         event("no candidate design")
         return
-    design = enumerator.design(candidates[pick % len(candidates)])
+    candidate = enumerator.packed(candidates[pick % len(candidates)])  # mixed racks come unpacked
+    if candidate is None:
+        event("candidate's mixed racks cannot be packed")
+        return
+    design = enumerator.design(candidate)
     if check_design(instance, design):
         event("candidate rejected by the checker")
         return
@@ -545,6 +549,7 @@ def design_renamed(design: Design, mapping: dict[str, str]) -> Design:
         link["part"] = r(link["part"])
     for rack in data["racks"]:
         rack["class"] = r(rack["class"])
+        rack["holds"] = {r(model): count for model, count in rack["holds"].items()}
     data["storage"]["tier"] = r(data["storage"]["tier"])
     if data["cold_storage"]:
         data["cold_storage"]["tier"] = r(data["cold_storage"]["tier"])

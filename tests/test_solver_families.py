@@ -248,8 +248,12 @@ def test_deadline_met_infeasible_one_percent_sooner_with_nodes_pinned():
 
 
 def test_deadline_met_relaxation_is_enough():
-    """Too tight a deadline for the racks: the suggested deadline is feasible."""
-    changes = {**MULTI_NODE, "site.max_racks": 3}
+    """Too tight a deadline for the racks: the suggested deadline is feasible.
+
+    Half a day needs 7 s80 nodes. A 40 kW rack, mixed or not, holds at most 3 s80 nodes (over
+    10.2 kW each) or 6 s40 nodes (6.5 kW each), so 2 racks hold too few GPUs for half a day; a
+    longer deadline needs fewer."""
+    changes = {**MULTI_NODE, "site.max_racks": 2}
     result = infeasible(inst(changes))
     assert "deadline_met" in conflict(result)
     suggestion = relaxation(result, "deadline_met")
@@ -646,21 +650,62 @@ def test_port_form_factor_match_infeasible_when_no_cable_fits_the_nic():
 
 
 # -- cable_reach ------------------------------------------------------------------------------------
-def test_cable_reach_feasible_at_the_cables_reach():
-    d = optimal(inst({"site.distances.in_row_m": 48, "constraints.pins.nodes": 2})).design
+# The node–leaf run is in_rack_m + slack when every device shares one rack, in_row_m + slack
+# otherwise (docs/model.md, "Cable runs"); the 50 m kit sr50 is the only node–leaf part past 3 m.
+# Two nodes (s40, 6.5 kW each) and their switches and storage fit one 40 kW rack. Four pinned s80
+# nodes draw 4 × 10,234 W (server, NIC, one 9 W module) > 40 kW: at least two racks, so in-row runs.
+IN_ROW_NODES = {"constraints.pins.server": "s80", "constraints.pins.nodes": 4}
+
+
+def test_cable_reach_feasible_at_the_cables_reach_in_one_rack():
+    changes = {"site.distances.in_rack_m": 48, "site.distances.in_row_m": 60, "constraints.pins.nodes": 2}
+    d = optimal(inst(changes)).design
+    assert [group.role for group in d.racks] == ["mixed"] and d.racks[0].count == 1
     assert [(link.part, link.length_m) for link in d.links if link.network == "compute"] == [("sr50", 50)]
 
 
-def test_cable_reach_infeasible_one_metre_past_it():
-    result = infeasible(inst({"site.distances.in_row_m": 49, "constraints.pins.nodes": 2}))
-    assert conflict(result) == {"cable_reach", "pins_respected", NEEDS_A_FABRIC}
+def test_cable_reach_infeasible_one_metre_past_it_in_one_rack():
+    # In-row runs of 62 m (storage and management parts reach 100 m) are longer still.
+    changes = {"site.distances.in_rack_m": 49, "site.distances.in_row_m": 60, "constraints.pins.nodes": 2}
+    assert conflict(infeasible(inst(changes))) == {"cable_reach", "pins_respected", NEEDS_A_FABRIC}
+
+
+def test_cable_reach_feasible_at_the_cables_reach_in_a_row():
+    d = optimal(inst(IN_ROW_NODES, {"site.distances.in_row_m": 48})).design
+    assert racks_used(d) >= 2
+    assert [(link.part, link.length_m) for link in d.links if link.network == "compute"] == [("sr50", 50)]
+
+
+def test_cable_reach_infeasible_one_metre_past_it_in_a_row():
+    # Only the rack's power keeps the four nodes out of one rack, where the run would be 5 m: each
+    # of the four families is needed (a single node needs no fabric, hence NEEDS_A_FABRIC).
+    result = infeasible(inst(IN_ROW_NODES, {"site.distances.in_row_m": 49}))
+    assert conflict(result) == {"cable_reach", "pins_respected", NEEDS_A_FABRIC, "rack_power_within_limit"}
+
+
+# Two tiers across rows: 48 nodes × 8 rails = 384 ports at 1:1 on 64-port switches need at least 12
+# leaves (32 down, 32 up) and 384 / 64 = 6 spines, 18 switches or more of 2,244 W provisioned (1,700
+# W and 32 cages × 17 W); a 40 kW rack holds 17, so the compute switches take two network racks. The
+# 48 nodes take 16 compute racks (3 per 40 kW): more than eight racks, each of one model, and the
+# leaf–spine run is across rows (across_rows_m + slack).
+ACROSS_ROWS_PINS = {"constraints.pins.tiers": 2, "constraints.pins.nodes": 48, "constraints.pins.server": "s80",
+                    "constraints.pins.nics_per_node": 8}
 
 
 def test_cable_reach_across_rows_limits_two_tiers():
     """Default runs across rows are 52 m; the only switch-to-switch kit reaches 50 m."""
-    pins = {"constraints.pins.tiers": 2, "constraints.pins.nodes": 4}
-    assert optimal(inst(REACH_ACROSS_ROWS, pins)).design.tiers == 2
-    assert conflict(infeasible(inst(pins))) == {"cable_reach", "pins_respected"}
+    d = optimal(inst(ROOMY, REACH_ACROSS_ROWS, ACROSS_ROWS_PINS)).design
+    assert d.tiers == 2 and racks_used(d) > 8 and "mixed" not in {group.role for group in d.racks}
+    compute = [(link.between, link.part, link.length_m) for link in d.links if link.network == "compute"]
+    assert compute == [("node-leaf", "sr50", 17), ("leaf-spine", "sw-sr50", 50)]
+    result = infeasible(inst(ROOMY, ACROSS_ROWS_PINS))
+    # The one minimal conflict: without the rack's power limit, or with a fabric of at most 17
+    # switches (what the fabric's port, balance and oversubscription rules forbid), every compute
+    # switch would share one rack and the leaf–spine run would be in-rack. Each family is needed:
+    # relaxing any one alone is feasible.
+    fabric = {NEEDS_A_FABRIC, "spine_ports_cover_uplinks", "oversubscription_within_limit", "uplinks_balanced"}
+    assert conflict(result) == {"cable_reach", "pins_respected", "rack_power_within_limit", *fabric}
+    assert {r.family for r in result.explanation.relaxations if r.value is not None} == conflict(result)
 
 
 # -- rack_power_within_limit / rack_units_within_limit -----------------------------------------------
@@ -677,11 +722,20 @@ def _s80_node_w() -> float:
     return unit_powers_w(inst(_one_rack_class(40, 42)), d)[0]
 
 
+def _node_racks(design) -> list[tuple]:
+    """The rack groups holding nodes: (role, racks, nodes per rack, what else each holds)."""
+    return [(g.role, g.count, g.nodes_per_rack, g.holds) for g in design.racks if g.nodes_per_rack > 0]
+
+
 def test_rack_power_within_limit_feasible_when_a_rack_holds_exactly_one_node():
+    """A rack of exactly the node's power holds it, and nothing else: every switch and storage unit
+    draws power, so the storage and management devices take a (mixed) rack of their own."""
     node_w = _s80_node_w()
     d = optimal(inst(_one_rack_class(node_w / 1000, 42))).design
-    compute = next(group for group in d.racks if group.role == "compute")
-    assert (compute.count, compute.nodes_per_rack) == (1, 1)
+    assert _node_racks(d) == [("mixed", 1, 1, {})]
+    node_rack = next(g for g in d.racks if g.nodes_per_rack > 0)
+    assert node_rack.power_kw * 1000 == pytest.approx(node_w)
+    assert racks_used(d) == 2
 
 
 def test_rack_power_within_limit_infeasible_one_watt_short():
@@ -691,9 +745,12 @@ def test_rack_power_within_limit_infeasible_one_watt_short():
 
 
 def test_rack_units_within_limit_feasible_when_a_rack_holds_exactly_one_node():
+    """An 8 U rack holds one 8 U s80 node and nothing else (every other device takes a unit)."""
     d = optimal(inst(_one_rack_class(40, 8))).design
-    compute = next(group for group in d.racks if group.role == "compute")
-    assert (compute.count, compute.nodes_per_rack) == (1, 1)
+    assert _node_racks(d) == [("mixed", 1, 1, {})]
+    # Nine nodes take nine racks, more than eight: racks of one model each, one node per compute rack.
+    d = optimal(inst(_one_rack_class(40, 8), {"constraints.pins.nodes": 9})).design
+    assert _node_racks(d) == [("compute", 9, 1, {})]
 
 
 def test_rack_units_within_limit_infeasible_one_unit_short():
@@ -723,24 +780,47 @@ def test_racks_available_fewest_racks_feasible_one_fewer_infeasible():
 
 
 def test_racks_available_pinned_cluster_one_rack_fewer():
-    """Six pinned 1-tier nodes: 2 compute racks (3 nodes per 40 kW), a network rack per switch
-    model (compute, storage and management switches) and a storage rack."""
+    """27 pinned 1-tier s80 nodes: a 40 kW rack holds 3 (4 would draw over 40 kW; 42 U would take
+    5), so the nodes alone need 9 racks, more than eight: racks of one model each. 9 compute
+    racks, a network rack per switch model (compute, storage and management switches, each model's
+    few switches in one rack) and a storage rack: 13."""
+    pins = {"constraints.pins.server": "s80", "constraints.pins.nodes": 27, "constraints.pins.tiers": 1,
+            "constraints.pins.nics_per_node": 1}
+    d = optimal(inst(pins)).design
+    node_w = unit_powers_w(inst(pins), d)[0]
+    assert 3 * node_w <= 40_000 < 4 * node_w
+    assert [(g.role, g.count, g.nodes_per_rack) for g in d.racks] == [
+        ("compute", 9, 3), ("network", 1, 0), ("network", 1, 0), ("network", 1, 0), ("storage", 1, 0)]
+    assert len({s.model for s in d.switches}) == 3
+    assert racks_used(optimal(inst(pins, {"site.max_racks": 13})).design) == 13
+    changes = {**pins, "site.max_racks": 12}
+    result = infeasible(inst(changes))
+    # The one minimal conflict: without the rack's power limit 5 nodes fit a rack by height, and the
+    # 27 nodes (216 U) and the rest fit six mixed racks; the height limit alone is no obstacle, so
+    # rack_units_within_limit is not in it.
+    assert conflict(result) == {"racks_available", "pins_respected", "rack_power_within_limit"}
+    suggestion = relaxation(result, "racks_available")
+    assert suggestion.value == 13
+    optimal(inst(apply_relaxation(changes, suggestion)))
+
+
+def test_racks_available_pinned_mixed_racks_one_rack_fewer():
+    """6 pinned s80 nodes at 3 per 40 kW rack: two mixed racks, one of 3 nodes and one of 3 nodes
+    with every switch and storage unit (under 4 kW together); one rack cannot hold them."""
     pins = {"constraints.pins.server": "s80", "constraints.pins.nodes": 6, "constraints.pins.tiers": 1,
             "constraints.pins.nics_per_node": 1}
     d = optimal(inst(pins)).design
-    assert [(g.role, g.count) for g in d.racks] == [("compute", 2), ("network", 1), ("network", 1), ("network", 1),
-                                                    ("storage", 1)]
-    assert racks_used(d) == 6
-    assert racks_used(optimal(inst(pins, {"site.max_racks": 6})).design) == 6
-    changes = {**pins, "site.max_racks": 5}
+    assert [g.role for g in d.racks] == ["mixed", "mixed"] and racks_used(d) == 2
+    assert sorted(g.nodes_per_rack for g in d.racks) == [3, 3]
+    changes = {**pins, "site.max_racks": 1}
     result = infeasible(inst(changes))
-    # Either rack family alone needs a rack per device model and two compute racks (at most 3
-    # nodes per rack by power, 5 by units): two minimal conflicts, one with each.
+    # Either rack family alone keeps 6 nodes out of one rack (3 by power, 5 by height): two minimal
+    # conflicts, one with each.
     found = conflict(result)
     assert {"racks_available", "pins_respected"} < found
     assert found - {"racks_available", "pins_respected"} in ({"rack_power_within_limit"}, {"rack_units_within_limit"})
     suggestion = relaxation(result, "racks_available")
-    assert suggestion.value == 6
+    assert suggestion.value == 2
     optimal(inst(apply_relaxation(changes, suggestion)))
 
 

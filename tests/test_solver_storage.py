@@ -244,10 +244,22 @@ def test_cold_storage_met_hot_and_cold_units_of_one_tier_counted_once():
     counted_w = server.power_w + (d.storage.units + d.cold_storage.units) * catalog.by_id("storage")["obj"].power_w
     assert rack.role == "mixed" and rack.power_kw * 1000 < counted_w + 2_000  # switches and NICs add < 2 kW
     assert check_design(inst(changes), d, result.cost, result.performance) == []
+    # 21 hot units (20,000 TB and the checkpoints) and the cold one share mixed racks, each in one.
     many = {"workload.data": {"archive_tb": 10, "dataset_tb": 20_000}, "constraints.pins.storage": "obj"}
-    separate = optimal(inst(many))
-    assert [g.role for g in separate.design.racks].count("storage") == 1  # one group for the one tier model
-    assert check_design(inst(many), separate.design, separate.cost, separate.performance) == []
+    mixed = optimal(inst(many))
+    d = mixed.design
+    assert {g.role for g in d.racks} == {"mixed"}
+    assert sum(g.count * g.holds.get("obj", 0) for g in d.racks) == d.storage.units + d.cold_storage.units == 22
+    assert check_design(inst(many), d, mixed.cost, mixed.performance) == []
+    # Beyond eight racks, storage racks hold units of one tier: 201 hot units (200,000 TB and the
+    # checkpoints) and the cold one, 2 U and 800 W each, 21 per 40 kW, 42 U rack, take ceil(202 / 21)
+    # = 10 racks in one group (hot and cold apart would take 10 + 1).
+    huge = {"workload.data": {"archive_tb": 10, "dataset_tb": 200_000}, "constraints.pins.storage": "obj"}
+    separate = optimal(inst(huge))
+    d = separate.design
+    assert (d.storage.units, d.cold_storage.units) == (201, 1)
+    assert [(g.count, g.power_kw) for g in d.racks if g.role == "storage"] == [(10, pytest.approx(21 * 0.8))]
+    assert check_design(inst(huge), d, separate.cost, separate.performance) == []
 
 
 def test_cold_storage_met_archived_checkpoints_count():

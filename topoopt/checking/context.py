@@ -187,8 +187,28 @@ class CheckContext(NetworksView):
 
     @cached_property
     def lengths_m(self) -> dict[str, float]:
+        """Cable run per link class, the compute classes' where the racks put their ends."""
         d = self.instance.site.distances
-        return derive.link_lengths_m(d.in_row_m, d.across_rows_m, d.slack_m)
+        lengths = derive.link_lengths_m(d.in_row_m, d.across_rows_m, d.slack_m)
+        mixed = self.rack_groups("mixed")
+        one_rack = bool(mixed) and sum(g.count for g in mixed) == 1
+        return derive.placed_runs_m(lengths, d.in_rack_m + d.slack_m, d.in_row_m + d.slack_m, one_rack=one_rack,
+                                    switches_one_rack=self.compute_switches_one_rack, one_row=bool(mixed))
+
+    @cached_property
+    def compute_switches_one_rack(self) -> bool:
+        """One rack holds every switch of the compute switches' model (with the storage and
+        management switches of that model): a mixed rack holding them all, or, in racks of one
+        model each, the model fits in one rack of the design's class."""
+        if self.switch is None or self.rack_class is None:
+            return False
+        count = sum(n for s, n in ((self.switch, self.n_switches), (self.storage_switch, self.n_storage_switches),
+                                   (self.mgmt_switch, self.n_mgmt_switches)) if s is not None and s.id == self.switch.id)
+        mixed = self.rack_groups("mixed")
+        if mixed:
+            return any(g.count == 1 and g.holds.get(self.switch.id, 0) >= count for g in mixed)
+        per_rack = derive.devices_per_rack(self.rack_class, self.power_of_switch_w(self.switch), self.switch.rack_units)
+        return count <= per_rack
 
     @cached_property
     def node_power_w(self) -> float | None:

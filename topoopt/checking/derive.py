@@ -288,6 +288,23 @@ def link_lengths_m(in_row_m: float, across_rows_m: float, slack_m: float) -> dic
     }
 
 
+def placed_runs_m(lengths_m: dict[str, float], in_rack_m: float, in_row_m: float, *, one_rack: bool,
+                  switches_one_rack: bool, one_row: bool) -> dict[str, float]:
+    """The compute link classes' runs where their ends sit (runs with slack): node–leaf
+    ``in_rack_m`` when everything is in one rack; leaf–spine and spine–core ``in_rack_m`` when
+    every compute switch is in one rack, ``in_row_m`` between mixed racks (one row); otherwise
+    ``lengths_m``'s. A placement never lengthens a run."""
+    runs = dict(lengths_m)
+    if one_rack:
+        runs["node-leaf"] = min(in_rack_m, runs["node-leaf"])
+    for link_class in ("leaf-spine", "spine-core"):
+        if one_rack or switches_one_rack:
+            runs[link_class] = min(in_rack_m, runs[link_class])
+        elif one_row:
+            runs[link_class] = min(in_row_m, runs[link_class])
+    return runs
+
+
 def part_fits_cage(part: LinkPart, end: str, form_factor: str, ports_per_cage: int, gbps: int) -> bool:
     """End ``end`` ("a" or "b") of ``part`` plugs into a cage of ``form_factor`` carrying all its
     ``ports_per_cage`` logical ports at ``gbps``."""
@@ -354,6 +371,11 @@ def devices_per_rack_by_power(rack: RackClass, device_power_w: float) -> int:
 def devices_per_rack_by_units(rack: RackClass, device_rack_units: int) -> int:
     """Identical devices one rack has room for: ``floor(rack U / device U)``."""
     return rack.rack_units // device_rack_units
+
+
+def rack_cools(rack: RackClass, cooling: str) -> bool:
+    """Air and rear-door racks cool air-cooled devices, liquid racks liquid-cooled ones."""
+    return (rack.cooling == "liquid") == (cooling == "liquid")
 
 
 def devices_per_rack(rack: RackClass, device_power_w: float, device_rack_units: int) -> int:

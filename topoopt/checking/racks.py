@@ -4,8 +4,9 @@ Power is provisioned power (docs/model.md): devices at their maximum with every 
 hungriest module that fits it. All racks are of the design's one rack class. Either compute racks
 hold nodes only, network racks switches only (compute, storage and management switches) and
 storage racks storage units only (hot and cold), every rack holding devices of one model; or a
-small design puts everything in one *mixed* rack. A role's racks are recorded as one group, or as
-one group per model in the order compute, storage, management switch (hot, cold tier).
+small design puts everything in *mixed* racks, each group recording the nodes and the devices by
+model one rack holds. A role's racks are recorded as one group, or as one group per model in the
+order compute, storage, management switch (hot, cold tier).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from topoopt.checking.context import CheckContext
-from topoopt.checking.derive import devices_per_rack, devices_per_rack_by_power, devices_per_rack_by_units
+from topoopt.checking.derive import devices_per_rack, devices_per_rack_by_power, devices_per_rack_by_units, rack_cools
 from topoopt.checking.text import ceil_div, close, kw, num
 from topoopt.checking.units import W_PER_KW
 from topoopt.models.catalog import RackClass
@@ -91,11 +92,6 @@ def rack_roles(ctx: CheckContext) -> list[RackRole]:
     return roles
 
 
-def _recorded(ctx: CheckContext, role: str) -> RackGroup | None:
-    groups = ctx.rack_groups(role)
-    return groups[0] if groups else None
-
-
 def recorded_racks(ctx: CheckContext, role: RackRole) -> list[tuple[RackRole, RackGroup | None]] | None:
     """The role's devices with the rack group recording them: one group for the whole role, or one
     group per model in the role's order (compute, storage, management switch; hot, cold tier).
@@ -113,9 +109,69 @@ def _racks(ctx: CheckContext, roles: list[RackRole]) -> list[tuple[RackRole, Rac
     return [pair for role in roles for pair in recorded_racks(ctx, role) or []]
 
 
-def _mixed(ctx: CheckContext) -> RackGroup | None:
-    """The design's single mixed rack, if it has one."""
-    return _recorded(ctx, "mixed")
+def _mixed(ctx: CheckContext) -> list[RackGroup]:
+    """The design's mixed rack groups (none when its racks hold one model each)."""
+    return ctx.rack_groups("mixed")
+
+
+def _mixed_load(group: RackGroup, devices: list[Device]) -> tuple[list[Device], list[str]]:
+    """What one rack of a mixed group holds (nodes first), and the models it names that the design
+    has none of."""
+    known = {d.device: d for d in devices}
+    nodes = [Device(devices[0].device, group.nodes_per_rack, devices[0].power_w, devices[0].rack_units)] \
+        if devices and group.nodes_per_rack else []
+    held = [Device(m, c, known[m].power_w, known[m].rack_units) for m, c in group.holds.items() if m in known]
+    return nodes + held, [m for m in group.holds if m not in known]
+
+
+def _mixed_limits(ctx: CheckContext, rack: RackClass, by: str) -> list[Violation]:
+    """Each mixed rack within the class's power (``by="power"``, recording its power) or units."""
+    family = "rack_power_within_limit" if by == "power" else "rack_units_within_limit"
+    devices = _devices(rack_roles(ctx))
+    out: list[Violation] = []
+    for group in _mixed(ctx):
+        load, _ = _mixed_load(group, devices)
+        item = f"mixed racks ({rack.id}, {group.nodes_per_rack} nodes each)"
+        if by == "power":
+            total_w, limit_w = sum(d.count * d.power_w for d in load), rack.power_kw * W_PER_KW
+            if total_w > limit_w * (1 + 1e-9):
+                out.append(Violation(family=family, item=item, detail=f"{_listing(load, 'power')} = {kw(total_w)} > {kw(limit_w)}"))
+            if not close(group.power_kw, total_w / W_PER_KW, rel=1e-4, abs_=1e-3):
+                out.append(Violation(family=family, item=item,
+                                     detail=f"{num(group.power_kw)} kW recorded; {_listing(load, 'power')} = {kw(total_w)}"))
+        else:
+            total_u = sum(d.count * d.rack_units for d in load)
+            if total_u > rack.rack_units:
+                out.append(Violation(family=family, item=item,
+                                     detail=f"{_listing(load, 'units')} = {total_u} U > {rack.rack_units} U"))
+    return out
+
+
+def _mixed_counts(ctx: CheckContext, rack: RackClass) -> list[Violation]:
+    """Mixed racks and no others; over the groups, every node and every device of the design is
+    held once."""
+    family = "racks_available"
+    out: list[Violation] = []
+    others = [g for g in ctx.design.racks if g.role != "mixed" and g.count]
+    if others:
+        out.append(Violation(family=family, item=f"mixed racks ({rack.id})",
+                             detail=f"{len(others)} groups of one-model racks beside mixed racks"))
+    devices = _devices(rack_roles(ctx))
+    held: dict[str, int] = {}
+    for group in _mixed(ctx):
+        _, unknown = _mixed_load(group, devices)
+        if unknown:
+            out.append(Violation(family=family, item=f"mixed racks ({rack.id})",
+                                 detail=f"hold {', '.join(unknown)}, which the design has none of"))
+        for model, count in group.holds.items():
+            held[model] = held.get(model, 0) + group.count * count
+        if devices:
+            held[devices[0].device] = held.get(devices[0].device, 0) + group.count * group.nodes_per_rack
+    for d in devices:
+        if held.get(d.device, 0) != d.count:
+            out.append(Violation(family=family, item=f"mixed racks ({rack.id})",
+                                 detail=f"hold {num(held.get(d.device, 0))} × {d.device}; the design has {num(d.count)}"))
+    return out
 
 
 def _devices(roles: list[RackRole]) -> list[Device]:
@@ -165,26 +221,18 @@ def fullest_rack_w(role: RackRole, group: RackGroup, rack: RackClass) -> tuple[f
 def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
     """A rack's devices at provisioned power stay within the rack class's ``power_kw``: at least
     one device fits and so do the recorded nodes per rack and the devices the recorded racks must
-    hold (racks hold one model each), or a mixed rack holds everything within it; the record
-    states the fullest rack's power."""
+    hold (racks hold one model each), or each mixed rack's recorded contents; the record states
+    the fullest rack's power (a mixed group's: its racks' power)."""
     family = "rack_power_within_limit"
     out: list[Violation] = []
     rack = ctx.rack_class
     if rack is None:
         return out
     rack_w = rack.power_kw * W_PER_KW
+    out += _uncooled(ctx, rack)
     roles = rack_roles(ctx)
-    mixed = _mixed(ctx)
-    if mixed is not None:
-        item = f"mixed rack ({rack.id})"
-        devices = _devices(roles)
-        total_w = sum(d.count * d.power_w for d in devices)
-        if total_w > rack_w * (1 + 1e-9):
-            out.append(Violation(family=family, item=item, detail=f"{_listing(devices, 'power')} = {kw(total_w)} > {kw(rack_w)}"))
-        if not close(mixed.power_kw, total_w / W_PER_KW, rel=1e-4, abs_=1e-3):
-            out.append(Violation(family=family, item=item,
-                                 detail=f"{num(mixed.power_kw)} kW recorded; {_listing(devices, 'power')} = {kw(total_w)}"))
-        return out
+    if _mixed(ctx):
+        return out + _mixed_limits(ctx, rack, "power")
     for role, group in _racks(ctx, roles):
         item = f"{role.label} ({rack.id})"
         too_big = [d for d in role.devices if d.count and d.power_w > rack_w]
@@ -208,23 +256,28 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
     return out
 
 
+def _uncooled(ctx: CheckContext, rack: RackClass) -> list[Violation]:
+    """The server and the switch models in use that the rack class does not cool."""
+    devices = [(ctx.server, ctx.nodes)] if ctx.server is not None else []
+    devices += [(s, n) for s, n in ((ctx.switch, ctx.n_switches), (ctx.storage_switch, ctx.n_storage_switches),
+                                    (ctx.mgmt_switch, ctx.n_mgmt_switches)) if s is not None]
+    return [Violation(family="rack_power_within_limit", item=f"{device.id} in {rack.id}",
+                      detail=f"{device.cooling}-cooled, the rack class is {rack.cooling}-cooled")
+            for device, count in devices if count and not rack_cools(rack, device.cooling)]
+
+
 def rack_units_within_limit(ctx: CheckContext) -> list[Violation]:
     """A rack's devices fit in the rack class's rack units: at least one device, the recorded nodes
-    per rack and the devices the recorded racks must hold (racks hold one model each), or
-    everything in a mixed rack."""
+    per rack and the devices the recorded racks must hold (racks hold one model each), or each
+    mixed rack's recorded contents."""
     family = "rack_units_within_limit"
     out: list[Violation] = []
     rack = ctx.rack_class
     if rack is None:
         return out
     roles = rack_roles(ctx)
-    if _mixed(ctx) is not None:
-        devices = _devices(roles)
-        total_u = sum(d.count * d.rack_units for d in devices)
-        if total_u > rack.rack_units:
-            out.append(Violation(family=family, item=f"mixed rack ({rack.id})",
-                                 detail=f"{_listing(devices, 'units')} = {total_u} U > {rack.rack_units} U"))
-        return out
+    if _mixed(ctx):
+        return _mixed_limits(ctx, rack, "units")
     for role, group in _racks(ctx, roles):
         item = f"{role.label} ({rack.id})"
         too_big = [d for d in role.devices if d.count and d.rack_units > rack.rack_units]
@@ -245,21 +298,12 @@ def rack_units_within_limit(ctx: CheckContext) -> list[Violation]:
 
 
 def _rack_counts(ctx: CheckContext, rack: RackClass) -> list[Violation]:
-    """Per role ``Σ ceil(devices / devices_per_rack)`` racks over its models; or one mixed rack and
-    nothing else."""
+    """Per role ``Σ ceil(devices / devices_per_rack)`` racks over its models; or mixed racks only,
+    holding every device once."""
     family = "racks_available"
     out: list[Violation] = []
-    mixed = _mixed(ctx)
-    if mixed is not None:
-        item = f"mixed rack ({rack.id})"
-        others = [g for g in ctx.design.racks if g.role != "mixed" and g.count]
-        if others or len(ctx.rack_groups("mixed")) > 1 or mixed.count != 1:
-            out.append(Violation(family=family, item=item, detail="a mixed rack is the design's one rack; "
-                                 f"{num(sum(g.count for g in ctx.design.racks))} racks recorded"))
-        if mixed.nodes_per_rack != ctx.nodes:
-            out.append(Violation(family=family, item=item,
-                                 detail=f"{mixed.nodes_per_rack} nodes per rack recorded; it holds all {num(ctx.nodes)}"))
-        return out
+    if _mixed(ctx):
+        return _mixed_counts(ctx, rack)
     for whole in rack_roles(ctx):
         pairs = recorded_racks(ctx, whole)
         if pairs is None:
@@ -301,7 +345,7 @@ def _role_rack_count(ctx: CheckContext, rack: RackClass, pairs: list[tuple[RackR
 def racks_available(ctx: CheckContext) -> list[Violation]:
     """One rack class, allowed by the site; per role ``Σ ceil(devices / devices_per_rack)`` racks
     over its models (racks hold one model each) with ``devices_per_rack = min(floor(rack W /
-    device W), floor(rack U / device U))`` (or one mixed rack); the total is within
+    device W), floor(rack U / device U))`` (or mixed racks holding every device); the total is within
     ``site.max_racks``."""
     family = "racks_available"
     out: list[Violation] = []

@@ -63,6 +63,10 @@ def solved_summary(result: SolveResult, name: str) -> str:
     for i, rack in enumerate(d.racks):
         head = "Racks        " if i == 0 else "             "
         per_rack = f"{rack.nodes_per_rack} node{'s' if rack.nodes_per_rack != 1 else ''}"
+        if rack.role == "mixed":
+            held = "".join(f" + {count} × {model}" for model, count in rack.holds.items())
+            lines.append(f"{head}{rack.count:,} × {rack.rack_class} mixed, each {per_rack}{held}: {rack.power_kw:g} kW")
+            continue
         extra = f", {per_rack} each" if rack.role == "compute" else ""
         lines.append(f"{head}{rack.count:,} × {rack.rack_class} {rack.role}{extra}, fullest {rack.power_kw:g} kW")
     s = d.storage

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from topoopt.fabric.devices import Device, LinkBundle
 from topoopt.fabric.hardware import FabricError, Hardware, catalog_for, resolve_hardware
 from topoopt.fabric.management import make_management_switches, wire_management
-from topoopt.fabric.racks import RackPlan, compute_racks, nodes_per_rack, plan_racks
+from topoopt.fabric.racks import RackPlan, nodes_by_rack, plan_racks
 from topoopt.fabric.storage import StorageSwitches, make_storage_switches, make_units, wire_storage
 from topoopt.fabric.wiring import Switches, check_shape, make_switches, wire
 from topoopt.models.catalog import Catalog
 from topoopt.models.design import Design
-from topoopt.models.instance import Instance
+from topoopt.models.instance import Distances, Instance
 
 
 @dataclass
@@ -39,6 +39,9 @@ class Fabric:
     links: list[LinkBundle]
     racks: RackPlan
     warnings: list[str] = field(default_factory=list)
+    in_rack_run_m: float = Distances().in_rack_m + Distances().slack_m
+    """The run of a cable whose ends share a rack (the site's ``in_rack_m + slack_m``)."""
+    _rack_of: dict[str, str] | None = field(default=None, repr=False)
     """Where the installation and the design's own counts disagree, or a rack exceeds its class."""
 
     @property
@@ -66,6 +69,14 @@ class Fabric:
     def devices(self) -> list[Device]:
         return self.nodes + self.switch_list + self.units
 
+    def cable_run_m(self, bundle: LinkBundle, ends: list[str]) -> float:
+        """An assembly's run: the site's in-rack run when the devices at its ``ends`` share a
+        rack, else its link class's run (the longest of the class, which its part reaches)."""
+        if self._rack_of is None:
+            self._rack_of = {device.name: device.rack for device in self.devices}
+        racks = {self._rack_of.get(end) for end in ends}
+        return min(self.in_rack_run_m, bundle.length_m) if len(racks) == 1 and None not in racks else bundle.length_m
+
 
 def build_fabric(design: Design, instance: Instance | None = None, *, catalog: Catalog | None = None) -> Fabric:
     """Build the installation of ``design`` deterministically from its counts.
@@ -92,6 +103,8 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
     for bundle in links:
         bundle.name_cables()
     fabric.racks = plan_racks(design, hw, nodes, fabric.switch_list, fabric.units)
+    distances = instance.site.distances if instance is not None else Distances()
+    fabric.in_rack_run_m = distances.in_rack_m + distances.slack_m
     fabric.warnings = _check_parts(fabric) + _compare_links(design, links) + fabric.racks.warnings
     return fabric
 
@@ -108,13 +121,14 @@ def _make_nodes(design: Design, hw: Hardware) -> list[Device]:
     n = design.nodes
     if design.gpus != n * hw.server.gpus_per_node:
         raise FabricError(f"{design.gpus} GPUs != {n} nodes × {hw.server.gpus_per_node} GPUs of {hw.server.id}")
-    per = nodes_per_rack(design, hw)
-    racks = compute_racks(n, per)
-    rack_width = max(2, len(str(racks)))
-    slot_width = max(2, len(str(per)))
+    per_rack = nodes_by_rack(design, hw)
+    if sum(per_rack) != n:
+        raise FabricError(f"the racks hold {sum(per_rack)} nodes, the design has {n}")
+    rack_width = max(2, len(str(len(per_rack))))
+    slot_width = max(2, len(str(max(per_rack, default=1))))
     return [
         Device(
-            name=f"rack{i // per + 1:0{rack_width}d}-node{i % per + 1:0{slot_width}d}",
+            name=f"rack{rack + 1:0{rack_width}d}-node{slot + 1:0{slot_width}d}",
             role="node",
             model=hw.server.id,
             rack_units=hw.server.rack_units,
@@ -122,7 +136,7 @@ def _make_nodes(design: Design, hw: Hardware) -> list[Device]:
             ports=design.nics_per_node,
             gpus=hw.server.gpus_per_node,
         )
-        for i in range(n)
+        for rack, count in enumerate(per_rack) for slot in range(count)
     ]
 
 

@@ -6,7 +6,9 @@
 ``bom.xlsx``           the same as a workbook, a sheet per network (see :mod:`topoopt.fabric.xlsx`)
 ``cables.csv``         cable schedule: one row per assembly (cable or transceiver kit) of
                        all three networks (``network`` and ``link_class`` columns); ports of a
-                       multi-link assembly are joined with ``+``
+                       multi-link assembly are joined with ``+``; its run is the in-rack one
+                       when its ends share a rack
+``cable-lengths.csv``  assemblies per part and run, as installers order them
 ``racks.csv``          rack plan: one row per device with its U position and power
 ``fabric.graphml``     the MultiGraph of :func:`topoopt.fabric.fabric_graph`
 ``topology.conf``      Slurm topology/tree, every Slurm from 22.05 (see :mod:`topoopt.fabric.slurm`)
@@ -23,6 +25,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +48,7 @@ from topoopt.models.instance import Instance
 BOM_COLUMNS = ["category", "part", "description", "quantity", "unit_price", "extended_price", "provenance", "source"]
 CABLE_COLUMNS = ["id", "a_device", "a_port", "b_device", "b_port", "part", "media", "gbps", "length_m",
                  "network", "link_class"]
+LENGTH_COLUMNS = ["part", "length_m", "quantity"]
 RACK_COLUMNS = ["rack", "u", "device", "power_w", "model", "rack_units", "rack_class", "role", "network"]
 
 
@@ -77,7 +81,9 @@ def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str |
             outputs.warnings.append(f"cost breakdown sums to {total:g}, the result's total is {result.cost.total:g}")
     title = instance.name if instance else f"{result.design.nodes} x {result.design.server}"
     outputs.files.append(write_bom_xlsx(out / "bom.xlsx", result, fabric, _descriptions(fabric), _counts(fabric), title))
-    outputs.files.append(write_csv(out / "cables.csv", CABLE_COLUMNS, cable_rows(fabric)))
+    cables = list(cable_rows(fabric))
+    outputs.files.append(write_csv(out / "cables.csv", CABLE_COLUMNS, cables))
+    outputs.files.append(write_csv(out / "cable-lengths.csv", LENGTH_COLUMNS, length_rows(cables)))
     outputs.files.append(write_csv(out / "racks.csv", RACK_COLUMNS, rack_rows(fabric)))
     graphml = out / "fabric.graphml"
     write_fabric_graphml(fabric, graphml)
@@ -155,9 +161,10 @@ def _money(value: float) -> str:
 
 
 def cable_rows(fabric: Fabric):
-    """One row per assembly: its upper device and ports, its lower device(s) and ports."""
+    """One row per assembly: its upper device and ports, its lower device(s) and ports, and its run
+    (:meth:`Fabric.cable_run_m`)."""
     for bundle in fabric.links:
-        part, media, gbps, length = bundle.part.id, bundle.part.media, bundle.gbps, f"{bundle.length_m:g}"
+        part, media, gbps = bundle.part.id, bundle.part.media, bundle.gbps
         network, link_class = bundle.network, bundle.between
         a_dev, a_port, b_dev, b_port, cable = bundle.a_device, bundle.a_port, bundle.b_device, bundle.b_port, bundle.cable
         start = 0
@@ -167,6 +174,7 @@ def cable_rows(fabric: Fabric):
             while stop < count and cable[stop] == cable[start]:
                 stop += 1
             b_devices = b_dev[start:stop]
+            length = f"{fabric.cable_run_m(bundle, [a_dev[start], *b_devices]):g}"
             yield (
                 bundle.cable_ids[cable[start]],
                 a_dev[start],
@@ -176,6 +184,12 @@ def cable_rows(fabric: Fabric):
                 part, media, gbps, length, network, link_class,
             )
             start = stop
+
+
+def length_rows(rows) -> list[tuple]:
+    """How many assemblies of each part at each run, as installers order them (from ``cable_rows``)."""
+    bins = Counter((row[5], row[8]) for row in rows)
+    return [(part, length, count) for (part, length), count in sorted(bins.items(), key=lambda x: (x[0][0], float(x[0][1])))]
 
 
 def rack_rows(fabric: Fabric):

@@ -8,8 +8,9 @@ as the class's power and rack units allow (``min(floor(rack_w / device_w), floor
 device_u))``, counted by the checker's :func:`~topoopt.checking.derive.devices_per_rack` so that
 the plan and the check agree); models take racks in order of appearance (compute fabric, storage
 network, management network; hot tier, cold tier). Devices stack from U1 upwards in wiring order (a
-scalable unit's leaves share racks). A small design may instead put everything in one ``mixed``
-rack: nodes from U1 up, then storage, and the switches at the top of the rack. Power is
+scalable unit's leaves share racks). A small design may instead use ``mixed`` racks, each holding
+the nodes and the devices by model its group records: nodes from U1 up, then storage, and the
+switches at the top of the rack. Power is
 provisioned power (see :mod:`topoopt.fabric.hardware`); each rack's total is checked against the
 class's ``power_kw`` and rack units, and every excess is reported.
 """
@@ -73,9 +74,9 @@ class RackPlan:
 
 
 def nodes_per_rack(design: Design, hw: Hardware) -> int:
-    """Nodes per compute rack: the design's number, else the rule's."""
-    if single_rack(design):
-        return max(design.nodes, 1)
+    """Nodes per compute rack (the fullest mixed rack's): the design's number, else the rule's."""
+    if mixed_racks(design):
+        return max(max(g.nodes_per_rack for g in design.racks), 1)
     groups = [g for g in design.racks if g.role == "compute" and g.nodes_per_rack > 0]
     if groups:
         return groups[0].nodes_per_rack
@@ -85,8 +86,17 @@ def nodes_per_rack(design: Design, hw: Hardware) -> int:
     return count
 
 
-def single_rack(design: Design) -> bool:
-    """Everything in one mixed rack (the design's choice for small installations)."""
+def nodes_by_rack(design: Design, hw: Hardware) -> list[int]:
+    """The nodes each rack holding nodes takes, in rack order."""
+    if mixed_racks(design):
+        return [g.nodes_per_rack for g in design.racks if g.role == "mixed" for _ in range(g.count) if g.nodes_per_rack]
+    per = nodes_per_rack(design, hw)
+    full, rest = divmod(design.nodes, per)
+    return [per] * full + ([rest] if rest else [])
+
+
+def mixed_racks(design: Design) -> bool:
+    """Everything in mixed racks (the design's choice for small installations)."""
     return any(g.role == "mixed" for g in design.racks)
 
 
@@ -141,37 +151,61 @@ def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list
     """Place every device (sets ``rack`` and ``u``) and check every rack against its class.
 
     ``switches`` are every network's switches, ``units`` the hot and cold storage units."""
-    if single_rack(design):
-        plan = RackPlan(racks=[_mixed(nodes, switches, units, hw)])
-        plan.warnings.extend(plan.racks[0].problems())
-        plan.warnings.extend(_compare_with_design(design, plan))
-        return plan
-    per_node = nodes_per_rack(design, hw)
-    n_compute = compute_racks(len(nodes), per_node)
-    racks = _fill("compute", nodes, per_node, 1, n_compute, hw)
-    racks += _homogeneous("network", switches, hw)
-    racks += _homogeneous("storage", units, hw)
+    unplaced: list[Device] = []
+    if mixed_racks(design):
+        racks, unplaced = _mixed(design, nodes, switches, units, hw)
+    else:
+        per_node = nodes_per_rack(design, hw)
+        n_compute = compute_racks(len(nodes), per_node)
+        racks = _fill("compute", nodes, per_node, 1, n_compute, hw)
+        racks += _homogeneous("network", switches, hw)
+        racks += _homogeneous("storage", units, hw)
     plan = RackPlan(racks=racks)
+    if unplaced:
+        plan.warnings.append(f"no rack holds {', '.join(d.name for d in unplaced)}")
     for rack in racks:
         plan.warnings.extend(rack.problems())
     plan.warnings.extend(_compare_with_design(design, plan))
     return plan
 
 
-def _mixed(nodes: list[Device], switches: list[Device], storage: list[Device], hw: Hardware) -> Rack:
-    """One rack for everything: nodes and storage stacked from U1, switches from the top down."""
-    rack = Rack(name=numbered("rack", 1, 1), role="mixed", rack_class=hw.rack_class.id,
-                units=hw.rack_class.rack_units, power_limit_w=hw.rack_class.power_kw * W_PER_KW)
-    u = 1
-    for device in nodes + storage:
-        device.rack, device.u = rack.name, u
-        u += device.rack_units
-    top = rack.units + 1
-    for device in switches:
-        top -= device.rack_units
-        device.rack, device.u = rack.name, top
-    rack.devices = nodes + storage + switches
-    return rack
+def _mixed(design: Design, nodes: list[Device], switches: list[Device], storage: list[Device],
+           hw: Hardware) -> tuple[list[Rack], list[Device]]:
+    """Mixed racks as the design's groups record them, and the devices none holds: each rack takes
+    its nodes and, by model, its switches and storage units in wiring order; nodes and storage
+    stack from U1, switches from the top down."""
+    groups = [g for g in design.racks if g.role == "mixed"]
+    total = sum(g.count for g in groups)
+    waiting = {"node": list(nodes)}
+    for device in switches + storage:
+        waiting.setdefault(device.model, []).append(device)
+    racks: list[Rack] = []
+    for group in groups:
+        for _ in range(group.count):
+            rack = Rack(name=numbered("rack", len(racks) + 1, total), role="mixed", rack_class=hw.rack_class.id,
+                        units=hw.rack_class.rack_units, power_limit_w=hw.rack_class.power_kw * W_PER_KW)
+            take = [("node", group.nodes_per_rack), *group.holds.items()]
+            held = [d for model, count in take for d in _take(waiting.get(model, []), count)]
+            bottom = [d for d in held if d.role == "node" or d in storage]
+            top = [d for d in held if d not in bottom]
+            u = 1
+            for device in bottom:
+                device.rack, device.u = rack.name, u
+                u += device.rack_units
+            ceiling = rack.units + 1
+            for device in top:
+                ceiling -= device.rack_units
+                device.rack, device.u = rack.name, ceiling
+            rack.devices = bottom + top
+            racks.append(rack)
+    return racks, [d for left in waiting.values() for d in left]
+
+
+def _take(devices: list[Device], count: int) -> list[Device]:
+    """The first ``count`` devices, removed from ``devices``."""
+    taken = devices[:count]
+    del devices[:count]
+    return taken
 
 
 def _compare_with_design(design: Design, plan: RackPlan) -> list[str]:

@@ -90,6 +90,8 @@ class Server(Sourced):
     gpus_per_node: int = Field(ge=1, le=72, description="GPUs in one server.")
     power_w: float = Field(gt=0, le=150_000, description="Maximum node power in W, NICs included.")
     rack_units: int = Field(ge=1, le=52, description="Height in rack units (U).")
+    cooling: Literal["air", "liquid"] = Field(
+        "air", description="How the server is cooled: air (fans) or liquid (direct liquid cooling).")
     builtin_compute_nics: BuiltinNics | None = Field(
         None, description="Compute NICs that come with the server (e.g. DGX); None = choose from nic_options."
     )

@@ -75,11 +75,15 @@ class LinkGroup(Record):
 class RackGroup(Record):
     rack_class: str = Field(alias="class")
     role: Literal["compute", "network", "storage", "mixed"] = Field(
-        description="mixed = everything in one rack (small designs)."
+        description="mixed = racks holding any mix of nodes, switches and storage units (small designs)."
     )
     count: int = Field(ge=0)
     nodes_per_rack: int = Field(ge=0)
     power_kw: float = Field(description="Power of the fullest rack of the group, kW.")
+    holds: dict[str, int] = Field(
+        default_factory=dict,
+        description="Mixed racks: the switches and storage units each rack of the group holds, by model id "
+                    "(its nodes are nodes_per_rack).")
 
 
 class StorageChoice(Record):

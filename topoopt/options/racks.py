@@ -16,6 +16,17 @@ from __future__ import annotations
 
 from topoopt.models.catalog import RackClass
 
+MIXED_RACKS_MAX = 8
+"""Most racks a design may fill with a mix of nodes, switches and storage units (docs/model.md,
+"Racks and power"): small installations share racks; larger ones keep racks of one model each, as
+the reference architectures do. It bounds the model's size, not a rule of the checker."""
+
+
+def rack_cools(rack: RackClass, cooling: str) -> bool:
+    """Whether a rack class cools a device of ``cooling``: air and rear-door racks air-cooled
+    devices, liquid racks liquid-cooled ones (their rating is liquid heat removal)."""
+    return (rack.cooling == "liquid") == (cooling == "liquid")
+
 
 def devices_by_power(limit_kw: float, power_w: float, reserved_w: float = 0.0) -> int:
     """Identical devices of ``power_w`` each within ``limit_kw`` (a rack's, a site's) beside

@@ -187,6 +187,8 @@ class Options:
     racks: list[RackOption]
     storage: list[StorageOption]
     lengths_m: dict[str, float]
+    runs_m: dict[str, dict[str, float]]
+    """Compute link classes: the run at each placement (:func:`link_runs_m`)."""
     all_parts: CatalogParts = field(default_factory=lambda: CatalogParts(()))
     storage_nets: list[StorageNetOption] = field(default_factory=list)
     unit_links: dict[tuple, UnitLink] = field(default_factory=dict)
@@ -373,6 +375,22 @@ def link_lengths_m(instance: Instance) -> dict[str, float]:
     }
 
 
+PLACED_CLASSES = ("node-leaf", "leaf-spine", "spine-core")
+"""The compute link classes whose run follows where their ends sit (docs/model.md, "Cable runs")."""
+
+RUN_LEVELS = ("rack", "row", "site")
+
+
+def link_runs_m(instance: Instance) -> dict[str, dict[str, float]]:
+    """Cable run per compute link class at each placement: ``rack`` when all the class's ends
+    share one rack (``in_rack_m``), ``row`` between mixed racks (one row: ``in_row_m``), ``site``
+    otherwise (:func:`link_lengths_m`); each plus ``slack_m``."""
+    d = instance.site.distances
+    site = link_lengths_m(instance)
+    rack, row = d.in_rack_m + d.slack_m, d.in_row_m + d.slack_m
+    return {cls: {"rack": min(rack, site[cls]), "row": min(row, site[cls]), "site": site[cls]} for cls in PLACED_CLASSES}
+
+
 def part_fits_switch_end(part: LinkPart, switch: Switch, gbps: int, end: str) -> bool:
     """The part's ``end`` ("a" or "b") plugs into ``switch``'s cage carrying all its logical ports."""
     return part_fits_cage(part, end, switch.cage_form_factor, switch.ports_per_cage.get(gbps, 0), gbps)
@@ -446,8 +464,9 @@ def every_option(instance: Instance, catalog: ResolvedCatalog, lengths: dict[str
             frozenset() if f.tiers == 0 or f.speed_key in speeds else {"nic_supports_interconnect"})
 
     fabrics = fabric_options(catalog, speeds, violations)
+    runs = link_runs_m(instance)
     parts = {
-        cls: [replace(p, violations=part_violations(p, lengths[cls], instance)) for p in ps]
+        cls: [replace(p, violations=part_violations(p, min(runs[cls].values()), instance)) for p in ps]
         for cls, ps in part_options(catalog, {gbps for _, gbps in speeds}).items()
     }
     racks = []
@@ -466,6 +485,7 @@ def every_option(instance: Instance, catalog: ResolvedCatalog, lengths: dict[str
         racks=racks,
         storage=storage,
         lengths_m=lengths,
+        runs_m=runs,
         all_parts=CatalogParts(catalog.catalog.cables),
         storage_nets=storage_net_options(catalog, instance, lengths, chooser),
         cold=cold_options(catalog, instance, cold_capacity_tb),

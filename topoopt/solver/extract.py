@@ -66,6 +66,12 @@ def chosen(dm: DesignModel, value) -> Choice:
                   bool(value(n.storage_on_top)))
 
 
+def run_m(dm: DesignModel, link_class: str, value) -> float:
+    """The run of a compute link class where the design puts its ends."""
+    runs = dm.options.runs_m[link_class]
+    return next(runs[level] for level, lit in dm.vars.run_at[link_class].items() if value(lit))
+
+
 def node_power_w(dm: DesignModel, pick: Choice) -> float:
     """Provisioned node power: its configuration's, plus what a dedicated storage network adds."""
     return pick.config.power_w(dm.options.all_parts, fabric=pick.fabric.tiers > 0) + pick.storage_net.node_w
@@ -167,7 +173,7 @@ def _compute_links(dm: DesignModel, pick: Choice, value) -> list[LinkGroup]:
     links = {cls: value(v.links[cls]) for cls in o.parts}
     return [
         LinkGroup(between=cls, count=links[cls], part=p.part.id, assemblies=value(v.assemblies[cls, p.index]),
-                  length_m=o.lengths_m[cls], gbps=pick.fabric.gbps)
+                  length_m=run_m(dm, cls, value), gbps=pick.fabric.gbps)
         for cls, p in pick.parts.items()
         if links[cls] > 0
     ]
@@ -189,11 +195,8 @@ def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
     tier_order = list(dict.fromkeys(x for x in (o.storage[pick.storage_index].tier.id, cold and cold.id)
                                     if x in unit_counts))
     switch_w = {sid: o.switch_power_w(switch_models[sid]) for sid in switch_order}
-    if value(v.single_rack):
-        total_w = (nodes * node_w + sum(switch_counts[s] * switch_w[s] for s in switch_order)
-                   + sum(unit_counts[t] * tier_models[t].power_w for t in tier_order))
-        return [RackGroup(rack_class=rack.id, role="mixed", count=1, nodes_per_rack=nodes,
-                          power_kw=round(total_w / 1000, 3))]
+    if value(v.mixed):
+        return _mixed_racks(dm, rack, node_w, switch_w, switch_order, tier_order, value)
     racks = [_rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, pick.config.server.rack_units)]
     racks += [_rack_group(rack, "network", value(n.switch_racks_of[sid]), switch_counts[sid], switch_w[sid],
                           switch_models[sid].rack_units) for sid in switch_order]
@@ -295,6 +298,26 @@ def _management_network(dm: DesignModel, pick: Choice, value) -> tuple[Managemen
     record = ManagementNetwork(switch=x.switch.id, ports=ports, leaves=leaves, aggregation=aggregation,
                                leaf_down_ports=x.leaf_down_ports, link_gbps=x.device_gbps, uplink_gbps=x.uplink_gbps)
     return record, switches, links
+
+
+def _mixed_racks(dm: DesignModel, rack, node_w: float, switch_w: dict, switch_order: list, tier_order: list,
+                 value) -> list[RackGroup]:
+    """One ``mixed`` group per distinct rack content, in slot order (most nodes first)."""
+    tiers = dm.problem.catalog.catalog.by_id("storage")
+    groups: dict[tuple, int] = {}
+    for slot in dm.slots:
+        if value(slot.used):
+            holds = tuple((sid, value(slot.switches[sid])) for sid in switch_order)
+            holds += tuple((t, value(slot.units[t])) for t in tier_order)
+            key = (value(slot.nodes), tuple((k, c) for k, c in holds if c))
+            groups[key] = groups.get(key, 0) + 1
+    out = []
+    for (nodes, holds), count in groups.items():
+        watts = {**switch_w, **{t: tiers[t].power_w for t in tier_order}}
+        total_w = nodes * node_w + sum(c * watts[k] for k, c in holds)
+        out.append(RackGroup(rack_class=rack.id, role="mixed", count=count, nodes_per_rack=nodes, holds=dict(holds),
+                             power_kw=round(total_w / 1000, 3)))
+    return out
 
 
 def _rack_group(rack, role: str, count: int, devices: int, device_w: float, device_u: int) -> RackGroup:

@@ -16,9 +16,10 @@ avoids, counted as the model counts it, at the cheapest option:
   ``spine_ports_cover_uplinks``, ``core_ports_cover_uplinks``) exclude ``n``;
 * racks: at the cheapest rack class, one single mixed rack when the nodes and the least other
   equipment (a storage unit, a management leaf, a compute leaf) fit in it; otherwise the compute
-  racks ``ceil(n / nodes per rack)`` and, racks being homogeneous per device model, one rack for
-  the storage units (at least one) and one per switch model: the management leaf's and, unless a
-  fabric option's switch can also serve as the management one, the compute fabric's;
+  racks ``ceil(n / nodes per rack)`` and, unless that many racks may be mixed
+  (``MIXED_RACKS_MAX``), racks being homogeneous per device model, one rack for the storage units
+  (at least one) and one per switch model: the management leaf's and, unless a fabric option's
+  switch can also serve as the management one, the compute fabric's;
 * storage: the cheapest tier at the fewest whole units that meet the needs at a rate at most the
   design's own (in its storage network mode: a converged network's slower rate);
 * storage network (the cheapest of the options of the mode): bought storage NICs ``n × NICs ×
@@ -45,7 +46,7 @@ from functools import cached_property
 
 from topoopt.options.networks import StorageNetOption
 from topoopt.options.problem import Problem
-from topoopt.options.racks import devices_by_power, per_rack
+from topoopt.options.racks import MIXED_RACKS_MAX, devices_by_power, per_rack
 from topoopt.options.tables import (
     MAX_NODES,
     NEAR_BALANCED,
@@ -185,11 +186,13 @@ class Way:
 
     def racks_at_least(self, n: int, per: int, mixed: int) -> int:
         """One single mixed rack when the ``n`` nodes and the least other equipment fit in it;
-        else compute racks ``ceil(n / per)`` and, racks being homogeneous per device model, one
-        for the storage units (at least one) and one per switch model."""
+        mixed racks ``ceil(n / per)`` when that many may be mixed; else compute racks ``ceil(n /
+        per)`` and, racks being homogeneous per device model, one for the storage units (at least
+        one) and one per switch model."""
         if n <= mixed:
             return 1
-        return -(-n // per) + 1 + self.switch_models
+        compute = -(-n // per)
+        return compute if compute <= MIXED_RACKS_MAX else compute + 1 + self.switch_models
 
 
 class CostFloor:

@@ -45,4 +45,12 @@ def port_form_factor_match(dm: DesignModel) -> None:
 
 
 def cable_reach(dm: DesignModel) -> None:
+    """Each part reaches its class's run where its ends sit (options rule out the parts too short
+    for the shortest run)."""
     dm.forbid_violations("cable_reach")
+    o, v = dm.options, dm.vars
+    for cls, parts in o.parts.items():
+        for p in parts:
+            for level, run_m in o.runs_m[cls].items():
+                if p.part.max_reach_m < run_m:
+                    dm.forbid("cable_reach", v.use_part[cls, p.index], v.run_at[cls][level])

@@ -15,7 +15,7 @@ from ortools.sat.python import cp_model
 
 from topoopt.families import FAMILIES
 from topoopt.options.problem import Problem
-from topoopt.options.tables import MAX_NODES, RAILS_PER_LEAF, Options
+from topoopt.options.tables import MAX_NODES, RAILS_PER_LEAF, RUN_LEVELS, Options
 
 COUNT_MAX = 50_000_000
 MONEY_MAX = 10**15
@@ -44,11 +44,17 @@ class Vars:
     use_speed: dict[tuple[str, int], Bool]
     use_switch: dict[str, Bool]
     use_part: dict[tuple[str, int], Bool]
+    run_at: dict[str, dict[str, Bool]]
+    """Compute link classes: where their ends sit ("rack", "row", "site"), exactly one each."""
     use_rack: list[Bool]
     use_storage: list[Bool]
     single_rack: Bool
+    mixed: Bool
+    """Every device in mixed racks (at most ``MIXED_RACKS_MAX``, mixed_racks.py)."""
     multi_tier: Bool
     nodes: Int
+    node_mw: Int
+    """One node's provisioned power, mW (node_power.py)."""
     gpus: Int
     endpoints: Int
     leaves_per_rail: Int
@@ -97,6 +103,8 @@ class DesignModel:
         self.units = FabricUnits(self.options.fabrics)
         self.vars = self._variables()
         self.net = network_variables(self)
+        self.slots: list = []
+        """The mixed racks' slots (mixed_racks.py)."""
 
     # -- helpers ---------------------------------------------------------------------------------
     def add(self, family: str, constraint, *conditions) -> None:
@@ -228,9 +236,12 @@ class DesignModel:
             use_speed={s: m.new_bool_var(f"use_speed{s}") for s in sorted({c.speed_key for c in o.node_configs})},
             use_switch={sid: m.new_bool_var(f"use_switch_{sid}") for sid in switch_ids},
             use_part={(cls, p.index): m.new_bool_var(f"use_{cls}_{p.part.id}") for cls, p in parts},
+            run_at={cls: {level: m.new_bool_var(f"run_{cls}_{level}") for level in RUN_LEVELS} for cls in o.runs_m},
             use_rack=[m.new_bool_var(f"use_rack_{r.rack.id}") for r in o.racks],
             use_storage=[m.new_bool_var(f"use_storage_{s.tier.id}") for s in o.storage],
             single_rack=m.new_bool_var("single_rack"),
+            mixed=m.new_bool_var("mixed_racks"),
+            node_mw=self.int_var(2 * 10**10, "node_mw"),
             multi_tier=m.new_bool_var("multi_tier"),
             nodes=self.int_var(MAX_NODES, "nodes", 1),
             gpus=self.int_var(MAX_NODES * 72, "gpus", 1),

@@ -13,6 +13,7 @@ from topoopt.options.conventions import whole_units
 from topoopt.options.tables import MAX_NODES, NEAR_BALANCED
 from topoopt.solver.model.core import COUNT_MAX, DesignModel
 from topoopt.solver.model.integers import thousandths
+from topoopt.solver.model.mixed_racks import define_mixed_racks
 
 
 def choices(dm: DesignModel) -> None:
@@ -320,7 +321,45 @@ def power_and_units(dm: DesignModel) -> None:
     for quantity in (v.power_w, v.rack_units):
         m.add(quantity["total"] == quantity["node"] + quantity["switch"] + quantity["storage"])
     m.add(v.racks == v.compute_racks + v.switch_racks + v.storage_racks)
+    dm.slots = define_mixed_racks(dm)
     one_rack_when_everything_fits(dm)
+    cable_runs(dm)
+
+
+def cable_runs(dm: DesignModel) -> None:
+    """Where each compute link class's ends sit (docs/model.md, "Cable runs"): node–leaf in one
+    rack when everything is; between switches in one rack when every compute switch is (one rack
+    of one model each, or one mixed rack, holds every switch of the compute model), in one row
+    between mixed racks, across the site otherwise."""
+    m, v, n = dm.model, dm.vars, dm.net
+    together = m.new_bool_var("compute_switches_one_rack")
+    m.add(sum(v.use_switch.values()) >= 1).only_enforce_if(together)
+    for sid, used in v.use_switch.items():
+        # One rack holds them all: the model's own racks are one, or some slot holds every switch.
+        holders = [m.new_bool_var(f"switch_racks_one_{sid}")]
+        m.add(n.switch_racks_of[sid] <= 1).only_enforce_if([holders[0], v.mixed.Not()])
+        m.add(n.switch_racks_of[sid] >= 2).only_enforce_if([holders[0].Not(), v.mixed.Not()])
+        m.add(holders[0] == 0).only_enforce_if(v.mixed)
+        for i, slot in enumerate(dm.slots):
+            holds = m.new_bool_var(f"slot{i}_holds_every_{sid}")
+            m.add(slot.switches[sid] >= n.switches_of[sid]).only_enforce_if([holds, v.mixed])
+            m.add(slot.switches[sid] <= n.switches_of[sid] - 1).only_enforce_if([holds.Not(), v.mixed])
+            m.add(holds == 0).only_enforce_if(v.mixed.Not())
+            holders.append(holds)
+        m.add_bool_or([together.Not(), used.Not(), *holders])
+        for holder in holders:
+            m.add_bool_or([together, used.Not(), holder.Not()])
+    for cls, at in v.run_at.items():
+        m.add_exactly_one(at.values())
+        if cls == "node-leaf":
+            m.add(at["rack"] == v.single_rack)
+            m.add(at["row"] == 0)
+            continue
+        m.add_bool_or([v.single_rack, together]).only_enforce_if(at["rack"])
+        m.add_implication(v.single_rack, at["rack"])
+        m.add_implication(together, at["rack"])
+        m.add_bool_or([at["rack"], at["row"]]).only_enforce_if(v.mixed)
+        m.add_implication(at["row"], v.mixed)
 
 
 def one_rack_when_everything_fits(dm: DesignModel) -> None:

@@ -77,7 +77,7 @@ def define_networks(dm) -> None:
     m.add(v.storage_racks == sum(n.unit_racks_of.values()))
     # Compute racks = max(ceil(n / nodes per rack by power), ceil(n / nodes per rack by units)):
     # the families bound them from below; one of the two bounds them from above.
-    several, power = v.single_rack.Not(), n.power_sets_node_racks
+    several, power = v.mixed.Not(), n.power_sets_node_racks
     m.add(v.compute_racks <= n.node_racks_by_power).only_enforce_if([several, power])
     m.add(v.compute_racks <= n.node_racks_by_units).only_enforce_if([several, power.Not()])
 

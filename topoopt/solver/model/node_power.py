@@ -46,7 +46,7 @@ def node_power_classes(dm: DesignModel) -> None:
             m.add(compute_mw == value).only_enforce_if([group, when])
             m.add(total_compute_mw == value * v.nodes).only_enforce_if([group, when])
             sums.update(value + w for w in storage)
-    node_mw = dm.int_var(2 * 10**10, "node_mw")
+    node_mw = v.node_mw
     m.add(node_mw == compute_mw + storage_mw)
     runs: list[list] = []  # [vector, first sum, last sum]
     for total_mw in sorted(sums):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from topoopt.options.racks import devices_per_rack_by_power, devices_per_rack_by_units
+from topoopt.options.racks import devices_per_rack_by_power, devices_per_rack_by_units, rack_cools
 from topoopt.solver.model.core import DesignModel
 from topoopt.solver.model.integers import thousandths
+from topoopt.solver.model.mixed_racks import slot_limits
 
 
 def _rack_capacity(dm: DesignModel, family: str) -> None:
@@ -12,12 +13,11 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
     owning its bound (nodes: per distinct node power or rack units; switches and storage units:
     per model, over all networks).
 
-    A design whose devices all fit in one rack may instead use a single mixed rack (exact: the
-    sums of power and units are checked against that one rack).
+    A small design may instead use mixed racks, each within its class (mixed_racks.py).
     """
     o, v, m, n = dm.options, dm.vars, dm.model, dm.net
     by_power = family == "rack_power_within_limit"
-    several = v.single_rack.Not()
+    several = v.mixed.Not()
     catalog = dm.problem.catalog.catalog
     switches, tiers = catalog.by_id("switches"), catalog.by_id("storage")
 
@@ -56,14 +56,23 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
             dm.add(family, m.add(cap * racks >= count), rack_lit, several)
             if cap == min(power_cap, units_cap):  # the binding bound also fixes the ceiling exactly
                 dm.add(family, m.add(cap * racks <= count + cap - 1), rack_lit, several)
-    total = v.power_w["total"] if by_power else v.rack_units["total"]
-    for r in o.racks:
-        limit = thousandths(r.rack.power_kw) if by_power else r.rack.rack_units  # W totals are rounded up
-        dm.add(family, m.add(total <= limit), v.use_rack[r.index], v.single_rack)
+    slot_limits(dm, family)
 
 
 def rack_power_within_limit(dm: DesignModel) -> None:
+    """Power per rack (``_rack_capacity``), and the rack class cools what it holds: a server or a
+    switch model of another cooling than the class's is not racked in it."""
     _rack_capacity(dm, "rack_power_within_limit")
+    o, v = dm.options, dm.vars
+    switches = dm.problem.catalog.catalog.by_id("switches")
+    for lit, configs in dm.node_groups(lambda c: c.server.cooling):
+        for r in o.racks:
+            if not rack_cools(r.rack, configs[0].server.cooling):
+                dm.forbid("rack_power_within_limit", lit, v.use_rack[r.index])
+    for sid, count in dm.net.switches_of.items():
+        for r in o.racks:
+            if not rack_cools(r.rack, switches[sid].cooling):
+                dm.add("rack_power_within_limit", dm.model.add(count == 0), v.use_rack[r.index])
 
 
 def rack_units_within_limit(dm: DesignModel) -> None:
@@ -74,9 +83,6 @@ def racks_available(dm: DesignModel) -> None:
     v, m = dm.vars, dm.model
     dm.add("racks_available", m.add(v.racks <= dm.problem.instance.site.max_racks))
     dm.forbid_violations("racks_available")
-    # A single mixed rack is one rack, whatever it holds.
-    for var, value in ((v.compute_racks, 1), (v.switch_racks, 0), (v.storage_racks, 0)):
-        m.add(var == value).only_enforce_if(v.single_rack)
 
 
 def site_power_within_limit(dm: DesignModel) -> None:

@@ -1,0 +1,127 @@
+"""Placement: mixed racks for small designs, cable runs from where the ends sit, cooling matched to
+the rack class, and the BOM equal to the wiring (docs/model.md, "Racks and power", "Cable runs")."""
+
+from __future__ import annotations
+
+import copy
+import csv
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from solver_fixtures import TINY_CATALOG, conflict, infeasible, optimal, tiny
+
+import topoopt
+from topoopt.checker import check_design
+from topoopt.fabric import render
+from topoopt.loader import load_instance
+
+REPO = Path(__file__).resolve().parent.parent
+SMALL_EXAMPLES = ["llama3-70b-roce-cny", "llama3-70b-job-cost-cny", "estimate-pinned-h100", "video-storage-bound",
+                  "llama2-7b-finetune-8gpu"]
+
+
+def rows(path: Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module", params=SMALL_EXAMPLES)
+def rendered(request, tmp_path_factory):
+    instance = load_instance(REPO / "instances" / f"{request.param}.yaml").instance
+    result = topoopt.solve(instance)
+    assert result.status == "optimal"
+    out = tmp_path_factory.mktemp(request.param)
+    outputs = render(result, instance, out)
+    return request.param, instance, result, out, outputs
+
+
+def test_the_bom_is_the_wiring(rendered):
+    """Every cable part is bought exactly as often as the schedule cables it."""
+    _, _, _, out, outputs = rendered
+    assert outputs.warnings == []
+    bought = {row["part"]: int(row["quantity"]) for row in rows(out / "bom.csv") if row["category"] == "cable"}
+    assert Counter(row["part"] for row in rows(out / "cables.csv")) == bought
+    lengths = Counter()
+    for row in rows(out / "cable-lengths.csv"):
+        lengths[row["part"]] += int(row["quantity"])
+    assert lengths == bought
+
+
+def test_a_cable_within_one_rack_runs_the_in_rack_distance(rendered):
+    _, instance, _, out, _ = rendered
+    d = instance.site.distances
+    rack_of = {row["device"]: row["rack"] for row in rows(out / "racks.csv")}
+    within = 0
+    for cable in rows(out / "cables.csv"):
+        ends = [cable["a_device"], *cable["b_device"].split("+")]
+        if len({rack_of[end] for end in ends}) == 1:
+            within += 1
+            assert float(cable["length_m"]) <= d.in_rack_m + d.slack_m, cable
+    assert within  # every small example has a rack holding a device and its switch
+
+
+@pytest.mark.parametrize("name, most", [("llama3-70b-roce-cny", 4), ("llama3-70b-job-cost-cny", 5),
+                                        ("estimate-pinned-h100", 6)])
+def test_small_examples_share_racks(name, most):
+    """Racks of one model each add a rack per switch model and one for storage to the nodes'
+    racks; the nodes' racks have room for those devices (e.g. 4 × 10.3 kW DGX H100 in a 45 kW
+    rack leave 3.9 kW, enough for two 1.3 kW switches and a management switch)."""
+    instance = load_instance(REPO / "instances" / f"{name}.yaml").instance
+    design = topoopt.solve(instance).design
+    assert sum(group.count for group in design.racks) <= most
+    assert {group.role for group in design.racks} == {"mixed"}
+
+
+def test_nodes_and_their_gear_share_two_racks():
+    """Four s80 nodes draw over 10.2 kW each: a 40 kW rack holds three, so four take two racks.
+    The rest — a compute switch, a storage switch, a management switch and a storage unit, each
+    at most 2.6 kW provisioned, 8.1 kW together — fits beside them (at most 30.6 kW of nodes
+    where one rack holds three, 20.4 kW where each holds two): two mixed racks, where racks of one
+    model each would be 2 + 3 + 1 = 6."""
+    design = optimal(tiny(**{"constraints.pins.nodes": 4, "constraints.pins.server": "s80"})).design
+    assert [(group.role, group.count) for group in design.racks] in ([("mixed", 2)], [("mixed", 1), ("mixed", 1)])
+    assert sum(group.nodes_per_rack * group.count for group in design.racks) == 4
+
+
+def test_one_rack_runs_in_rack_so_a_short_dac_serves():
+    """Two nodes and everything else in one rack: node–leaf runs in_rack_m + slack_m = 1 + 1 m,
+    within the 3 m DAC's reach ($300 against $2,500 for the 50 m kit)."""
+    short = {"site.distances": {"in_rack_m": 1, "slack_m": 1}, "constraints.pins.nodes": 2}
+    design = optimal(tiny(**short)).design
+    assert [(group.role, group.count) for group in design.racks] == [("mixed", 1)]
+    node_leaf = next(group for group in design.links if group.between == "node-leaf")
+    assert (node_leaf.part, node_leaf.length_m) == ("dac3", 2.0)
+    # With the default 3 + 2 m in a rack, the DAC is too short and the kit is bought.
+    node_leaf = next(g for g in optimal(tiny(**{"constraints.pins.nodes": 2})).design.links if g.between == "node-leaf")
+    assert (node_leaf.part, node_leaf.length_m) == ("sr50", 5.0)
+
+
+def test_a_run_the_racks_do_not_give_is_rejected():
+    """The checker recomputes each run from the racks: an in-rack run on a design whose nodes and
+    leaf sit in different racks is a cable_reach finding."""
+    inst = tiny(**{"constraints.pins.nodes": 4, "constraints.pins.server": "s80"})
+    design = optimal(inst).design
+    node_leaf = next(i for i, g in enumerate(design.links) if g.between == "node-leaf")
+    links = [g.model_copy(update={"length_m": 5.0}) if i == node_leaf else g for i, g in enumerate(design.links)]
+    found = [str(v) for v in check_design(inst, design.model_copy(update={"links": links}))]
+    assert any("cable_reach: node-leaf links: length 5 m recorded, the site gives 17 m" in v for v in found), found
+
+
+def _with_liquid_racks_only() -> dict:
+    catalog = copy.deepcopy(TINY_CATALOG)
+    catalog["racks"] = [{"id": "l80", "name": "80 kW liquid rack", "source": "estimate: test fixture",
+                         "power_kw": 80, "rack_units": 42, "cooling": "liquid"}]
+    return {"catalog.add": catalog, "catalog.prices.l80": 8_000, "catalog.prices.r40": None}
+
+
+def test_air_cooled_servers_are_not_racked_in_liquid_racks():
+    result = infeasible(tiny(**_with_liquid_racks_only()))
+    assert "rack_power_within_limit" in conflict(result)
+
+
+def test_the_checker_rejects_an_air_cooled_server_in_a_liquid_rack():
+    design = optimal(tiny(**{"constraints.pins.nodes": 1})).design
+    racks = [g.model_copy(update={"rack_class": "l80"}) for g in design.racks]
+    found = [str(v) for v in check_design(tiny(**_with_liquid_racks_only()), design.model_copy(update={"racks": racks}))]
+    assert f"rack_power_within_limit: {design.server} in l80: air-cooled, the rack class is liquid-cooled" in found, found

@@ -1,0 +1,92 @@
+"""Mixed racks: a small design may put any mix of nodes, switches and storage units in each of at
+most ``MIXED_RACKS_MAX`` racks of its class (docs/model.md, "Racks and power").
+
+Each rack is a *slot* with its own counts, so the model's size depends on the slot limit and the
+device models, never on the node count. Slots are used in order and hold non-increasing node
+counts, which removes the symmetry of swapping two racks.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from topoopt.options.racks import MIXED_RACKS_MAX
+from topoopt.solver.model.core import Bool, DesignModel, Int
+from topoopt.solver.model.integers import thousandths
+
+
+@dataclass
+class Slot:
+    """One mixed rack: whether it is used, its nodes, their power (mW), and its switches and
+    storage units by model id."""
+
+    used: Bool
+    nodes: Int
+    nodes_mw: Int
+    switches: dict[str, Int]
+    units: dict[str, Int]
+
+
+def define_mixed_racks(dm: DesignModel) -> list[Slot]:
+    """The slots, and what ties them to the design: with ``mixed``, the slots hold every node,
+    switch and storage unit, the design's racks are the slots used (all counted as compute racks)
+    and no rack is homogeneous; without it every slot is empty."""
+    m, v, n = dm.model, dm.vars, dm.net
+    count_max = 50_000_000
+    slots = []
+    for i in range(MIXED_RACKS_MAX):
+        nodes = dm.int_var(count_max, f"slot{i}_nodes")
+        nodes_mw = dm.int_var(10**16, f"slot{i}_nodes_mw")
+        m.add_multiplication_equality(nodes_mw, [nodes, v.node_mw])
+        slots.append(Slot(
+            used=m.new_bool_var(f"slot{i}_used"), nodes=nodes, nodes_mw=nodes_mw,
+            switches={sid: dm.int_var(count_max, f"slot{i}_{sid}") for sid in n.switches_of},
+            units={t: dm.int_var(count_max, f"slot{i}_{t}") for t in n.units_of}))
+    for before, after in zip(slots, slots[1:]):
+        m.add_implication(after.used, before.used)
+        m.add(before.nodes >= after.nodes)
+    m.add_implication(slots[0].used, v.mixed)
+    m.add_implication(v.mixed, slots[0].used)
+    for slot in slots:
+        # An unused slot holds nothing (every device takes rack units, so the units rule says it
+        # too; stated here it holds when an explanation relaxes that family).
+        for var in (slot.nodes, *slot.switches.values(), *slot.units.values()):
+            m.add(var == 0).only_enforce_if(slot.used.Not())
+    m.add(sum(s.nodes for s in slots) == v.nodes).only_enforce_if(v.mixed)
+    for sid, total in n.switches_of.items():
+        m.add(sum(s.switches[sid] for s in slots) == total).only_enforce_if(v.mixed)
+    for t, total in n.units_of.items():
+        m.add(sum(s.units[t] for s in slots) == total).only_enforce_if(v.mixed)
+    m.add(v.compute_racks == sum(s.used for s in slots)).only_enforce_if(v.mixed)
+    for var in (*n.switch_racks_of.values(), *n.unit_racks_of.values()):
+        m.add(var == 0).only_enforce_if(v.mixed)
+    # One rack is the single mixed rack of earlier schemas: the tie rule prefers it.
+    m.add(v.single_rack == 1).only_enforce_if([v.mixed, slots[1].used.Not()])
+    m.add_implication(v.single_rack, v.mixed)
+    m.add_implication(v.single_rack, slots[1].used.Not())
+    return slots
+
+
+def slot_limits(dm: DesignModel, family: str) -> None:
+    """Each used slot within its rack class's power (mW: nodes exact, switches and units at whole
+    W) or rack units."""
+    m, o, v = dm.model, dm.options, dm.vars
+    catalog = dm.problem.catalog.catalog
+    switches, tiers = catalog.by_id("switches"), catalog.by_id("storage")
+    switch_mw = {sid: 1000 * math.ceil(o.switch_power_w(switches[sid])) for sid in dm.net.switches_of}
+    unit_mw = {t: 1000 * math.ceil(tiers[t].power_w) for t in dm.net.units_of}
+    for slot in dm.slots:
+        others_u = (sum(switches[sid].rack_units * var for sid, var in slot.switches.items())
+                    + sum(tiers[t].rack_units * var for t, var in slot.units.items()))
+        others_mw = (sum(switch_mw[sid] * var for sid, var in slot.switches.items())
+                     + sum(unit_mw[t] * var for t, var in slot.units.items()))
+        for r in o.racks:
+            rack_lit = v.use_rack[r.index]
+            if family == "rack_power_within_limit":
+                limit_mw = 1000 * thousandths(r.rack.power_kw)
+                dm.add(family, m.add(slot.nodes_mw + others_mw <= limit_mw), rack_lit, slot.used)
+                continue
+            for lit, configs in dm.node_groups(lambda c: c.server.rack_units):
+                units = configs[0].server.rack_units
+                dm.add(family, m.add(units * slot.nodes + others_u <= r.rack.rack_units), rack_lit, lit, slot.used)
