@@ -1,15 +1,18 @@
 """``min_cost``: the cheapest design, its ties broken so that the answer is unique.
 
 One lexicographic solve: total cost, then fewer GPUs and lower provisioned power, then the catalog
-order of the chosen options (DESIGN.md §3 rule 7: the same instance always yields the same design).
+order of the chosen options, then fewer racks and, when the devices share racks, a canonical
+placement (DESIGN.md §3 rule 7: the same instance always yields the same design).
 """
 
 from __future__ import annotations
 
+import math
+
 from topoopt.options.problem import Problem
 from topoopt.solver.model import model_for
 from topoopt.solver.model.core import POWER_MAX_W, DesignModel
-from topoopt.solver.run import Settings, Stats, lexicographic
+from topoopt.solver.run import OK, Settings, Stats, hint_from, lexicographic
 
 CATALOG_ORDER_MAX = 2**53
 """Largest sum of coefficients in one catalog-order objective: CP-SAT rejects an objective that
@@ -53,6 +56,41 @@ def tie_break(dm: DesignModel):
     return dm.vars.gpus * (POWER_MAX_W + 1) + dm.vars.power_w["total"]
 
 
+def placement_order(dm: DesignModel) -> list:
+    """Linear expressions that make the contents of mixed racks unique, lexicographically: the
+    first rack as full as it can be (its nodes, then each switch and storage model by id), then
+    the second, and so on. Each count is below ``base`` (every device takes a rack unit), so a
+    count is a digit; expressions are cut to stay within :data:`CATALOG_ORDER_MAX`."""
+    base = 1 + max((r.rack.rack_units for r in dm.options.racks), default=1)
+    digits = [count for slot in dm.slots for count in (
+        slot.nodes, *(slot.switches[k] for k in sorted(slot.switches)), *(slot.units[k] for k in sorted(slot.units)))]
+    per_expression = max(1, int(math.log(CATALOG_ORDER_MAX, base)))
+    expressions = []
+    for start in range(0, len(digits), per_expression):
+        chunk = digits[start:start + per_expression]
+        # Minimising the negated number maximises the earlier racks' counts first.
+        expressions.append(-sum(base ** (len(chunk) - 1 - i) * count for i, count in enumerate(chunk)))
+    return expressions
+
+
+def canonical_placement(dm: DesignModel, settings: Settings, stats: Stats, status, solver):
+    """Fewer racks at the optimum found, then racks of one model each over mixed ones, then, if
+    the devices still share racks, their canonical placement (:func:`placement_order`). Cost,
+    power and options are fixed by then: these stages only choose among equal designs. If a time
+    limit cuts them short, the optimum found stands."""
+    v = dm.vars
+    found = status, solver
+    for stages in ([v.racks, v.mixed], placement_order(dm)):
+        hint_from(dm.model, solver, hint_vars(dm))
+        status, solver, _, _ = lexicographic(dm.model, stages, settings, stats, hint_vars(dm))
+        if status not in OK:
+            return found
+        found = status, solver
+        if not solver.value(v.mixed):
+            break
+    return found
+
+
 def hint_vars(dm: DesignModel) -> list:
     v = dm.vars
     return [*v.use_config, *v.use_fabric, *v.use_shape.values(), *v.use_spines.values(),
@@ -65,4 +103,6 @@ def min_cost(problem: Problem, settings: Settings, stats: Stats, relaxed=frozens
     dm = model_for(problem, relaxed)
     objectives = [dm.vars.total_cost, tie_break(dm), *catalog_order(dm)]
     status, solver, value, bound = lexicographic(dm.model, objectives, settings, stats, hint_vars(dm))
+    if status in OK:
+        status, solver = canonical_placement(dm, settings, stats, status, solver)
     return status, dm, solver, value, bound

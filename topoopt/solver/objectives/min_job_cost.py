@@ -88,7 +88,7 @@ from topoopt.solver.bounds.cost_floor import CostFloor, Way
 from topoopt.solver.extract import chosen
 from topoopt.solver.model import model_for
 from topoopt.solver.model.core import DesignModel
-from topoopt.solver.objectives.min_cost import catalog_order, hint_vars, tie_break
+from topoopt.solver.objectives.min_cost import canonical_placement, catalog_order, hint_vars, tie_break
 from topoopt.solver.run import OK, Settings, Stats, hint_from, lexicographic, run
 from topoopt.solver.search import BestFirst, Node, Solution, Visit
 
@@ -250,6 +250,7 @@ class JobCostSearch:
         status, solver, _, _ = lexicographic(dm.model, objectives, self.settings, self.stats, hint_vars(dm))
         if status not in OK:
             return None
+        status, solver = canonical_placement(dm, self.settings, self.stats, status, solver)
         cost = solver.value(dm.vars.total_cost)
         key = (self.exact_job_cost(cost, seconds), solver.value(dm.vars.gpus), solver.value(dm.vars.power_w["total"]),
                self.catalog_rank(pair, dm, solver.value))
