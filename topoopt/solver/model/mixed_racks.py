@@ -33,7 +33,9 @@ def define_mixed_racks(dm: DesignModel) -> list[Slot]:
     switch and storage unit, the design's racks are the slots used (all counted as compute racks)
     and no rack is homogeneous; without it every slot is empty."""
     m, v, n = dm.model, dm.vars, dm.net
-    count_max = 50_000_000
+    # A rack never holds more devices than it has units (every device takes at least one): small
+    # domains keep the search out of counts no rack can hold.
+    count_max = max((r.rack.rack_units for r in dm.options.racks), default=1)
     slots = []
     for i in range(MIXED_RACKS_MAX):
         nodes = dm.int_var(count_max, f"slot{i}_nodes")
