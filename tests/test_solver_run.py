@@ -44,9 +44,14 @@ def test_catalog_order_splits_before_its_coefficients_overflow(monkeypatch):
         coefficients = sorted(FlatIntExpr(expression).coeffs)
         # Within the limit, or one group alone (its positions 1..k at weight 1: it cannot be split).
         assert sum(coefficients) <= 100 or coefficients == list(range(1, len(coefficients) + 1))
+    placements: list = []  # the canonical-placement stages of mixed racks, recorded as they are built
+    placement_order = min_cost.placement_order
+    monkeypatch.setattr(min_cost, "placement_order",
+                        lambda dm, found: placements.append(stages := placement_order(dm, found)) or stages)
     split = solver.solve(instance, explain=False)
     assert split.status == whole.status == "optimal"
-    assert split.provenance.solves == 2 + len(parts)
+    # cost, tie-break, the catalog order's parts, fewer racks, the placement stages
+    assert split.provenance.solves == 2 + len(parts) + 1 + sum(len(stages) for stages in placements)
     assert split.design == whole.design
 
 

@@ -78,17 +78,25 @@ def slot_limits(dm: DesignModel, family: str) -> None:
     switches, tiers = catalog.by_id("switches"), catalog.by_id("storage")
     switch_mw = {sid: 1000 * math.ceil(o.switch_power_w(switches[sid])) for sid in dm.net.switches_of}
     unit_mw = {t: 1000 * math.ceil(tiers[t].power_w) for t in dm.net.units_of}
-    for slot in dm.slots:
-        others_u = (sum(switches[sid].rack_units * var for sid, var in slot.switches.items())
-                    + sum(tiers[t].rack_units * var for t, var in slot.units.items()))
+    switch_u = {sid: switches[sid].rack_units for sid in dm.net.switches_of}
+    unit_u = {t: tiers[t].rack_units for t in dm.net.units_of}
+    # Per slot, and summed over the slots used (implied, but it gives the search the total at once:
+    # proving that one more node fits no packing took seconds slot by slot).
+    totals = Slot(used=None, nodes=v.nodes, nodes_mw=sum(s.nodes_mw for s in dm.slots),
+                  switches=dm.net.switches_of, units=dm.net.units_of)
+    for slot in (*dm.slots, totals):
+        others_u = (sum(switch_u[sid] * var for sid, var in slot.switches.items())
+                    + sum(unit_u[t] * var for t, var in slot.units.items()))
         others_mw = (sum(switch_mw[sid] * var for sid, var in slot.switches.items())
                      + sum(unit_mw[t] * var for t, var in slot.units.items()))
+        # A slot holds one rack; the totals as many as the slots used.
+        racks, when = (1, slot.used) if slot is not totals else (v.compute_racks, v.mixed)
         for r in o.racks:
             rack_lit = v.use_rack[r.index]
             if family == "rack_power_within_limit":
                 limit_mw = 1000 * thousandths(r.rack.power_kw)
-                dm.add(family, m.add(slot.nodes_mw + others_mw <= limit_mw), rack_lit, slot.used)
+                dm.add(family, m.add(slot.nodes_mw + others_mw <= limit_mw * racks), rack_lit, when)
                 continue
             for lit, configs in dm.node_groups(lambda c: c.server.rack_units):
                 units = configs[0].server.rack_units
-                dm.add(family, m.add(units * slot.nodes + others_u <= r.rack.rack_units), rack_lit, lit, slot.used)
+                dm.add(family, m.add(units * slot.nodes + others_u <= r.rack.rack_units * racks), rack_lit, lit, when)

@@ -56,14 +56,20 @@ def tie_break(dm: DesignModel):
     return dm.vars.gpus * (POWER_MAX_W + 1) + dm.vars.power_w["total"]
 
 
-def placement_order(dm: DesignModel) -> list:
+def placement_order(dm: DesignModel, solver) -> list:
     """Linear expressions that make the contents of mixed racks unique, lexicographically: the
-    first rack as full as it can be (its nodes, then each switch and storage model by id), then
-    the second, and so on. Each count is below ``base`` (every device takes a rack unit), so a
-    count is a digit; expressions are cut to stay within :data:`CATALOG_ORDER_MAX`."""
+    first rack as full as it can be (its nodes, then each switch and storage model in catalog
+    order, which renaming leaves alone), then the second, and so on, over the racks and models of
+    ``solver``'s design (the others hold
+    nothing once cost and racks are fixed). Each count is below ``base`` (every device takes a
+    rack unit), so a count is a digit; expressions are cut to stay within
+    :data:`CATALOG_ORDER_MAX`."""
+    n, catalog = dm.net, dm.problem.catalog.catalog
     base = 1 + max((r.rack.rack_units for r in dm.options.racks), default=1)
-    digits = [count for slot in dm.slots for count in (
-        slot.nodes, *(slot.switches[k] for k in sorted(slot.switches)), *(slot.units[k] for k in sorted(slot.units)))]
+    switches = [s.id for s in catalog.switches if s.id in n.switches_of and solver.value(n.switches_of[s.id])]
+    units = [t.id for t in catalog.storage if t.id in n.units_of and solver.value(n.units_of[t.id])]
+    digits = [count for slot in dm.slots if solver.value(slot.used)
+              for count in (slot.nodes, *(slot.switches[k] for k in switches), *(slot.units[k] for k in units))]
     per_expression = max(1, int(math.log(CATALOG_ORDER_MAX, base)))
     expressions = []
     for start in range(0, len(digits), per_expression):
@@ -80,14 +86,16 @@ def canonical_placement(dm: DesignModel, settings: Settings, stats: Stats, statu
     limit cuts them short, the optimum found stands."""
     v = dm.vars
     found = status, solver
-    for stages in ([v.racks, v.mixed], placement_order(dm)):
-        hint_from(dm.model, solver, hint_vars(dm))
-        status, solver, _, _ = lexicographic(dm.model, stages, settings, stats, hint_vars(dm))
-        if status not in OK:
-            return found
-        found = status, solver
-        if not solver.value(v.mixed):
-            break
+    hint_from(dm.model, solver, hint_vars(dm))
+    # One stage: fewer racks, then (a rack more weighing more than the flag) racks of one model each.
+    status, solver, _, _ = lexicographic(dm.model, [2 * v.racks + v.mixed], settings, stats, hint_vars(dm))
+    if status not in OK:
+        return found
+    found = status, solver
+    if solver.value(v.mixed):
+        status, solver, _, _ = lexicographic(dm.model, placement_order(dm, solver), settings, stats, hint_vars(dm))
+        if status in OK:
+            found = status, solver
     return found
 
 
