@@ -71,6 +71,8 @@ def fabric_shape(dm: DesignModel) -> None:
     m.add(v.spines == v.spines_2_tier).only_enforce_if(v.use_tier[2])
     m.add(v.spines_2_tier == 1).only_enforce_if(v.use_tier[2].Not())
     m.add(sum(v.use_spines.values()) == v.use_tier[2])
+    for pairs in (v.rail_spine_pairs, v.leaf_spine_pairs):  # meaningless outside 2 tiers: fixed
+        m.add(pairs == 0).only_enforce_if(v.use_tier[2].Not())
     for spines, lit in v.use_spines.items():
         m.add(v.spines_2_tier == spines).only_enforce_if(lit)
         m.add(v.rail_spine_pairs == spines * v.leaves_per_rail).only_enforce_if(lit)
@@ -185,8 +187,6 @@ def _two_tier_spine_cages(dm: DesignModel):
     not_two = v.use_tier[2].Not()
     for count in (floor_links, extra_links, floor_cages, spine_cages, extra_cages):
         m.add(count == 0).only_enforce_if(not_two)
-    m.add(v.rail_spine_pairs == 0).only_enforce_if(not_two)
-    m.add(v.leaf_spine_pairs == 0).only_enforce_if(not_two)
     for spines, lit in v.use_spines.items():
         links = v.links["leaf-spine"]
         m.add(spines * floor_links <= links).only_enforce_if(lit)
