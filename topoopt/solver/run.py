@@ -26,9 +26,6 @@ class Settings:
     """``time.perf_counter()`` by which every solve must have ended (a limit on a whole command
     or on one stage of it, such as the explanation)."""
     log: bool = False
-    work_limit: float | None = None
-    """CP-SAT's deterministic time limit of one solve (machine-independent work units, so the same
-    answer on every machine): for stages that only choose among equal designs."""
 
     def within(self, seconds: float | None) -> Settings:
         """These settings with the deadline brought forward to ``seconds`` from now, if sooner."""
@@ -97,8 +94,6 @@ def new_solver(settings: Settings, *, light: bool = False) -> cp_model.CpSolver:
     limit_s = settings.solve_limit_s()
     if limit_s is not None:
         params.max_time_in_seconds = limit_s
-    if settings.work_limit is not None:
-        params.max_deterministic_time = settings.work_limit
     if settings.log:
         params.log_search_progress = True
         params.log_to_stdout = False

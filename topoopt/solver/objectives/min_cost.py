@@ -8,18 +8,11 @@ placement (DESIGN.md §3 rule 7: the same instance always yields the same design
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 from topoopt.options.problem import Problem
 from topoopt.solver.model import model_for
 from topoopt.solver.model.core import POWER_MAX_W, DesignModel
 from topoopt.solver.run import OK, Settings, Stats, hint_from, lexicographic
-
-PLACEMENT_WORK_LIMIT = 5.0
-"""Deterministic-time cap of each canonical-placement stage. Its incumbent comes at once from the
-hint; proving it the canonical one can take minutes on a fabric of many small switches (40 nodes
-on 8-port switches in 3 tiers: over 60 s unproven, 5.5 s capped). Deterministic, so the same
-answer on every run and machine; the cost optimum stays proven."""
 
 CATALOG_ORDER_MAX = 2**53
 """Largest sum of coefficients in one catalog-order objective: CP-SAT rejects an objective that
@@ -100,12 +93,7 @@ def canonical_placement(dm: DesignModel, settings: Settings, stats: Stats, statu
         return found
     found = status, solver
     if solver.value(v.mixed):
-        # A capped tie-break leaves the cost optimum proven and no solve cut short by a time limit.
-        proven, cut_short = stats.proven, stats.cut_short
-        capped = replace(settings, work_limit=PLACEMENT_WORK_LIMIT)
-        status, solver, _, _ = lexicographic(dm.model, placement_order(dm, solver), capped, stats, hint_vars(dm))
-        if settings.remaining_s() != 0.0:
-            stats.proven, stats.cut_short = proven, cut_short
+        status, solver, _, _ = lexicographic(dm.model, placement_order(dm, solver), settings, stats, hint_vars(dm))
         if status in OK:
             found = status, solver
     return found
