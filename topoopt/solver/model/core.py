@@ -352,6 +352,8 @@ class NetVars:
     node_racks_by_units: Int
     power_sets_node_racks: Bool
     node_power_caps: list[tuple[Bool, tuple[int, ...]]]
+    nodes_mw: Int
+    """The nodes' power, exactly (mW; node_power.py)."""
     cost: dict[str, Int]
 
 
@@ -405,6 +407,7 @@ def network_variables(dm) -> NetVars:
         node_racks_by_units=iv(count_max, "node_racks_by_units"),
         power_sets_node_racks=m.new_bool_var("power_sets_node_racks"),
         node_power_caps=[],
+        nodes_mw=iv(10**16, "nodes_mw"),
         cost={k: iv(10**15, f"cost_{k}") for k in NET_COSTS},
     )
 

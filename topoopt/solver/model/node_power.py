@@ -60,6 +60,6 @@ def node_power_classes(dm: DesignModel) -> None:
         m.add_linear_constraint(node_mw, first, last).only_enforce_if(lit)
         n.node_power_caps.append((lit, caps))
     m.add_exactly_one(lit for lit, _ in n.node_power_caps)
-    total = total_compute_mw + total_storage_mw
-    m.add(1000 * v.power_w["node"] >= total)
-    m.add(1000 * v.power_w["node"] <= total + 999)
+    m.add(n.nodes_mw == total_compute_mw + total_storage_mw)
+    m.add(1000 * v.power_w["node"] >= n.nodes_mw)
+    m.add(1000 * v.power_w["node"] <= n.nodes_mw + 999)
