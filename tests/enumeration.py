@@ -405,16 +405,15 @@ def pack(rack: RackClass, counts: list[int], models: tuple, most: int, together:
               if room(v) >= 0 and (together is None or v[together - 1] in (0, counts[together]))]
 
     @functools.cache
-    def best(rest: tuple[int, ...], racks: int, first: int) -> tuple[int, tuple]:
+    def best(rest: tuple[int, ...], racks: int) -> tuple[int, tuple]:
         """The most nodes ``racks`` racks take beside ``rest`` of the others, and their shares
-        (taken in list order from ``first`` on: the racks' order does not matter)."""
+        (-1: they do not hold ``rest``). One state per remainder: the racks' order is free."""
         if racks == 0:
             return (0, ()) if not any(rest) else (-1, ())
         top = (-1, ())
-        for i in range(first, len(shares)):
-            v, nodes_here = shares[i]
+        for v, nodes_here in shares:
             if all(a <= b for a, b in zip(v, rest)):
-                nodes, tail = best(tuple(b - a for a, b in zip(v, rest)), racks - 1, i)
+                nodes, tail = best(tuple(b - a for a, b in zip(v, rest)), racks - 1)
                 if nodes >= 0 and nodes + nodes_here > top[0]:
                     top = (nodes + nodes_here, (v, *tail))
         return top
@@ -434,7 +433,7 @@ def pack(rack: RackClass, counts: list[int], models: tuple, most: int, together:
             bins.append((taken, *v))
         return tuple(bins)
     for racks in range(least, most + 1):
-        nodes, split = best(tuple(counts[1:]), racks, 0)
+        nodes, split = best(tuple(counts[1:]), racks)
         if nodes >= counts[0]:
             left, bins = counts[0], []
             for v in split:
