@@ -53,6 +53,8 @@ def render(
         err(f"{design_file}: the checker rejects the design ({len(violations)} violation(s)); not rendered "
             f"(--unchecked renders it anyway)")
         raise typer.Exit(EXIT_INFEASIBLE)
+    if not violations:
+        err("checked: the independent checker accepts the design")
     result = SolveResult(
         status="feasible",
         objective=ObjectiveValue(kind=loaded.instance.goal.objective, value=None, bound=None, gap=None),
