@@ -7,7 +7,6 @@ placement (DESIGN.md §3 rule 7: the same instance always yields the same design
 
 from __future__ import annotations
 
-
 from topoopt.options.problem import Problem
 from topoopt.solver.model import model_for
 from topoopt.solver.model.core import POWER_MAX_W, DesignModel
