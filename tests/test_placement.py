@@ -9,11 +9,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import event, given
 from solver_fixtures import TINY_CATALOG, conflict, infeasible, optimal, tiny
+from strategies import build, instance_data
 
 import topoopt
 from topoopt.checker import check_design
-from topoopt.fabric import render
+from topoopt.fabric import build_fabric, render
 from topoopt.loader import load_instance
 
 REPO = Path(__file__).resolve().parent.parent
@@ -125,3 +127,23 @@ def test_the_checker_rejects_an_air_cooled_server_in_a_liquid_rack():
     racks = [g.model_copy(update={"rack_class": "l80"}) for g in design.racks]
     found = [str(v) for v in check_design(tiny(**_with_liquid_racks_only()), design.model_copy(update={"racks": racks}))]
     assert f"rack_power_within_limit: {design.server} in l80: air-cooled, the rack class is liquid-cooled" in found, found
+
+
+@given(instance_data(objective="min_cost", loose=True))
+def test_generated_designs_buy_what_the_build_out_wires(data):
+    """On generated instances too, the build-out wires exactly the assemblies the design buys,
+    part by part: no cage left part-filled, no kit bought that nobody cables."""
+    instance = build(data)
+    result = topoopt.solve(instance, explain=False)
+    if result.design is None:
+        event(result.status)
+        return
+    fabric = build_fabric(result.design, instance)
+    assert fabric.warnings == []
+    wired, bought = Counter(), Counter()
+    for bundle in fabric.links:
+        wired[bundle.part.id] += bundle.assemblies
+    for group in result.design.links:
+        bought[group.part] += group.assemblies
+    assert wired == bought
+    event(f"{len(result.design.links)} link classes")
