@@ -54,10 +54,12 @@ def test_a_count_in_time_equals_the_model_asked_directly(data, modes, days, node
 
 
 @few()
-@given(instance_data(), st.lists(st.sampled_from(MODES), max_size=6), st.sampled_from(MODES), st.sampled_from(DAYS))
-def test_known_lower_bounds_are_at_most_the_exact_answer(data, asked, mode, days):
-    """A bound from whatever is known never exceeds the exact count, and None only when the exact
-    answer is None (the model is then proven infeasible soundly)."""
+@given(instance_data(), st.lists(st.sampled_from(MODES), max_size=6), st.sampled_from(MODES), st.sampled_from(DAYS),
+       st.integers(1, 64))
+def test_bounds_below_a_ceiling_are_exact_up_to_it(data, asked, mode, days, ceiling):
+    """A bound searched only up to a ceiling never exceeds the exact count, is None only when the
+    exact answer is None (the model is then proven infeasible soundly), and rules out a count up
+    to the ceiling exactly when the exact answer does."""
     problem = Problem.of(build(data))
     answers = PerformanceAnswers(problem.job)
     seconds = days * 86_400
@@ -65,12 +67,13 @@ def test_known_lower_bounds_are_at_most_the_exact_answer(data, asked, mode, days
     for config in configs(problem):
         for other_cls, other_converged in asked:
             answers.min_nodes_for_time(config, other_cls, seconds, other_converged)
-        bound = answers.min_nodes_for_time(config, cls, seconds, converged, known_only=True)
+        bound = answers.min_nodes_for_time(config, cls, seconds, converged, ceiling=ceiling)
         exact = answers.min_nodes_for_time(config, cls, seconds, converged)
         if bound is None:
             assert exact is None
         elif exact is not None:
             assert bound <= exact
+        assert (bound is not None and bound <= ceiling) == (exact is not None and exact <= ceiling)
 
 
 def test_mode_never_slower_is_a_partial_order_on_the_modes():

@@ -92,20 +92,19 @@ class PerformanceAnswers:
 
     def min_nodes_for_time(self, config: NodeConfig, perf_class: PerfClass, seconds: float, converged: bool = False,
                            *, pinned: int | None = None, slowest: PerfClass | None = None,
-                           known_only: bool = False) -> int | None:
+                           ceiling: int | None = None) -> int | None:
         """The fewest nodes that train within ``seconds`` (None: none up to MAX_NODES).
 
         ``pinned``: only that count matters; it is returned when it is in time (``slowest``: the
-        problem's slowest fabric class, asked first, :meth:`in_time`). ``known_only``: an answer
-        not yet known is replaced by a lower bound from the known ones
-        (:meth:`known_lower_bound`), without evaluating the performance model.
+        problem's slowest fabric class, asked first, :meth:`in_time`). ``ceiling``: an answer not
+        yet known is replaced by a lower bound that needs no search (:meth:`bound_below_ceiling`).
         """
         known = self._fewest.setdefault((perf_key(config), seconds), {})
         here = (perf_class, converged)
-        if known_only and here not in known:
-            return self.known_lower_bound(config, here, known)
         if pinned is not None:
             return pinned if self.in_time(config, perf_class, pinned, seconds, converged, slowest) else None
+        if ceiling is not None and here not in known:
+            return self.bound_below_ceiling(config, here, seconds, known, ceiling)
         if here not in known:
             known[here] = self._fewest_in_time(config, here, seconds, known)
         return known[here]
@@ -128,6 +127,22 @@ class PerformanceAnswers:
             if self.trains_within(config, perf_class, least, seconds, converged):
                 return least
         return min_nodes_for_time(self.job, self.hardware(config, perf_class, 1, converged), seconds, MAX_NODES)
+
+    def bound_below_ceiling(self, config: NodeConfig, here: Mode, seconds: float, known: dict[Mode, int | None],
+                            ceiling: int) -> int | None:
+        """A lower bound on the fewest nodes in time that is exact up to ``ceiling``, with at most
+        two evaluations: ``ceiling + 1`` when ``ceiling`` nodes are late (time never rises with
+        the node count), else the known lower bound (:meth:`known_lower_bound`). Where nothing
+        exceeds ``ceiling`` nodes the bound rules out what the exact one does, so a model built
+        from it answers "infeasible" as the exact one would; elsewhere it is a relaxation. The
+        fastest fabric class is asked first: late there, late on every class."""
+        least = self.known_lower_bound(config, here, known)
+        if least is None or least > ceiling:
+            return least
+        perf_class, converged = here
+        in_time = (self.in_time(config, FASTEST_CLASS, ceiling, seconds, converged, None)
+                   and self.in_time(config, perf_class, ceiling, seconds, converged, None))
+        return least if in_time else ceiling + 1
 
     def known_lower_bound(self, config: NodeConfig, here: Mode, known: dict[Mode, int | None]) -> int | None:
         """A lower bound on the fewest nodes in time, from known answers alone: a class and mode

@@ -9,7 +9,7 @@ the catalog, the option tables built for each prefilter and the performance answ
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -87,10 +87,11 @@ class Problem:
     """With the node count pinned and prefiltered, the deadline is asked at that count only.
     Explanations turn it off: the deletion filter may drop pins_respected, and deadline_met must
     not keep enforcing the pin on its own."""
-    known_deadline_bounds_only: bool = False
-    """Deadline bounds from known answers alone (:meth:`PerformanceAnswers.known_lower_bound`):
-    each is at most the exact one, so a model built from it is a relaxation — infeasible there,
-    infeasible with the exact bounds."""
+    deadline_ceiling: Callable[[NodeConfig], int] | None = None
+    """A node count per configuration that no design exceeds under the rules a trial enforces;
+    when given, the deadline's bounds are searched only up to it
+    (:meth:`PerformanceAnswers.bound_below_ceiling`): each is at most the exact one, so a model
+    built from them is a relaxation — infeasible there, infeasible with the exact bounds."""
 
     @classmethod
     def of(cls, instance: Instance, catalog: ResolvedCatalog | None = None, *,
@@ -126,8 +127,8 @@ class Problem:
     def without_pinned_nodes_shortcut(self) -> Problem:
         return dataclasses.replace(self, pinned_nodes_shortcut=False)
 
-    def with_known_deadline_bounds_only(self) -> Problem:
-        return dataclasses.replace(self, known_deadline_bounds_only=True)
+    def with_deadline_ceiling(self, ceiling: Callable[[NodeConfig], int]) -> Problem:
+        return dataclasses.replace(self, deadline_ceiling=ceiling)
 
     def restricted(self, configs: list, fabrics: list, converged: bool | None = None) -> Problem:
         """The same problem limited to these node configurations and fabric options and, when
@@ -246,7 +247,7 @@ class Problem:
         return self.answers.min_nodes_for_time(
             config, perf_class, seconds, converged,
             pinned=self.pinned_nodes if self.pinned_nodes_shortcut else None, slowest=self._slowest_class,
-            known_only=self.known_deadline_bounds_only)
+            ceiling=None if self.deadline_ceiling is None else self.deadline_ceiling(config))
 
     @cached_property
     def _slowest_class(self) -> PerfClass | None:

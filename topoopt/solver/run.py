@@ -26,6 +26,8 @@ class Settings:
     """``time.perf_counter()`` by which every solve must have ended (a limit on a whole command
     or on one stage of it, such as the explanation)."""
     log: bool = False
+    linear_relaxation: bool = False
+    """Keep CP-SAT's LP relaxation on (off by default: see :func:`new_solver`)."""
 
     def within(self, seconds: float | None) -> Settings:
         """These settings with the deadline brought forward to ``seconds`` from now, if sooner."""
@@ -87,7 +89,11 @@ def new_solver(settings: Settings, *, light: bool = False) -> cp_model.CpSolver:
     # Nor does the LP relaxation pay for itself: the option literals' big-M rows give it little
     # (measured without it: the catalog x10 with the server pinned 10.7 s -> 6.8 s, x2 with the
     # server free 1.3 s -> 0.8 s, the infeasible example's explanation 5.5 s -> 4.6 s; same optima).
-    params.linearization_level = 0
+    # The explanation's feasibility trials are the exception: with most families relaxed, finding
+    # any design without the LP can take a minute where the LP guides the search to one at once
+    # (measured: benchmarks/impossible's llama3-70b-small-files-object-only, its every-option
+    # trial 62 s -> 0.8 s), so they ask for it (``linear_relaxation``).
+    params.linearization_level = 1 if settings.linear_relaxation else 0
     if light:
         params.max_presolve_iterations = 1
         params.symmetry_level = 0

@@ -46,7 +46,7 @@ from functools import cached_property
 
 from topoopt.options.networks import StorageNetOption
 from topoopt.options.problem import Problem
-from topoopt.options.racks import MIXED_RACKS_MAX, devices_by_power, per_rack
+from topoopt.options.racks import MIXED_RACKS_MAX, devices_by_power, per_rack, rack_cools
 from topoopt.options.tables import (
     MAX_NODES,
     NEAR_BALANCED,
@@ -234,7 +234,8 @@ class CostFloor:
             o = self.problem.options
             node_w, units = config.power_w(o.all_parts, fabric=attached), config.server.rack_units
             racks = tuple(sorted({(r.unit_price or 0, per, max(0, per_rack(r.rack, node_w, units, extra)))
-                                  for r in o.racks if (per := per_rack(r.rack, node_w, units)) >= 1}))
+                                  for r in o.racks if rack_cools(r.rack, config.server.cooling)
+                                  and (per := per_rack(r.rack, node_w, units)) >= 1}))
             self._racking[key] = node_w, racks
         return self._racking[key]
 

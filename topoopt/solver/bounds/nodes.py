@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from topoopt.options.problem import Problem
-from topoopt.options.racks import devices_by_power, per_rack
+from topoopt.options.racks import devices_by_power, devices_per_rack_by_power, devices_per_rack_by_units, rack_cools
 from topoopt.options.tables import MAX_NODES, part_fits_node_end, part_fits_switch_end
 
 
@@ -35,6 +35,24 @@ def fabric_cost_per_node(problem: Problem, config, fabrics) -> float:
     return best
 
 
+def nodes_per_rack(problem: Problem, config, node_w: float, relaxed: frozenset[str]) -> int | None:
+    """The most nodes of this configuration one rack of any class holds under the rack rules not
+    relaxed: its power, and a class that cools the server's kind, under rack_power_within_limit;
+    its rack units under rack_units_within_limit. None when both are relaxed."""
+    by_power = "rack_power_within_limit" not in relaxed
+    by_units = "rack_units_within_limit" not in relaxed
+    if not (by_power or by_units):
+        return None
+
+    def held(rack) -> int:
+        if by_power and not rack_cools(rack, config.server.cooling):
+            return 0
+        return min([devices_per_rack_by_power(rack, node_w)] * by_power
+                   + [devices_per_rack_by_units(rack, config.server.rack_units)] * by_units)
+
+    return max((held(r.rack) for r in problem.options.racks), default=0)
+
+
 def optimistic_nodes(problem: Problem, config, fabrics, relaxed: frozenset[str]) -> int:
     """An upper bound on the nodes of any design with this configuration and these fabric
     options (None: any, the fabric then left out of the budget): pins, budget (nodes, racks and
@@ -45,15 +63,17 @@ def optimistic_nodes(problem: Problem, config, fabrics, relaxed: frozenset[str])
     bounds = [MAX_NODES]
     if inst.constraints.pins.nodes is not None and "pins_respected" not in relaxed:
         bounds.append(inst.constraints.pins.nodes)
-    per = max((per_rack(r.rack, node_w, config.server.rack_units) for r in o.racks), default=0)
-    if config.unit_price and "budget_cap" not in relaxed:
-        # Beyond one node a fabric is needed: each node costs at least its server, its NICs, its
-        # share of the cheapest rack and of the cheapest fabric.
-        rack_share = min((r.unit_price or 0 for r in o.racks), default=0) / max(per, 1)
-        fabric = 0.0 if fabrics is None else fabric_cost_per_node(problem, config, fabrics)
-        per_node = config.unit_price + rack_share + fabric
+    per = nodes_per_rack(problem, config, node_w, relaxed)
+    # Beyond one node a fabric is needed (under leaf_ports_cover_endpoints): each node costs at
+    # least its server, its NICs, its share of the cheapest rack and of the cheapest fabric.
+    fabric_needed = "leaf_ports_cover_endpoints" not in relaxed
+    price = config.unit_price if fabric_needed else min(config.unit_price or 0, config.server_price or 0)
+    if price and "budget_cap" not in relaxed:
+        rack_share = min((r.unit_price or 0 for r in o.racks), default=0) / max(per or MAX_NODES, 1)
+        fabric = 0.0 if fabrics is None or not fabric_needed else fabric_cost_per_node(problem, config, fabrics)
+        per_node = price + rack_share + fabric
         bounds.append(int(inst.budget.max // per_node) if per_node < math.inf else 1)
-    if "racks_available" not in relaxed:
+    if "racks_available" not in relaxed and per is not None:
         bounds.append(inst.site.max_racks * per)
     if inst.site.power_cap_kw is not None and "site_power_within_limit" not in relaxed:
         bounds.append(devices_by_power(inst.site.power_cap_kw, node_w))

@@ -9,7 +9,7 @@ family → model module → checker module → tests.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from topoopt.families import FAMILIES
 from topoopt.options.problem import Problem
@@ -63,10 +63,14 @@ RULES: dict[str, Callable[[DesignModel], None]] = {
 literal. The model adds them in ``FAMILIES`` order."""
 
 
-def new_model(problem: Problem) -> DesignModel:
+def new_model(problem: Problem, families: Collection[str] | None = None) -> DesignModel:
     """The model of ``problem``, every family's assumption literal left free.
 
     Storage reads are sized at the problem's throughput target (tokens / time limit).
+    ``families``: only these families' rules (None: every family's). A family left out holds as
+    little as one whose literal is left free, since every rule is enforced by its literal; a
+    trial that enforces a few families is spared building the others (the deadline's bounds
+    are most of the cost of a model).
     """
     dm = DesignModel(problem, throughput_target_tokens_per_s=problem.throughput_target)
     definitions.choices(dm)
@@ -76,7 +80,8 @@ def new_model(problem: Problem) -> DesignModel:
     definitions.power_and_units(dm)
     definitions.costs(dm)
     for family in FAMILIES:
-        RULES[family](dm)
+        if families is None or family in families:
+            RULES[family](dm)
     return dm
 
 
