@@ -34,6 +34,14 @@ def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Ex
             relaxed[family] = relax_one(problem, family, settings, stats, base)
         return relaxed[family]
 
+    def shown_necessary(family: str) -> bool:
+        """A family whose relaxation solves the model with every other family enforced (the same
+        problem: not prefiltered, and not the deadline, whose relaxation also resizes storage)
+        is necessary in any conflict; the relaxation is needed for the report anyway."""
+        if family in problem.prefilter or family in ("deadline_met", "priced_in_book"):
+            return False
+        return relaxation(family)[0].value is not None
+
     deadline_and_budget = ["deadline_met", "budget_cap"]
     reason = deadline_outprices_budget(problem.unfiltered())
     pair = [relaxation(family)[0] for family in deadline_and_budget] if reason is not None else []
@@ -48,7 +56,7 @@ def explain_infeasible(problem: Problem, settings: Settings, stats: Stats) -> Ex
     else:
         reason = None
         stats.stage = "explaining: shrinking the conflict"
-        conflict = minimal_conflict(problem, settings, stats, base())
+        conflict = minimal_conflict(problem, settings, stats, shown_necessary, base())
     relaxations, nodes = [], problem.instance.constraints.pins.nodes
     for family in conflict.families:
         if family == "priced_in_book":
