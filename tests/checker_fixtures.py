@@ -82,14 +82,14 @@ BASE_DESIGN = {
         {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 1, "ports_used": 36},
     ],
     "links": [
-        # node-leaf: 15 m in row + 2 m slack; leaf-spine: 3 m in rack + 2 m slack (the 13 qm9700
-        # share one network rack: 13 × 1.6 kW ≤ 30 kW).
+        # node-leaf: 15 m in row + 2 m slack; leaf-spine: 3 m in the rack (the 13 qm9700 share one
+        # network rack: 13 × 1.6 kW ≤ 30 kW).
         # Node kits: 8 rails × ceil(4 nodes / 2) = 16. Leaf-spine kits by the twin cages they fill:
         # 4 spines × ceil(8 leaves × 1 link / 2) = 16 above, 8 leaves × ceil(4 uplinks / 2) = 16 below.
         {"between": "node-leaf", "count": 32, "part": "ndr-sr4-twin-to-twin-flat-kit-50m",
          "assemblies": 16, "length_m": 17.0, "gbps": 400},
         {"between": "leaf-spine", "count": 32, "part": "ndr-dr4-twin-kit-500m",
-         "assemblies": 16, "length_m": 5.0, "gbps": 400},
+         "assemblies": 16, "length_m": 3.0, "gbps": 400},
         # Storage links run in the row (17 m). Kits of 4 links: node ports 2 ports × ceil(4 nodes / 4)
         # = 2 kits; unit ports 1 array × ceil(4 ports / 4) = 1 kit.
         {"network": "storage", "between": "node-storage", "count": 8, "part": STORAGE_KIT,
@@ -169,13 +169,13 @@ THREE_TIER_DESIGN = {
         # = 32 above, 16 leaves × ceil(4 uplinks / 2) = 32 below, so 32 (one twin module's two
         # ports reach two spines); spine-core 8 cores × ceil(4 pods × 2 / 2) = 32 = 16 spines ×
         # ceil(4 / 2). The 40 small switches share one network rack: runs between them are in the
-        # rack (3 + 2 m).
+        # rack (3 m).
         {"between": "node-leaf", "count": 48, "part": "ndr-sr4-twin-to-twin-flat-kit-50m",
          "assemblies": 24, "length_m": 17.0, "gbps": 400},
         {"between": "leaf-spine", "count": 64, "part": "ndr-dr4-twin-kit-500m",
-         "assemblies": 32, "length_m": 5.0, "gbps": 400},
+         "assemblies": 32, "length_m": 3.0, "gbps": 400},
         {"between": "spine-core", "count": 64, "part": "ndr-dr4-twin-kit-500m",
-         "assemblies": 32, "length_m": 5.0, "gbps": 400},
+         "assemblies": 32, "length_m": 3.0, "gbps": 400},
         # node-storage 2 ports × ceil(6 nodes / 4) = 4 kits; storage-unit 1 kit.
         {"network": "storage", "between": "node-storage", "count": 12, "part": STORAGE_KIT,
          "assemblies": 4, "length_m": 17.0, "gbps": 200},
@@ -333,7 +333,7 @@ CONVERGED_TWO_TIER = {
     ],
     "links": [
         CONVERGED_DESIGN["links"][0],
-        {"between": "leaf-spine", "count": 36, "part": "hdr-aoc-100m", "assemblies": 36, "length_m": 5.0, "gbps": 200},
+        {"between": "leaf-spine", "count": 36, "part": "hdr-aoc-100m", "assemblies": 36, "length_m": 3.0, "gbps": 200},
         CONVERGED_DESIGN["links"][1],
         {**CONVERGED_DESIGN["links"][2], "count": 36, "assemblies": 36},
     ],

@@ -483,10 +483,12 @@ class Candidate:
 
 
 def dominated(a, b) -> bool:
-    """Storage network ``a`` is never better than ``b``: it costs no less, adds no less node power
-    and needs no fewer switches of any model (so no fewer racks, management ports or watts), with
-    the same compute counts and cold tier."""
-    return (a.record.mode == b.record.mode == "dedicated" and a.cold == b.cold and b.cost <= a.cost
+    """Storage network ``a`` is never better than ``b``: at every placement it costs no less (and
+    ``b`` exists where ``a`` does), adds no less node power and needs no fewer switches of any
+    model (so no fewer racks, management ports or watts), with the same compute counts and cold
+    tier."""
+    return (a.record.mode == b.record.mode == "dedicated" and a.cold == b.cold
+            and all(where in b.placed and b.placed[where][0] <= cost for where, (cost, _) in a.placed.items())
             and b.node_extra_w <= a.node_extra_w
             and all(a.switches.get(model, 0) >= count for model, count in b.switches.items()))
 
@@ -520,7 +522,7 @@ class Enumerator:
         self.needs = perf.storage_needs(self.job, rate)
         d = instance.site.distances
         self.lengths_m = derive.link_lengths_m(d.in_row_m, d.across_rows_m, d.slack_m)
-        placements = [derive.placed_runs_m(self.lengths_m, d.in_rack_m + d.slack_m, d.in_row_m + d.slack_m,
+        placements = [derive.placed_runs_m(self.lengths_m, d.in_rack_m, d.in_row_m + d.slack_m,
                                            one_rack=rack, switches_one_rack=rack, one_row=True) for rack in (True, False)]
         self.shortest_run_m = {cls: min(runs[cls] for runs in placements) for cls in self.lengths_m}
         self._times: dict[tuple, float | None] = {}
@@ -737,15 +739,31 @@ class Enumerator:
                         runs = self.runs_m(placed)
                         if placed.total > site.max_racks or any(p.max_reach_m < runs[cls] for cls, p in zip(used, chosen)):
                             continue
-                        cost = fixed + cable_cost + mgmt.cost + placed.total * price(rack.id)
+                        networks = self.networks_cost(net, mgmt, placed)
+                        if networks is None:
+                            continue
+                        cost = fixed - net.cost + networks + cable_cost + placed.total * price(rack.id)
                         if cost <= budget:
                             yield cost, Candidate(node, fabric, n, counts, chosen, placed, tier, units, node_w,
                                                   tuple(devices), net, mgmt)
 
+    @staticmethod
+    def placement(placed: Racking) -> str:
+        """Where ``placed`` puts the storage and management links' ends (enumeration_networks.PLACEMENTS)."""
+        return "rack" if placed.mixed and placed.total == 1 else "row" if placed.mixed else "site"
+
+    def networks_cost(self, net, mgmt, placed: Racking) -> int | None:
+        """The storage network's cables and NICs and the management network's cost at ``placed``
+        (None where some cable does not exist)."""
+        where = self.placement(placed)
+        if where not in net.placed or where not in mgmt.placed:
+            return None
+        return net.placed[where][0] + mgmt.placed[where][0]
+
     def runs_m(self, placed: Racking) -> dict[str, float]:
         """The link classes' runs where ``placed`` puts their ends."""
         d = self.instance.site.distances
-        return derive.placed_runs_m(self.lengths_m, d.in_rack_m + d.slack_m, d.in_row_m + d.slack_m,
+        return derive.placed_runs_m(self.lengths_m, d.in_rack_m, d.in_row_m + d.slack_m,
                                     one_rack=placed.total == 1 and placed.mixed,
                                     switches_one_rack=placed.switches_together, one_row=placed.mixed)
 
@@ -782,7 +800,8 @@ class Enumerator:
         """The candidate written out as a design record (the checker compares every field)."""
         _, cand = candidate
         node, fabric, n, c, chosen, placed = cand.node, cand.fabric, cand.nodes, cand.counts, cand.parts, cand.placed
-        net, mgmt = cand.storage_net, cand.management
+        where = self.placement(cand.placed)
+        net, mgmt = cand.storage_net.at(where), cand.management.at(where)
         switch_id = fabric.switch.id if fabric.switch else "none"
         multi = fabric.tiers >= 2
         spine_core = (fabric.radix - fabric.radix // 2) // fabric.cores_per_plane if fabric.cores_per_plane else 0
@@ -886,9 +905,12 @@ class Enumerator:
             return candidate
         runs = self.runs_m(placed)
         used = derive.LINK_CLASSES[:max(cand.fabric.tiers, 1)] if cand.fabric.tiers else ()
-        if any(p.max_reach_m < runs[cls] for cls, p in zip(used, cand.parts)):
+        networks = self.networks_cost(cand.storage_net, cand.management, placed)
+        if any(p.max_reach_m < runs[cls] for cls, p in zip(used, cand.parts)) or networks is None:
             return None
-        return cost + (placed.total - cand.placed.total) * self.price(placed.rack.id), replace(cand, placed=placed)
+        cost += (networks - self.networks_cost(cand.storage_net, cand.management, cand.placed)
+                 + (placed.total - cand.placed.total) * self.price(placed.rack.id))
+        return cost, replace(cand, placed=placed)
 
     def _judge(self, candidate, result: Enumerated) -> bool:
         """Check one candidate; record it in ``result`` when accepted and cheaper than the best so far."""

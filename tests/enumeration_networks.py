@@ -6,14 +6,16 @@ node count, hot tier and units) :func:`storage_networks` lists every storage net
 allow — converged on the compute fabric, or dedicated: storage NIC model and count, speed, storage
 switch, 1 tier or 2 non-blocking tiers with every spine count — with the cold tier, and
 :func:`management_networks` every management switch. Parts of these link classes are the cheapest
-admitted fitting part: provisioned power does not depend on the part fitted (every cage counts the
-hungriest module), so the cheapest is the optimum's.
+admitted fitting part that reaches the class's run at the design's placement (``PLACEMENTS``: one
+rack, mixed racks in one row, racks across the site): provisioned power does not depend on the part
+fitted (every cage counts the hungriest module), so the cheapest is the optimum's. A network is
+listed with its cables at every placement where they exist; :meth:`Network.at` fixes one.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from topoopt.checking import derive
 from topoopt.checking.networks import storage_leaf_splits
@@ -23,6 +25,8 @@ from topoopt.models.design import LinkGroup, ManagementNetwork, StorageNetwork, 
 
 TOLERANCE = 1e-9
 MGMT_DEVICE_FORM_FACTOR = "rj45"
+PLACEMENTS = ("rack", "row", "site")
+"""Everything in one mixed rack; several mixed racks (one row); racks of one model each."""
 
 
 def switch_protocol(protocol: str) -> str:
@@ -31,7 +35,9 @@ def switch_protocol(protocol: str) -> str:
 
 @dataclass
 class Network:
-    """What a storage (or management) network adds to a compute candidate."""
+    """What a storage (or management) network adds to a compute candidate: before it is placed,
+    its cables at each placement where they exist (``placed``) and its least cost; placed
+    (:meth:`at`), that placement's."""
 
     cost: int = 0  # NICs, cables and (management) switches; storage switches are priced per model
     node_extra_w: float = 0.0
@@ -41,6 +47,21 @@ class Network:
     counts: derive.FabricCounts | None = None  # compute counts with converged storage leaves
     record: StorageNetwork | ManagementNetwork | None = None
     cold: tuple[StorageTier, int] | None = None
+    placed: dict[str, tuple[int, list[LinkGroup]]] = field(default_factory=dict)  # placement -> (cost, links)
+
+    @classmethod
+    def cabled(cls, placed: dict[str, tuple[int, list[LinkGroup]]], **kwargs) -> Network | None:
+        """A network whose (cost, links) at each placement are ``placed``'s; None when none has them."""
+        if not placed:
+            return None
+        return cls(cost=min(cost for cost, _ in placed.values()), placed=placed, **kwargs)
+
+    def at(self, placement: str) -> Network | None:
+        """This network at ``placement``; None where its cables do not exist."""
+        if placement not in self.placed:
+            return None
+        cost, links = self.placed[placement]
+        return replace(self, cost=cost, links=links, placed={placement: self.placed[placement]})
 
 
 class Networks:
@@ -52,7 +73,11 @@ class Networks:
         self.catalog = enumerator.catalog
         self.parts = list(self.catalog.cables)
         d = self.instance.site.distances
-        self.in_row_m, self.across_m = d.in_row_m + d.slack_m, d.across_rows_m + d.slack_m
+        lengths = derive.link_lengths_m(d.in_row_m, d.across_rows_m, d.slack_m)
+        self.runs = {placement: derive.placed_runs_m(lengths, d.in_rack_m, d.in_row_m + d.slack_m,
+                                                     one_rack=placement == "rack", switches_one_rack=False,
+                                                     one_row=placement != "site")
+                     for placement in PLACEMENTS}
         self.need_gbps = enumerator.needs.network_gbps
         self._dedicated: dict[tuple, list[Network]] = {}
         self._parts: dict[tuple, LinkPart | None] = {}
@@ -96,21 +121,26 @@ class Networks:
 
     # -- storage-unit links ---------------------------------------------------------------------------
     def unit_links(self, units: list[tuple[StorageTier, int]], switch: Switch, protocol: str, gbps: int):
-        """Links of the units on a switch at a speed, with their cost; None when a unit cannot run
-        that speed and protocol or no part fits."""
-        links, cost = [], 0
+        """``{placement: (cost, links)}`` of the units on a switch at a speed, at each placement
+        where a part fits and reaches; empty when a unit cannot run that speed and protocol."""
         per_cage = switch.ports_per_cage.get(gbps, 0)
-        for tier, count in units:
-            if gbps not in tier.port_speeds_gbps or protocol not in tier.protocols:
-                return None
-            part = self.part_between((switch.cage_form_factor, per_cage), (tier.port_form_factor, 1), gbps, self.in_row_m)
-            if part is None:
-                return None
-            assemblies = count * ceil_div(tier.network_ports, part.links)
-            cost += assemblies * self.price(part.id)
-            links.append(LinkGroup(network="storage", between="storage-unit", count=count * tier.network_ports,
-                                   part=part.id, assemblies=assemblies, length_m=self.in_row_m, gbps=gbps))
-        return links, cost
+        if any(gbps not in tier.port_speeds_gbps or protocol not in tier.protocols for tier, _ in units):
+            return {}
+        placed = {}
+        for placement, runs in self.runs.items():
+            links, cost, length_m = [], 0, runs["storage-unit"]
+            for tier, count in units:
+                part = self.part_between((switch.cage_form_factor, per_cage), (tier.port_form_factor, 1), gbps,
+                                         length_m)
+                if part is None:
+                    break
+                assemblies = count * ceil_div(tier.network_ports, part.links)
+                cost += assemblies * self.price(part.id)
+                links.append(LinkGroup(network="storage", between="storage-unit", count=count * tier.network_ports,
+                                       part=part.id, assemblies=assemblies, length_m=length_m, gbps=gbps))
+            else:
+                placed[placement] = (cost, links)
+        return placed
 
     # -- storage networks -----------------------------------------------------------------------------
     def storage_networks(self, node, fabric, n: int, counts, hot: tuple[StorageTier, int], keep,
@@ -153,9 +183,8 @@ class Networks:
         gbps = node.interconnect.gbps
         protocol = switch_protocol(node.interconnect.protocol)
         found = self.unit_links(units, fabric.switch, protocol, gbps)
-        if found is None or n * node.rails * gbps < need_gbps * (1 - TOLERANCE):
+        if not found or n * node.rails * gbps < need_gbps * (1 - TOLERANCE):
             return []
-        links, cost = found
         provisioned = self.instance.site.provision_fabric_for_nodes
         growing = provisioned is not None and provisioned > n
         limit = self.instance.constraints.max_oversubscription
@@ -178,7 +207,7 @@ class Networks:
                                     switch=None, tiers=0, leaves=0, spines=0,
                                     compute_storage_leaves=with_units.storage_leaves, unit_ports=unit_ports,
                                     converged_attach=attach)
-            networks.append(Network(cost=cost, links=links, counts=with_units, record=record))
+            networks.append(Network.cabled(found, counts=with_units, record=record))
         return networks
 
     def nic_choices(self, server) -> list[tuple[Nic, int, bool]]:
@@ -225,51 +254,61 @@ class Networks:
                         continue
                     found = self.unit_links(units, switch, protocol, gbps)
                     per_cage = switch.ports_per_cage[gbps]
-                    node_part = self.part_between((switch.cage_form_factor, per_cage), (nic.port_form_factor, 1), gbps,
-                                                  self.in_row_m)
-                    if found is None or node_part is None:
-                        continue
-                    unit_links, unit_cost = found
+                    cage = (switch.cage_form_factor, per_cage)
                     endpoints = n * ports + unit_ports
-                    node_assemblies = ports * ceil_div(n, node_part.links)
+                    # Per placement: the cost of the NICs and of the node and unit cables, those cables.
+                    edge = {}
+                    for placement, (unit_cost, unit_links) in found.items():
+                        length_m = self.runs[placement]["node-storage"]
+                        node_part = self.part_between(cage, (nic.port_form_factor, 1), gbps, length_m)
+                        if node_part is None:
+                            continue
+                        node_assemblies = ports * ceil_div(n, node_part.links)
+                        node_links = [LinkGroup(network="storage", between="node-storage", count=n * ports,
+                                                part=node_part.id, assemblies=node_assemblies, length_m=length_m,
+                                                gbps=gbps)]
+                        edge[placement] = (n * nics * nic_price + node_assemblies * self.price(node_part.id) + unit_cost,
+                                           node_links + unit_links)
+                    if not edge:
+                        continue
                     common = dict(mode="dedicated", nic=nic.id, nics_per_node=nics, ports_per_node=ports,
                                   link_gbps=gbps, node_gbps=float(ports * gbps), need_gbps=round(need_gbps, 3),
                                   switch=switch.id, compute_storage_leaves=0, unit_ports=unit_ports)
-                    node_links = [LinkGroup(network="storage", between="node-storage", count=n * ports,
-                                            part=node_part.id, assemblies=node_assemblies, length_m=self.in_row_m,
-                                            gbps=gbps)]
-                    base = n * nics * nic_price + node_assemblies * self.price(node_part.id) + unit_cost
                     if endpoints <= k:
-                        yield Network(
-                            cost=base, node_extra_w=node_extra_w, switches={switch.id: 1},
+                        yield Network.cabled(
+                            edge, node_extra_w=node_extra_w, switches={switch.id: 1},
                             switch_groups=[SwitchGroup(network="storage", tier="storage-leaf", model=switch.id,
                                                        count=1, ports_used=endpoints)],
-                            links=node_links + unit_links,
                             record=StorageNetwork(**common, tiers=1, leaves=1, spines=0))
-                    spine_part = self.part_between((switch.cage_form_factor, per_cage), (switch.cage_form_factor, per_cage),
-                                                   gbps, self.across_m)
-                    if spine_part is None:
-                        continue
+                    spine_parts = {placement: self.part_between(cage, cage, gbps, runs["storage-leaf-spine"])
+                                   for placement, runs in self.runs.items()}
                     for (down, half), spines in ((split, s) for split in storage_leaf_splits(k)
                                                  for s in range(1, split[1] + 1) if split[1] % s == 0):
                         leaves = ceil_div(endpoints, down)
                         per_pair = half // spines
                         if leaves * per_pair > k or leaves * half * gbps < need_gbps * (1 - TOLERANCE):
                             continue
-                        assemblies = leaves * spines * ceil_div(per_pair, spine_part.links)
-                        yield Network(
-                            cost=base + assemblies * self.price(spine_part.id),
-                            node_extra_w=node_extra_w, switches={switch.id: leaves + spines},
+                        placed = {}
+                        for placement, (cost, links) in edge.items():
+                            spine_part = spine_parts[placement]
+                            if spine_part is None:
+                                continue
+                            assemblies = leaves * spines * ceil_div(per_pair, spine_part.links)
+                            placed[placement] = (cost + assemblies * self.price(spine_part.id), links + [LinkGroup(
+                                network="storage", between="storage-leaf-spine", count=leaves * half,
+                                part=spine_part.id, assemblies=assemblies,
+                                length_m=self.runs[placement]["storage-leaf-spine"], gbps=gbps)])
+                        network = Network.cabled(
+                            placed, node_extra_w=node_extra_w, switches={switch.id: leaves + spines},
                             switch_groups=[
                                 SwitchGroup(network="storage", tier="storage-leaf", model=switch.id, count=leaves,
                                             ports_used=endpoints + leaves * half),
                                 SwitchGroup(network="storage", tier="storage-spine", model=switch.id, count=spines,
                                             ports_used=leaves * half)],
-                            links=node_links + unit_links + [LinkGroup(
-                                network="storage", between="storage-leaf-spine", count=leaves * half,
-                                part=spine_part.id, assemblies=assemblies, length_m=self.across_m, gbps=gbps)],
                             record=StorageNetwork(**common, tiers=2, leaves=leaves, spines=spines,
                                                   leaf_down_ports=down, leaf_up_ports=half))
+                        if network is not None:
+                            yield network
 
     # -- management network ---------------------------------------------------------------------------
     def management_networks_cached(self, ports: int) -> list[Network]:
@@ -292,31 +331,38 @@ class Networks:
             if k <= 2:
                 continue
             ff = switch.cage_form_factor
-            part = self.cheapest_part(lambda p: derive.part_fits_cage(p, "a", ff, switch.ports_per_cage[low], low)
-                                      and derive.part_fits_cage(p, "b", MGMT_DEVICE_FORM_FACTOR, 1, low), self.in_row_m)
-            if part is None:
-                continue
             leaves = ceil_div(ports, k - 2)
             aggregation = 2 * ceil_div(leaves, k) if leaves > 1 else 0
-            links = [LinkGroup(network="management", between="mgmt", count=ports, part=part.id,
-                               assemblies=ceil_div(ports, part.links), length_m=self.in_row_m, gbps=low)]
-            cost = (leaves + aggregation) * price + ceil_div(ports, part.links) * self.price(part.id)
             uplinks = 2 * leaves if aggregation else 0
-            if uplinks:
-                up = self.cheapest_part(lambda p: derive.part_fits_cage(p, "a", ff, switch.ports_per_cage[high], high)
-                                        and derive.part_fits_cage(p, "b", ff, switch.ports_per_cage[high], high),
-                                        self.across_m)
-                if up is None:
+            placed = {}
+            for placement, runs in self.runs.items():
+                part = self.cheapest_part(lambda p: derive.part_fits_cage(p, "a", ff, switch.ports_per_cage[low], low)
+                                          and derive.part_fits_cage(p, "b", MGMT_DEVICE_FORM_FACTOR, 1, low),
+                                          runs["mgmt"])
+                if part is None:
                     continue
-                links.append(LinkGroup(network="management", between="mgmt-uplink", count=uplinks, part=up.id,
-                                       assemblies=uplinks, length_m=self.across_m, gbps=high))
-                cost += uplinks * self.price(up.id)
+                links = [LinkGroup(network="management", between="mgmt", count=ports, part=part.id,
+                                   assemblies=ceil_div(ports, part.links), length_m=runs["mgmt"], gbps=low)]
+                cost = (leaves + aggregation) * price + ceil_div(ports, part.links) * self.price(part.id)
+                if uplinks:
+                    up = self.cheapest_part(
+                        lambda p: derive.part_fits_cage(p, "a", ff, switch.ports_per_cage[high], high)
+                        and derive.part_fits_cage(p, "b", ff, switch.ports_per_cage[high], high), runs["mgmt-uplink"])
+                    if up is None:
+                        continue
+                    links.append(LinkGroup(network="management", between="mgmt-uplink", count=uplinks, part=up.id,
+                                           assemblies=uplinks, length_m=runs["mgmt-uplink"], gbps=high))
+                    cost += uplinks * self.price(up.id)
+                placed[placement] = (cost, links)
             groups = [SwitchGroup(network="management", tier="mgmt-leaf", model=switch.id, count=leaves,
                                   ports_used=ports + uplinks)]
             if aggregation:
                 groups.append(SwitchGroup(network="management", tier="mgmt-aggregation", model=switch.id,
                                           count=aggregation, ports_used=uplinks))
-            yield Network(cost=cost, switches={switch.id: leaves + aggregation}, switch_groups=groups, links=links,
-                          record=ManagementNetwork(switch=switch.id, ports=ports, leaves=leaves, aggregation=aggregation,
-                                                   leaf_down_ports=k - 2, link_gbps=low, uplink_gbps=high))
+            network = Network.cabled(
+                placed, switches={switch.id: leaves + aggregation}, switch_groups=groups,
+                record=ManagementNetwork(switch=switch.id, ports=ports, leaves=leaves, aggregation=aggregation,
+                                         leaf_down_ports=k - 2, link_gbps=low, uplink_gbps=high))
+            if network is not None:
+                yield network
 

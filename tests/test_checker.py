@@ -178,7 +178,7 @@ def test_single_node_without_a_fabric_buys_no_compute_nics_and_powers_no_compute
 # the twin-port DAC, whose one node end carries both links of a DGX cage. Storage and management
 # links run in the row too (2 m).
 SHORT_ROWS = {"site.distances.in_row_m": 1.0, "site.distances.slack_m": 1.0}
-TWIN_DAC = {"links.0.part": "ndr-dac-twin-to-twin-flat-2m", "links.0.length_m": 2.0, "links.1.length_m": 4.0,
+TWIN_DAC = {"links.0.part": "ndr-dac-twin-to-twin-flat-2m", "links.0.length_m": 2.0, "links.1.length_m": 3.0,
             "links.2.length_m": 2.0, "links.3.length_m": 2.0, "links.4.length_m": 2.0}
 
 
@@ -209,13 +209,21 @@ def test_single_node_design_has_no_fabric(changes, fragment):
 
 # The fabric-less node draws its server's 10,200 W and its storage optics' 20 W: with the storage
 # qm9700, the management switch and the array, 10,210 + 1,294 + 150 + 1,600 W = 13.254 kW.
+# In one rack every cable runs in_rack_m (3 m), the storage and management ones too.
 MIXED_RACK = [{"class": "air-30kw", "role": "mixed", "count": 1, "nodes_per_rack": 1, "power_kw": 13.254,
                "holds": {"qm9700": 1, "mgmt-48x1g-10g": 1, "nvme-of-array": 1}}]
+IN_ONE_RACK = {"racks": MIXED_RACK, **{f"links.{i}.length_m": 3.0 for i in range(3)}}
 
 
 def test_small_design_in_one_mixed_rack_is_clean():
     # 13.254 kW ≤ 30 kW; 8 U + 1 U + 1 U + 2 U ≤ 42 U.
-    assert check_design(instance(), base_design(SINGLE_NODE_DESIGN, racks=MIXED_RACK)) == []
+    assert check_design(instance(), base_design(SINGLE_NODE_DESIGN, **IN_ONE_RACK)) == []
+
+
+def test_storage_and_management_cables_in_one_rack_run_the_in_rack_distance():
+    found = [str(v) for v in check_design(instance(), base_design(SINGLE_NODE_DESIGN, racks=MIXED_RACK))]
+    assert found == [f"cable_reach: {between} links: length 17 m recorded, the site gives 3 m"
+                     for between in ("node-storage", "storage-unit", "mgmt")]
 
 
 @pytest.mark.parametrize("changes, fragment", [
@@ -247,7 +255,7 @@ def test_mixed_rack_rules(changes, fragment):
     inst = instance()
     if changes.pop("catalog", False) is None:
         inst = instance(**{"catalog.add.storage": [replaced("storage", "nvme-of-array", rack_units=14)]})
-    found = [str(v) for v in check_design(inst, base_design(SINGLE_NODE_DESIGN, inst, **changes))]
+    found = [str(v) for v in check_design(inst, base_design(SINGLE_NODE_DESIGN, inst, **{**IN_ONE_RACK, **changes}))]
     assert any(fragment in v for v in found), found
 
 
@@ -475,7 +483,7 @@ RECORD_MUTATIONS = [
     ("oversubscription_within_limit", {"oversubscription": 2.0}, "oversubscription 2 ≠ 4 down-ports in use / 4 up = 1"),
     ("port_form_factor_match", {"links.1.assemblies": 15}, "15 assemblies recorded; max(ceil(4 spines × ceil(8 links / 2) cages / 1), "
                                                         "ceil(8 leaves × ceil(4 uplinks / 2) cages / 1)) (kits by cages filled) = 16"),
-    ("cable_reach", {"links.1.length_m": 30.0}, "length 30 m recorded, the site gives 5 m"),
+    ("cable_reach", {"links.1.length_m": 30.0}, "length 30 m recorded, the site gives 3 m"),
     ("link_speed", {"links.1.gbps": 200}, "recorded at 200 Gb/s ≠ link speed 400 Gb/s"),
     ("rack_power_within_limit", {"racks.1.power_kw": 10.0}, "13 × qm9700 at 1.294 kW = 16.822 kW"),
     ("racks_available", {"racks.0.count": 3}, "3 recorded; ceil(4 × dgx-h100 / 2 per rack) = 2"),

@@ -56,7 +56,7 @@ def dgx(nodes: int, fabric: dict, leaf_used: int, spine_used: int = 0, leaf_spin
               "length_m": 17.0, "gbps": 400}]
     if leaf_spine:
         links.append({"between": "leaf-spine", "count": leaf_spine[0], "part": SWITCH_KIT,
-                      "assemblies": leaf_spine[1], "length_m": 5.0, "gbps": 400})
+                      "assemblies": leaf_spine[1], "length_m": 3.0, "gbps": 400})
     return apply_changes(BASE_DESIGN, {
         "nodes": nodes, "gpus": 8 * nodes, "tiers": tiers, "oversubscription": oversubscription,
         "rail_optimized": shape["rail_optimized"], "fabric": shape,

@@ -59,7 +59,7 @@ def test_a_cable_within_one_rack_runs_the_in_rack_distance(rendered):
         ends = [cable["a_device"], *cable["b_device"].split("+")]
         if len({rack_of[end] for end in ends}) == 1:
             within += 1
-            assert float(cable["length_m"]) <= d.in_rack_m + d.slack_m, cable
+            assert float(cable["length_m"]) <= d.in_rack_m, cable
     assert within  # every small example has a rack holding a device and its switch
 
 
@@ -87,16 +87,17 @@ def test_nodes_and_their_gear_share_two_racks():
 
 
 def test_one_rack_runs_in_rack_so_a_short_dac_serves():
-    """Two nodes and everything else in one rack: node–leaf runs in_rack_m + slack_m = 1 + 1 m,
-    within the 3 m DAC's reach ($300 against $2,500 for the 50 m kit)."""
-    short = {"site.distances": {"in_rack_m": 1, "slack_m": 1}, "constraints.pins.nodes": 2}
-    design = optimal(tiny(**short)).design
+    """Two nodes and everything else in one rack: node–leaf runs in_rack_m, 3 m by default (the
+    slack is for runs between racks), within the 3 m DAC's reach ($300 against $2,500 for the
+    50 m kit)."""
+    design = optimal(tiny(**{"constraints.pins.nodes": 2})).design
     assert [(group.role, group.count) for group in design.racks] == [("mixed", 1)]
     node_leaf = next(group for group in design.links if group.between == "node-leaf")
-    assert (node_leaf.part, node_leaf.length_m) == ("dac3", 2.0)
-    # With the default 3 + 2 m in a rack, the DAC is too short and the kit is bought.
-    node_leaf = next(g for g in optimal(tiny(**{"constraints.pins.nodes": 2})).design.links if g.between == "node-leaf")
-    assert (node_leaf.part, node_leaf.length_m) == ("sr50", 5.0)
+    assert (node_leaf.part, node_leaf.length_m) == ("dac3", 3.0)
+    # In a rack whose cables run 4 m, the DAC is too short and the kit is bought.
+    long = {"site.distances.in_rack_m": 4, "constraints.pins.nodes": 2}
+    node_leaf = next(g for g in optimal(tiny(**long)).design.links if g.between == "node-leaf")
+    assert (node_leaf.part, node_leaf.length_m) == ("sr50", 4.0)
 
 
 def test_a_run_the_racks_do_not_give_is_rejected():

@@ -339,8 +339,10 @@ def test_allowed_by_lists_infeasible_when_every_server_is_denied():
 
 
 def test_allowed_by_lists_infeasible_when_the_only_reaching_cable_is_denied():
-    """17 m node runs: the DAC is too short, the twin-port kit fits no NIC, the SR4 kit is denied."""
-    result = infeasible(inst({"constraints.cables": {"deny": ["sr50"]}, "constraints.pins.nodes": 2}))
+    """Node runs of 4 m in one rack, 17 m between racks: the 3 m DAC is too short, the twin-port
+    kit fits no NIC, the SR4 kit is denied."""
+    result = infeasible(inst({"constraints.cables": {"deny": ["sr50"]}, "constraints.pins.nodes": 2,
+                              "site.distances.in_rack_m": 4}))
     assert conflict(result) == {"allowed_by_lists", "cable_reach", "port_form_factor_match", "pins_respected",
                                 NEEDS_A_FABRIC}
 
@@ -650,7 +652,7 @@ def test_port_form_factor_match_infeasible_when_no_cable_fits_the_nic():
 
 
 # -- cable_reach ------------------------------------------------------------------------------------
-# The node–leaf run is in_rack_m + slack when every device shares one rack, in_row_m + slack
+# The node–leaf run is in_rack_m when every device shares one rack, in_row_m + slack
 # otherwise (docs/model.md, "Cable runs"); the 50 m kit sr50 is the only node–leaf part past 3 m.
 # Two nodes (s40, 6.5 kW each) and their switches and storage fit one 40 kW rack. Four pinned s80
 # nodes draw 4 × 10,234 W (server, NIC, one 9 W module) > 40 kW: at least two racks, so in-row runs.
@@ -658,7 +660,7 @@ IN_ROW_NODES = {"constraints.pins.server": "s80", "constraints.pins.nodes": 4}
 
 
 def test_cable_reach_feasible_at_the_cables_reach_in_one_rack():
-    changes = {"site.distances.in_rack_m": 48, "site.distances.in_row_m": 60, "constraints.pins.nodes": 2}
+    changes = {"site.distances.in_rack_m": 50, "site.distances.in_row_m": 60, "constraints.pins.nodes": 2}
     d = optimal(inst(changes)).design
     assert [group.role for group in d.racks] == ["mixed"] and d.racks[0].count == 1
     assert [(link.part, link.length_m) for link in d.links if link.network == "compute"] == [("sr50", 50)]
@@ -666,7 +668,7 @@ def test_cable_reach_feasible_at_the_cables_reach_in_one_rack():
 
 def test_cable_reach_infeasible_one_metre_past_it_in_one_rack():
     # In-row runs of 62 m (storage and management parts reach 100 m) are longer still.
-    changes = {"site.distances.in_rack_m": 49, "site.distances.in_row_m": 60, "constraints.pins.nodes": 2}
+    changes = {"site.distances.in_rack_m": 51, "site.distances.in_row_m": 60, "constraints.pins.nodes": 2}
     assert conflict(infeasible(inst(changes))) == {"cable_reach", "pins_respected", NEEDS_A_FABRIC}
 
 

@@ -318,13 +318,18 @@ def test_management_ports_cover_one_port_more_takes_an_aggregation_pair():
         ("mgmt", 12), ("mgmt-uplink", 4)]
 
 
-def test_management_ports_cover_infeasible_when_the_uplinks_cannot_reach():
-    """Uplinks run across rows: past 100 m (RJ45) no aggregation pair can be cabled; one leaf can."""
-    far = {"site.distances.across_rows_m": 99}
-    assert optimal(inst(MGMT, far, {"constraints.pins.nodes": 2})).design.management_network.leaves == 1
-    result = infeasible(inst(MGMT, far, {"constraints.pins.nodes": 3}))
-    # Without the pins the 48-port switch (or 2 nodes) would need one leaf only.
-    assert conflict(result) == {"cable_reach", "management_ports_cover", "pins_respected"}
+def test_management_uplinks_too_long_across_rows_run_in_the_row():
+    """Uplinks across rows run 99 + 2 m, past RJ45's 100 m: racks of one model each cannot cable an
+    aggregation pair, so three nodes (two management leaves) take mixed racks, where the uplinks
+    run in the row (15 + 2 m). 15 kW racks keep the three 6.5 kW nodes out of one rack."""
+    r15 = {"id": "r15", "name": "15 kW rack", "source": "estimate: test rack", "power_kw": 15, "rack_units": 42,
+           "cooling": "air"}
+    far = {"site.distances.across_rows_m": 99, "catalog.add.racks": [r15],
+           "catalog.prices": {**MGMT["catalog.prices"], "r15": 4_000}, "constraints.pins.rack_class": "r15"}
+    d = optimal(inst(MGMT, far, {"constraints.pins.nodes": 3})).design
+    assert {group.role for group in d.racks} == {"mixed"} and sum(group.count for group in d.racks) >= 2
+    assert [(link.between, link.length_m) for link in d.links if link.network == "management"] == [
+        ("mgmt", 17.0), ("mgmt-uplink", 17.0)]
 
 
 # -- the video example: the storage path decides ----------------------------------------------------

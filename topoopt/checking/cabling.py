@@ -195,9 +195,9 @@ def _ends_fit(family: str, item: str, part: LinkPart, ends: Ends) -> list[Violat
 def cable_reach(ctx: CheckContext) -> list[Violation]:
     """Each part reaches its link class's run: device to leaf ``in_row_m + slack_m`` (node–leaf,
     node–storage, storage-unit, mgmt: leaves at the end of the row), switch to switch
-    ``across_rows_m + slack_m`` (leaf–spine, spine–core, storage leaf–spine, mgmt uplinks), the
-    compute classes shorter where the racks put their ends together (``derive.placed_runs_m``);
-    the record states that run."""
+    ``across_rows_m + slack_m`` (leaf–spine, spine–core, storage leaf–spine, mgmt uplinks), each
+    shorter where the racks put its ends together (``derive.placed_runs_m``); the record states
+    that run."""
     family = "cable_reach"
     out: list[Violation] = []
     for group in ctx.design.links:

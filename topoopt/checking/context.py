@@ -187,12 +187,12 @@ class CheckContext(NetworksView):
 
     @cached_property
     def lengths_m(self) -> dict[str, float]:
-        """Cable run per link class, the compute classes' where the racks put their ends."""
+        """Cable run per link class where the racks put its ends."""
         d = self.instance.site.distances
         lengths = derive.link_lengths_m(d.in_row_m, d.across_rows_m, d.slack_m)
         mixed = self.rack_groups("mixed")
         one_rack = bool(mixed) and sum(g.count for g in mixed) == 1
-        return derive.placed_runs_m(lengths, d.in_rack_m + d.slack_m, d.in_row_m + d.slack_m, one_rack=one_rack,
+        return derive.placed_runs_m(lengths, d.in_rack_m, d.in_row_m + d.slack_m, one_rack=one_rack,
                                     switches_one_rack=self.compute_switches_one_rack, one_row=bool(mixed))
 
     @cached_property

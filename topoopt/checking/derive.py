@@ -290,18 +290,15 @@ def link_lengths_m(in_row_m: float, across_rows_m: float, slack_m: float) -> dic
 
 def placed_runs_m(lengths_m: dict[str, float], in_rack_m: float, in_row_m: float, *, one_rack: bool,
                   switches_one_rack: bool, one_row: bool) -> dict[str, float]:
-    """The compute link classes' runs where their ends sit (runs with slack): node–leaf
-    ``in_rack_m`` when everything is in one rack; leaf–spine and spine–core ``in_rack_m`` when
-    every compute switch is in one rack, ``in_row_m`` between mixed racks (one row); otherwise
-    ``lengths_m``'s. A placement never lengthens a run."""
+    """Every link class's run where its ends sit (runs with slack): ``in_rack_m`` when everything
+    is in one rack, and leaf–spine and spine–core also when every compute switch is; ``in_row_m``
+    between mixed racks (one row); otherwise ``lengths_m``'s. A placement never lengthens a run."""
     runs = dict(lengths_m)
-    if one_rack:
-        runs["node-leaf"] = min(in_rack_m, runs["node-leaf"])
-    for link_class in ("leaf-spine", "spine-core"):
-        if one_rack or switches_one_rack:
-            runs[link_class] = min(in_rack_m, runs[link_class])
+    for link_class, run_m in lengths_m.items():
+        if one_rack or (switches_one_rack and link_class in ("leaf-spine", "spine-core")):
+            runs[link_class] = min(in_rack_m, run_m)
         elif one_row:
-            runs[link_class] = min(in_row_m, runs[link_class])
+            runs[link_class] = min(in_row_m, run_m)
     return runs
 
 

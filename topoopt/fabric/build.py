@@ -39,8 +39,8 @@ class Fabric:
     links: list[LinkBundle]
     racks: RackPlan
     warnings: list[str] = field(default_factory=list)
-    in_rack_run_m: float = Distances().in_rack_m + Distances().slack_m
-    """The run of a cable whose ends share a rack (the site's ``in_rack_m + slack_m``)."""
+    in_rack_run_m: float = Distances().in_rack_m
+    """The run of a cable whose ends share a rack (the site's ``in_rack_m``)."""
     _rack_of: dict[str, str] | None = field(default=None, repr=False)
     """Where the installation and the design's own counts disagree, or a rack exceeds its class."""
 
@@ -104,7 +104,7 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
         bundle.name_cables()
     fabric.racks = plan_racks(design, hw, nodes, fabric.switch_list, fabric.units)
     distances = instance.site.distances if instance is not None else Distances()
-    fabric.in_rack_run_m = distances.in_rack_m + distances.slack_m
+    fabric.in_rack_run_m = distances.in_rack_m
     fabric.warnings = _check_parts(fabric) + _compare_links(design, links) + fabric.racks.warnings
     return fabric
 

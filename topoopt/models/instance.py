@@ -141,10 +141,10 @@ class Budget(Record):
 
 
 class Distances(Record):
-    in_rack_m: float = Field(3.0, gt=0, le=100, description="Node to a switch in the same rack.")
+    in_rack_m: float = Field(3.0, gt=0, le=100, description="A cable between two devices of one rack, routing included.")
     in_row_m: float = Field(15.0, gt=0, le=1000, description="Node to an end-of-row switch.")
     across_rows_m: float = Field(50.0, gt=0, le=10_000, description="Switch to switch across rows.")
-    slack_m: float = Field(2.0, ge=0, le=100, description="Added to every cable run.")
+    slack_m: float = Field(2.0, ge=0, le=100, description="Added to every cable run between racks.")
 
 
 class Operation(Record):

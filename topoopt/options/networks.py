@@ -7,15 +7,18 @@ explanation can name it. docs/model.md ("Storage network", "Cold tier", "Managem
 states the rules.
 
 Parts for the new link classes are not a decision of the model: per option (or per pair of a
-storage switch speed and a storage tier) the part is chosen here, among the physically fitting
-ones, as the one violating the fewest instance rules, then the cheapest, then the least power
-hungry; its violations become the option's. A pricier part that draws less power is therefore
-never tried when rack power binds (a documented simplification).
+storage switch speed and a storage tier) and per placement (the class's run when the design is one
+rack, mixed racks in one row, or racks across the site: tables.py ``link_runs_m``) the part is
+chosen here, among the physically fitting ones, as the one violating the fewest instance rules,
+then the cheapest, then the least power hungry. Its violations at every placement become the
+option's; those at some placements only, the option's at that placement (``level_violations``),
+which the model rules out with the placement's literal. A pricier part that draws less power is
+therefore never tried when rack power binds (a documented simplification).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from topoopt.catalog import ResolvedCatalog
 from topoopt.catalog.power import part_fits_cage
@@ -98,6 +101,21 @@ def choose_part(catalog: ResolvedCatalog, instance: Instance, fits, length_m: fl
     return None if best is None else best[1]
 
 
+Placed = dict[str, ChosenPart | None]
+"""A link class's part at each placement (``rack``, ``row``, ``site``); None where none fits."""
+
+
+def placed_violations(placed: list[Placed]) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
+    """What the parts of ``placed`` (one per link class) break: ``(at every placement, {placement:
+    the further ones there})``; a class without a fitting part breaks port_form_factor_match."""
+    at: dict[str, frozenset[str]] = {}
+    for parts in placed:
+        for level, chosen in parts.items():
+            at[level] = at.get(level, frozenset()) | (chosen.violations if chosen else {"port_form_factor_match"})
+    common = frozenset.intersection(*at.values()) if at else frozenset()
+    return common, {level: found - common for level, found in at.items() if found - common}
+
+
 class PartChooser:
     """:func:`choose_part` for a link between two cages — end a in (form factor, ports per cage),
     end b in another, at one speed — cached per (cages, speed, length): many switches, NICs and
@@ -115,6 +133,10 @@ class PartChooser:
                 self.catalog, self.instance,
                 lambda p: part_fits_cage(p, "a", *a, gbps) and part_fits_cage(p, "b", *b, gbps), length_m)
         return self._chosen[key]
+
+    def placed(self, a: tuple[str, int], b: tuple[str, int], gbps: int, runs_m: dict[str, float]) -> Placed:
+        """:meth:`between` at each placement's run."""
+        return {level: self.between(a, b, gbps, run_m) for level, run_m in runs_m.items()}
 
 
 @dataclass(frozen=True)
@@ -149,8 +171,9 @@ class StorageNetOption:
     nic_price: int | None = 0
     switch_price: int | None = 0
     node_w: float = 0.0
-    parts: dict = field(default_factory=dict)  # link class -> ChosenPart | None
+    parts: dict = field(default_factory=dict)  # link class -> Placed
     violations: frozenset[str] = frozenset()
+    level_violations: dict = field(default_factory=dict)  # placement -> further violations there
 
     @property
     def ports_per_node(self) -> int:
@@ -171,11 +194,15 @@ class StorageNetOption:
         """The storage NICs a node buys (none built in, none when converged)."""
         return 0 if self.builtin or self.mode == "converged" else self.nics * (self.nic_price or 0)
 
-    @property
-    def node_storage_cost(self) -> tuple[int, int]:
-        """(links per assembly q, price of one assembly on every storage port of a node): a
-        node–storage class costs ``price × ceil(n / q)``, like a rail; (0, 0) when converged."""
-        part = self.parts.get("node-storage") if self.mode == "dedicated" else None
+    def part(self, link_class: str, level: str) -> ChosenPart | None:
+        """The part of ``link_class`` at a placement (None: no such class, or none fits)."""
+        return self.parts.get(link_class, {}).get(level)
+
+    def node_storage_cost(self, level: str) -> tuple[int, int]:
+        """(links per assembly q, price of one assembly on every storage port of a node) at a
+        placement: a node–storage class costs ``price × ceil(n / q)``, like a rail; (0, 0) when
+        converged."""
+        part = self.part("node-storage", level) if self.mode == "dedicated" else None
         return (part.part.links, self.ports_per_node * (part.unit_price or 0)) if part else (0, 0)
 
     @property
@@ -199,10 +226,12 @@ class StorageNetOption:
 
 @dataclass(frozen=True)
 class UnitLink:
-    """Storage units of one tier plugged into a switch at a speed: the part, and what rules it out."""
+    """Storage units of one tier plugged into a switch at a speed: the part at each placement, and
+    what rules it out (everywhere, and at some placements only)."""
 
-    part: ChosenPart | None
+    part: Placed
     violations: frozenset[str]
+    level_violations: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -224,10 +253,12 @@ class ManagementOption:
     device_gbps: int
     uplink_gbps: int
     unit_price: int | None
-    part: ChosenPart | None
-    uplink_part: ChosenPart | None
+    part: Placed
+    uplink_part: Placed
     violations: frozenset[str] = frozenset()
     uplink_violations: frozenset[str] = frozenset()
+    level_violations: dict = field(default_factory=dict)
+    uplink_level_violations: dict = field(default_factory=dict)
 
     @property
     def leaf_down_ports(self) -> int:
@@ -281,7 +312,7 @@ def server_takes(server, choice: tuple) -> bool:
     return not builtin and nic_id in server.storage_nic_options and count <= server.max_storage_nics
 
 
-def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m: dict,
+def storage_net_options(catalog: ResolvedCatalog, instance: Instance, runs_m: dict[str, dict[str, float]],
                         parts: PartChooser) -> list[StorageNetOption]:
     """The converged option, then every dedicated network: NIC choice × ports cabled × speed the
     NIC runs × storage switch speaking that protocol at that speed × 1 tier, or 2 tiers with each
@@ -296,10 +327,9 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m:
 
     def add(**kwargs) -> None:
         option = StorageNetOption(index=len(options), **kwargs)
-        violations = storage_net_violations(option, instance)
-        for chosen in option.parts.values():
-            violations |= chosen.violations if chosen else {"port_form_factor_match"}
-        options.append(StorageNetOption(**{**option.__dict__, "violations": frozenset(violations)}))
+        common, at = placed_violations(list(option.parts.values()))
+        options.append(replace(option, violations=storage_net_violations(option, instance) | common,
+                               level_violations=at))
 
     add(mode="converged")
     for nic, count, builtin in nic_choices(catalog):
@@ -313,16 +343,18 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m:
                 if switch.role != "compute" or protocol not in switch.protocols or radix < 1:
                     continue
                 switch_cage = (switch.cage_form_factor, switch.ports_per_cage[gbps])
-                node_part = parts.between(switch_cage, (nic.port_form_factor, 1), gbps, lengths_m["node-storage"])
+                node_part = parts.placed(switch_cage, (nic.port_form_factor, 1), gbps, runs_m["node-storage"])
                 common = dict(mode="dedicated", nic=nic, nics=count, builtin=builtin, ports=ports, protocol=protocol,
                               gbps=gbps, switch=switch, radix=radix, nic_price=nic_price,
                               switch_price=whole_units(catalog.price(switch.id)), node_w=node_w)
                 add(tiers=1, parts={"node-storage": node_part}, **common)
-                spine_part = parts.between(switch_cage, switch_cage, gbps, lengths_m["storage-leaf-spine"])
+                spine_part = parts.placed(switch_cage, switch_cage, gbps, runs_m["storage-leaf-spine"])
+                # One link per assembly at every placement: the spine count is the model's.
+                spine_links = {chosen.part.links for chosen in spine_part.values() if chosen} or {1}
                 for down, up in storage_leaf_splits(radix):
                     two = dict(tiers=2, down=down, up=up,
                                parts={"node-storage": node_part, "storage-leaf-spine": spine_part})
-                    if spine_part is None or spine_part.part.links == 1:
+                    if spine_links == {1}:
                         # One link per assembly: the spine count (a divisor of the uplinks) is a count
                         # of the model, since neither the port rule nor the cables depend on it otherwise.
                         add(spines=0, links_per_leaf_spine=0, **two, **common)
@@ -332,7 +364,7 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, lengths_m:
     return options
 
 
-def unit_links(catalog: ResolvedCatalog, instance: Instance, keys: set[tuple], length_m: float,
+def unit_links(catalog: ResolvedCatalog, instance: Instance, keys: set[tuple], runs_m: dict[str, float],
                parts: PartChooser) -> dict:
     """``{(attach key, tier id): UnitLink}``: every storage tier on every (switch, protocol, speed)
     a storage network or a converged compute fabric offers. A unit must run that speed and
@@ -344,11 +376,11 @@ def unit_links(catalog: ResolvedCatalog, instance: Instance, keys: set[tuple], l
         switch = switches[switch_id]
         switch_cage = (switch.cage_form_factor, switch.ports_per_cage.get(gbps, 0))
         for tier in catalog.catalog.storage:
-            part = parts.between(switch_cage, (tier.port_form_factor, 1), gbps, length_m)
-            violations = set(part.violations) if part else {"port_form_factor_match"}
+            part = parts.placed(switch_cage, (tier.port_form_factor, 1), gbps, runs_m)
+            violations, at = placed_violations([part])
             if gbps not in tier.port_speeds_gbps or protocol not in tier.protocols:
-                violations.add("storage_fabric_ports_cover")
-            links[key, tier.id] = UnitLink(part, frozenset(violations))
+                violations |= {"storage_fabric_ports_cover"}
+            links[key, tier.id] = UnitLink(part, violations, at)
     return links
 
 
@@ -366,7 +398,7 @@ def cold_options(catalog: ResolvedCatalog, instance: Instance, cold_capacity_tb:
     return options
 
 
-def management_options(catalog: ResolvedCatalog, instance: Instance, lengths_m: dict,
+def management_options(catalog: ResolvedCatalog, instance: Instance, runs_m: dict[str, dict[str, float]],
                        parts: PartChooser) -> list[ManagementOption]:
     """Every management switch with at least one device port besides its two uplinks."""
     options: list[ManagementOption] = []
@@ -378,14 +410,14 @@ def management_options(catalog: ResolvedCatalog, instance: Instance, lengths_m: 
         if radix <= MGMT_UPLINKS:
             continue
         ff = switch.cage_form_factor
-        part = parts.between((ff, switch.ports_per_cage[low]), (MGMT_DEVICE_FORM_FACTOR, 1), low, lengths_m["mgmt"])
+        part = parts.placed((ff, switch.ports_per_cage[low]), (MGMT_DEVICE_FORM_FACTOR, 1), low, runs_m["mgmt"])
         uplink_cage = (ff, switch.ports_per_cage[high])
-        uplink = parts.between(uplink_cage, uplink_cage, high, lengths_m["mgmt-uplink"])
+        uplink = parts.placed(uplink_cage, uplink_cage, high, runs_m["mgmt-uplink"])
         price = whole_units(catalog.price(switch.id))
-        violations = management_violations(switch, price, instance) | (
-            part.violations if part else {"port_form_factor_match"})
+        common, at = placed_violations([part])
+        uplink_common, uplink_at = placed_violations([uplink])
         options.append(ManagementOption(
             index=len(options), switch=switch, radix=radix, device_gbps=low, uplink_gbps=high, unit_price=price,
-            part=part, uplink_part=uplink, violations=violations,
-            uplink_violations=uplink.violations if uplink else frozenset({"port_form_factor_match"})))
+            part=part, uplink_part=uplink, violations=management_violations(switch, price, instance) | common,
+            uplink_violations=uplink_common, level_violations=at, uplink_level_violations=uplink_at))
     return options

@@ -186,9 +186,10 @@ class Options:
     parts: dict[str, list[PartOption]]
     racks: list[RackOption]
     storage: list[StorageOption]
-    lengths_m: dict[str, float]
     runs_m: dict[str, dict[str, float]]
     """Compute link classes: the run at each placement (:func:`link_runs_m`)."""
+    network_runs_m: dict[str, dict[str, float]]
+    """Storage and management link classes: the run at each placement."""
     all_parts: CatalogParts = field(default_factory=lambda: CatalogParts(()))
     storage_nets: list[StorageNetOption] = field(default_factory=list)
     unit_links: dict[tuple, UnitLink] = field(default_factory=dict)
@@ -376,19 +377,22 @@ def link_lengths_m(instance: Instance) -> dict[str, float]:
 
 
 PLACED_CLASSES = ("node-leaf", "leaf-spine", "spine-core")
-"""The compute link classes whose run follows where their ends sit (docs/model.md, "Cable runs")."""
+"""The compute link classes, whose parts the model chooses by where their ends sit (docs/model.md,
+"Cable runs")."""
+NETWORK_CLASSES = ("node-storage", "storage-unit", "storage-leaf-spine", "mgmt", "mgmt-uplink")
+"""The storage and management link classes, whose parts the option tables choose per placement."""
 
 RUN_LEVELS = ("rack", "row", "site")
 
 
-def link_runs_m(instance: Instance) -> dict[str, dict[str, float]]:
-    """Cable run per compute link class at each placement: ``rack`` when all the class's ends
-    share one rack (``in_rack_m``), ``row`` between mixed racks (one row: ``in_row_m``), ``site``
-    otherwise (:func:`link_lengths_m`); each plus ``slack_m``."""
+def link_runs_m(instance: Instance, classes: tuple[str, ...] = PLACED_CLASSES) -> dict[str, dict[str, float]]:
+    """Cable run per link class at each placement: ``rack`` when the class's ends share one rack
+    (``in_rack_m``), ``row`` between mixed racks (one row: ``in_row_m``), ``site`` otherwise
+    (:func:`link_lengths_m`); each plus ``slack_m``, and never longer than the site's run."""
     d = instance.site.distances
     site = link_lengths_m(instance)
-    rack, row = d.in_rack_m + d.slack_m, d.in_row_m + d.slack_m
-    return {cls: {"rack": min(rack, site[cls]), "row": min(row, site[cls]), "site": site[cls]} for cls in PLACED_CLASSES}
+    rack, row = d.in_rack_m, d.in_row_m + d.slack_m
+    return {cls: {"rack": min(rack, site[cls]), "row": min(row, site[cls]), "site": site[cls]} for cls in classes}
 
 
 def part_fits_switch_end(part: LinkPart, switch: Switch, gbps: int, end: str) -> bool:
@@ -431,9 +435,9 @@ class OptionUniverse:
     def __init__(self, instance: Instance, catalog: ResolvedCatalog, cold_capacity_tb: float = 0.0,
                  dominance: bool = True) -> None:
         self.instance, self.catalog = instance, catalog
-        self.lengths = link_lengths_m(instance)
+        self.runs = link_runs_m(instance, NETWORK_CLASSES)
         self.chooser = PartChooser(catalog, instance)
-        options = every_option(instance, catalog, self.lengths, self.chooser, cold_capacity_tb)
+        options = every_option(instance, catalog, self.runs, self.chooser, cold_capacity_tb)
         self.options = without_dominated(options, catalog) if dominance else options
 
     def prefiltered(self, prefilter: frozenset[str]) -> Options:
@@ -444,14 +448,15 @@ class OptionUniverse:
         attach = {n.attach_key for n in options.storage_nets if n.mode == "dedicated"}
         attach |= {(f.switch.id, f.protocol, f.gbps) for f in options.fabrics
                    if f.tiers and f.speed_key in options.converged_speeds}
-        links = unit_links(self.catalog, self.instance, attach, self.lengths["storage-unit"], self.chooser)
+        links = unit_links(self.catalog, self.instance, attach, self.runs["storage-unit"], self.chooser)
         return replace(options, unit_links=links)
 
 
-def every_option(instance: Instance, catalog: ResolvedCatalog, lengths: dict[str, float], chooser: PartChooser,
-                 cold_capacity_tb: float) -> Options:
+def every_option(instance: Instance, catalog: ResolvedCatalog, network_runs_m: dict[str, dict[str, float]],
+                 chooser: PartChooser, cold_capacity_tb: float) -> Options:
     """Every option the catalog allows, each tagged with the families it violates on its own
-    (storage-unit links left out: they follow the storage networks and fabrics kept)."""
+    (storage-unit links left out: they follow the storage networks and fabrics kept), with the
+    storage and management parts at each of ``network_runs_m``'s placements."""
     configs = [replace(c, violations=node_config_violations(c, instance)) for c in node_configs(catalog)]
     # Fabrics are offered at the speeds of every node configuration the hardware allows, before
     # prefiltering: whether a fabric's speed is usable then does not depend on which other families
@@ -477,17 +482,17 @@ def every_option(instance: Instance, catalog: ResolvedCatalog, lengths: dict[str
     for tier in catalog.catalog.storage:
         price = whole_units(catalog.price(tier.id))
         storage.append(StorageOption(len(storage), tier, price, storage_violations(tier, price, instance)))
-    management = management_options(catalog, instance, lengths, chooser)
+    management = management_options(catalog, instance, network_runs_m, chooser)
     return Options(
         node_configs=configs,
         fabrics=fabrics,
         parts=parts,
         racks=racks,
         storage=storage,
-        lengths_m=lengths,
         runs_m=runs,
+        network_runs_m=network_runs_m,
         all_parts=CatalogParts(catalog.catalog.cables),
-        storage_nets=storage_net_options(catalog, instance, lengths, chooser),
+        storage_nets=storage_net_options(catalog, instance, network_runs_m, chooser),
         cold=cold_options(catalog, instance, cold_capacity_tb),
         management=management,
         management_offered=bool(management),

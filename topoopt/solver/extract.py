@@ -224,13 +224,19 @@ def attach_key(pick: Choice) -> tuple:
     return pick.storage_net.attach_key
 
 
+def placement(dm: DesignModel, value) -> str:
+    """Where the design's racks put the storage and management links' ends (DesignModel.placement)."""
+    return next(level for level, lit in dm.placement.items() if value(lit))
+
+
 def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwork, list, list]:
     """The storage network record, its switch groups and its link groups (hot units, then cold)."""
     o, v, n = dm.options, dm.vars, dm.net
     net, c = pick.storage_net, pick.config
     nodes = value(v.nodes)
     leaves, spines, endpoints = value(n.leaves), value(n.spines), value(n.endpoints)
-    lengths = o.lengths_m
+    level = placement(dm, value)
+    lengths = {cls: runs[level] for cls, runs in o.network_runs_m.items()}
     links, switches = [], []
     key = attach_key(pick)
     gbps = key[2] if key else 0
@@ -246,12 +252,12 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
         if spines:
             switches.append(SwitchGroup(network="storage", tier="storage-spine", model=net.switch.id, count=spines,
                                         ports_used=uplinks))
-        part = net.parts.get("node-storage")
+        part = net.part("node-storage", level)
         if part:
             links.append(LinkGroup(network="storage", between="node-storage", count=nodes * ports, part=part.part.id,
                                    assemblies=ports * -(-nodes // part.part.links), length_m=lengths["node-storage"],
                                    gbps=net.gbps))
-        spine_part = net.parts.get("storage-leaf-spine")
+        spine_part = net.part("storage-leaf-spine", level)
         if uplinks and spine_part:
             per_pair = -(-(net.up // spines) // spine_part.part.links)
             links.append(LinkGroup(network="storage", between="storage-leaf-spine", count=uplinks,
@@ -265,10 +271,10 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
              (pick.cold.tier, value(n.cold_units)))
     for tier, count in units:
         link = o.unit_links.get((key, tier.id)) if tier and key else None
-        if count and link and link.part:
+        part = link.part[level] if link else None
+        if count and part:
             links.append(LinkGroup(network="storage", between="storage-unit", count=count * tier.network_ports,
-                                   part=link.part.part.id,
-                                   assemblies=count * -(-tier.network_ports // link.part.part.links),
+                                   part=part.part.id, assemblies=count * -(-tier.network_ports // part.part.links),
                                    length_m=lengths["storage-unit"], gbps=gbps))
     needs = dm.problem.storage_needs(dm.target or 0.0)
     storage_net = StorageNetwork(**record, need_gbps=round(needs.network_gbps, 3), leaves=leaves, spines=spines,
@@ -278,8 +284,10 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
 
 
 def _management_network(dm: DesignModel, pick: Choice, value) -> tuple[ManagementNetwork, list, list]:
-    n, lengths = dm.net, dm.options.lengths_m
+    n, level = dm.net, placement(dm, value)
+    lengths = {cls: runs[level] for cls, runs in dm.options.network_runs_m.items()}
     x = pick.management
+    part, uplink_part = x.part[level], x.uplink_part[level]
     ports, leaves, aggregation = value(n.mgmt_ports), value(n.mgmt_leaves), value(n.mgmt_aggregation)
     uplinks = 2 * leaves if aggregation else 0
     switches = [SwitchGroup(network="management", tier="mgmt-leaf", model=x.switch.id, count=leaves,
@@ -288,12 +296,12 @@ def _management_network(dm: DesignModel, pick: Choice, value) -> tuple[Managemen
         switches.append(SwitchGroup(network="management", tier="mgmt-aggregation", model=x.switch.id,
                                     count=aggregation, ports_used=uplinks))
     links = []
-    if x.part and ports:
-        links.append(LinkGroup(network="management", between="mgmt", count=ports, part=x.part.part.id,
-                               assemblies=-(-ports // x.part.part.links), length_m=lengths["mgmt"],
+    if part and ports:
+        links.append(LinkGroup(network="management", between="mgmt", count=ports, part=part.part.id,
+                               assemblies=-(-ports // part.part.links), length_m=lengths["mgmt"],
                                gbps=x.device_gbps))
-    if uplinks and x.uplink_part:
-        links.append(LinkGroup(network="management", between="mgmt-uplink", count=uplinks, part=x.uplink_part.part.id,
+    if uplinks and uplink_part:
+        links.append(LinkGroup(network="management", between="mgmt-uplink", count=uplinks, part=uplink_part.part.id,
                                assemblies=uplinks, length_m=lengths["mgmt-uplink"], gbps=x.uplink_gbps))
     record = ManagementNetwork(switch=x.switch.id, ports=ports, leaves=leaves, aggregation=aggregation,
                                leaf_down_ports=x.leaf_down_ports, link_gbps=x.device_gbps, uplink_gbps=x.uplink_gbps)

@@ -50,6 +50,7 @@ from topoopt.options.racks import MIXED_RACKS_MAX, devices_by_power, per_rack, r
 from topoopt.options.tables import (
     MAX_NODES,
     NEAR_BALANCED,
+    RUN_LEVELS,
     FabricOption,
     NodeConfig,
     near_balanced_spines,
@@ -304,9 +305,10 @@ class CostFloor:
         catalog)."""
         terms = set()
         for s in nets:
-            q, cable = s.node_storage_cost
             switch = (s.switch_price or 0) if s.mode == "dedicated" else 0
-            terms.add((s.nic_cost_per_node, cable, max(q, 1) if cable else 1, switch))  # free: any q alike
+            for level in RUN_LEVELS:  # the cables at every placement: the floor takes the least
+                q, cable = s.node_storage_cost(level)
+                terms.add((s.nic_cost_per_node, cable, max(q, 1) if cable else 1, switch))  # free: any q alike
 
         def below(u: tuple[int, int, int, int], t: tuple[int, int, int, int]) -> bool:
             return (u != t and u[0] <= t[0] and u[3] <= t[3]
@@ -316,9 +318,10 @@ class CostFloor:
 
     @cached_property
     def management(self) -> tuple[tuple[int, int, int], ...]:
-        """NetworksFloor's terms of the management options: a leaf, and the cords' part."""
-        return tuple(sorted({(x.unit_price or 0, (x.part.unit_price or 0) if x.part else 0,
-                              x.part.part.links if x.part else 1) for x in self.problem.options.management}))
+        """NetworksFloor's terms of the management options: a leaf, and the cords' part at each
+        placement."""
+        return tuple(sorted({(x.unit_price or 0, (part.unit_price or 0) if part else 0, part.part.links if part else 1)
+                             for x in self.problem.options.management for part in x.part.values()}))
 
     def fabric_floor(self, f: FabricOption, config: NodeConfig) -> FabricFloor:
         """The option's cost floor for nodes of this configuration's cage and rails."""

@@ -105,6 +105,8 @@ class DesignModel:
         self.net = network_variables(self)
         self.slots: list = []
         """The mixed racks' slots (mixed_racks.py)."""
+        self._placed: dict[tuple[str, ...], Bool] = {}
+        self.placement = self._placement()
 
     # -- helpers ---------------------------------------------------------------------------------
     def add(self, family: str, constraint, *conditions) -> None:
@@ -140,6 +142,37 @@ class DesignModel:
         lit = self.model.new_bool_var(name)
         self.model.add(sum(literals) == lit)
         return lit
+
+    def _placement(self) -> dict[str, Bool]:
+        """The placements the storage and management parts depend on (tables.py ``RUN_LEVELS``):
+        ``rack`` one mixed rack, ``row`` several mixed racks (one row), ``site`` racks of one
+        model each; exactly one holds."""
+        m, v = self.model, self.vars
+        row = m.new_bool_var("placed_in_row")
+        m.add_bool_and([v.mixed, v.single_rack.Not()]).only_enforce_if(row)
+        m.add_bool_or([v.mixed.Not(), v.single_rack, row])
+        return {"rack": v.single_rack, "row": row, "site": v.mixed.Not()}
+
+    def at_placements(self, placed: dict) -> list[tuple[object, list]]:
+        """``placed``'s distinct values (it maps each placement to one), each with the conditions
+        under which it holds: none when it holds at every placement, else the literal of its
+        placements."""
+        groups: list[tuple[object, list[str]]] = []  # by equality: a chosen part need not hash
+        for level, value in placed.items():
+            same = next((levels for known, levels in groups if known == value), None)
+            if same is None:
+                groups.append((value, [level]))
+            else:
+                same.append(level)
+        if len(groups) == 1:
+            return [(groups[0][0], [])]
+        found = []
+        for value, levels in groups:
+            key = tuple(levels)
+            if key not in self._placed:
+                self._placed[key] = self.any_of([self.placement[level] for level in levels], "placed_" + "_".join(levels))
+            found.append((value, [self._placed[key]]))
+        return found
 
     def node_groups(self, key) -> list[tuple[object, list]]:
         """Node configurations grouped by ``key(config)``: (group literal, configs), in catalog order.

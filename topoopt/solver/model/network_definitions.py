@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
+from topoopt.options.networks import StorageNetOption
 from topoopt.solver.model.core import by_value, dedicated_options
 from topoopt.solver.model.node_power import node_power_classes
 
@@ -54,6 +55,7 @@ def define_networks(dm) -> None:
     _switch_totals(dm, ded, ded_lits)
     node_power_classes(dm)
     _network_costs(dm, ded, ded_lits)
+    _management_costs(dm)
     _converged_speeds(dm)
     dm.attachments = unit_attachments(dm)
     _unit_links(dm)
@@ -190,62 +192,83 @@ def _switch_totals(dm, ded: list, lits: list) -> None:
 
 
 def _network_costs(dm, ded: list, lits: list) -> None:
-    """Storage NICs, node–storage, storage leaf–spine and management cables (storage-unit cables
-    are per unit tier: _unit_links)."""
+    """Storage NICs, node–storage and storage leaf–spine cables, each cable class at its part for
+    where the design places its ends (dm.at_placements; storage-unit cables are per unit tier:
+    _unit_links); the parts' violations at a placement rule out the option there."""
     m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     cost = n.cost
     everything = list(zip(o.storage_nets, n.use_storage_net))
     options, literals = [s for s, _ in everything], [lit for _, lit in everything]
+    for s, lit in everything:
+        for level, violations in s.level_violations.items():
+            dm.pair_rules.append((violations, (lit, dm.placement[level])))
     # Storage NICs bought per node (none built in, none when converged).
     for coef, lit in by_value(dm, options, literals, lambda s: s.nic_cost_per_node, "storage_nic_cost").items():
         m.add(cost["storage_nic"] == coef * v.nodes).only_enforce_if(lit)
     # Node–storage: port i of every node is counted like a rail: P × ceil(n / q) assemblies.
     per_q = {}
-    for s in ded:
-        part = s.parts.get("node-storage")
-        if part and part.part.links not in per_q:
-            q = part.part.links
-            per_q[q] = dm.int_var(10**7, f"node_storage_per_port_q{q}")
-            m.add(q * per_q[q] >= v.nodes)
-            m.add(q * per_q[q] <= v.nodes + q - 1)
+    for q in sorted({part.part.links for s in ded for part in s.parts.get("node-storage", {}).values() if part}):
+        per_q[q] = dm.int_var(10**7, f"node_storage_per_port_q{q}")
+        m.add(q * per_q[q] >= v.nodes)
+        m.add(q * per_q[q] <= v.nodes + q - 1)
 
-    for (q, coef), lit in by_value(dm, options, literals, lambda s: s.node_storage_cost, "node_storage_cost").items():
-        m.add(cost["node_storage"] == (coef * per_q[q] if q else 0)).only_enforce_if(lit)
+    def placed(value):
+        """An option's value at each placement, hashable (for by_value)."""
+        return lambda s: tuple((level, value(s, level)) for level in o.network_runs_m["node-storage"])
+
+    for by_level, lit in by_value(dm, options, literals, placed(StorageNetOption.node_storage_cost),
+                                  "node_storage_cost").items():
+        for (q, coef), where in dm.at_placements(dict(by_level)):
+            m.add(cost["node_storage"] == (coef * per_q[q] if q else 0)).only_enforce_if([lit, *where])
 
     # Storage leaf–spine: leaves × spines × ceil(links per pair / q).
-    def spine_coef(s):
+    def spine_coef(s, level):
         """Cost per storage leaf: one assembly per link (free spine count), else per spine
         ceil(links per pair / q) assemblies."""
-        part = s.parts.get("storage-leaf-spine") if s.tiers == 2 else None
+        part = s.part("storage-leaf-spine", level) if s.tiers == 2 else None
         if part is None:
             return 0
         if not s.spines:
             return s.up * (part.unit_price or 0)
         return s.spines * -(-s.links_per_leaf_spine // part.part.links) * (part.unit_price or 0)
 
-    for coef, lit in by_value(dm, options, literals, spine_coef, "storage_spine_cost").items():
-        m.add(cost["storage_leaf_spine"] == coef * n.leaves).only_enforce_if(lit)
-    # Management: ceil(ports / q) device cables; 2 uplinks per leaf when there is aggregation.
+    for by_level, lit in by_value(dm, options, literals, placed(spine_coef), "storage_spine_cost").items():
+        for coef, where in dm.at_placements(dict(by_level)):
+            m.add(cost["storage_leaf_spine"] == coef * n.leaves).only_enforce_if([lit, *where])
+
+
+def _management_costs(dm) -> None:
+    """Management cables at the parts of the design's placement: ceil(ports / q) device cables; 2
+    uplinks per leaf when there is aggregation."""
+    m, o, n = dm.model, dm.options, dm.net
+    cost = n.cost
     mgmt_q = {}
     for x, lit in zip(o.management, n.use_mgmt):
-        if x.part is None:
-            m.add(cost["mgmt"] == 0).only_enforce_if(lit)
-        else:
-            q = x.part.part.links
+        for level, violations in x.level_violations.items():
+            dm.pair_rules.append((violations, (lit, dm.placement[level])))
+        for level, violations in x.uplink_level_violations.items():
+            dm.pair_rules.append((violations, (lit, n.mgmt_multi, dm.placement[level])))
+        for part, where in dm.at_placements(x.part):
+            if part is None:
+                m.add(cost["mgmt"] == 0).only_enforce_if([lit, *where])
+                continue
+            q = part.part.links
             if q not in mgmt_q:
                 mgmt_q[q] = dm.int_var(50_000_000, f"mgmt_assemblies_q{q}")
                 m.add(q * mgmt_q[q] >= n.mgmt_ports)
                 m.add(q * mgmt_q[q] <= n.mgmt_ports + q - 1)
-            m.add(cost["mgmt"] == (x.part.unit_price or 0) * mgmt_q[q]).only_enforce_if(lit)
-        price = (x.uplink_part.unit_price or 0) if x.uplink_part else 0
-        m.add(cost["mgmt_uplink"] == price * 2 * n.mgmt_leaves).only_enforce_if([lit, n.mgmt_multi])
+            m.add(cost["mgmt"] == (part.unit_price or 0) * mgmt_q[q]).only_enforce_if([lit, *where])
+        for part, where in dm.at_placements(x.uplink_part):
+            price = (part.unit_price or 0) if part else 0
+            m.add(cost["mgmt_uplink"] == price * 2 * n.mgmt_leaves).only_enforce_if([lit, n.mgmt_multi, *where])
     m.add(cost["mgmt_uplink"] == 0).only_enforce_if(n.mgmt_multi.Not())
 
 
 def _unit_links(dm) -> None:
-    """Storage-unit cables per (attachment, tier): units × ceil(ports per unit / q); the pair's
-    violations (speed or protocol the units do not run, no fitting part, lists, reach, prices)
-    are ruled out by their families."""
+    """Storage-unit cables per (attachment, tier) at the part for the design's placement: units ×
+    ceil(ports per unit / q); the pair's violations (speed or protocol the units do not run, no
+    fitting part, lists, reach, prices), everywhere or at a placement, are ruled out by their
+    families."""
     m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     tables = [(o.storage, v.use_storage, v.storage_units, "unit_hot"),
               ([c for c in o.cold if c.tier], [n.use_cold[c.index] for c in o.cold if c.tier], n.cold_units,
@@ -258,7 +281,10 @@ def _unit_links(dm) -> None:
             for option, lit in zip(options, literals):
                 link = o.unit_links[key, option.tier.id]
                 dm.pair_rules.append((link.violations, (attach, lit)))
-                if link.part is None:
-                    continue
-                per_unit = -(-option.tier.network_ports // link.part.part.links) * (link.part.unit_price or 0)
-                m.add(n.cost[kind] == per_unit * units).only_enforce_if([attach, lit])
+                for level, violations in link.level_violations.items():
+                    dm.pair_rules.append((violations, (attach, lit, dm.placement[level])))
+                for part, where in dm.at_placements(link.part):
+                    if part is None:
+                        continue
+                    per_unit = -(-option.tier.network_ports // part.part.links) * (part.unit_price or 0)
+                    m.add(n.cost[kind] == per_unit * units).only_enforce_if([attach, lit, *where])
