@@ -123,9 +123,25 @@ def run(model: cp_model.CpModel, settings: Settings, stats: Stats, *,
 
 
 def hint_from(model: cp_model.CpModel, solver: cp_model.CpSolver, variables) -> None:
+    """Hint ``variables`` (plain, not negated) at their values in ``solver``'s solution, written
+    to the model's proto at once (``add_hint`` per variable took 0.5 s of the demo's 4.5 s)."""
     model.clear_hints()
+    solution = solver.response_proto.solution
+    indices = [var.index for var in variables]
+    hint = model.proto.solution_hint
+    hint.vars.extend(indices)
+    hint.values.extend([solution[i] for i in indices])
+
+
+def fix_at(model: cp_model.CpModel, solver: cp_model.CpSolver, variables) -> None:
+    """Fix ``variables`` (plain, not negated) at their values in ``solver``'s solution, by
+    narrowing their domains (a constraint per variable costs presolve time)."""
+    solution = solver.response_proto.solution
     for var in variables:
-        model.add_hint(var, solver.value(var))
+        domain = model.proto.variables[var.index].domain
+        value = solution[var.index]
+        domain.clear()
+        domain.extend([value, value])
 
 
 def lexicographic(model: cp_model.CpModel, objectives, settings: Settings, stats: Stats, hint_vars):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from topoopt.options.problem import Problem
 from topoopt.solver.model import model_for
 from topoopt.solver.model.core import POWER_MAX_W, DesignModel
-from topoopt.solver.run import OK, Settings, Stats, hint_from, lexicographic
+from topoopt.solver.run import OK, Settings, Stats, fix_at, hint_from, lexicographic
 
 CATALOG_ORDER_MAX = 2**53
 """Largest sum of coefficients in one catalog-order objective: CP-SAT rejects an objective that
@@ -79,8 +79,7 @@ def canonical_placement(dm: DesignModel, settings: Settings, stats: Stats, statu
     found = status, solver
     # The options and node count are unique at the catalog-order optimum; stated, they let each
     # stage's presolve drop the rest of the option space (the demo's 18 stages after the cost: 2.3 s -> 1.2 s).
-    for var in hint_vars(dm):
-        dm.model.add(var == solver.value(var))
+    fix_at(dm.model, solver, hint_vars(dm))
     hint_from(dm.model, solver, hint_vars(dm))
     # One stage: fewer racks, then (a rack more weighing more than the flag) racks of one model each.
     status, solver, _, _ = lexicographic(dm.model, [2 * v.racks + v.mixed], settings, stats, hint_vars(dm))
