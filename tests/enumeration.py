@@ -703,7 +703,7 @@ class Enumerator:
         if net.cold:
             unit_counts[net.cold[0].id] = unit_counts.get(net.cold[0].id, 0) + net.cold[1]
         ports = (n * (1 + node.server.oob_ports)
-                 + sum(c * (1 + switch_models[m].oob_ports) for m, c in data_switches.items())
+                 + sum(c * switch_models[m].oob_ports for m, c in data_switches.items())
                  + sum(c * (1 + tiers[t].oob_ports) for t, c in unit_counts.items()))
         node_w = compute_w + net.node_extra_w
         fixed = (n * node_price + sum(c * price(m) for m, c in data_switches.items())

@@ -127,10 +127,10 @@ def one_tier_8_gpu() -> Design:
     """1 × dgx-h100 on one qm9700: 8 rails = 8 links in 4 twin-port kits. Storage: 1 tier, one qm9700
     at 200G takes the node's 4 storage ports (a 4-way splitter kit per port, as the model counts
     them: 4 × ceil(1 / 4)), the hot nvme-of-array's 4 (one kit) and the cold test-object-200g's 2
-    (one 4-way AOC, half used): 10 ports. Management:
-    node, 2 switches, 2 units × 2 ports = 10 on one leaf. Everything in one mixed rack:
+    (one 4-way AOC, half used): 10 ports. Management: the node's and the 2 units' 2 ports each and
+    the 2 switches' one each = 8 on one leaf. Everything in one mixed rack:
     10,288 + 2 × 1,294 + 150 + 1,600 + 1,200 = 15,826 W in 8 + 1 + 1 + 1 + 2 + 4 = 17 U."""
-    management, mgmt_switches, mgmt_links = _management(ports=10, leaves=1, aggregation=0)
+    management, mgmt_switches, mgmt_links = _management(ports=8, leaves=1, aggregation=0)
     return _design(
         server="dgx-h100", gpu="h100-sxm", nodes=1, gpus=8, interconnect="ib-ndr", nic="cx7-osfp",
         nics_per_node=8, link_gbps=400, tiers=1, oversubscription=1.0, rail_optimized=False,
@@ -163,9 +163,9 @@ def two_tier_32_dgx() -> Design:
     Storage, 2 tiers of qm9700 at 200G (k = 128: 64 down / 64 up per leaf): 32 × 4 node ports +
     2 nvme-of-array × 4 = 136 ports → 3 leaves (64, 64, 8); 2 spines, 32 links per leaf–spine pair
     (a spine uses 3 × 32 = 96 ports); 192 leaf–spine links, 8 per 4-link kit per pair = 48 kits.
-    Management: 32 nodes + 12 compute + 5 storage switches + 2 units = 51 devices × 2 = 102 ports →
-    3 leaves (46, 46, 10) and one aggregation pair (6 uplinks)."""
-    management, mgmt_switches, mgmt_links = _management(ports=102, leaves=3, aggregation=2)
+    Management: (32 nodes + 2 units) × 2 + (12 compute + 5 storage switches) × 1 = 85 ports →
+    2 leaves (46, 39) and one aggregation pair (4 uplinks)."""
+    management, mgmt_switches, mgmt_links = _management(ports=85, leaves=2, aggregation=2)
     return _design(
         server="dgx-h100", gpu="h100-sxm", nodes=32, gpus=256, interconnect="ib-ndr", nic="cx7-osfp",
         nics_per_node=8, link_gbps=400, tiers=2, oversubscription=1.0, rail_optimized=True,
@@ -185,7 +185,7 @@ def two_tier_32_dgx() -> Design:
                _links("storage-leaf-spine", 192, "ndr200-dr4-twin-kit-500m", 4, 52, 200, network="storage"),
                *mgmt_links],
         # 32 / 4 = 8 racks of 4 × 10,288 = 41,152 W; 12 + 5 qm9700 in one rack (17 × 1,294 = 21,998 W)
-        # and 5 management switches in another; 2 × 1,600 W of storage in one rack.
+        # and 4 management switches in another; 2 × 1,600 W of storage in one rack.
         racks=[RackGroup(rack_class="air-45kw", role="compute", count=8, nodes_per_rack=4, power_kw=41.152),
                RackGroup(rack_class="air-45kw", role="network", count=2, nodes_per_rack=0, power_kw=21.998),
                RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=3.2)],
@@ -204,8 +204,8 @@ def three_tier_dgx_a100() -> Design:
     pods of 20 leaves → 2 pods × 20 spines = 40; 20 planes of 1 core with 20 links per spine–core
     pair (a core uses 2 × 20 = 40 ports). Node links 384, storage-unit 8, leaf–spine 25 × 20 = 500,
     spine–core 40 × 20 = 800; single-link parts.
-    Management: 48 nodes + 85 switches + 1 unit = 134 devices × 2 = 268 ports → 6 leaves, 1 pair."""
-    management, mgmt_switches, mgmt_links = _management(ports=268, leaves=6, aggregation=2)
+    Management: (48 nodes + 1 unit) × 2 + 85 switches × 1 = 183 ports → 4 leaves, 1 pair."""
+    management, mgmt_switches, mgmt_links = _management(ports=183, leaves=4, aggregation=2)
     return _design(
         server="dgx-a100-80gb", gpu="a100-80gb-sxm", nodes=48, gpus=384, interconnect="ib-hdr", nic="cx6-hdr",
         nics_per_node=8, link_gbps=200, tiers=3, oversubscription=1.0, rail_optimized=True,
@@ -223,7 +223,7 @@ def three_tier_dgx_a100() -> Design:
                _links("spine-core", 800, "hdr-aoc-100m", 1, 52, 200),
                *mgmt_links],
         # 48 / 6 = 8 racks of 6 × 6,548 = 39,288 W; 85 qm8700: ceil(85 / 48) = 2 racks, the fullest
-        # 48 × 540 = 25,920 W; 8 management switches in a third; 1 × 2,500 W.
+        # 48 × 540 = 25,920 W; 6 management switches in a third; 1 × 2,500 W.
         racks=[RackGroup(rack_class="air-45kw", role="compute", count=8, nodes_per_rack=6, power_kw=39.288),
                RackGroup(rack_class="air-45kw", role="network", count=3, nodes_per_rack=0, power_kw=25.92),
                RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=2.5)],
@@ -244,13 +244,13 @@ def two_tier_hgx_odd(nodes: int = 21) -> Design:
 
     Storage: one bought dual-port cx7-qsfp112-2x200g per node at 200G on one qm9700 (1 tier, 128
     ports): node ports first, a 4-way splitter kit per storage port of 4 nodes (``2 · ceil(nodes /
-    4)``), then the nvme-of-array's 4 ports on a fresh cage (one kit). Management: nodes, compute switches, the
-    storage switch and the unit, 2 ports each."""
+    4)``), then the nvme-of-array's 4 ports on a fresh cage (one kit). Management: the nodes and the
+    unit 2 ports each, the compute switches and the storage switch one each."""
     leaves_per_rail = math.ceil(nodes / 32)
     leaves = 8 * leaves_per_rail
     spines = 4 * leaves_per_rail  # a spine takes 64 ports: leaves × 32 / spines links
     switches = leaves + spines
-    mgmt_ports = 2 * (nodes + switches + 1 + 1)
+    mgmt_ports = 2 * (nodes + 1) + switches + 1
     mgmt_leaves = math.ceil(mgmt_ports / 46)
     management, mgmt_switches, mgmt_links = _management(mgmt_ports, mgmt_leaves, 2 if mgmt_leaves > 1 else 0)
     # 4 nodes of 10,307 W, 34 qm9700 of 1,294 W and 48 management switches of 150 W per rack.
@@ -298,9 +298,9 @@ def three_tier_16k() -> Design:
     nvme-of-array × 4 = 8,224 ports → 65 leaves (64 full of node ports, the last with the 32 unit
     ports); 64 spines with 2 links per leaf–spine pair (a spine uses 65 × 2 = 130 ports):
     65 × 128 = 8,320 leaf–spine links, one 4-link kit per pair (half used) = 4,160 kits.
-    Management: 2,048 nodes + 1,280 compute + 129 storage switches + 8 units = 3,465 devices × 2 =
-    6,930 ports → 151 leaves (150 × 46 + 30) and 2 × ceil(151 / 48) = 8 aggregation switches."""
-    management, mgmt_switches, mgmt_links = _management(ports=6930, leaves=151, aggregation=8)
+    Management: (2,048 nodes + 8 units) × 2 + (1,280 compute + 129 storage switches) × 1 = 5,521
+    ports → 121 leaves (120 × 46 + 1) and 2 × ceil(121 / 48) = 6 aggregation switches."""
+    management, mgmt_switches, mgmt_links = _management(ports=5521, leaves=121, aggregation=6)
     return _design(
         server="dgx-h100", gpu="h100-sxm", nodes=2048, gpus=16384, interconnect="ib-ndr", nic="cx7-osfp",
         nics_per_node=8, link_gbps=400, tiers=3, oversubscription=1.0, rail_optimized=True,
@@ -324,10 +324,10 @@ def three_tier_16k() -> Design:
                       network="storage"),
                *mgmt_links],
         # 2,048 / 4 = 512 racks of 4 × 10,288 = 41,152 W. Network racks: 1,280 qm9700 / 34 per rack
-        # -> 38 (the fullest 34 × 1,294 = 43,996 W); 129 sn5600 / 19 -> 7; 159 management switches
-        # / 48 -> 4; 49 in all. 8 × 1,600 W = 12,800 W of storage in one rack (24 fit by U).
+        # -> 38 (the fullest 34 × 1,294 = 43,996 W); 129 sn5600 / 19 -> 7; 127 management switches
+        # / 48 -> 3; 48 in all. 8 × 1,600 W = 12,800 W of storage in one rack (24 fit by U).
         racks=[RackGroup(rack_class="air-45kw", role="compute", count=512, nodes_per_rack=4, power_kw=41.152),
-               RackGroup(rack_class="air-45kw", role="network", count=49, nodes_per_rack=0, power_kw=43.996),
+               RackGroup(rack_class="air-45kw", role="network", count=48, nodes_per_rack=0, power_kw=43.996),
                RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=12.8)],
         storage=_storage("nvme-of-array", 8),
         storage_network=_dgx_storage_network(2048, "sn5600", tiers=2, leaves=65, spines=64, unit_ports=32,
@@ -339,10 +339,10 @@ def three_tier_16k() -> Design:
 def one_tier_converged() -> Design:
     """2 × dgx-a100-80gb on one qm8700 (40 × 200G): 16 node ports, then the pfs-building-block's 8
     ports on the same switch (converged storage network, no storage leaves): 24 ports in use.
-    Management: 2 nodes + 1 switch + 1 unit = 4 devices × 2 = 8 ports on one leaf.
+    Management: (2 nodes + 1 unit) × 2 + 1 switch × 1 = 7 ports on one leaf.
     Racks: 2 × 6,548 W nodes in one; the qm8700 (540 W) and the management leaf (150 W) in a rack
     each (racks hold one switch model); the unit in a storage rack."""
-    management, mgmt_switches, mgmt_links = _management(ports=8, leaves=1, aggregation=0)
+    management, mgmt_switches, mgmt_links = _management(ports=7, leaves=1, aggregation=0)
     return _design(
         server="dgx-a100-80gb", gpu="a100-80gb-sxm", nodes=2, gpus=16, interconnect="ib-hdr", nic="cx6-hdr",
         nics_per_node=8, link_gbps=200, tiers=1, oversubscription=1.0, rail_optimized=False,
@@ -395,9 +395,9 @@ def _dgx16(fabric: FabricShape, compute: list[SwitchGroup], compute_links: list[
                          _links("storage-unit", 4, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, network="storage")]
         storage_network = _dgx_storage_network(16, "qm9700", tiers=1, leaves=1, spines=0, unit_ports=4, need_gbps=1600)
         storage = _storage("nvme-of-array", 1)
-    devices = 16 + switches + len(storage_switches) + units
-    mgmt_leaves = math.ceil(2 * devices / 46)
-    management, mgmt_switches, mgmt_links = _management(2 * devices, mgmt_leaves, 2 if mgmt_leaves > 1 else 0)
+    mgmt_ports = 2 * (16 + units) + switches + len(storage_switches)  # a switch has one management port
+    mgmt_leaves = math.ceil(mgmt_ports / 46)
+    management, mgmt_switches, mgmt_links = _management(mgmt_ports, mgmt_leaves, 2 if mgmt_leaves > 1 else 0)
     qm9700 = switches + len(storage_switches)
     # Converged: no storage-NIC cage power, 10,200 + 4 × 17 = 10,268 W, still 4 per rack.
     node_w = 10_268 if converged else 10_288

@@ -142,7 +142,7 @@ def _check_device_ports(design: Design, graph: nx.MultiGraph, catalog: Catalog) 
             aggregation = design.management_network.aggregation
             expected = {"mgmt-uplink": 2 if role == "mgmt-leaf" and aggregation else 0, "mgmt": 0}
         else:
-            expected = {"mgmt": 1 + switches[attrs["model"]].oob_ports}
+            expected = {"mgmt": switches[attrs["model"]].oob_ports}
         for link_class, count in expected.items():
             assert counts[link_class] == count, (name, link_class, counts[link_class], count)
 

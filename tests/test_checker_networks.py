@@ -65,7 +65,7 @@ def test_recomputed_cost_prices_the_storage_and_management_networks():
         ("server", "hgx-h100", 4, 305_000), ("nic", "cx7-osfp", 32, 1_600), ("nic", "eth-25g-2p", 4, 350),
         ("switch", "qm9700", 12, 36_000), ("switch", "sn2410", 1, 10_000), ("switch", "mgmt-48x1g-10g", 1, 2_000),
         ("cable", "ndr-sr4-kit-50m", 16, 2_720), ("cable", "ndr-dr4-twin-kit-500m", 16, 3_800),
-        ("cable", COLD_KIT, 8 + 6, 120), ("cable", "cat6-rj45-1g-100m", 40, 15), ("rack", "air-30kw", 6, 4_500),
+        ("cable", COLD_KIT, 8 + 6, 120), ("cable", "cat6-rj45-1g-100m", 27, 15), ("rack", "air-30kw", 6, 4_500),
         ("storage", "object-store-node", 1, 35_000), ("storage", "object-store-node", 2, 35_000),
     ]
     assert cost.total == sum(q * price for _, _, q, price in lines)
@@ -163,13 +163,13 @@ STORAGE_MUTATIONS = {
         {"base": CONVERGED_DESIGN, "storage.read_gbps": 8000.0, "storage_network.need_gbps": 6560.0},
         "compute NICs 8×200G per node × 4 nodes = 6,400 Gb/s < 6,560 Gb/s needed"),
     # Two blocks: 32 node ports + 16 unit ports overflow the one 40-port qm8700. Records follow:
-    # 16 unit links, management ports 12 + 2 = 14, storage rack 2 × 2.5 kW.
+    # 16 unit links, management ports 11 + 2 = 13, storage rack 2 × 2.5 kW.
     "storage_fabric_ports_cover-converged-one-switch": (
         "storage_fabric_ports_cover", {},
         {"base": CONVERGED_DESIGN, "storage.units": 2, "storage.ports": 16, "storage.read_gbps": 1600.0,
          "storage.write_gbps": 1120.0, "storage.capacity_tb": 1000.0, "storage_network.unit_ports": 16,
          "switches.0.ports_used": 48, "links.1.count": 16, "links.1.assemblies": 16, "racks.2.power_kw": 5.0,
-         **management_ports(14, 1, 2)},
+         **management_ports(13, 1, 2)},
         "leaf switch (qm8700): 32 node ports + 16 storage-unit ports = 48 > 40 ports of one switch"),
     "leaf_ports_cover_endpoints-converged-storage-leaf": (
         "leaf_ports_cover_endpoints", {}, {"base": CONVERGED_2, "fabric.leaves": 8},
@@ -189,11 +189,11 @@ STORAGE_MUTATIONS = {
          "parallelism": None},
         "a single node without a compute fabric has no fabric to converge on"),
     # 3 storage spines do not divide the 8 uplinks of a storage leaf; kits per pair ceil(8/3) = 3
-    # links: 3 × 3 × ceil(3 / 4) = 9; management ports 44 + 2.
+    # links: 3 × 3 × ceil(3 / 4) = 9; management ports 26 + 1.
     "uplinks_balanced-storage-spines": (
         "uplinks_balanced", STORAGE_TWO_TIER_INSTANCE_CHANGES,
         {"base": STORAGE_2, "storage_network.spines": 3, "switches.3.count": 3, "links.4.assemblies": 6,
-         **management_ports(44, 4, 5)},
+         **management_ports(27, 4, 5)},
         "8 uplinks per storage leaf do not divide evenly over 3 storage spines"),
     # One spine for 2 leaves of 8 uplinks at ratio 1 on st16 fits (16 ≤ 16); 2 leaves of 10 uplinks
     # do not, and 6 down / 10 up is no allowed split either (down ≥ up at ratios 1 … 8).
@@ -246,10 +246,10 @@ STORAGE_MUTATIONS = {
     "management_ports_cover-aggregation": (
         "management_ports_cover", THREE_TIER_INSTANCE_CHANGES,
         {"base": THREE_TIER_DESIGN, "management_network.aggregation": 0},
-        "management_network.aggregation: recorded 0, the rules give 2 (2 × ceil(3 leaves / 48 per pair))"),
+        "management_network.aggregation: recorded 0, the rules give 2 (2 × ceil(2 leaves / 48 per pair))"),
     "management_ports_cover-uplinks": (
         "management_ports_cover", THREE_TIER_INSTANCE_CHANGES,
-        {"base": THREE_TIER_DESIGN, "links": THREE_TIER_DESIGN["links"][:6]}, "mgmt-uplink links: missing; 6 links needed"),
+        {"base": THREE_TIER_DESIGN, "links": THREE_TIER_DESIGN["links"][:6]}, "mgmt-uplink links: missing; 4 links needed"),
     "cold_storage_met-capacity": (
         "cold_storage_met", {**COLD_INSTANCE_CHANGES, "workload.data.archive_tb": 2000.0}, {"base": COLD},
         "holds 1,800 TB < 2,009.443 TB for 2,000 TB of raw data and 84 archived checkpoints of 112.42 GB"),

@@ -45,7 +45,7 @@ def test_public_api_reexports_fabric_graph():
     graph = topoopt.fabric_graph(design, catalog=CATALOG)
     assert isinstance(graph, nx.MultiGraph)
     by_network = Counter(a["network"] for _, _, a in graph.edges(data=True))
-    assert by_network == {"compute": 8, "storage": 4 + 4 + 2, "management": 10}
+    assert by_network == {"compute": 8, "storage": 4 + 4 + 2, "management": 8}
 
 
 def test_one_tier_puts_all_eight_rails_on_one_switch():
@@ -167,14 +167,14 @@ def test_counts_that_cannot_be_wired_are_a_fabric_error():
 
 def test_single_node_without_fabric():
     base = fd.one_tier_8_gpu()
-    mgmt = base.management_network.model_copy(update={"ports": 8})  # no compute switch to manage
+    mgmt = base.management_network.model_copy(update={"ports": 7})  # no compute switch to manage
     design = base.model_copy(update={
         "tiers": 0,
         "fabric": base.fabric.model_copy(update={"tiers": 0, "switch": "none", "leaves": 0, "leaf_down_ports": 0,
                                                  "pods": 0, "leaves_per_pod": 0, "leaves_per_rail": 0}),
-        "switches": [g.model_copy(update={"ports_used": 8}) if g.tier == "mgmt-leaf" else g
+        "switches": [g.model_copy(update={"ports_used": 7}) if g.tier == "mgmt-leaf" else g
                      for g in base.switches if g.network != "compute"],
-        "links": [g.model_copy(update={"count": 8, "assemblies": 8}) if g.between == "mgmt" else g
+        "links": [g.model_copy(update={"count": 7, "assemblies": 7}) if g.between == "mgmt" else g
                   for g in base.links if g.network != "compute"],
         "management_network": mgmt,
     })

@@ -119,12 +119,12 @@ def test_converged_single_switch_takes_units_after_the_node_ports():
 
 
 def test_management_leaves_fill_in_order_and_pair_up():
-    """16k: 6,930 management ports on 151 leaves of 46, pairs of aggregation switches take 48
+    """16k: 5,521 management ports on 121 leaves of 46, pairs of aggregation switches take 48
     leaves each: leaf 49 is the first of pair 2 (mgmt-agg-03, mgmt-agg-04)."""
     design = fd.three_tier_16k()
     graph = fabric_graph(design)
     loads = Counter(link["a_device"] for link in links_of(graph, "mgmt"))
-    assert list(loads.values()) == [46] * 150 + [30]
+    assert list(loads.values()) == [46] * 120 + [1]
     first = [link for link in links_of(graph, "mgmt") if link["a_device"] == "mgmt-001"]
     # nodes first, each with its in-band and out-of-band port on the same leaf
     assert [(link["b_device"], link["b_port"]) for link in first[:4]] == [
@@ -134,7 +134,7 @@ def test_management_leaves_fill_in_order_and_pair_up():
         above[link["b_device"]].add(link["a_device"])
     assert above["mgmt-048"] == {"mgmt-agg-01", "mgmt-agg-02"}
     assert above["mgmt-049"] == {"mgmt-agg-03", "mgmt-agg-04"}
-    assert above["mgmt-151"] == {"mgmt-agg-07", "mgmt-agg-08"}
+    assert above["mgmt-121"] == {"mgmt-agg-05", "mgmt-agg-06"}
     # every leaf's uplinks sit on its two top ports
     assert {link["b_port"] for link in links_of(graph, "mgmt-uplink")} == {"p47", "p48"}
 
@@ -143,7 +143,8 @@ def test_every_device_of_every_network_is_managed():
     graph = fabric_graph(fd.two_tier_32_dgx())
     managed = Counter(link["b_device"] for link in links_of(graph, "mgmt"))
     for name, attrs in graph.nodes(data=True):
-        expected = 0 if attrs["network"] == "management" else 2
+        # A node or storage unit: in band and out of band; a data switch: its management port.
+        expected = 0 if attrs["network"] == "management" else 2 if attrs["role"] in ("node", "storage") else 1
         assert managed[name] == expected, name
 
 
@@ -177,7 +178,7 @@ def test_management_counts_that_cannot_be_wired_are_a_fabric_error():
     with pytest.raises(FabricError, match="aggregation"):
         build_fabric(no_pair)
     too_few = design.model_copy(update={"management_network": design.management_network.model_copy(
-        update={"leaves": 2})})
+        update={"leaves": 1})})
     with pytest.raises(FabricError, match="management leaves"):
         build_fabric(too_few)
 
@@ -199,9 +200,9 @@ def test_exports_cover_the_three_networks(tmp_path):
     write_outputs(fd.result_for(design), None, tmp_path, catalog=CATALOG)
     cables = rows(tmp_path / "cables.csv")
     assemblies = Counter(row["network"] for row in cables)
-    assert assemblies == {"compute": 128 + 128, "storage": 32 + 2 + 48, "management": 102 + 6}
+    assert assemblies == {"compute": 128 + 128, "storage": 32 + 2 + 48, "management": 85 + 4}
     racks = rows(tmp_path / "racks.csv")
-    assert Counter(row["network"] for row in racks) == {"compute": 32 + 12, "storage": 5 + 2, "management": 5}
+    assert Counter(row["network"] for row in racks) == {"compute": 32 + 12, "storage": 5 + 2, "management": 4}
     assert {row["rack"] for row in racks if row["role"].startswith("mgmt")} == {"net02"}
     devices = {row["name"]: row["role"] for row in rows(tmp_path / "netbox-devices.csv")}
     assert devices["sleaf-01"] == "storage-leaf" and devices["mgmt-agg-01"] == "management-aggregation"
@@ -224,7 +225,7 @@ def test_a_bare_design_counts_every_network_in_the_bom(tmp_path):
     assert bom[("nic", "cx7-qsfp112-2x200g")] == 21  # bought storage NICs, one per node
     assert bom[("switch", "qm9700")] == 8 + 4 + 1 and bom[("switch", "mgmt-48x1g-10g")] == 2 + 2
     assert bom[("storage", "nvme-of-array")] == 1
-    assert bom[("cable", "cat6-rj45-1g-100m")] == 2 * (21 + 12 + 1 + 1)
+    assert bom[("cable", "cat6-rj45-1g-100m")] == 2 * (21 + 1) + 12 + 1  # a switch has one management port
 
 
 def test_drawing_tells_the_networks_apart():

@@ -52,15 +52,15 @@ def test_every_network_is_racked(fabric):
 
 
 def test_switch_racks_are_filled_model_by_model():
-    """16k: 1,280 qm9700 at 34 per rack (38 racks), then 129 sn5600 at 19 (7), then 159
-    management switches at 48 by height (4); each model starts a fresh rack."""
+    """16k: 1,280 qm9700 at 34 per rack (38 racks), then 129 sn5600 at 19 (7), then 127
+    management switches at 48 by height (3); each model starts a fresh rack."""
     fabric = build_fabric(fd.three_tier_16k())
     sizes: dict[str, list[int]] = {}
     for rack in fabric.racks.by_role("network"):
         sizes.setdefault(rack.devices[0].model, []).append(len(rack.devices))
-    assert sizes == {"qm9700": [34] * 37 + [22], "sn5600": [19] * 6 + [15], "mgmt-48x1g-10g": [48] * 3 + [15]}
+    assert sizes == {"qm9700": [34] * 37 + [22], "sn5600": [19] * 6 + [15], "mgmt-48x1g-10g": [48] * 2 + [31]}
     names = [rack.name for rack in fabric.racks.by_role("network")]
-    assert names[0] == "net01" and names[-1] == "net49"
+    assert names[0] == "net01" and names[-1] == "net48"
 
 
 def test_u_positions_stack_from_the_bottom_without_overlap(fabric):

@@ -115,8 +115,8 @@ CASES: dict[str, tuple[str, dict]] = {
                                                                 "constraints.pins.storage_ports_per_node": 2}),
     "cold_storage_met": ("500 TB of raw data to archive need a cold tier; none is cheaper",
                          {"workload.data": {"archive_tb": 500}, "constraints.pins.nodes": 8, "goal.deadline_days": None}),
-    "management_ports_cover": ("20 nodes, their switches and units need 2 management leaves and 2 aggregation "
-                               "switches; fewer are cheaper", {"constraints.pins.nodes": 20, "goal.deadline_days": None,
+    "management_ports_cover": ("24 nodes, their switches and units need 2 management leaves and 2 aggregation "
+                               "switches; fewer are cheaper", {"constraints.pins.nodes": 24, "goal.deadline_days": None,
                                                                   "constraints.pins.storage_ports_per_node": 2}),
 }
 # In 3 tiers the spine and core counts the broken model leaves out are the port families' records

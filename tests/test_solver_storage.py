@@ -293,25 +293,27 @@ MGMT = {"goal.deadline_days": None, "constraints.pins.server": "s40", "constrain
         "constraints.pins.management_switch": "m12"}
 
 
-def _devices(d) -> int:
-    """Nodes, data switches and storage units: each has 1 in-band + 1 out-of-band port here."""
+def _mgmt_ports(d) -> int:
+    """Nodes and storage units: 1 in-band + 1 out-of-band port each here; data switches: their one
+    management port."""
     switches = sum(g.count for g in d.switches if g.network != "management")
-    return d.nodes + switches + d.storage.units
+    return 2 * (d.nodes + d.storage.units) + switches
 
 
 def test_management_ports_cover_feasible_one_leaf_at_its_ports():
-    d = optimal(inst(MGMT, {"constraints.pins.nodes": 2})).design
+    """3 nodes, their leaf, the storage switch and the unit: 3 × 2 + 2 × 1 + 2 = 10 ports."""
+    d = optimal(inst(MGMT, {"constraints.pins.nodes": 3})).design
     mgmt = d.management_network
     assert (mgmt.switch, mgmt.ports, mgmt.leaves, mgmt.aggregation, mgmt.leaf_down_ports) == ("m12", 10, 1, 0, 10)
-    assert mgmt.ports == 2 * _devices(d)
+    assert mgmt.ports == _mgmt_ports(d)
     assert [(g.tier, g.count, g.ports_used) for g in d.switches if g.network == "management"] == [("mgmt-leaf", 1, 10)]
     assert [(link.between, link.count) for link in d.links if link.network == "management"] == [("mgmt", 10)]
 
 
-def test_management_ports_cover_one_port_more_takes_an_aggregation_pair():
-    d = optimal(inst(MGMT, {"constraints.pins.nodes": 3})).design
+def test_management_ports_cover_one_node_more_takes_an_aggregation_pair():
+    d = optimal(inst(MGMT, {"constraints.pins.nodes": 4})).design
     mgmt = d.management_network
-    assert (mgmt.ports, mgmt.leaves, mgmt.aggregation) == (12, 2, 2) and mgmt.ports == 2 * _devices(d)
+    assert (mgmt.ports, mgmt.leaves, mgmt.aggregation) == (12, 2, 2) and mgmt.ports == _mgmt_ports(d)
     assert [(g.tier, g.count, g.ports_used) for g in d.switches if g.network == "management"] == [
         ("mgmt-leaf", 2, 12 + 4), ("mgmt-aggregation", 2, 4)]
     assert [(link.between, link.count) for link in d.links if link.network == "management"] == [
@@ -320,13 +322,13 @@ def test_management_ports_cover_one_port_more_takes_an_aggregation_pair():
 
 def test_management_uplinks_too_long_across_rows_run_in_the_row():
     """Uplinks across rows run 99 + 2 m, past RJ45's 100 m: racks of one model each cannot cable an
-    aggregation pair, so three nodes (two management leaves) take mixed racks, where the uplinks
-    run in the row (15 + 2 m). 15 kW racks keep the three 6.5 kW nodes out of one rack."""
+    aggregation pair, so four nodes (two management leaves) take mixed racks, where the uplinks
+    run in the row (15 + 2 m). 15 kW racks keep the four 6.5 kW nodes out of one rack."""
     r15 = {"id": "r15", "name": "15 kW rack", "source": "estimate: test rack", "power_kw": 15, "rack_units": 42,
            "cooling": "air"}
     far = {"site.distances.across_rows_m": 99, "catalog.add.racks": [r15],
            "catalog.prices": {**MGMT["catalog.prices"], "r15": 4_000}, "constraints.pins.rack_class": "r15"}
-    d = optimal(inst(MGMT, far, {"constraints.pins.nodes": 3})).design
+    d = optimal(inst(MGMT, far, {"constraints.pins.nodes": 4})).design
     assert {group.role for group in d.racks} == {"mixed"} and sum(group.count for group in d.racks) >= 2
     assert [(link.between, link.length_m) for link in d.links if link.network == "management"] == [
         ("mgmt", 17.0), ("mgmt-uplink", 17.0)]

@@ -17,13 +17,16 @@ def _field(out: list[Violation], family: str, name: str, recorded: int, expected
 
 
 def _listing(ctx: CheckContext) -> str:
-    """``"4 × dgx-h100 × (1 + 1) + 12 × qm9700 × (1 + 1)"``: the management ports per device kind."""
-    return " + ".join(f"{num(count)} × {what} × (1 + {oob})" for what, count, oob in ctx.mgmt_devices if count)
+    """``"4 × dgx-h100 × (1 + 1) + 12 × qm9700 × 1"``: the management ports per device kind (in-band
+    plus out-of-band; a switch's own)."""
+    return " + ".join(f"{num(count)} × {what} × " + (f"({in_band} + {oob})" if in_band else f"{oob}")
+                      for what, count, in_band, oob in ctx.mgmt_devices if count)
 
 
 def management_ports_cover(ctx: CheckContext) -> list[Violation]:
-    """``M = Σ devices · (1 + oob_ports)`` over nodes, compute and storage switches and hot and cold
-    storage units; a management switch (role management) of ``k_m`` ports at its device speed has
+    """``M = Σ devices · (1 + oob_ports)`` over nodes and hot and cold storage units, plus
+    ``Σ switches · oob_ports`` over compute and storage switches (managed in band over their data
+    ports); a management switch (role management) of ``k_m`` ports at its device speed has
     ``k_m − 2`` device ports and 2 uplinks per leaf; ``leaves = ceil(M / (k_m − 2))``; past one
     leaf, ``2 · ceil(leaves / k_m)`` aggregation switches, each taking one uplink from every leaf of
     its pair within its ports at the uplink speed. Switch and link groups agree."""

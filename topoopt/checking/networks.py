@@ -141,10 +141,11 @@ def management_counts(ports: int, radix: int) -> ManagementCounts:
     )
 
 
-def management_ports(devices: list[tuple[int, int]]) -> int:
-    """``Σ count · (1 + oob_ports)`` over ``(count, oob_ports)`` of every managed device kind: one
-    in-band port each, plus its out-of-band (BMC) ports."""
-    return sum(count * (1 + oob) for count, oob in devices)
+def management_ports(devices: list[tuple[int, int, int]]) -> int:
+    """``Σ count · (in_band + oob_ports)`` over ``(count, in_band, oob_ports)`` of every managed
+    device kind: one in-band port per server and storage unit, none per switch (managed in band
+    over its data ports), plus its out-of-band (BMC or management) ports."""
+    return sum(count * (in_band + oob) for count, in_band, oob in devices)
 
 
 def assemblies_needed(link_class: str, links_per_assembly: int, devices: int, ports_per_device: int,

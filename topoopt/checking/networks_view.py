@@ -177,22 +177,23 @@ class NetworksView:
         return 0 if self.mgmt_speeds_gbps is None else self.mgmt_switch.radix(self.mgmt_speeds_gbps[0])
 
     @cached_property
-    def mgmt_devices(self) -> list[tuple[str, int, int]]:
-        """``(what, count, oob ports)`` of every device on the management network: nodes, compute
-        and storage switches, hot and cold storage units (management switches themselves are not)."""
+    def mgmt_devices(self) -> list[tuple[str, int, int, int]]:
+        """``(what, count, in-band ports, oob ports)`` of every device on the management network:
+        nodes, compute and storage switches (no in-band port of their own), hot and cold storage
+        units (management switches themselves are not)."""
         devices = []
         if self.server is not None:
-            devices.append((self.server.id, self.nodes, self.server.oob_ports))
+            devices.append((self.server.id, self.nodes, 1, self.server.oob_ports))
         if self.switch is not None:
-            devices.append((self.switch.id, self.n_switches, self.switch.oob_ports))
+            devices.append((self.switch.id, self.n_switches, 0, self.switch.oob_ports))
         if self.storage_switch is not None:
-            devices.append((self.storage_switch.id, self.n_storage_switches, self.storage_switch.oob_ports))
-        devices += [(tier.id, units, tier.oob_ports) for _, tier, units in self.storage_tiers if tier is not None]
+            devices.append((self.storage_switch.id, self.n_storage_switches, 0, self.storage_switch.oob_ports))
+        devices += [(tier.id, units, 1, tier.oob_ports) for _, tier, units in self.storage_tiers if tier is not None]
         return devices
 
     @cached_property
     def mgmt_ports(self) -> int:
-        return networks.management_ports([(count, oob) for _, count, oob in self.mgmt_devices])
+        return networks.management_ports([device[1:] for device in self.mgmt_devices])
 
     @cached_property
     def mgmt_counts(self) -> networks.ManagementCounts | None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from topoopt.fabric.devices import Device, LinkBundle
 from topoopt.fabric.hardware import FabricError, Hardware, catalog_for, resolve_hardware
 from topoopt.fabric.management import make_management_switches, wire_management
+from topoopt.fabric.names import management_port_names
 from topoopt.fabric.racks import RackPlan, nodes_by_rack, plan_racks
 from topoopt.fabric.storage import StorageSwitches, make_storage_switches, make_units, wire_storage
 from topoopt.fabric.wiring import Switches, check_shape, make_switches, wire
@@ -99,7 +100,7 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
                     mgmt_leaves=mgmt_leaves, mgmt_aggregation=mgmt_aggregation, storage=hot, cold_storage=cold,
                     links=links, racks=RackPlan(racks=[]))
     managed = nodes + fabric.compute_switches + storage_switches.all + hot + cold
-    links += wire_management(design, hw, managed, _oob_ports(resolved, managed), mgmt_leaves, mgmt_aggregation)
+    links += wire_management(design, hw, managed, _management_ports(resolved, managed), mgmt_leaves, mgmt_aggregation)
     for bundle in links:
         bundle.name_cables()
     fabric.racks = plan_racks(design, hw, nodes, fabric.switch_list, fabric.units)
@@ -109,12 +110,14 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
     return fabric
 
 
-def _oob_ports(catalog: Catalog, devices: list[Device]) -> dict[tuple[str, str], int]:
-    """Out-of-band ports per ``(role, model)`` from the catalog (servers, switches, storage tiers)."""
+def _management_ports(catalog: Catalog, devices: list[Device]) -> dict[tuple[str, str], list[str]]:
+    """Management port names per ``(role, model)`` from the catalog's ``oob_ports``: servers and
+    storage tiers add an in-band port, switches do not."""
     kinds = {"node": catalog.by_id("servers"), "storage": catalog.by_id("storage"),
              "cold-storage": catalog.by_id("storage")}
     switches = catalog.by_id("switches")
-    return {(d.role, d.model): kinds.get(d.role, switches)[d.model].oob_ports for d in devices}
+    return {(d.role, d.model): management_port_names(kinds.get(d.role, switches)[d.model].oob_ports,
+                                                     in_band=d.role in kinds) for d in devices}
 
 
 def _make_nodes(design: Design, hw: Hardware) -> list[Device]:

@@ -2,9 +2,10 @@
 
 Rules (:class:`~topoopt.models.design.ManagementNetwork`), with the choices the counts leave open:
 
-* **Ports.** Every node, compute switch, storage switch and storage unit (hot and cold) has one
-  in-band port ``mgmt`` and its catalog ``oob_ports`` out-of-band ports (``oob``); management
-  switches themselves are not managed over this network.
+* **Ports.** Every node and storage unit (hot and cold) has one in-band port ``mgmt`` and its
+  catalog ``oob_ports`` out-of-band ports (``oob``); every compute and storage switch its
+  ``oob_ports`` management ports (``mgmt``: a switch's in-band management rides its data ports);
+  management switches themselves are not managed over this network.
 * **Leaves.** ``leaves`` management leaves (``mgmt-01`` …) of ``leaf_down_ports = k − 2`` device
   ports at ``link_gbps`` (``k`` the switch's radix at that speed) and 2 uplinks at ``uplink_gbps``
   on the top ports. Devices are dealt out in order — nodes (rack by rack), compute switches,
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from topoopt.fabric.devices import Assembler, Device, LinkBundle, Run, fill
 from topoopt.fabric.hardware import FabricError, Hardware
-from topoopt.fabric.names import management_port_names, numbered, port_names
+from topoopt.fabric.names import numbered, port_names
 from topoopt.fabric.wiring import group_index, new_bundle
 from topoopt.models.design import Design
 
@@ -52,24 +53,25 @@ def make_management_switches(design: Design, hw: Hardware) -> tuple[list[Device]
     return leaves, aggregation
 
 
-def managed_ports(devices: list[Device], oob_ports: dict[tuple[str, str], int]) -> tuple[list[str], list[str]]:
-    """``(device names, port names)`` of every management port, device by device; ``oob_ports``
-    is keyed by ``(role, model)``."""
+def managed_ports(devices: list[Device], port_names: dict[tuple[str, str], list[str]]) -> tuple[list[str], list[str]]:
+    """``(device names, port names)`` of every management port, device by device; ``port_names``
+    holds each device's management ports by ``(role, model)``."""
     names: list[str] = []
     ports: list[str] = []
     for device in devices:
-        own = management_port_names(oob_ports[device.role, device.model])
+        own = port_names[device.role, device.model]
         names.extend([device.name] * len(own))
         ports.extend(own)
     return names, ports
 
 
-def wire_management(design: Design, hw: Hardware, managed: list[Device], oob_ports: dict[tuple[str, str], int],
-                    leaves: list[Device], aggregation: list[Device]) -> list[LinkBundle]:
+def wire_management(design: Design, hw: Hardware, managed: list[Device],
+                    mgmt_ports: dict[tuple[str, str], list[str]], leaves: list[Device],
+                    aggregation: list[Device]) -> list[LinkBundle]:
     """Every management link: device ports to the leaves, leaves to their aggregation pair."""
     mn, mg = design.management_network, hw.management
     bundle = new_bundle(design, hw, group_index(hw, "mgmt"))
-    devices, device_ports = managed_ports(managed, oob_ports)
+    devices, device_ports = managed_ports(managed, mgmt_ports)
     down_ports = port_names(mg.switch.cages, mg.ports_per_cage)
     fill(leaves, down_ports, mn.leaf_down_ports, [Run(bundle, devices, device_ports)],
          what=f"management leaves ({mg.switch.id})")

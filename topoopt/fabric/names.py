@@ -168,8 +168,11 @@ def data_port_names(ports: int) -> list[str]:
     return [f"data{port}" for port in range(1, ports + 1)]
 
 
-def management_port_names(oob_ports: int) -> list[str]:
-    """A device's management ports: the in-band ``mgmt``, then ``oob`` (or ``oob1``, ``oob2`` …)."""
+def management_port_names(oob_ports: int, in_band: bool = True) -> list[str]:
+    """A device's management ports: a server's or storage unit's in-band ``mgmt``, then ``oob``
+    (or ``oob1``, ``oob2`` …); a switch's own management ports only, ``mgmt`` (or ``mgmt1`` …)."""
+    if not in_band:
+        return ["mgmt"] if oob_ports == 1 else [f"mgmt{port}" for port in range(1, oob_ports + 1)]
     if oob_ports == 1:
         return ["mgmt", "oob"]
     return ["mgmt"] + [f"oob{port}" for port in range(1, oob_ports + 1)]

@@ -154,7 +154,10 @@ class Switch(Sourced):
     role: Literal["compute", "management"] = Field(
         "compute", description="compute: data fabrics (compute and storage networks); management: management network."
     )
-    oob_ports: int = Field(1, ge=0, le=4, description="Out-of-band management ports, besides the in-band one.")
+    oob_ports: int = Field(1, ge=0, le=4, description=(
+        "Management (RJ45) ports: a switch is managed through them (in band over its data ports, which "
+        "need no cable of their own); e.g. one 1G RJ45 port on the QM9700 "
+        "(https://docs.nvidia.com/networking/display/QM97X0PUB/Interfaces)."))
 
     @field_validator("ports_per_cage", mode="before")
     @classmethod

@@ -155,8 +155,9 @@ def _storage_shape(dm, ded: list, lits: list) -> None:
 
 
 def _management_shape(dm) -> None:
-    """Management ports: 1 in-band plus the out-of-band ports of every node, compute and storage
-    switch and storage unit. Aggregation: none with one leaf, else pairs (the ceilings are the
+    """Management ports: 1 in-band plus the out-of-band ports of every node and storage unit, and
+    the management ports of every compute and storage switch (``oob_ports``: a switch's in-band
+    management rides its data ports). Aggregation: none with one leaf, else pairs (the ceilings are the
     rule management_ports_cover)."""
     m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     for oob_lit, configs in dm.node_groups(lambda c: c.server.oob_ports):
@@ -165,7 +166,7 @@ def _management_shape(dm) -> None:
     storage = dm.problem.catalog.catalog.by_id("storage")
     data_switches = [(sid, var) for sid, var in v.switches_of.items()] + list(n.storage_of.items())
     m.add(n.mgmt_ports == n.mgmt_node_ports
-          + sum((1 + switches[sid].oob_ports) * var for sid, var in data_switches)
+          + sum(switches[sid].oob_ports * var for sid, var in data_switches)
           + sum((1 + storage[t].oob_ports) * var for t, var in n.units_of.items()))
     m.add(n.mgmt_leaves >= 2).only_enforce_if(n.mgmt_multi)
     m.add(n.mgmt_leaves <= 1).only_enforce_if(n.mgmt_multi.Not())
