@@ -148,3 +148,16 @@ def test_generated_designs_buy_what_the_build_out_wires(data):
         bought[group.part] += group.assemblies
     assert wired == bought
     event(f"{len(result.design.links)} link classes")
+
+
+def test_storage_and_management_cables_in_one_rack_are_bought_for_the_rack():
+    """The video example fits one rack: its storage units' cables run in_rack_m (3 m), within the
+    3 m QSFP28 DAC's reach ($100), where a run in the row (17 m) would take the 30 m AOC ($250);
+    the management cords run 3 m too. Placement picks the storage and management parts as it picks
+    the compute ones."""
+    design = topoopt.solve(load_instance(REPO / "instances" / "video-storage-bound.yaml").instance,
+                           explain=False).design
+    assert [(group.role, group.count) for group in design.racks] == [("mixed", 1)]
+    runs = {group.between: (group.part, group.length_m) for group in design.links if group.network != "compute"}
+    assert runs["storage-unit"] == ("100g-dac-qsfp28-to-qsfp112-3m", 3.0)
+    assert runs["mgmt"][1] == 3.0

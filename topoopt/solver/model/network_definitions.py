@@ -13,6 +13,7 @@ from __future__ import annotations
 from ortools.sat.python import cp_model
 
 from topoopt.options.networks import StorageNetOption
+from topoopt.options.tables import RUN_LEVELS
 from topoopt.solver.model.core import by_value, dedicated_options
 from topoopt.solver.model.node_power import node_power_classes
 
@@ -215,7 +216,7 @@ def _network_costs(dm, ded: list, lits: list) -> None:
 
     def placed(value):
         """An option's value at each placement, hashable (for by_value)."""
-        return lambda s: tuple((level, value(s, level)) for level in o.network_runs_m["node-storage"])
+        return lambda s: tuple((level, value(s, level)) for level in RUN_LEVELS)
 
     for by_level, lit in by_value(dm, options, literals, placed(StorageNetOption.node_storage_cost),
                                   "node_storage_cost").items():
