@@ -101,7 +101,9 @@ SW8 = {"id": "sw8", "name": "SW 8x400", "source": SRC, "protocols": ["ib"], "cag
        "cage_form_factor": "osfp-twin-finned", "ports_per_cage": {400: 2}, "power_w": 600, "rack_units": 1}
 R20 = {"id": "r20", "name": "20 kW rack", "source": SRC, "power_kw": 20, "rack_units": 42, "cooling": "air"}
 ENUMERATION_LADDER = (
-    # (budget USD, most NICs per server, max oversubscription)
+    # (budget USD, most NICs per server, max oversubscription); the first rung (782 candidates)
+    # is one the literal enumeration, which packs each candidate's mixed racks, finishes in 20 s.
+    (1_500_000, 1, 1),
     (2_000_000, 1, 1),
     (4_000_000, 2, 1),
     (8_000_000, 2, 1),
