@@ -224,9 +224,11 @@ def attach_key(pick: Choice) -> tuple:
     return pick.storage_net.attach_key
 
 
-def placement(dm: DesignModel, value) -> str:
-    """Where the design's racks put the storage and management links' ends (DesignModel.placement)."""
-    return next(level for level, lit in dm.placement.items() if value(lit))
+def placed_runs(dm: DesignModel, value) -> tuple[str, dict[str, float]]:
+    """Where the design's racks put the storage and management links' ends (DesignModel.placement),
+    and each of those link classes' run there."""
+    level = next(level for level, lit in dm.placement.items() if value(lit))
+    return level, {cls: runs[level] for cls, runs in dm.options.network_runs_m.items()}
 
 
 def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwork, list, list]:
@@ -235,8 +237,7 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
     net, c = pick.storage_net, pick.config
     nodes = value(v.nodes)
     leaves, spines, endpoints = value(n.leaves), value(n.spines), value(n.endpoints)
-    level = placement(dm, value)
-    lengths = {cls: runs[level] for cls, runs in o.network_runs_m.items()}
+    level, lengths = placed_runs(dm, value)
     links, switches = [], []
     key = attach_key(pick)
     gbps = key[2] if key else 0
@@ -284,8 +285,8 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
 
 
 def _management_network(dm: DesignModel, pick: Choice, value) -> tuple[ManagementNetwork, list, list]:
-    n, level = dm.net, placement(dm, value)
-    lengths = {cls: runs[level] for cls, runs in dm.options.network_runs_m.items()}
+    n = dm.net
+    level, lengths = placed_runs(dm, value)
     x = pick.management
     part, uplink_part = x.part[level], x.uplink_part[level]
     ports, leaves, aggregation = value(n.mgmt_ports), value(n.mgmt_leaves), value(n.mgmt_aggregation)
