@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from topoopt.checking import derive
-from topoopt.checking.networks import storage_leaf_splits
+from topoopt.checking.networks import management_leaf, storage_leaf_splits
 from topoopt.checking.text import ceil_div
 from topoopt.models.catalog import LinkPart, Nic, StorageTier, Switch
 from topoopt.models.design import LinkGroup, ManagementNetwork, StorageNetwork, SwitchGroup
@@ -318,51 +318,63 @@ class Networks:
         return self._management[ports]
 
     def management_networks(self, ports: int):
-        """Every admitted management switch serving ``ports`` management ports: ceil(ports / (k − 2))
-        leaves and, past one leaf, 2 × ceil(leaves / k) aggregation switches."""
+        """Every admitted management leaf model (``management_leaf``: d device ports, 2 uplinks)
+        serving ``ports`` management ports in ceil(ports / d) leaves and, past one leaf, with every
+        admitted management switch running the uplink speed as aggregation: 2 × ceil(leaves / k_a)
+        switches, k_a its ports at that speed."""
         rules = self.instance.constraints
-        for switch in self.catalog.switches:
-            price = self.price(switch.id)
-            if (switch.role != "management" or price is None or not rules.switches.admits(switch.id)
-                    or rules.pins.management_switch not in (None, switch.id)):
+        admitted = [s for s in self.catalog.switches
+                    if s.role == "management" and self.price(s.id) is not None and rules.switches.admits(s.id)]
+        for switch in admitted:
+            leaf = management_leaf(switch)
+            if rules.pins.management_switch not in (None, switch.id) or leaf.down < 1:
                 continue
-            low, high = min(switch.ports_per_cage), max(switch.ports_per_cage)
-            k = switch.radix(low)
-            if k <= 2:
+            leaves = ceil_div(ports, leaf.down)
+            aggregations = [a for a in admitted if a.radix(leaf.uplink_gbps)] if leaves > 1 else [None]
+            for aggregation in aggregations:
+                network = self._management_network(ports, switch, leaf, leaves, aggregation)
+                if network is not None:
+                    yield network
+
+    def _management_network(self, ports: int, switch: Switch, leaf, leaves: int, aggregation: Switch | None):
+        """The management network of ``leaves`` leaves of ``switch`` and their aggregation, cabled
+        at every placement (None where no part fits)."""
+        low, high = leaf.device_gbps, leaf.uplink_gbps
+        k = aggregation.radix(high) if aggregation else 0
+        groups_of = 2 * ceil_div(leaves, k) if aggregation else 0
+        uplinks = 2 * leaves if aggregation else 0
+        ff, price = switch.cage_form_factor, self.price(switch.id)
+        placed = {}
+        for placement, runs in self.runs.items():
+            part = self.cheapest_part(lambda p: derive.part_fits_cage(p, "a", ff, switch.ports_per_cage[low], low)
+                                      and derive.part_fits_cage(p, "b", MGMT_DEVICE_FORM_FACTOR, 1, low),
+                                      runs["mgmt"])
+            if part is None:
                 continue
-            ff = switch.cage_form_factor
-            leaves = ceil_div(ports, k - 2)
-            aggregation = 2 * ceil_div(leaves, k) if leaves > 1 else 0
-            uplinks = 2 * leaves if aggregation else 0
-            placed = {}
-            for placement, runs in self.runs.items():
-                part = self.cheapest_part(lambda p: derive.part_fits_cage(p, "a", ff, switch.ports_per_cage[low], low)
-                                          and derive.part_fits_cage(p, "b", MGMT_DEVICE_FORM_FACTOR, 1, low),
-                                          runs["mgmt"])
-                if part is None:
-                    continue
-                links = [LinkGroup(network="management", between="mgmt", count=ports, part=part.id,
-                                   assemblies=ceil_div(ports, part.links), length_m=runs["mgmt"], gbps=low)]
-                cost = (leaves + aggregation) * price + ceil_div(ports, part.links) * self.price(part.id)
-                if uplinks:
-                    up = self.cheapest_part(
-                        lambda p: derive.part_fits_cage(p, "a", ff, switch.ports_per_cage[high], high)
-                        and derive.part_fits_cage(p, "b", ff, switch.ports_per_cage[high], high), runs["mgmt-uplink"])
-                    if up is None:
-                        continue
-                    links.append(LinkGroup(network="management", between="mgmt-uplink", count=uplinks, part=up.id,
-                                           assemblies=uplinks, length_m=runs["mgmt-uplink"], gbps=high))
-                    cost += uplinks * self.price(up.id)
-                placed[placement] = (cost, links)
-            groups = [SwitchGroup(network="management", tier="mgmt-leaf", model=switch.id, count=leaves,
-                                  ports_used=ports + uplinks)]
+            links = [LinkGroup(network="management", between="mgmt", count=ports, part=part.id,
+                               assemblies=ceil_div(ports, part.links), length_m=runs["mgmt"], gbps=low)]
+            cost = leaves * price + ceil_div(ports, part.links) * self.price(part.id)
             if aggregation:
-                groups.append(SwitchGroup(network="management", tier="mgmt-aggregation", model=switch.id,
-                                          count=aggregation, ports_used=uplinks))
-            network = Network.cabled(
-                placed, switches={switch.id: leaves + aggregation}, switch_groups=groups,
-                record=ManagementNetwork(switch=switch.id, ports=ports, leaves=leaves, aggregation=aggregation,
-                                         leaf_down_ports=k - 2, link_gbps=low, uplink_gbps=high))
-            if network is not None:
-                yield network
+                up = self.cheapest_part(
+                    lambda p: derive.part_fits_cage(p, "a", aggregation.cage_form_factor,
+                                                    aggregation.ports_per_cage[high], high)
+                    and derive.part_fits_cage(p, "b", *leaf.uplink_cage, high), runs["mgmt-uplink"])
+                if up is None:
+                    continue
+                links.append(LinkGroup(network="management", between="mgmt-uplink", count=uplinks, part=up.id,
+                                       assemblies=uplinks, length_m=runs["mgmt-uplink"], gbps=high))
+                cost += groups_of * self.price(aggregation.id) + uplinks * self.price(up.id)
+            placed[placement] = (cost, links)
+        groups = [SwitchGroup(network="management", tier="mgmt-leaf", model=switch.id, count=leaves,
+                              ports_used=ports + uplinks)]
+        counts = {switch.id: leaves}
+        if aggregation:
+            groups.append(SwitchGroup(network="management", tier="mgmt-aggregation", model=aggregation.id,
+                                      count=groups_of, ports_used=uplinks))
+            counts[aggregation.id] = counts.get(aggregation.id, 0) + groups_of
+        return Network.cabled(
+            placed, switches=counts, switch_groups=groups,
+            record=ManagementNetwork(switch=switch.id, aggregation_switch=aggregation.id if aggregation else None,
+                                     ports=ports, leaves=leaves, aggregation=groups_of, leaf_down_ports=leaf.down,
+                                     link_gbps=low, uplink_gbps=high))
 

@@ -97,7 +97,8 @@ def test_catalog_has_the_agreed_ids() -> None:
         "interconnects": {"ib-hdr", "ib-hdr100", "ib-ndr", "ib-ndr200", "ib-xdr", "roce-100", "roce-200",
                           "roce-400", "roce-800", "tcp-10", "tcp-25", "tcp-100"},
         "switches": {"qm8700", "qm9700", "qm9700-liquid", "q3400", "sn4700", "sn5600", "th5-64x800",
-                     "th4-64x400", "tor-32x100", "sn2410", "mgmt-48x1g-10g", "mgmt-48x10g-sfpplus"},
+                     "th4-64x400", "tor-32x100", "sn2410", "mgmt-48x1g-10g", "mgmt-48x1g-4x10g",
+                         "mgmt-48x10g-sfpplus"},
         "racks": {"air-15kw", "air-30kw", "air-45kw", "rear-door-50kw", "liquid-80kw", "liquid-130kw"},
         "storage": {"nvme-of-array", "nvme-of-array-400g", "pfs-building-block", "object-store-node", "nfs-server"},
         "models": {"llama2-7b", "llama3-8b", "llama3-70b", "llama3-405b", "mpt-7b", "mpt-30b", "mpt-70b",
@@ -481,18 +482,41 @@ def test_cold_tier_candidates_exist() -> None:
 
 
 def test_management_switch_speeds_and_cords() -> None:
-    """A management switch runs 1G device ports and faster uplinks; a Cat6 cord (with a
-    1000BASE-T module in an SFP+ cage) reaches an end-of-row leaf at the device speed, and Cat6a
-    (RJ45 cages) or fibre (SFP+ cages) an aggregation switch across rows at the uplink speed."""
+    """A management switch runs 1G device ports and faster uplinks (on uplink cages of its own, or
+    on its device cages); a Cat6 cord (with a 1000BASE-T module in an SFP+ cage) reaches an
+    end-of-row leaf at the device speed, and Cat6a (RJ45 cages) or fibre (SFP+ cages) an
+    aggregation switch of some management model across rows at the uplink speed."""
     assert MGMT_SWITCHES
+    assert any(s.uplink_cages for s in MGMT_SWITCHES), "a management leaf with fibre uplink cages"
     for switch in MGMT_SWITCHES:
-        device, uplink = min(switch.ports_per_cage), max(switch.ports_per_cage)
+        device = min(switch.ports_per_cage)
+        if switch.uplink_cages:
+            uplink = max(switch.uplink_ports_per_cage)
+            lower = (switch.uplink_cage_form_factor, switch.uplink_ports_per_cage[uplink])
+        else:
+            uplink = max(switch.ports_per_cage)
+            lower = (switch.cage_form_factor, switch.ports_per_cage[uplink])
         assert device == 1 and uplink == 10, switch.id
         assert switch.radix(device) > 2, switch.id
         down = [p for p in CAT.cables if fits_switch(p, switch, device, "a") and p.b_form_factor == "rj45"]
-        up = [p for p in CAT.cables if fits_switch(p, switch, uplink, "a") and fits_switch(p, switch, uplink, "b")]
+        up = [p for p in CAT.cables for agg in MGMT_SWITCHES
+              if fits_switch(p, agg, uplink, "a") and fits_node(p, *lower, uplink)]
         assert any(p.media == "utp" and p.max_reach_m >= NODE_LEAF_RUN_M for p in down), switch.id
         assert any(p.media in {"utp", *OPTICAL} and p.max_reach_m >= SWITCH_RUN_M for p in up), switch.id
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"uplink_cages": 4}, "go together"),
+    ({"uplink_cage_form_factor": "sfp-plus", "uplink_ports_per_cage": {10: 1}}, "go together"),
+    ({"uplink_cages": 4, "uplink_cage_form_factor": "sfp-plus", "uplink_ports_per_cage": {10: 1}, "role": "compute"},
+     "management switches"),
+])
+def test_uplink_cages_are_whole_and_for_management_switches(change: dict, message: str) -> None:
+    leaf = next(s for s in MGMT_SWITCHES if s.uplink_cages).model_dump()
+    for key in ("uplink_cages", "uplink_cage_form_factor", "uplink_ports_per_cage"):
+        leaf.pop(key)
+    with pytest.raises(ValidationError, match=message):
+        Switch.model_validate({**leaf, **change})
 
 
 def test_rj45_cords_serve_only_management_switches() -> None:

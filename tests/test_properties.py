@@ -561,6 +561,8 @@ def design_renamed(design: Design, mapping: dict[str, str]) -> Design:
     for key in ("nic", "switch"):
         data["storage_network"][key] = r(data["storage_network"][key])
     data["management_network"]["switch"] = r(data["management_network"]["switch"])
+    if data["management_network"]["aggregation_switch"]:
+        data["management_network"]["aggregation_switch"] = r(data["management_network"]["aggregation_switch"])
     return Design.model_validate(data)
 
 

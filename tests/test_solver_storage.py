@@ -19,6 +19,7 @@ from solver_fixtures import SRC, TINY_CATALOG, TINY_PRICES, conflict, infeasible
 from topoopt import perf
 from topoopt.catalog import resolve_catalog
 from topoopt.checker import check_design
+from topoopt.fabric import build_fabric
 from topoopt.loader import load_instance
 from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
@@ -332,6 +333,62 @@ def test_management_uplinks_too_long_across_rows_run_in_the_row():
     assert {group.role for group in d.racks} == {"mixed"} and sum(group.count for group in d.racks) >= 2
     assert [(link.between, link.length_m) for link in d.links if link.network == "management"] == [
         ("mgmt", 17.0), ("mgmt-uplink", 17.0)]
+
+
+# A management leaf with RJ45 device ports and SFP+ uplink cages of its own (the SN2201's layout):
+# all 12 device cages take devices, and its two uplinks reach an aggregation pair of SFP+
+# switches over multimode fibre, which Cat6a (100 m) cannot do across 150 m rows.
+M12U = {"id": "m12u", "name": "Mgmt SW 12x1G + 2x10G SFP+", "source": SRC, "protocols": ["ethernet"], "cages": 12,
+        "cage_form_factor": "rj45", "ports_per_cage": {1: 1}, "uplink_cages": 2, "uplink_cage_form_factor": "sfp-plus",
+        "uplink_ports_per_cage": {10: 1}, "power_w": 60, "rack_units": 1, "role": "management"}
+S48 = {"id": "s48", "name": "Mgmt SW 48x10G SFP+", "source": SRC, "protocols": ["ethernet"], "cages": 48,
+       "cage_form_factor": "sfp-plus", "ports_per_cage": {10: 1, 1: 1}, "power_w": 150, "rack_units": 1,
+       "role": "management"}
+SR300 = {"id": "sr300", "name": "10G SR kit 300 m", "source": SRC, "media": "mmf", "gbps": 10,
+         "a_form_factor": "sfp-plus", "b_form_factor": "sfp-plus", "max_reach_m": 300,
+         "power_w_per_a_end": 1, "power_w_per_b_end": 1}
+FIBRE_UPLINKS = {**MGMT, "catalog.add.switches": [*MGMT["catalog.add.switches"], M12U, S48],
+                 "catalog.add.cables": [*TINY_CATALOG["cables"], SR300],
+                 "catalog.prices": {**MGMT["catalog.prices"], "m12u": 700, "s48": 3_000, "sr300": 50},
+                 "constraints.pins.management_switch": "m12u"}
+
+
+def test_management_leaf_with_uplink_cages_keeps_every_device_cage_and_aggregates_on_fibre():
+    """5 nodes, their switch, the storage switch and the unit: 5 × 2 + 2 × 1 + 2 = 14 ports on
+    leaves of 12 device ports: 2 leaves; their 4 uplinks (SFP+ cages, 10G) reach the one
+    management model that runs 10G SFP+, s48: 2 × ceil(2 / 48) = 2 aggregation switches, over
+    the 300 m SR kit across 150 m rows (+ 2 m slack)."""
+    d = optimal(inst(FIBRE_UPLINKS, {"constraints.pins.nodes": 5, "site.distances.across_rows_m": 150})).design
+    mgmt = d.management_network
+    assert mgmt.ports == _mgmt_ports(d) == 14
+    assert (mgmt.switch, mgmt.aggregation_switch, mgmt.leaves, mgmt.aggregation, mgmt.leaf_down_ports,
+            mgmt.link_gbps, mgmt.uplink_gbps) == ("m12u", "s48", 2, 2, 12, 1, 10)
+    assert [(g.tier, g.model, g.count, g.ports_used) for g in d.switches if g.network == "management"] == [
+        ("mgmt-leaf", "m12u", 2, 14 + 4), ("mgmt-aggregation", "s48", 2, 4)]
+    assert [(link.between, link.part, link.count) for link in d.links if link.network == "management"] == [
+        ("mgmt", "cat6", 14), ("mgmt-uplink", "sr300", 4)]
+    # Wired: each leaf's two uplinks leave its own SFP+ cages (up1, up2), one to each s48 of the pair.
+    instance = inst(FIBRE_UPLINKS, {"constraints.pins.nodes": 5, "site.distances.across_rows_m": 150})
+    fabric = build_fabric(d, instance)
+    uplinks = sorted((b_dev, b_port, a_dev) for bundle in fabric.links if bundle.between == "mgmt-uplink"
+                     for a_dev, b_dev, b_port in zip(bundle.a_device, bundle.b_device, bundle.b_port))
+    assert uplinks == [("mgmt-01", "up1", "mgmt-agg-01"), ("mgmt-01", "up2", "mgmt-agg-02"),
+                       ("mgmt-02", "up1", "mgmt-agg-01"), ("mgmt-02", "up2", "mgmt-agg-02")]
+    assert {(dev.name, dev.model) for dev in fabric.devices if dev.network == "management"} == {
+        ("mgmt-01", "m12u"), ("mgmt-02", "m12u"), ("mgmt-agg-01", "s48"), ("mgmt-agg-02", "s48")}
+
+
+def test_management_uplinks_beyond_twisted_pair_need_fibre_cages_or_mixed_racks():
+    """Without the fibre-uplink leaf, 150 m uplinks are out of Cat6a's reach: the checker rejects
+    the fibre design re-recorded as RJ45 leaves aggregating on their own model."""
+    changes = {"constraints.pins.nodes": 5, "site.distances.across_rows_m": 150}
+    result = optimal(inst(FIBRE_UPLINKS, changes))
+    design = result.design
+    tampered = design.model_copy(update={"management_network": design.management_network.model_copy(
+        update={"aggregation_switch": "m12u"})})
+    found = {v.family for v in check_design(inst(FIBRE_UPLINKS, changes), tampered, result.cost, result.performance)}
+    assert "management_ports_cover" in found
+    assert check_design(inst(FIBRE_UPLINKS, changes), design, result.cost, result.performance) == []
 
 
 # -- the video example: the storage path decides ----------------------------------------------------

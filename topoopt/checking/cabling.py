@@ -52,7 +52,9 @@ def link_ends(ctx: CheckContext, group: LinkGroup, carried: list | None = None) 
         return [Ends(g, ctx.storage_switch, *_switch_cage(ctx.storage_switch, g))]
     if cls == "mgmt":
         return [Ends(g, ctx.mgmt_switch, MANAGEMENT_PORT_FORM_FACTOR, 1, "management port")]
-    return [Ends(g, ctx.mgmt_switch, *_switch_cage(ctx.mgmt_switch, g))]  # mgmt-uplink
+    leaf = ctx.mgmt_leaf  # mgmt-uplink: from the aggregation switch down to the leaf's uplink cage
+    lower = leaf.uplink_cage if leaf else (None, 1)
+    return [Ends(g, ctx.mgmt_aggregation_switch, *lower, ctx.mgmt_switch.id if ctx.mgmt_switch else "switch")]
 
 
 def _switch_cage(switch: Switch | None, gbps: int) -> tuple[str | None, int, str]:

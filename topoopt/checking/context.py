@@ -202,8 +202,7 @@ class CheckContext(NetworksView):
         model each, the model fits in one rack of the design's class."""
         if self.switch is None or self.rack_class is None:
             return False
-        count = sum(n for s, n in ((self.switch, self.n_switches), (self.storage_switch, self.n_storage_switches),
-                                   (self.mgmt_switch, self.n_mgmt_switches)) if s is not None and s.id == self.switch.id)
+        count = sum(n for s, n in self.switch_counts if s.id == self.switch.id)
         mixed = self.rack_groups("mixed")
         if mixed:
             return any(g.count == 1 and g.holds.get(self.switch.id, 0) >= count for g in mixed)

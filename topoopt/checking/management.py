@@ -26,37 +26,44 @@ def _listing(ctx: CheckContext) -> str:
 def management_ports_cover(ctx: CheckContext) -> list[Violation]:
     """``M = Σ devices · (1 + oob_ports)`` over nodes and hot and cold storage units, plus
     ``Σ switches · oob_ports`` over compute and storage switches (managed in band over their data
-    ports); a management switch (role management) of ``k_m`` ports at its device speed has
-    ``k_m − 2`` device ports and 2 uplinks per leaf; ``leaves = ceil(M / (k_m − 2))``; past one
-    leaf, ``2 · ceil(leaves / k_m)`` aggregation switches, each taking one uplink from every leaf of
-    its pair within its ports at the uplink speed. Switch and link groups agree."""
+    ports); a management leaf (role management) has ``d`` device ports and 2 uplinks
+    (``networks.management_leaf``); ``leaves = ceil(M / d)``; past one leaf,
+    ``2 · ceil(leaves / k_a)`` aggregation switches (role management, ``k_a`` ports at the uplink
+    speed), each taking one uplink from every leaf of its pair. Switch and link groups agree."""
     family = "management_ports_cover"
     out: list[Violation] = []
-    m, switch = ctx.design.management_network, ctx.mgmt_switch
-    if switch is None:
+    m, switch, aggregation = ctx.design.management_network, ctx.mgmt_switch, ctx.mgmt_aggregation_switch
+    if switch is None or aggregation is None:
         return out  # allowed_by_lists reports an unknown switch
-    if switch.role != "management":
-        out.append(Violation(family=family, item=f"management switch {switch.id}",
-                             detail=f"role {switch.role}; the management network uses management switches"))
-    c, k = ctx.mgmt_counts, ctx.mgmt_radix
+    models = {switch.id: switch} | ({aggregation.id: aggregation} if m.aggregation else {})
+    for model in models.values():
+        if model.role != "management":
+            out.append(Violation(family=family, item=f"management switch {model.id}",
+                                 detail=f"role {model.role}; the management network uses management switches"))
+    c, leaf = ctx.mgmt_counts, ctx.mgmt_leaf
     if c is None:
         out.append(Violation(family=family, item=f"management switch {switch.id}",
-                             detail=f"{k} ports at {num(ctx.mgmt_speeds_gbps[0])} Gb/s: a leaf needs 2 uplinks and a device port"))
+                             detail=f"{switch.radix(leaf.device_gbps)} ports at {num(leaf.device_gbps)} Gb/s: "
+                                    "a leaf needs 2 uplinks and a device port"))
         return out
     _field(out, family, "ports", m.ports, c.ports, _listing(ctx))
-    _field(out, family, "leaf_down_ports", m.leaf_down_ports, c.leaf_down_ports, f"{k} ports − 2 uplinks")
+    why = (f"{switch.radix(leaf.device_gbps)} ports, uplinks on their own cages" if leaf.own_uplink_cages
+           else f"{switch.radix(leaf.device_gbps)} ports − 2 uplinks")
+    _field(out, family, "leaf_down_ports", m.leaf_down_ports, c.leaf_down_ports, why)
     _field(out, family, "leaves", m.leaves, c.leaves, f"ceil({num(c.ports)} ports / {c.leaf_down_ports} per leaf)")
-    why = "one leaf" if c.leaves == 1 else f"2 × ceil({num(c.leaves)} leaves / {k} per pair)"
+    if c.leaves > 1 and not c.aggregation_radix:
+        out.append(Violation(family=family, item=f"mgmt-aggregation switches ({aggregation.id})",
+                             detail=f"no port at the leaves' {num(leaf.uplink_gbps)} Gb/s uplink speed"))
+    why = "one leaf" if c.leaves == 1 else f"2 × ceil({num(c.leaves)} leaves / {c.aggregation_radix} per pair)"
     _field(out, family, "aggregation", m.aggregation, c.aggregation, why)
-    uplink_radix = switch.radix(ctx.mgmt_speeds_gbps[1])
-    if c.leaves_per_pair > uplink_radix:
-        out.append(Violation(family=family, item=f"mgmt-aggregation switches ({switch.id})",
-                             detail=f"{num(c.leaves_per_pair)} leaf uplinks per switch > {uplink_radix} ports at "
-                                    f"{num(ctx.mgmt_speeds_gbps[1])} Gb/s"))
-    expected = {"mgmt-leaf": (c.leaves, c.leaf_ports_used), "mgmt-aggregation": (c.aggregation, c.aggregation_ports_used)}
+    if not m.aggregation and m.aggregation_switch is not None:
+        out.append(Violation(family=family, item="management_network.aggregation_switch",
+                             detail=f"{m.aggregation_switch} recorded without aggregation switches"))
+    expected = {"mgmt-leaf": (c.leaves, c.leaf_ports_used, switch.id),
+                "mgmt-aggregation": (c.aggregation, c.aggregation_ports_used, aggregation.id)}
     for tier in MANAGEMENT_SWITCH_TIERS:
-        count, used = expected[tier]
-        out += switch_group_violations(ctx, family, tier, count, used, m.switch, "management")
+        count, used, model = expected[tier]
+        out += switch_group_violations(ctx, family, tier, count, used, model, "management")
     for link_class, links in (("mgmt", c.device_links), ("mgmt-uplink", c.uplinks)):
         groups = [g for g in ctx.design.links if g.between == link_class]
         if len(groups) > 1:

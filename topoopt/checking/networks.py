@@ -13,10 +13,12 @@ the storage switch's logical radix at the storage speed):
   ``leaves = ceil(E / d)``; ``S`` spines, ``S`` dividing ``u``, every leaf reaching every spine
   with ``u / S`` links; a spine uses ``leaves · u / S ≤ k`` ports.
 
-Management network (``M`` management ports, ``k_m`` the management switch's radix at its device
-speed): a leaf has ``k_m − 2`` device ports and 2 uplinks; ``leaves = ceil(M / (k_m − 2))``; past
-one leaf, ``2 · ceil(leaves / k_m)`` aggregation switches in pairs, each pair taking up to ``k_m``
-leaves, every leaf with one uplink to each switch of its pair.
+Management network (``M`` management ports): a leaf has ``d`` device ports and 2 uplinks
+(:func:`management_leaf`: ``d = k_m − 2`` of its ``k_m`` ports at its device speed, or all ``k_m``
+when it has uplink cages of its own); ``leaves = ceil(M / d)``; past one leaf,
+``2 · ceil(leaves / k_a)`` aggregation switches in pairs, ``k_a`` the aggregation model's ports at
+the uplink speed, each pair taking up to ``k_a`` leaves, every leaf with one uplink to each switch
+of its pair.
 """
 
 from __future__ import annotations
@@ -106,38 +108,55 @@ def switch_protocol(interconnect_protocol: str) -> str:
     return "ib" if interconnect_protocol == "ib" else "ethernet"
 
 
-def management_speeds_gbps(switch: Switch) -> tuple[int, int]:
-    """``(device speed, uplink speed)``: the lowest and the highest speed the switch's ports run."""
-    speeds = sorted(switch.ports_per_cage)
-    return speeds[0], speeds[-1]
+@dataclass(frozen=True)
+class ManagementLeaf:
+    """A management leaf model's ports: device speed and ports, uplink speed, and the cage its
+    uplinks plug into (form factor, ports per cage)."""
+
+    device_gbps: int
+    down: int
+    uplink_gbps: int
+    uplink_cage: tuple[str, int]
+    own_uplink_cages: bool
+
+
+def management_leaf(switch: Switch) -> ManagementLeaf:
+    """Device ports at the lowest speed of the device cages; two uplinks at the highest speed of
+    the uplink cages when the switch has them (all device cages stay device ports), else at the
+    highest speed of the device cages, taking two of them."""
+    low = min(switch.ports_per_cage)
+    if switch.uplink_cages:
+        high = max(switch.uplink_ports_per_cage)
+        return ManagementLeaf(low, switch.radix(low), high,
+                              (switch.uplink_cage_form_factor, switch.uplink_ports_per_cage[high]), True)
+    high = max(switch.ports_per_cage)
+    return ManagementLeaf(low, switch.radix(low) - MANAGEMENT_UPLINKS_PER_LEAF, high,
+                          (switch.cage_form_factor, switch.ports_per_cage[high]), False)
 
 
 @dataclass(frozen=True)
 class ManagementCounts:
     ports: int
-    radix: int
     leaf_down_ports: int
+    aggregation_radix: int
     leaves: int
     aggregation: int
     device_links: int
     uplinks: int
     leaf_ports_used: int
     aggregation_ports_used: int
-    leaves_per_pair: int
-    """Leaves on the busiest aggregation pair: every switch of that pair has this many uplinks."""
 
 
-def management_counts(ports: int, radix: int) -> ManagementCounts:
-    """Leaves and aggregation switches for ``ports`` management ports on switches of ``radix``
-    device ports (``radix ≥ 3``, so a leaf keeps at least one device port)."""
-    down = radix - MANAGEMENT_UPLINKS_PER_LEAF
+def management_counts(ports: int, down: int, aggregation_radix: int) -> ManagementCounts:
+    """Leaves of ``down ≥ 1`` device ports for ``ports`` management ports and, past one leaf,
+    aggregation pairs of ``aggregation_radix`` ports at the uplink speed."""
     leaves = max(ceil_div(ports, down), 1)
-    pairs = ceil_div(leaves, radix) if leaves > 1 else 0
-    uplinks = MANAGEMENT_UPLINKS_PER_LEAF * leaves if pairs else 0
+    pairs = ceil_div(leaves, aggregation_radix) if leaves > 1 and aggregation_radix else 0
+    uplinks = MANAGEMENT_UPLINKS_PER_LEAF * leaves if leaves > 1 else 0
     return ManagementCounts(
-        ports=ports, radix=radix, leaf_down_ports=down, leaves=leaves, aggregation=2 * pairs, device_links=ports,
-        uplinks=uplinks, leaf_ports_used=ports + uplinks, aggregation_ports_used=uplinks,
-        leaves_per_pair=ceil_div(leaves, pairs) if pairs else 0,
+        ports=ports, leaf_down_ports=down, aggregation_radix=aggregation_radix, leaves=leaves, aggregation=2 * pairs,
+        device_links=ports, uplinks=uplinks, leaf_ports_used=ports + uplinks,
+        aggregation_ports_used=uplinks,
     )
 
 

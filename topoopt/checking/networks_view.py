@@ -47,6 +47,12 @@ class NetworksView:
     def mgmt_switch(self) -> Switch | None:
         return self._item("switches", self.design.management_network.switch)
 
+    @cached_property
+    def mgmt_aggregation_switch(self) -> Switch | None:
+        """The aggregation model (the leaves' in records before it was recorded)."""
+        m = self.design.management_network
+        return self._item("switches", m.aggregation_switch or m.switch)
+
     # ---- the storage network
 
     @property
@@ -168,13 +174,15 @@ class NetworksView:
     # ---- the management network
 
     @cached_property
-    def mgmt_speeds_gbps(self) -> tuple[int, int] | None:
-        return None if self.mgmt_switch is None else networks.management_speeds_gbps(self.mgmt_switch)
+    def mgmt_leaf(self) -> networks.ManagementLeaf | None:
+        """The management leaf model's ports (None when the switch is unknown)."""
+        return None if self.mgmt_switch is None else networks.management_leaf(self.mgmt_switch)
 
-    @property
-    def mgmt_radix(self) -> int:
-        """Management switch ports at its device speed."""
-        return 0 if self.mgmt_speeds_gbps is None else self.mgmt_switch.radix(self.mgmt_speeds_gbps[0])
+    @cached_property
+    def mgmt_aggregation_radix(self) -> int:
+        """Aggregation switch ports at the leaves' uplink speed (0 when unknown or it cannot run it)."""
+        switch = self.mgmt_aggregation_switch
+        return 0 if switch is None or self.mgmt_leaf is None else switch.radix(self.mgmt_leaf.uplink_gbps)
 
     @cached_property
     def mgmt_devices(self) -> list[tuple[str, int, int, int]]:
@@ -197,12 +205,26 @@ class NetworksView:
 
     @cached_property
     def mgmt_counts(self) -> networks.ManagementCounts | None:
-        """The management network implied; None when the switch is unknown or has under 3 device ports."""
-        if self.mgmt_radix < 3:
+        """The management network implied; None when the leaf switch is unknown or has no device
+        port besides its uplinks."""
+        if self.mgmt_leaf is None or self.mgmt_leaf.down < 1:
             return None
-        return networks.management_counts(self.mgmt_ports, self.mgmt_radix)
+        return networks.management_counts(self.mgmt_ports, self.mgmt_leaf.down, self.mgmt_aggregation_radix)
 
     @property
-    def n_mgmt_switches(self) -> int:
-        c, m = self.mgmt_counts, self.design.management_network
-        return c.leaves + c.aggregation if c is not None else m.leaves + m.aggregation
+    def n_mgmt_leaves(self) -> int:
+        c = self.mgmt_counts
+        return c.leaves if c is not None else self.design.management_network.leaves
+
+    @property
+    def n_mgmt_aggregation(self) -> int:
+        c = self.mgmt_counts
+        return c.aggregation if c is not None else self.design.management_network.aggregation
+
+    @property
+    def switch_counts(self) -> list[tuple[Switch, int]]:
+        """Every known switch model of the design with the switches implied of it, per role
+        (compute, storage, management leaves, management aggregation; a model may repeat)."""
+        found = [(self.switch, self.n_switches), (self.storage_switch, self.n_storage_switches),
+                 (self.mgmt_switch, self.n_mgmt_leaves), (self.mgmt_aggregation_switch, self.n_mgmt_aggregation)]
+        return [(switch, count) for switch, count in found if switch is not None]

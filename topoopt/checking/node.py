@@ -151,7 +151,8 @@ def nic_supports_interconnect(ctx: CheckContext) -> list[Violation]:
 
 def link_speed(ctx: CheckContext) -> list[Violation]:
     """The design's ``link_gbps`` is the interconnect's speed; a converged storage network runs at
-    it too; the management network's device and uplink speeds are its switch's lowest and highest;
+    it too; the management network's device and uplink speeds are its leaf switch's lowest and
+    highest (the highest of its uplink cages when it has them);
     every link group runs at its network's speed (``class_gbps``) and names its network."""
     out: list[Violation] = []
     d, family = ctx.design, "link_speed"
@@ -161,10 +162,12 @@ def link_speed(ctx: CheckContext) -> list[Violation]:
     if ctx.converged and d.storage_network.link_gbps != ctx.gbps:
         out.append(Violation(family=family, item="storage network (converged)",
                              detail=f"link_gbps {d.storage_network.link_gbps} Gb/s ≠ compute link speed {ctx.gbps} Gb/s"))
-    m, speeds = d.management_network, ctx.mgmt_speeds_gbps
-    if speeds is not None:
-        for name, recorded, expected, which in (("link_gbps", m.link_gbps, speeds[0], "lowest"),
-                                                ("uplink_gbps", m.uplink_gbps, speeds[1], "highest")):
+    m, leaf = d.management_network, ctx.mgmt_leaf
+    if leaf is not None:
+        for name, recorded, expected, which in (
+                ("link_gbps", m.link_gbps, leaf.device_gbps, "lowest"),
+                ("uplink_gbps", m.uplink_gbps, leaf.uplink_gbps,
+                 "uplink cages' highest" if leaf.own_uplink_cages else "highest")):
             if recorded != expected:
                 out.append(Violation(family=family, item="management network",
                                      detail=f"{name} {recorded} Gb/s ≠ {m.switch}'s {which} speed {expected} Gb/s"))
@@ -196,11 +199,11 @@ def class_gbps(ctx: CheckContext, link_class: str) -> int:
         return ctx.gbps
     if network == "storage":
         return ctx.storage_gbps
-    speeds = ctx.mgmt_speeds_gbps
+    leaf = ctx.mgmt_leaf
     m = ctx.design.management_network
     if link_class == "mgmt":
-        return speeds[0] if speeds else m.link_gbps
-    return speeds[1] if speeds else m.uplink_gbps
+        return leaf.device_gbps if leaf else m.link_gbps
+    return leaf.uplink_gbps if leaf else m.uplink_gbps
 
 
 RULES = {

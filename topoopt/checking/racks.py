@@ -79,11 +79,8 @@ def rack_roles(ctx: CheckContext) -> list[RackRole]:
     roles: list[RackRole] = []
     if ctx.server is not None and ctx.node_power_w is not None:
         roles.append(RackRole("compute", (Device(ctx.server.id, ctx.nodes, ctx.node_power_w, ctx.server.rack_units),)))
-    switches = []
-    for switch, count in ((ctx.switch, ctx.n_switches), (ctx.storage_switch, ctx.n_storage_switches),
-                          (ctx.mgmt_switch, ctx.n_mgmt_switches)):
-        if switch is not None:
-            switches.append(Device(switch.id, count, ctx.power_of_switch_w(switch), switch.rack_units))
+    switches = [Device(switch.id, count, ctx.power_of_switch_w(switch), switch.rack_units)
+                for switch, count in ctx.switch_counts]
     if switches:
         roles.append(RackRole("network", _pooled(switches)))
     units = [Device(tier.id, count, tier.power_w, tier.rack_units) for _, tier, count in ctx.storage_tiers if tier]
@@ -259,8 +256,7 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
 def _uncooled(ctx: CheckContext, rack: RackClass) -> list[Violation]:
     """The server and the switch models in use that the rack class does not cool."""
     devices = [(ctx.server, ctx.nodes)] if ctx.server is not None else []
-    devices += [(s, n) for s, n in ((ctx.switch, ctx.n_switches), (ctx.storage_switch, ctx.n_storage_switches),
-                                    (ctx.mgmt_switch, ctx.n_mgmt_switches)) if s is not None]
+    devices += ctx.switch_counts
     return [Violation(family="rack_power_within_limit", item=f"{device.id} in {rack.id}",
                       detail=f"{device.cooling}-cooled, the rack class is {rack.cooling}-cooled")
             for device, count in devices if count and not rack_cools(rack, device.cooling)]

@@ -139,7 +139,9 @@ def storage_network_lines(d: Design) -> list[str]:
 
 def management_lines(d: Design) -> list[str]:
     mn = d.management_network
-    aggregation = f" + {mn.aggregation:,} aggregation" if mn.aggregation else ""
+    aggregation = (f" + {mn.aggregation:,} aggregation" + (f" of {mn.aggregation_switch}"
+                                                            if mn.aggregation_switch not in (None, mn.switch) else "")
+                   if mn.aggregation else "")
     leaves = plural(mn.leaves, "leaf", "leaves")
     return [f"Management   {mn.ports:,} ports (in-band + out-of-band) on {leaves} of {mn.switch}{aggregation}"
             f" · {mn.link_gbps}G to devices" + (f", {mn.uplink_gbps}G uplinks" if mn.aggregation else "")]

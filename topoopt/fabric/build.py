@@ -158,7 +158,7 @@ def _cage_ports(fabric: Fabric, link_class: str) -> tuple[int, int]:
         return hw.storage_net.ports_per_cage, hw.storage_net.ports_per_cage
     if link_class == "mgmt":
         return hw.management.ports_per_cage, 1
-    return hw.management.uplink_ports_per_cage, hw.management.uplink_ports_per_cage
+    return hw.management.aggregation_ports_per_cage, hw.management.uplink_ports_per_cage
 
 
 def _check_parts(fabric: Fabric) -> list[str]:

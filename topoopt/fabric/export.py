@@ -110,7 +110,7 @@ def _descriptions(fabric: Fabric) -> dict[str, str]:
     hw = fabric.hardware
     parts = [part for _, part in hw.groups]
     items = [hw.server, hw.nic, hw.switch, hw.rack_class, hw.storage, hw.cold_storage, hw.storage_net.nic,
-             hw.storage_net.switch, hw.management.switch, *parts]
+             hw.storage_net.switch, hw.management.switch, hw.management.aggregation, *parts]
     text = {item.id: item.name for item in items if item is not None}
     for part in parts:
         if part.components:

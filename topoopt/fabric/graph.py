@@ -72,6 +72,7 @@ def graph_attributes(fabric: Fabric) -> dict:
         "storage_network": design.storage_network.mode,
         "storage_switch": design.storage_network.switch or "",
         "management_switch": design.management_network.switch,
+        "management_aggregation_switch": design.management_network.aggregation_switch or "",
     }
 
 

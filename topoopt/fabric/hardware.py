@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from topoopt.catalog import load_builtin_catalog, resolve_catalog
 from topoopt.catalog.power import node_power_w, storage_nic_power_w, switch_power_w
+from topoopt.fabric.names import UPLINK_PORT_PREFIX, port_names
 from topoopt.models.catalog import Catalog, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.design import Design, LinkGroup
 from topoopt.models.instance import Instance
@@ -39,17 +40,27 @@ class StorageNetHardware:
 
 @dataclass(frozen=True)
 class ManagementHardware:
-    """The management switch model (leaves and aggregation) at its device and uplink speeds."""
+    """The management leaf model at its device speed, the cages its uplinks take (its own uplink
+    cages, or the top of its device cages), and the aggregation model at the uplink speed."""
 
     switch: Switch
     ports_per_cage: int
-    """Logical ports per cage at the device speed."""
-    uplink_ports_per_cage: int
-    """Logical ports per cage at the uplink speed."""
+    """Logical ports per device cage at the device speed."""
     radix: int
-    """Logical ports at the device speed."""
-    uplink_radix: int
+    """Logical device-cage ports at the device speed."""
+    uplink_ports: list[str]
+    """The leaf's two uplink port names, one to each switch of its aggregation pair."""
+    uplink_ports_per_cage: int
+    """Logical ports per leaf uplink cage at the uplink speed."""
     power_w: float
+    aggregation: Switch
+    aggregation_ports_per_cage: int
+    """Logical ports per aggregation cage at the uplink speed (0: the model cannot run it)."""
+    aggregation_power_w: float
+
+    @property
+    def aggregation_radix(self) -> int:
+        return self.aggregation.cages * self.aggregation_ports_per_cage
 
 
 @dataclass(frozen=True)
@@ -177,14 +188,21 @@ def _storage_net(design: Design, catalog: Catalog, server: Server, parts: list[L
 
 def _management(design: Design, catalog: Catalog, parts: list[LinkPart]) -> ManagementHardware:
     mn = design.management_network
-    switch: Switch = _lookup(catalog.by_id("switches"), mn.switch, "management switch")
+    switches = catalog.by_id("switches")
+    switch: Switch = _lookup(switches, mn.switch, "management switch")
+    aggregation: Switch = _lookup(switches, mn.aggregation_switch or mn.switch, "management aggregation switch")
     per_cage = _ports_per_cage(switch, mn.link_gbps, "management switch")
-    up_per_cage = _ports_per_cage(switch, mn.uplink_gbps, "management switch")
+    if switch.uplink_cages:
+        up_per_cage = (switch.uplink_ports_per_cage or {}).get(mn.uplink_gbps, 0)
+        if up_per_cage < 1:
+            raise FabricError(f"management switch {switch.id} has no uplink ports at {mn.uplink_gbps} Gb/s")
+        uplinks = port_names(switch.uplink_cages, up_per_cage, prefix=UPLINK_PORT_PREFIX)[-2:]
+    else:
+        up_per_cage = _ports_per_cage(switch, mn.uplink_gbps, "management switch")
+        uplinks = port_names(switch.cages, up_per_cage)[-2:]
     return ManagementHardware(
-        switch=switch,
-        ports_per_cage=per_cage,
-        uplink_ports_per_cage=up_per_cage,
-        radix=switch.cages * per_cage,
-        uplink_radix=switch.cages * up_per_cage,
-        power_w=switch_power_w(switch, parts),
+        switch=switch, ports_per_cage=per_cage, radix=switch.cages * per_cage, uplink_ports=uplinks,
+        uplink_ports_per_cage=up_per_cage, power_w=switch_power_w(switch, parts), aggregation=aggregation,
+        aggregation_ports_per_cage=aggregation.ports_per_cage.get(mn.uplink_gbps, 0),
+        aggregation_power_w=switch_power_w(aggregation, parts),
     )

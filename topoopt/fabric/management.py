@@ -6,14 +6,15 @@ Rules (:class:`~topoopt.models.design.ManagementNetwork`), with the choices the 
   catalog ``oob_ports`` out-of-band ports (``oob``); every compute and storage switch its
   ``oob_ports`` management ports (``mgmt``: a switch's in-band management rides its data ports);
   management switches themselves are not managed over this network.
-* **Leaves.** ``leaves`` management leaves (``mgmt-01`` …) of ``leaf_down_ports = k − 2`` device
-  ports at ``link_gbps`` (``k`` the switch's radix at that speed) and 2 uplinks at ``uplink_gbps``
-  on the top ports. Devices are dealt out in order — nodes (rack by rack), compute switches,
+* **Leaves.** ``leaves`` management leaves (``mgmt-01`` …) of ``leaf_down_ports`` device ports at
+  ``link_gbps`` and 2 uplinks at ``uplink_gbps``: on the leaf's own uplink cages (``up1`` …) when
+  it has them, else on its top two ports (then ``leaf_down_ports = k − 2``, ``k`` its radix at the
+  device speed). Devices are dealt out in order — nodes (rack by rack), compute switches,
   storage switches, hot units, cold units, each device's ports together — filling a leaf before
   the next starts, so a rack's nodes share a management leaf.
-* **Aggregation.** Past one leaf, ``aggregation`` switches of the same model in pairs
-  (``mgmt-agg-01`` …); pair *p* takes leaves ``p·k`` … ``p·k + k − 1``, and each leaf has one
-  uplink to each switch of its pair.
+* **Aggregation.** Past one leaf, ``aggregation`` switches of the ``aggregation_switch`` model in
+  pairs (``mgmt-agg-01`` …), ``k_a`` its ports at the uplink speed; pair *p* takes leaves
+  ``p·k_a`` … ``p·k_a + k_a − 1``, and each leaf has one uplink to each switch of its pair.
 """
 
 from __future__ import annotations
@@ -29,27 +30,32 @@ def make_management_switches(design: Design, hw: Hardware) -> tuple[list[Device]
     """The management leaves and aggregation switches."""
     mn, mg = design.management_network, hw.management
     problems = []
-    cages = -(-mn.leaf_down_ports // mg.ports_per_cage) + -(-2 // mg.uplink_ports_per_cage)
-    if mn.leaf_down_ports + 2 > mg.radix or cages > mg.switch.cages:
-        problems.append(f"{mn.leaf_down_ports} device ports + 2 uplinks exceed the {mg.radix} ports of "
-                        f"{mg.switch.id} at {mn.link_gbps} Gb/s")
-    expected_aggregation = 2 * -(-mn.leaves // mg.radix) if mn.leaves > 1 else 0
-    if mn.aggregation != expected_aggregation:
+    own_uplinks = bool(mg.switch.uplink_cages)
+    device_cages = -(-mn.leaf_down_ports // mg.ports_per_cage)
+    if not own_uplinks:
+        device_cages += -(-2 // mg.uplink_ports_per_cage)
+    if mn.leaf_down_ports + (0 if own_uplinks else 2) > mg.radix or device_cages > mg.switch.cages:
+        problems.append(f"{mn.leaf_down_ports} device ports{'' if own_uplinks else ' + 2 uplinks'} exceed the "
+                        f"{mg.radix} ports of {mg.switch.id} at {mn.link_gbps} Gb/s")
+    k = mg.aggregation_radix
+    expected_aggregation = 2 * -(-mn.leaves // k) if mn.leaves > 1 and k else 0
+    if mn.leaves > 1 and not k:
+        problems.append(f"aggregation switch {mg.aggregation.id} has no port at {mn.uplink_gbps} Gb/s")
+    elif mn.aggregation != expected_aggregation:
         problems.append(f"{mn.leaves} management leaves need {expected_aggregation} aggregation switches "
-                        f"(pairs of up to {mg.radix} leaves), the design has {mn.aggregation}")
-    if mn.aggregation and min(mn.leaves, mg.radix) > mg.uplink_radix:
-        problems.append(f"an aggregation pair takes up to {mg.radix} leaves, {mg.switch.id} has "
-                        f"{mg.uplink_radix} ports at {mn.uplink_gbps} Gb/s")
+                        f"(pairs of up to {k} leaves), the design has {mn.aggregation}")
     if problems:
         raise FabricError("inconsistent management network counts: " + "; ".join(problems))
 
-    def switch(name: str, role: str) -> Device:
-        return Device(name=name, role=role, model=mg.switch.id, rack_units=mg.switch.rack_units, power_w=mg.power_w,
-                      ports=mg.radix, network="management")
+    def switch(name: str, role: str, model, power_w: float, ports: int) -> Device:
+        return Device(name=name, role=role, model=model.id, rack_units=model.rack_units, power_w=power_w,
+                      ports=ports, network="management")
 
-    leaves = [switch(numbered("mgmt-", j + 1, mn.leaves), "mgmt-leaf") for j in range(mn.leaves)]
-    aggregation = [switch(numbered("mgmt-agg-", j + 1, mn.aggregation), "mgmt-aggregation")
-                   for j in range(mn.aggregation)]
+    leaf_ports = mg.radix + (mg.switch.uplink_cages * mg.uplink_ports_per_cage if own_uplinks else 0)
+    leaves = [switch(numbered("mgmt-", j + 1, mn.leaves), "mgmt-leaf", mg.switch, mg.power_w, leaf_ports)
+              for j in range(mn.leaves)]
+    aggregation = [switch(numbered("mgmt-agg-", j + 1, mn.aggregation), "mgmt-aggregation", mg.aggregation,
+                          mg.aggregation_power_w, k) for j in range(mn.aggregation)]
     return leaves, aggregation
 
 
@@ -85,12 +91,12 @@ def _uplinks(design: Design, hw: Hardware, leaves: list[Device], aggregation: li
     mg = hw.management
     bundle = new_bundle(design, hw, group_index(hw, "mgmt-uplink"))
     out = Assembler(bundle)
-    up_ports = port_names(mg.switch.cages, mg.uplink_ports_per_cage)
-    top = up_ports[-2:]  # a leaf's two uplinks, one to each switch of its pair
+    k = mg.aggregation_radix
+    down_ports = port_names(mg.aggregation.cages, mg.aggregation_ports_per_cage)
     for p in range(len(aggregation) // 2):
-        pair_leaves = leaves[p * mg.radix:(p + 1) * mg.radix]
+        pair_leaves = leaves[p * k:(p + 1) * k]
         for side in (0, 1):
             switch = aggregation[2 * p + side]
-            out.add_device(switch.name, up_ports[:len(pair_leaves)], [leaf.name for leaf in pair_leaves],
-                           [top[side]] * len(pair_leaves))
+            out.add_device(switch.name, down_ports[:len(pair_leaves)], [leaf.name for leaf in pair_leaves],
+                           [mg.uplink_ports[side]] * len(pair_leaves))
     return bundle

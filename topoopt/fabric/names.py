@@ -39,6 +39,10 @@ def numbered(prefix: str, index: int, total: int) -> str:
     return f"{prefix}{index:0{width(total)}d}"
 
 
+UPLINK_PORT_PREFIX = "up"
+"""Ports of a management switch's own uplink cages: ``up1`` … (device cages are ``p1`` …)."""
+
+
 def port_names(cages: int, ports_per_cage: int, prefix: str = "p") -> list[str]:
     """Logical port names in port-index order: cage-major, lane-minor."""
     if ports_per_cage == 1:

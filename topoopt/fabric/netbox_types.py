@@ -81,7 +81,8 @@ def interface_type(bundle: LinkBundle, side: str, interconnect: str) -> str:
 def model_names(fabric: Fabric) -> dict[str, str]:
     """Catalog id → catalog name of every device model of the installation."""
     hw = fabric.hardware
-    items = [hw.server, hw.switch, hw.storage_net.switch, hw.management.switch, hw.storage, hw.cold_storage]
+    items = [hw.server, hw.switch, hw.storage_net.switch, hw.management.switch, hw.management.aggregation,
+             hw.storage, hw.cold_storage]
     return {item.id: item.name for item in items if item is not None}
 
 
@@ -94,7 +95,7 @@ def device_types(fabric: Fabric) -> list[dict]:
     for bundle in fabric.links:
         for side, devices, ports in (("a", bundle.a_device, bundle.a_port), ("b", bundle.b_device, bundle.b_port)):
             kind = interface_type(bundle, side, interconnect)
-            management = bundle.network == "management" and side == "b"
+            management = bundle.between == "mgmt" and side == "b"  # a device's management port
             for device, port in zip(devices, ports):
                 entry = {"name": port, "type": kind}
                 if management:

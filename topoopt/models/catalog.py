@@ -158,8 +158,14 @@ class Switch(Sourced):
         "Management (RJ45) ports: a switch is managed through them (in band over its data ports, which "
         "need no cable of their own); e.g. one 1G RJ45 port on the QM9700 "
         "(https://docs.nvidia.com/networking/display/QM97X0PUB/Interfaces)."))
+    uplink_cages: int = Field(0, ge=0, le=16, description=(
+        "Management switches only: cages for uplinks besides the device cages (e.g. 4 x QSFP28 beside "
+        "48 x RJ45 on the SN2201); 0 when the uplinks take two of the device cages."))
+    uplink_cage_form_factor: str | None = Field(None, description="Form factor of the uplink cages.")
+    uplink_ports_per_cage: dict[Annotated[int, FASTEST_PORT], Annotated[int, Range(1, 8, "a cage has at most 8 lanes")]] | None = Field(
+        None, description="Logical ports per uplink cage at each speed in Gb/s.")
 
-    @field_validator("ports_per_cage", mode="before")
+    @field_validator("ports_per_cage", "uplink_ports_per_cage", mode="before")
     @classmethod
     def _speed_keys_as_numbers(cls, value):
         """Instance files quote mapping keys ("400": 2); speeds are integers in Gb/s."""
@@ -167,9 +173,22 @@ class Switch(Sourced):
             return {int(k) if isinstance(k, str) and k.isdigit() else k: v for k, v in value.items()}
         return value
 
+    @model_validator(mode="after")
+    def _uplink_cages_complete(self) -> Switch:
+        given = [self.uplink_cages > 0, self.uplink_cage_form_factor is not None, bool(self.uplink_ports_per_cage)]
+        if any(given) and not all(given):
+            raise ValueError("uplink_cages, uplink_cage_form_factor and uplink_ports_per_cage go together")
+        if self.uplink_cages and self.role != "management":
+            raise ValueError("uplink cages are for management switches (role: management)")
+        return self
+
     def radix(self, gbps: int) -> int:
         """Logical ports at ``gbps``; 0 when the switch cannot run that speed."""
         return self.cages * self.ports_per_cage.get(gbps, 0)
+
+    def uplink_radix(self, gbps: int) -> int:
+        """Logical ports of the uplink cages at ``gbps``."""
+        return self.uplink_cages * (self.uplink_ports_per_cage or {}).get(gbps, 0)
 
 
 class LinkPart(Sourced):

@@ -10,7 +10,7 @@ from topoopt.models.base import NoBoolean, Record
 from topoopt.models.catalog import Price, PriceProvenance
 from topoopt.models.performance import Parallelism, Performance
 
-SCHEMA_VERSION = "1.6"
+SCHEMA_VERSION = "1.7"
 
 Network = Literal["compute", "storage", "management"]
 Tier = Literal["leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf", "mgmt-aggregation"]
@@ -128,11 +128,14 @@ class StorageNetwork(Record):
 
 
 class ManagementNetwork(Record):
-    """One in-band port per node, switch and storage unit plus their out-of-band ports, on
-    management leaves (``leaf_down_ports`` device ports, 2 uplinks) and, past one leaf, pairs of
-    aggregation switches of the same model (each pair takes up to ``radix`` leaves)."""
+    """One in-band port per node and storage unit plus the out-of-band ports of every node, data
+    switch and storage unit, on management leaves (``leaf_down_ports`` device ports, 2 uplinks) and,
+    past one leaf, pairs of aggregation switches (each pair takes up to the aggregation model's
+    ports at ``uplink_gbps`` leaves)."""
 
-    switch: str = Field(description="Management switch id (leaves and aggregation).")
+    switch: str = Field(description="Management leaf switch id.")
+    aggregation_switch: str | None = Field(
+        None, description="Aggregation switch id; none with one leaf (records before schema 1.7: the leaves' model).")
     ports: int = Field(ge=0, description="Management ports served (in-band + out-of-band).")
     leaves: int = Field(ge=1, description="Management leaf switches.")
     aggregation: int = Field(ge=0, description="Aggregation switches (0 with one leaf).")

@@ -246,7 +246,7 @@ class Pins(Record):
     storage_ports_per_node: int | None = Field(
         None, ge=1, le=64, description="Storage ports cabled per node (dedicated storage network)."
     )
-    management_switch: str | None = Field(None, description="Management switch id.")
+    management_switch: str | None = Field(None, description="Management leaf switch id (their aggregation pairs may be another model).")
 
 
 class Constraints(Record):

@@ -244,12 +244,16 @@ class ColdOption:
 
 @dataclass(frozen=True)
 class ManagementOption:
-    """A management switch model: leaves with ``radix − 2`` device ports at the lowest speed and
-    two uplinks at the highest, and, past one leaf, aggregation pairs of the same model."""
+    """A management network of one leaf model and, past one leaf, aggregation pairs of one model:
+    leaves with ``leaf_down_ports`` device ports at the lowest speed and two uplinks at
+    ``uplink_gbps`` (:func:`management_leaf`), each aggregation switch taking one uplink from each
+    of up to ``aggregation_radix`` leaves."""
 
     index: int
     switch: Switch
-    radix: int
+    aggregation: Switch
+    leaf_down_ports: int
+    aggregation_radix: int
     device_gbps: int
     uplink_gbps: int
     unit_price: int | None
@@ -260,9 +264,22 @@ class ManagementOption:
     level_violations: dict = field(default_factory=dict)
     uplink_level_violations: dict = field(default_factory=dict)
 
-    @property
-    def leaf_down_ports(self) -> int:
-        return self.radix - MGMT_UPLINKS
+
+def management_leaf(switch: Switch) -> tuple[int, int, int, tuple[str, int]] | None:
+    """``(device speed, device ports, uplink speed, uplink cage)`` of a management leaf: its device
+    ports run the lowest speed of its device cages; its two uplinks the highest speed of its uplink
+    cages when it has them, else of its device cages, taking two of them. None without a device
+    port besides the uplinks."""
+    low = min(switch.ports_per_cage)
+    if switch.uplink_cages:
+        high = max(switch.uplink_ports_per_cage)
+        if switch.uplink_radix(high) < MGMT_UPLINKS:
+            return None
+        down, cage = switch.radix(low), (switch.uplink_cage_form_factor, switch.uplink_ports_per_cage[high])
+    else:
+        high = max(switch.ports_per_cage)
+        down, cage = switch.radix(low) - MGMT_UPLINKS, (switch.cage_form_factor, switch.ports_per_cage[high])
+    return (low, down, high, cage) if down >= 1 else None
 
 
 def storage_node_w(catalog: ResolvedCatalog, nic: Nic, nics: int, builtin: bool, gbps: int, ports: int) -> float:
@@ -400,24 +417,32 @@ def cold_options(catalog: ResolvedCatalog, instance: Instance, cold_capacity_tb:
 
 def management_options(catalog: ResolvedCatalog, instance: Instance, runs_m: dict[str, dict[str, float]],
                        parts: PartChooser) -> list[ManagementOption]:
-    """Every management switch with at least one device port besides its two uplinks."""
+    """Every management leaf model (:func:`management_leaf`) with every management switch whose
+    device cages run the leaf's uplink speed as its aggregation (a leaf without uplink cages may
+    aggregate its own model). The aggregation model's rules apply past one leaf."""
     options: list[ManagementOption] = []
-    for switch in catalog.catalog.switches:
-        if switch.role != "management":
+    switches = [s for s in catalog.catalog.switches if s.role == "management"]
+    for switch in switches:
+        leaf = management_leaf(switch)
+        if leaf is None:
             continue
-        low, high = min(switch.ports_per_cage), max(switch.ports_per_cage)
-        radix = switch.radix(low)
-        if radix <= MGMT_UPLINKS:
-            continue
-        ff = switch.cage_form_factor
-        part = parts.placed((ff, switch.ports_per_cage[low]), (MGMT_DEVICE_FORM_FACTOR, 1), low, runs_m["mgmt"])
-        uplink_cage = (ff, switch.ports_per_cage[high])
-        uplink = parts.placed(uplink_cage, uplink_cage, high, runs_m["mgmt-uplink"])
+        low, down, high, uplink_cage = leaf
+        part = parts.placed((switch.cage_form_factor, switch.ports_per_cage[low]), (MGMT_DEVICE_FORM_FACTOR, 1),
+                            low, runs_m["mgmt"])
         price = whole_units(catalog.price(switch.id))
         common, at = placed_violations([part])
-        uplink_common, uplink_at = placed_violations([uplink])
-        options.append(ManagementOption(
-            index=len(options), switch=switch, radix=radix, device_gbps=low, uplink_gbps=high, unit_price=price,
-            part=part, uplink_part=uplink, violations=management_violations(switch, price, instance) | common,
-            uplink_violations=uplink_common, level_violations=at, uplink_level_violations=uplink_at))
+        for aggregation in switches:
+            k = aggregation.radix(high)
+            if k < 1:
+                continue
+            uplink = parts.placed((aggregation.cage_form_factor, aggregation.ports_per_cage[high]), uplink_cage,
+                                  high, runs_m["mgmt-uplink"])
+            uplink_common, uplink_at = placed_violations([uplink])
+            agg_rules = management_violations(aggregation, whole_units(catalog.price(aggregation.id)), instance,
+                                              pinned=False)
+            options.append(ManagementOption(
+                index=len(options), switch=switch, aggregation=aggregation, leaf_down_ports=down, aggregation_radix=k,
+                device_gbps=low, uplink_gbps=high, unit_price=price, part=part, uplink_part=uplink,
+                violations=management_violations(switch, price, instance) | common,
+                uplink_violations=uplink_common | agg_rules, level_violations=at, uplink_level_violations=uplink_at))
     return options

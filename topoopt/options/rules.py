@@ -127,12 +127,14 @@ def cold_violations(tier, price: int | None, instance: Instance) -> frozenset[st
     return frozenset(found)
 
 
-def management_violations(switch, price: int | None, instance: Instance) -> frozenset[str]:
+def management_violations(switch, price: int | None, instance: Instance, pinned: bool = True) -> frozenset[str]:
+    """What a management switch model breaks; ``pinned``: the management switch pin applies (it
+    pins the leaves' model, not their aggregation's)."""
     found = set()
     if not instance.constraints.switches.admits(switch.id):
         found.add("allowed_by_lists")
     if price is None:
         found.add("priced_in_book")
-    if instance.constraints.pins.management_switch not in (None, switch.id):
+    if pinned and instance.constraints.pins.management_switch not in (None, switch.id):
         found.add("pins_respected")
     return frozenset(found)

@@ -191,7 +191,8 @@ def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
     unit_counts = {t: value(var) for t, var in n.units_of.items() if value(var)}
     f, net, cold = pick.fabric, pick.storage_net, pick.cold.tier
     switch_order = list(dict.fromkeys(x for x in (f.switch and f.switch.id, net.switch and net.switch.id,
-                                                  pick.management.switch.id) if x in switch_counts))
+                                                  pick.management.switch.id, pick.management.aggregation.id)
+                                        if x in switch_counts))
     tier_order = list(dict.fromkeys(x for x in (o.storage[pick.storage_index].tier.id, cold and cold.id)
                                     if x in unit_counts))
     switch_w = {sid: o.switch_power_w(switch_models[sid]) for sid in switch_order}
@@ -294,7 +295,7 @@ def _management_network(dm: DesignModel, pick: Choice, value) -> tuple[Managemen
     switches = [SwitchGroup(network="management", tier="mgmt-leaf", model=x.switch.id, count=leaves,
                             ports_used=ports + uplinks)]
     if aggregation:
-        switches.append(SwitchGroup(network="management", tier="mgmt-aggregation", model=x.switch.id,
+        switches.append(SwitchGroup(network="management", tier="mgmt-aggregation", model=x.aggregation.id,
                                     count=aggregation, ports_used=uplinks))
     links = []
     if part and ports:
@@ -304,7 +305,8 @@ def _management_network(dm: DesignModel, pick: Choice, value) -> tuple[Managemen
     if uplinks and uplink_part:
         links.append(LinkGroup(network="management", between="mgmt-uplink", count=uplinks, part=uplink_part.part.id,
                                assemblies=uplinks, length_m=lengths["mgmt-uplink"], gbps=x.uplink_gbps))
-    record = ManagementNetwork(switch=x.switch.id, ports=ports, leaves=leaves, aggregation=aggregation,
+    record = ManagementNetwork(switch=x.switch.id, aggregation_switch=x.aggregation.id if aggregation else None,
+                               ports=ports, leaves=leaves, aggregation=aggregation,
                                leaf_down_ports=x.leaf_down_ports, link_gbps=x.device_gbps, uplink_gbps=x.uplink_gbps)
     return record, switches, links
 

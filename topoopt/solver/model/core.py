@@ -403,7 +403,7 @@ def network_variables(dm) -> NetVars:
     if not converged:
         m.add(conv == 0)
     storage_ids = sorted({n.switch.id for n in o.storage_nets if n.switch})
-    mgmt_ids = [x.switch.id for x in o.management]
+    mgmt_ids = list(dict.fromkeys(s.id for x in o.management for s in (x.switch, x.aggregation)))
     all_ids = list(dict.fromkeys([*dm.switch_models(), *storage_ids, *mgmt_ids]))
     tier_ids = list(dict.fromkeys([*(s.tier.id for s in o.storage), *(c.tier.id for c in o.cold if c.tier)]))
     return NetVars(
@@ -411,7 +411,7 @@ def network_variables(dm) -> NetVars:
         converged=conv,
         dedicated=m.new_bool_var("dedicated_storage"),
         use_cold=[m.new_bool_var(f"use_cold{c.index}") for c in o.cold],
-        use_mgmt=[m.new_bool_var(f"use_mgmt_{x.switch.id}") for x in o.management],
+        use_mgmt=[m.new_bool_var(f"use_mgmt_{x.switch.id}_{x.aggregation.id}") for x in o.management],
         cold_units=iv(count_max, "cold_units"),
         hot_ports=iv(count_max, "hot_unit_ports"),
         cold_ports=iv(count_max, "cold_unit_ports"),

@@ -159,7 +159,7 @@ def _management_shape(dm) -> None:
     """Management ports: 1 in-band plus the out-of-band ports of every node and storage unit, and
     the management ports of every compute and storage switch (``oob_ports``: a switch's in-band
     management rides its data ports). Aggregation: none with one leaf, else pairs (the ceilings are the
-    rule management_ports_cover)."""
+    rule management_ports_cover). Switches per model: the option's leaves and its aggregation."""
     m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     for oob_lit, configs in dm.node_groups(lambda c: c.server.oob_ports):
         m.add(n.mgmt_node_ports == (1 + configs[0].server.oob_ports) * v.nodes).only_enforce_if(oob_lit)
@@ -173,10 +173,14 @@ def _management_shape(dm) -> None:
     m.add(n.mgmt_leaves <= 1).only_enforce_if(n.mgmt_multi.Not())
     m.add(n.mgmt_pairs == 0).only_enforce_if(n.mgmt_multi.Not())
     m.add(n.mgmt_aggregation == 2 * n.mgmt_pairs)
-    for x, lit in zip(o.management, n.use_mgmt):
-        var = n.mgmt_of[x.switch.id]
-        m.add(var == n.mgmt_leaves + n.mgmt_aggregation).only_enforce_if(lit)
-        m.add(var == 0).only_enforce_if(lit.Not())
+    for sid, var in n.mgmt_of.items():
+        using = []
+        for x, lit in zip(o.management, n.use_mgmt):
+            if sid in (x.switch.id, x.aggregation.id):
+                using.append(lit)
+                m.add(var == (n.mgmt_leaves if sid == x.switch.id else 0)
+                      + (n.mgmt_aggregation if sid == x.aggregation.id else 0)).only_enforce_if(lit)
+        m.add(var == 0).only_enforce_if([lit.Not() for lit in using])
 
 
 def _switch_totals(dm, ded: list, lits: list) -> None:
