@@ -57,9 +57,9 @@ STORAGE_NETWORK = {
 }
 STORAGE_KIT = "ndr200-dr4-splitter-kit-qsfp112-50m"
 # Management ports: 4 nodes × (1 + 1) + 12 compute qm9700 × 1 + 1 storage qm9700 × 1 + 1 array ×
-# (1 + 1) = 23 ≤ 46 device ports of one 48-port leaf: no aggregation (a switch has one management
-# port and no in-band one).
-MANAGEMENT_NETWORK = {"switch": "mgmt-48x1g-10g", "ports": 23, "leaves": 1, "aggregation": 0, "leaf_down_ports": 46,
+# (1 + 1) + 5 racks × 2 PDUs = 33 ≤ 46 device ports of one 48-port leaf: no aggregation (a switch
+# has one management port and no in-band one).
+MANAGEMENT_NETWORK = {"switch": "mgmt-48x1g-10g", "ports": 33, "leaves": 1, "aggregation": 0, "leaf_down_ports": 46,
                       "link_gbps": 1, "uplink_gbps": 10}
 
 BASE_DESIGN = {
@@ -80,7 +80,7 @@ BASE_DESIGN = {
         {"tier": "leaf", "model": "qm9700", "count": 8, "ports_used": 64},   # 32 node + 8 × 4 up
         {"tier": "spine", "model": "qm9700", "count": 4, "ports_used": 32},  # 8 × 4
         {"network": "storage", "tier": "storage-leaf", "model": "qm9700", "count": 1, "ports_used": 12},
-        {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 1, "ports_used": 23},
+        {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 1, "ports_used": 33},
     ],
     "links": [
         # node-leaf: 15 m in row + 2 m slack; leaf-spine: 3 m in the rack (the 13 qm9700 share one
@@ -97,8 +97,8 @@ BASE_DESIGN = {
          "assemblies": 2, "length_m": 17.0, "gbps": 200},
         {"network": "storage", "between": "storage-unit", "count": 4, "part": STORAGE_KIT,
          "assemblies": 1, "length_m": 17.0, "gbps": 200},
-        {"network": "management", "between": "mgmt", "count": 23, "part": "cat6-rj45-1g-100m",
-         "assemblies": 23, "length_m": 17.0, "gbps": 1},
+        {"network": "management", "between": "mgmt", "count": 33, "part": "cat6-rj45-1g-100m",
+         "assemblies": 33, "length_m": 17.0, "gbps": 1},
     ],
     "racks": [
         # 30 kW / 10.278 kW = 2 nodes per rack -> 2 racks of 2 × 10,278 W = 20,556 W.
@@ -125,11 +125,11 @@ BASE_COST = {
     ("cable", "ndr-sr4-twin-to-twin-flat-kit-50m"): (16, 2_520),
     ("cable", "ndr-dr4-twin-kit-500m"): (16, 3_800),
     ("cable", STORAGE_KIT): (3, 5_000),
-    ("cable", "cat6-rj45-1g-100m"): (23, 15),
+    ("cable", "cat6-rj45-1g-100m"): (33, 15),
     ("rack", "air-30kw"): (5, 4_500),
     ("storage", "nvme-of-array"): (1, 90_000),
 }
-BASE_TOTAL = 1_966_965
+BASE_TOTAL = 1_967_115
 
 # A 3-tier design on a small 8-port switch, so pods and planes stay small:
 # k = 4 cages × 2 = 8; the ratio-1 split D = 4, u = 4; 6 nodes × 8 rails, one rail per leaf, 2 leaves
@@ -158,10 +158,10 @@ THREE_TIER_DESIGN = {
         {"tier": "core", "model": "sw8", "count": 8, "ports_used": 64},
         # Storage: E = 6 nodes × 2 + 4 unit ports = 16 on one qm9700.
         {"network": "storage", "tier": "storage-leaf", "model": "qm9700", "count": 1, "ports_used": 16},
-        # Management: 6 nodes × 2 + 40 sw8 × 1 + 1 qm9700 × 1 + 1 array × 2 = 55 ports:
-        # ceil(55 / 46) = 2 leaves, past one leaf 2 × ceil(2 / 48) = 2 aggregation switches; every
-        # leaf has one uplink to each: 4 uplinks; leaves use 55 + 4 ports, the aggregation 4.
-        {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 2, "ports_used": 59},
+        # Management: 6 nodes × 2 + 40 sw8 × 1 + 1 qm9700 × 1 + 1 array × 2 + 7 racks × 2 PDUs = 69
+        # ports: ceil(69 / 46) = 2 leaves, past one leaf 2 × ceil(2 / 48) = 2 aggregation switches;
+        # every leaf has one uplink to each: 4 uplinks; leaves use 69 + 4 ports, the aggregation 4.
+        {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 2, "ports_used": 73},
         {"network": "management", "tier": "mgmt-aggregation", "model": "mgmt-48x1g-10g", "count": 2, "ports_used": 4},
     ],
     "links": [
@@ -182,8 +182,8 @@ THREE_TIER_DESIGN = {
          "assemblies": 4, "length_m": 17.0, "gbps": 200},
         {"network": "storage", "between": "storage-unit", "count": 4, "part": STORAGE_KIT,
          "assemblies": 1, "length_m": 17.0, "gbps": 200},
-        {"network": "management", "between": "mgmt", "count": 55, "part": "cat6-rj45-1g-100m",
-         "assemblies": 55, "length_m": 17.0, "gbps": 1},
+        {"network": "management", "between": "mgmt", "count": 69, "part": "cat6-rj45-1g-100m",
+         "assemblies": 69, "length_m": 17.0, "gbps": 1},
         # Uplinks at the 10G uplink speed, across rows: 50 + 2 = 52 m.
         {"network": "management", "between": "mgmt-uplink", "count": 4, "part": "cat6a-rj45-10g-100m",
          "assemblies": 4, "length_m": 52.0, "gbps": 10},
@@ -197,11 +197,11 @@ THREE_TIER_DESIGN = {
         {"class": "air-30kw", "role": "storage", "count": 1, "nodes_per_rack": 0, "power_kw": 1.6},
     ],
     "storage_network": {**STORAGE_NETWORK},
-    "management_network": {**MANAGEMENT_NETWORK, "ports": 55, "leaves": 2, "aggregation": 2},
+    "management_network": {**MANAGEMENT_NETWORK, "ports": 69, "leaves": 2, "aggregation": 2},
 }
 # One DGX H100 without a compute fabric (tiers 0): no compute switches or links, no compute NICs
 # bought; its storage network (E = 2 + 4 = 6 ports on one qm9700) and management network
-# (1 node × 2 + 1 qm9700 × 1 + 1 array × 2 = 5 ports) remain.
+# (1 node × 2 + 1 qm9700 × 1 + 1 array × 2 + 4 racks × 2 PDUs = 13 ports) remain.
 SINGLE_NODE_DESIGN = {
     **BASE_DESIGN,
     "nodes": 1, "gpus": 8, "tiers": 0, "rail_optimized": False,
@@ -213,7 +213,7 @@ SINGLE_NODE_DESIGN = {
     },
     "switches": [
         {"network": "storage", "tier": "storage-leaf", "model": "qm9700", "count": 1, "ports_used": 6},
-        {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 1, "ports_used": 5},
+        {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 1, "ports_used": 13},
     ],
     "links": [
         # node-storage 2 ports × ceil(1 node / 4) = 2 kits.
@@ -221,8 +221,8 @@ SINGLE_NODE_DESIGN = {
          "assemblies": 2, "length_m": 17.0, "gbps": 200},
         {"network": "storage", "between": "storage-unit", "count": 4, "part": STORAGE_KIT,
          "assemblies": 1, "length_m": 17.0, "gbps": 200},
-        {"network": "management", "between": "mgmt", "count": 5, "part": "cat6-rj45-1g-100m",
-         "assemblies": 5, "length_m": 17.0, "gbps": 1},
+        {"network": "management", "between": "mgmt", "count": 13, "part": "cat6-rj45-1g-100m",
+         "assemblies": 13, "length_m": 17.0, "gbps": 1},
     ],
     "racks": [
         # Without a compute fabric the node draws its server's 10,200 W plus its 2 storage optics
@@ -233,7 +233,7 @@ SINGLE_NODE_DESIGN = {
         {"class": "air-30kw", "role": "network", "count": 2, "nodes_per_rack": 0, "power_kw": 1.294},
         {"class": "air-30kw", "role": "storage", "count": 1, "nodes_per_rack": 0, "power_kw": 1.6},
     ],
-    "management_network": {**MANAGEMENT_NETWORK, "ports": 5},
+    "management_network": {**MANAGEMENT_NETWORK, "ports": 13},
 }
 THREE_TIER_INSTANCE_CHANGES = {"catalog.add.switches": [SMALL_SWITCH], "catalog.prices": {"sw8": 5_000.0}}
 
@@ -254,8 +254,8 @@ HGX = {"server": "hgx-h100", "links.0.part": "ndr-sr4-kit-50m", "racks.0.power_k
 # ports. Leaves use 12 + 2 × 8 = 28 ports, spines 16. Uplinks 2 × 8 × 200G ≥ the need.
 # Leaf-spine: 2 × 8 = 16 links across rows (52 m) in 4-link twin-port kits: 2 leaves × 2 spines ×
 # ceil(4 / 4) = 4 kits. Switch power 300 W + 4 cages × 17 W = 368 W.
-# Management ports: 23 − 1 + 4 × 1 = 26 ≤ 46, one leaf. Network racks: 12 qm9700 (15.528 kW),
-# 4 st16 and the management switch: 3 racks.
+# Management ports: 33 − 1 + 4 × 1 + 1 more rack × 2 PDUs = 38 ≤ 46, one leaf. Network racks: 12
+# qm9700 (15.528 kW), 4 st16 and the management switch: 3 racks.
 STORAGE_SWITCH_16 = {"id": "st16", "name": "16-port NDR200 test switch", "source": SRC, "protocols": ["ib"],
                      "cages": 4, "cage_form_factor": "osfp-twin-finned", "ports_per_cage": {200: 4},
                      "power_w": 300.0, "rack_units": 1}
@@ -266,12 +266,12 @@ STORAGE_TWO_TIER = {
     "switches": [*BASE_DESIGN["switches"][:2],
                  {"network": "storage", "tier": "storage-leaf", "model": "st16", "count": 2, "ports_used": 28},
                  {"network": "storage", "tier": "storage-spine", "model": "st16", "count": 2, "ports_used": 16},
-                 {**BASE_DESIGN["switches"][3], "ports_used": 26}],
+                 {**BASE_DESIGN["switches"][3], "ports_used": 38}],
     "links": [*BASE_DESIGN["links"][:4],
               {"network": "storage", "between": "storage-leaf-spine", "count": 16, "part": "ndr200-dr4-twin-kit-500m",
                "assemblies": 4, "length_m": 52.0, "gbps": 200},
-              {**BASE_DESIGN["links"][4], "count": 26, "assemblies": 26}],
-    "management_network.ports": 26,
+              {**BASE_DESIGN["links"][4], "count": 38, "assemblies": 38}],
+    "management_network.ports": 38,
     "racks.1.count": 3, "racks.1.power_kw": 15.528,
 }
 
@@ -280,7 +280,7 @@ STORAGE_TWO_TIER = {
 # and the 8 ports of one parallel-file-system block: 40 ≤ 40. HDR AOCs (one link each) run in the
 # row, 17 m. Node: 10,000 W + 8 NICs × 20 W + 8 cages × 6 W (hungriest qsfp56 end at 200G) =
 # 10,208 W, 2 per 30 kW rack (20.416 kW); qm8700 300 W + 40 cages × 6 W = 540 W. Management ports:
-# 4 nodes × 2 + 1 qm8700 × 1 + 1 block × 2 = 11. Storage traffic rides the 8 × 200G compute ports
+# 4 nodes × 2 + 1 qm8700 × 1 + 1 block × 2 + 5 racks × 2 PDUs = 21. Storage traffic rides the 8 × 200G compute ports
 # of a node: 1,600 Gb/s.
 CONVERGED_DESIGN = {
     **BASE_DESIGN,
@@ -292,13 +292,13 @@ CONVERGED_DESIGN = {
                "rail_optimized": False, "rails_per_leaf": 8},
     "switches": [
         {"tier": "leaf", "model": "qm8700", "count": 1, "ports_used": 40},  # 32 node + 8 storage-unit ports
-        {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 1, "ports_used": 11},
+        {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 1, "ports_used": 21},
     ],
     "links": [
         {"between": "node-leaf", "count": 32, "part": "hdr-aoc-30m", "assemblies": 32, "length_m": 17.0, "gbps": 200},
         {"network": "storage", "between": "storage-unit", "count": 8, "part": "hdr-aoc-30m", "assemblies": 8,
          "length_m": 17.0, "gbps": 200},
-        {"network": "management", "between": "mgmt", "count": 11, "part": "cat6-rj45-1g-100m", "assemblies": 11,
+        {"network": "management", "between": "mgmt", "count": 21, "part": "cat6-rj45-1g-100m", "assemblies": 21,
          "length_m": 17.0, "gbps": 1},
     ],
     "racks": [
@@ -314,13 +314,13 @@ CONVERGED_DESIGN = {
         "node_gbps": 1600.0, "need_gbps": NEED_GBPS, "switch": None, "tiers": 0, "leaves": 0, "spines": 0,
         "compute_storage_leaves": 0, "unit_ports": 8,
     },
-    "management_network": {**MANAGEMENT_NETWORK, "ports": 11},
+    "management_network": {**MANAGEMENT_NETWORK, "ports": 21},
 }
 # The same in 2 tiers, one rail per leaf: 8 rail groups of 1 leaf (d = ceil(4/1) = 4), 4 spines ×
 # 1 link (u = 4; 1 × (4 − 4 + 1) ≤ 4), plus ceil(8 unit ports / (40 − 4)) = 1 storage leaf whose 4
 # uplinks carry 4 × 200 = 800 Gb/s ≥ 7.49 Gb/s of storage traffic: 9 leaves; a spine uses 9 × 1 = 9
 # ports. Leaves use 32 + 8 + 9 × 4 = 76 ports, spines 36; leaf-spine 36 HDR AOCs of 100 m across
-# rows (9 × 4 × ceil(1 / 1)). Management ports 4 × 2 + 13 qm8700 × 1 + 1 × 2 = 23. The 13 qm8700 ×
+# rows (9 × 4 × ceil(1 / 1)). Management ports 4 × 2 + 13 qm8700 × 1 + 1 × 2 + 5 racks × 2 = 33. The 13 qm8700 ×
 # 540 W = 7.02 kW share one network rack; the management switch has its own.
 CONVERGED_TWO_TIER = {
     "tiers": 2, "rail_optimized": True,
@@ -330,15 +330,15 @@ CONVERGED_TWO_TIER = {
     "switches": [
         {"tier": "leaf", "model": "qm8700", "count": 9, "ports_used": 76},
         {"tier": "spine", "model": "qm8700", "count": 4, "ports_used": 36},
-        {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 1, "ports_used": 23},
+        {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 1, "ports_used": 33},
     ],
     "links": [
         CONVERGED_DESIGN["links"][0],
         {"between": "leaf-spine", "count": 36, "part": "hdr-aoc-100m", "assemblies": 36, "length_m": 3.0, "gbps": 200},
         CONVERGED_DESIGN["links"][1],
-        {**CONVERGED_DESIGN["links"][2], "count": 23, "assemblies": 23},
+        {**CONVERGED_DESIGN["links"][2], "count": 33, "assemblies": 33},
     ],
-    "storage_network.compute_storage_leaves": 1, "management_network.ports": 23, "racks.1.power_kw": 7.02,
+    "storage_network.compute_storage_leaves": 1, "management_network.ports": 33, "racks.1.power_kw": 7.02,
 }
 
 # A cold tier: checkpoints kept 7 days (ceil(7 × 24 / 2 h) = 84 of 112.42 GB = 9.443 TB) and
@@ -349,7 +349,7 @@ CONVERGED_TWO_TIER = {
 # + 2 × 2 = 14 ports. 25G SR kits (one link each) run in the row: node-storage 2 × ceil(4 / 1) = 8,
 # storage-unit 1 × 2 + 2 × 2 = 6. Node: 10,272 W + 12 W NIC + 2 ports × 1.2 W = 10,286.4 W, 2 per
 # rack (20.5728 kW). sn2410 200 W + 48 × 1.2 W = 257.6 W. Management ports 4 × 2 + 12 qm9700 × 1
-# + 1 sn2410 × 1 + 3 object nodes × 2 = 27. Network racks: 12 qm9700 (15.528 kW), the sn2410, the
+# + 1 sn2410 × 1 + 3 object nodes × 2 + 6 racks × 2 PDUs = 39. Network racks: 12 qm9700 (15.528 kW), the sn2410, the
 # management switch: 3. The 3 object nodes (900 W, 4U) share one storage rack: 2.7 kW.
 COLD_INSTANCE_CHANGES = {"workload.data.archive_tb": 1000.0, "workload.checkpoint.archive_days": 7.0}
 COLD_KIT = "25g-sfp28-sr-kit-100m"
@@ -362,12 +362,12 @@ COLD_DESIGN = {
     "cold_storage": {"tier": "object-store-node", "units": 2, "ports": 4, "read_gbps": 80.0, "write_gbps": 48.0,
                      "capacity_tb": 1800.0},
     "switches.2": {"network": "storage", "tier": "storage-leaf", "model": "sn2410", "count": 1, "ports_used": 14},
-    "switches.3.ports_used": 27,
+    "switches.3.ports_used": 39,
     "links.2": {"network": "storage", "between": "node-storage", "count": 8, "part": COLD_KIT, "assemblies": 8,
                 "length_m": 17.0, "gbps": 25},
     "links.3": {"network": "storage", "between": "storage-unit", "count": 6, "part": COLD_KIT, "assemblies": 6,
                 "length_m": 17.0, "gbps": 25},
-    "links.4.count": 27, "links.4.assemblies": 27, "management_network.ports": 27,
+    "links.4.count": 39, "links.4.assemblies": 39, "management_network.ports": 39,
     "racks": [
         {"class": "air-30kw", "role": "compute", "count": 2, "nodes_per_rack": 2, "power_kw": 20.5728},
         {"class": "air-30kw", "role": "network", "count": 3, "nodes_per_rack": 0, "power_kw": 15.528},

@@ -42,7 +42,7 @@ import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
-from enumeration_networks import Networks
+from enumeration_networks import Network, Networks
 
 from topoopt import perf
 from topoopt.catalog import resolve_catalog
@@ -480,6 +480,9 @@ class Candidate:
     devices: tuple
     storage_net: object
     management: object
+    management_by_racks: dict
+    """The management network for each rack count its switches serve (their PDUs included): the
+    racking's count must be one of them."""
 
 
 def dominated(a, b) -> bool:
@@ -693,7 +696,7 @@ class Enumerator:
     def _complete(self, node, fabric, n, counts, parts, used, racks, tier, units, net, compute_w, node_price,
                   switch_models, tiers):
         """The management network, racks, power and budget for a compute and storage candidate."""
-        site, budget, price = self.instance.site, self.instance.budget.max, self.price
+        price = self.price
         n_switches = counts.leaves + counts.spines + counts.cores
         # Switch models in the order compute, storage (racks are listed per model in that order).
         data_switches = {fabric.switch.id: n_switches} if fabric.switch and n_switches else {}
@@ -709,43 +712,73 @@ class Enumerator:
         fixed = (n * node_price + sum(c * price(m) for m, c in data_switches.items())
                  + sum(c * price(t) for t, c in unit_counts.items()) + net.cost)
         converged = net.record.mode == "converged"
+        compute_switch = fabric.switch.id if fabric.switch and n_switches else None
         for chosen in itertools.product(*(parts[cls] for cls in used)):
             cable_cost = sum(self.assemblies(cls, p, node, fabric, n, counts) * price(p.id)
                              for cls, p in zip(used, chosen))
-            for mgmt in self.networks.management_networks_cached(ports):
-                # Racks only add to the cost: a combination ranked past the kept ones without them stays so.
-                if (self.cost_bound < math.inf
-                        and self.rank_bound(fixed + cable_cost + mgmt.cost, node, fabric, n, converged) > self.cost_bound):
-                    continue
-                models = dict(data_switches)
-                for m, c in mgmt.switches.items():
-                    models[m] = models.get(m, 0) + c
-                devices = [("compute", node.server.id, n, node_w, node.server.rack_units)]
-                devices += [("network", m, c, self.switch_w(switch_models[m]), switch_models[m].rack_units)
-                            for m, c in models.items()]
-                devices += [("storage", t, c, tiers[t].power_w, tiers[t].rack_units) for t, c in unit_counts.items()]
-                power_w = sum(c * w for _, _, c, w, _ in devices)
-                if site.power_cap_kw is not None and power_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
-                    continue
-                compute_switch = fabric.switch.id if fabric.switch and n_switches else None
-                coolings = {node.server.cooling, *(switch_models[m].cooling for m, c in models.items() if c)}
-                for rack in racks:
-                    if not all(derive.rack_cools(rack, cooling) for cooling in coolings):
+            for rack in racks:
+                for block in self._management_blocks(ports, rack.pdus):
+                    mgmt = block[min(block)]
+                    # Racks only add to the cost: a combination ranked past the kept ones without them stays so.
+                    if (self.cost_bound < math.inf and self.rank_bound(
+                            fixed + cable_cost + mgmt.cost + min(block) * price(rack.id), node, fabric, n,
+                            converged) > self.cost_bound):
                         continue
-                    key = (rack.id, tuple(devices), compute_switch)
-                    if key not in self._racking:
-                        self._racking[key] = rackings(rack, devices, compute_switch)
-                    for placed in self._racking[key]:
-                        runs = self.runs_m(placed)
-                        if placed.total > site.max_racks or any(p.max_reach_m < runs[cls] for cls, p in zip(used, chosen)):
-                            continue
-                        networks = self.networks_cost(net, mgmt, placed)
-                        if networks is None:
-                            continue
-                        cost = fixed - net.cost + networks + cable_cost + placed.total * price(rack.id)
-                        if cost <= budget:
-                            yield cost, Candidate(node, fabric, n, counts, chosen, placed, tier, units, node_w,
-                                                  tuple(devices), net, mgmt)
+                    yield from self._racked(node, fabric, n, counts, chosen, used, rack, block, tier, units,
+                                            net, data_switches, unit_counts, node_w, switch_models, tiers,
+                                            fixed + cable_cost, compute_switch)
+
+    def _management_blocks(self, ports: int, pdus: int) -> list[dict[int, Network]]:
+        """The management networks of ``ports`` device ports plus ``pdus`` per rack, in blocks: for
+        one (leaf, aggregation) model pair, the rack counts (1 … max_racks) whose networks have the
+        same switches, each with its network. A racking of those switches is consistent when its
+        own rack count is in the block (every rack's PDUs are on the network it serves)."""
+        blocks: dict[tuple, dict[int, Network]] = {}
+        for total in range(1, self.instance.site.max_racks + 1):
+            for mgmt in self.networks.management_networks_cached(ports + pdus * total):
+                key = (mgmt.record.switch, mgmt.record.aggregation_switch, tuple(sorted(mgmt.switches.items())))
+                blocks.setdefault(key, {})[total] = mgmt
+        return list(blocks.values())
+
+    def _racked(self, node, fabric, n, counts, chosen, used, rack, block, tier, units, net, data_switches,
+                unit_counts, node_w, switch_models, tiers, fixed, compute_switch):
+        """The candidates of one block of management networks (:meth:`_management_blocks`) in racks
+        of class ``rack``: a racking whose rack count is in the block, with that count's network;
+        an unpacked mixed racking at the block's least count it may reach (packed() settles it)."""
+        site, budget, price = self.instance.site, self.instance.budget.max, self.price
+        models = dict(data_switches)
+        for m, c in next(iter(block.values())).switches.items():
+            models[m] = models.get(m, 0) + c
+        devices = [("compute", node.server.id, n, node_w, node.server.rack_units)]
+        devices += [("network", m, c, self.switch_w(switch_models[m]), switch_models[m].rack_units)
+                    for m, c in models.items()]
+        devices += [("storage", t, c, tiers[t].power_w, tiers[t].rack_units) for t, c in unit_counts.items()]
+        power_w = sum(c * w for _, _, c, w, _ in devices)
+        if site.power_cap_kw is not None and power_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
+            return
+        coolings = {node.server.cooling, *(switch_models[m].cooling for m, c in models.items() if c)}
+        if not all(derive.rack_cools(rack, cooling) for cooling in coolings):
+            return
+        key = (rack.id, tuple(devices), compute_switch)
+        if key not in self._racking:
+            self._racking[key] = rackings(rack, devices, compute_switch)
+        for placed in self._racking[key]:
+            unpacked = placed.mixed and placed.bins is None
+            totals = [total for total in block if total >= placed.total] if unpacked else [placed.total]
+            if not totals or totals[0] not in block:
+                continue
+            mgmt = block[totals[0]]
+            placed = replace(placed, total=totals[0]) if unpacked else placed
+            runs = self.runs_m(placed)
+            if placed.total > site.max_racks or any(p.max_reach_m < runs[cls] for cls, p in zip(used, chosen)):
+                continue
+            networks = self.networks_cost(net, mgmt, placed)
+            if networks is None:
+                continue
+            cost = fixed - net.cost + networks + placed.total * price(rack.id)
+            if cost <= budget:
+                yield cost, Candidate(node, fabric, n, counts, chosen, placed, tier, units, node_w, tuple(devices), net,
+                                      mgmt, block)
 
     @staticmethod
     def placement(placed: Racking) -> str:
@@ -899,18 +932,19 @@ class Enumerator:
         they cannot be packed or its parts no longer reach)."""
         cost, cand = candidate
         placed = cand.placed.packed()
-        if placed is None:
-            return None
+        if placed is None or placed.total not in cand.management_by_racks:
+            return None  # its switches serve another rack count's PDUs (another block covers it)
         if placed is cand.placed:
             return candidate
         runs = self.runs_m(placed)
         used = derive.LINK_CLASSES[:max(cand.fabric.tiers, 1)] if cand.fabric.tiers else ()
-        networks = self.networks_cost(cand.storage_net, cand.management, placed)
+        mgmt = cand.management_by_racks[placed.total]
+        networks = self.networks_cost(cand.storage_net, mgmt, placed)
         if any(p.max_reach_m < runs[cls] for cls, p in zip(used, cand.parts)) or networks is None:
             return None
         cost += (networks - self.networks_cost(cand.storage_net, cand.management, cand.placed)
                  + (placed.total - cand.placed.total) * self.price(placed.rack.id))
-        return cost, replace(cand, placed=placed)
+        return cost, replace(cand, placed=placed, management=mgmt)
 
     def _judge(self, candidate, result: Enumerated) -> bool:
         """Check one candidate; record it in ``result`` when accepted and cheaper than the best so far."""

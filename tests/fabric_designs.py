@@ -76,8 +76,9 @@ CATALOG = _with_additions(_BUILTIN, ADDITIONS)
 #   pfs-building-block 2,500 W, 4 U -> 12 per rack (by U); nvme-of-array 1,600 W, 2 U -> 24 per rack (by U)
 #   test-object-200g 1,200 W, 4 U
 # e.g. 45,000 / 10,288 = 4.37 and 48 / 8 U = 6, so 4 nodes; 45,000 / 1,294 = 34.8 and 48 / 1 U = 48, so 34.
-# Management ports: every node, compute and storage switch and storage unit has 1 in-band + 1 OOB port;
-# a management leaf has 48 − 2 = 46 device ports; aggregation pairs take 48 leaves each.
+# Management ports: every node and storage unit has 1 in-band + 1 OOB port, every compute and storage
+# switch its one management port, every rack its 2 PDUs' one each; a management leaf has 48 − 2 = 46
+# device ports; aggregation pairs take 48 leaves each.
 
 
 def _links(between: str, count: int, part: str, per_assembly: int, length_m: float, gbps: int,
@@ -128,9 +129,9 @@ def one_tier_8_gpu() -> Design:
     at 200G takes the node's 4 storage ports (a 4-way splitter kit per port, as the model counts
     them: 4 × ceil(1 / 4)), the hot nvme-of-array's 4 (one kit) and the cold test-object-200g's 2
     (one 4-way AOC, half used): 10 ports. Management: the node's and the 2 units' 2 ports each and
-    the 2 switches' one each = 8 on one leaf. Everything in one mixed rack:
+    the 2 switches' one each, and the rack's 2 PDUs = 10 on one leaf. Everything in one mixed rack:
     10,288 + 2 × 1,294 + 150 + 1,600 + 1,200 = 15,826 W in 8 + 1 + 1 + 1 + 2 + 4 = 17 U."""
-    management, mgmt_switches, mgmt_links = _management(ports=8, leaves=1, aggregation=0)
+    management, mgmt_switches, mgmt_links = _management(ports=10, leaves=1, aggregation=0)
     return _design(
         server="dgx-h100", gpu="h100-sxm", nodes=1, gpus=8, interconnect="ib-ndr", nic="cx7-osfp",
         nics_per_node=8, link_gbps=400, tiers=1, oversubscription=1.0, rail_optimized=False,
@@ -163,9 +164,9 @@ def two_tier_32_dgx() -> Design:
     Storage, 2 tiers of qm9700 at 200G (k = 128: 64 down / 64 up per leaf): 32 × 4 node ports +
     2 nvme-of-array × 4 = 136 ports → 3 leaves (64, 64, 8); 2 spines, 32 links per leaf–spine pair
     (a spine uses 3 × 32 = 96 ports); 192 leaf–spine links, 8 per 4-link kit per pair = 48 kits.
-    Management: (32 nodes + 2 units) × 2 + (12 compute + 5 storage switches) × 1 = 85 ports →
-    2 leaves (46, 39) and one aggregation pair (4 uplinks)."""
-    management, mgmt_switches, mgmt_links = _management(ports=85, leaves=2, aggregation=2)
+    Management: (32 nodes + 2 units) × 2 + (12 compute + 5 storage switches) × 1 + 11 racks × 2
+    PDUs = 107 ports → 3 leaves (46, 46, 15) and one aggregation pair (6 uplinks)."""
+    management, mgmt_switches, mgmt_links = _management(ports=107, leaves=3, aggregation=2)
     return _design(
         server="dgx-h100", gpu="h100-sxm", nodes=32, gpus=256, interconnect="ib-ndr", nic="cx7-osfp",
         nics_per_node=8, link_gbps=400, tiers=2, oversubscription=1.0, rail_optimized=True,
@@ -185,7 +186,7 @@ def two_tier_32_dgx() -> Design:
                _links("storage-leaf-spine", 192, "ndr200-dr4-twin-kit-500m", 4, 52, 200, network="storage"),
                *mgmt_links],
         # 32 / 4 = 8 racks of 4 × 10,288 = 41,152 W; 12 + 5 qm9700 in one rack (17 × 1,294 = 21,998 W)
-        # and 4 management switches in another; 2 × 1,600 W of storage in one rack.
+        # and 5 management switches in another; 2 × 1,600 W of storage in one rack.
         racks=[RackGroup(rack_class="air-45kw", role="compute", count=8, nodes_per_rack=4, power_kw=41.152),
                RackGroup(rack_class="air-45kw", role="network", count=2, nodes_per_rack=0, power_kw=21.998),
                RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=3.2)],
@@ -204,8 +205,9 @@ def three_tier_dgx_a100() -> Design:
     pods of 20 leaves → 2 pods × 20 spines = 40; 20 planes of 1 core with 20 links per spine–core
     pair (a core uses 2 × 20 = 40 ports). Node links 384, storage-unit 8, leaf–spine 25 × 20 = 500,
     spine–core 40 × 20 = 800; single-link parts.
-    Management: (48 nodes + 1 unit) × 2 + 85 switches × 1 = 183 ports → 4 leaves, 1 pair."""
-    management, mgmt_switches, mgmt_links = _management(ports=183, leaves=4, aggregation=2)
+    Management: (48 nodes + 1 unit) × 2 + 85 switches × 1 + 12 racks × 2 PDUs = 207 ports →
+    5 leaves, 1 pair."""
+    management, mgmt_switches, mgmt_links = _management(ports=207, leaves=5, aggregation=2)
     return _design(
         server="dgx-a100-80gb", gpu="a100-80gb-sxm", nodes=48, gpus=384, interconnect="ib-hdr", nic="cx6-hdr",
         nics_per_node=8, link_gbps=200, tiers=3, oversubscription=1.0, rail_optimized=True,
@@ -223,7 +225,7 @@ def three_tier_dgx_a100() -> Design:
                _links("spine-core", 800, "hdr-aoc-100m", 1, 52, 200),
                *mgmt_links],
         # 48 / 6 = 8 racks of 6 × 6,548 = 39,288 W; 85 qm8700: ceil(85 / 48) = 2 racks, the fullest
-        # 48 × 540 = 25,920 W; 6 management switches in a third; 1 × 2,500 W.
+        # 48 × 540 = 25,920 W; 7 management switches in a third; 1 × 2,500 W.
         racks=[RackGroup(rack_class="air-45kw", role="compute", count=8, nodes_per_rack=6, power_kw=39.288),
                RackGroup(rack_class="air-45kw", role="network", count=3, nodes_per_rack=0, power_kw=25.92),
                RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=2.5)],
@@ -245,12 +247,14 @@ def two_tier_hgx_odd(nodes: int = 21) -> Design:
     Storage: one bought dual-port cx7-qsfp112-2x200g per node at 200G on one qm9700 (1 tier, 128
     ports): node ports first, a 4-way splitter kit per storage port of 4 nodes (``2 · ceil(nodes /
     4)``), then the nvme-of-array's 4 ports on a fresh cage (one kit). Management: the nodes and the
-    unit 2 ports each, the compute switches and the storage switch one each."""
+    unit 2 ports each, the compute switches and the storage switch one each, every rack's 2 PDUs."""
     leaves_per_rail = math.ceil(nodes / 32)
     leaves = 8 * leaves_per_rail
     spines = 4 * leaves_per_rail  # a spine takes 64 ports: leaves × 32 / spines links
     switches = leaves + spines
-    mgmt_ports = 2 * (nodes + 1) + switches + 1
+    # Compute racks, qm9700 racks, one rack of management switches, one storage rack.
+    racks = math.ceil(nodes / 4) + math.ceil((switches + 1) / 34) + 1 + 1
+    mgmt_ports = 2 * (nodes + 1) + switches + 1 + 2 * racks
     mgmt_leaves = math.ceil(mgmt_ports / 46)
     management, mgmt_switches, mgmt_links = _management(mgmt_ports, mgmt_leaves, 2 if mgmt_leaves > 1 else 0)
     # 4 nodes of 10,307 W, 34 qm9700 of 1,294 W and 48 management switches of 150 W per rack.
@@ -298,9 +302,10 @@ def three_tier_16k() -> Design:
     nvme-of-array × 4 = 8,224 ports → 65 leaves (64 full of node ports, the last with the 32 unit
     ports); 64 spines with 2 links per leaf–spine pair (a spine uses 65 × 2 = 130 ports):
     65 × 128 = 8,320 leaf–spine links, one 4-link kit per pair (half used) = 4,160 kits.
-    Management: (2,048 nodes + 8 units) × 2 + (1,280 compute + 129 storage switches) × 1 = 5,521
-    ports → 121 leaves (120 × 46 + 1) and 2 × ceil(121 / 48) = 6 aggregation switches."""
-    management, mgmt_switches, mgmt_links = _management(ports=5521, leaves=121, aggregation=6)
+    Management: (2,048 nodes + 8 units) × 2 + (1,280 compute + 129 storage switches) × 1 + 562
+    racks × 2 PDUs = 6,645 ports → 145 leaves (144 × 46 + 21) and 2 × ceil(145 / 48) = 8
+    aggregation switches (153 management switches, 4 racks of them: 562 racks in all)."""
+    management, mgmt_switches, mgmt_links = _management(ports=6645, leaves=145, aggregation=8)
     return _design(
         server="dgx-h100", gpu="h100-sxm", nodes=2048, gpus=16384, interconnect="ib-ndr", nic="cx7-osfp",
         nics_per_node=8, link_gbps=400, tiers=3, oversubscription=1.0, rail_optimized=True,
@@ -324,10 +329,10 @@ def three_tier_16k() -> Design:
                       network="storage"),
                *mgmt_links],
         # 2,048 / 4 = 512 racks of 4 × 10,288 = 41,152 W. Network racks: 1,280 qm9700 / 34 per rack
-        # -> 38 (the fullest 34 × 1,294 = 43,996 W); 129 sn5600 / 19 -> 7; 127 management switches
-        # / 48 -> 3; 48 in all. 8 × 1,600 W = 12,800 W of storage in one rack (24 fit by U).
+        # -> 38 (the fullest 34 × 1,294 = 43,996 W); 129 sn5600 / 19 -> 7; 153 management switches
+        # / 48 -> 4; 49 in all. 8 × 1,600 W = 12,800 W of storage in one rack (24 fit by U).
         racks=[RackGroup(rack_class="air-45kw", role="compute", count=512, nodes_per_rack=4, power_kw=41.152),
-               RackGroup(rack_class="air-45kw", role="network", count=48, nodes_per_rack=0, power_kw=43.996),
+               RackGroup(rack_class="air-45kw", role="network", count=49, nodes_per_rack=0, power_kw=43.996),
                RackGroup(rack_class="air-45kw", role="storage", count=1, nodes_per_rack=0, power_kw=12.8)],
         storage=_storage("nvme-of-array", 8),
         storage_network=_dgx_storage_network(2048, "sn5600", tiers=2, leaves=65, spines=64, unit_ports=32,
@@ -339,10 +344,10 @@ def three_tier_16k() -> Design:
 def one_tier_converged() -> Design:
     """2 × dgx-a100-80gb on one qm8700 (40 × 200G): 16 node ports, then the pfs-building-block's 8
     ports on the same switch (converged storage network, no storage leaves): 24 ports in use.
-    Management: (2 nodes + 1 unit) × 2 + 1 switch × 1 = 7 ports on one leaf.
+    Management: (2 nodes + 1 unit) × 2 + 1 switch × 1 + 4 racks × 2 PDUs = 15 ports on one leaf.
     Racks: 2 × 6,548 W nodes in one; the qm8700 (540 W) and the management leaf (150 W) in a rack
     each (racks hold one switch model); the unit in a storage rack."""
-    management, mgmt_switches, mgmt_links = _management(ports=7, leaves=1, aggregation=0)
+    management, mgmt_switches, mgmt_links = _management(ports=15, leaves=1, aggregation=0)
     return _design(
         server="dgx-a100-80gb", gpu="a100-80gb-sxm", nodes=2, gpus=16, interconnect="ib-hdr", nic="cx6-hdr",
         nics_per_node=8, link_gbps=200, tiers=1, oversubscription=1.0, rail_optimized=False,
@@ -395,7 +400,8 @@ def _dgx16(fabric: FabricShape, compute: list[SwitchGroup], compute_links: list[
                          _links("storage-unit", 4, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, network="storage")]
         storage_network = _dgx_storage_network(16, "qm9700", tiers=1, leaves=1, spines=0, unit_ports=4, need_gbps=1600)
         storage = _storage("nvme-of-array", 1)
-    mgmt_ports = 2 * (16 + units) + switches + len(storage_switches)  # a switch has one management port
+    # A switch has one management port; the 7 racks (4 compute, 2 network, 1 storage) 2 PDUs each.
+    mgmt_ports = 2 * (16 + units) + switches + len(storage_switches) + 2 * 7
     mgmt_leaves = math.ceil(mgmt_ports / 46)
     management, mgmt_switches, mgmt_links = _management(mgmt_ports, mgmt_leaves, 2 if mgmt_leaves > 1 else 0)
     qm9700 = switches + len(storage_switches)
@@ -427,8 +433,8 @@ def two_tier_16_dgx() -> Design:
     """The non-blocking 16 × dgx-h100 of docs/model.md: rail-optimized (g = 1), 1 leaf per rail =
     8 leaves of 16 down-ports in use and u = 16 uplinks, 2 spines with L = 8 links per leaf–spine
     pair (a spine's 64 ports full): 128 node links (64 kits), 128 leaf–spine links (64 twin kits:
-    2 spines × 32 cages = 8 leaves × 8 cages). Management: 16 + 10 + 1 + 1 = 28 devices × 2 = 56
-    ports -> 2 leaves and an aggregation pair."""
+    2 spines × 32 cages = 8 leaves × 8 cages). Management: (16 nodes + 1 unit) × 2 + 11 switches
+    + 7 racks × 2 PDUs = 59 ports -> 2 leaves and an aggregation pair."""
     fabric = _shape(tiers=2, leaves=8, spines=2, leaf_down_ports=16, leaf_up_ports=16, links_per_leaf_spine=8,
                     spines_per_pod=2, leaves_per_pod=8, rail_optimized=True, leaves_per_rail=1, rails_per_leaf=1)
     return _dgx16(fabric, [SwitchGroup(tier="leaf", model="qm9700", count=8, ports_used=128 + 128),
@@ -453,7 +459,8 @@ def two_tier_4_rails_per_leaf() -> Design:
 def rail_only_16_dgx() -> Design:
     """16 × dgx-h100 rail-only (1 tier, g = 4): one qm9700 per rail group, each taking rails 1–4
     (or 5–8) of every node: 16 × 4 = 64 ports, full; no link between the two. 128 node links,
-    64 kits. Management: 16 + 2 + 1 + 1 = 20 devices × 2 = 40 ports on one leaf."""
+    64 kits. Management: (16 nodes + 1 unit) × 2 + 3 switches + 7 racks × 2 PDUs = 51 ports -> 2
+    leaves and an aggregation pair."""
     fabric = _shape(tiers=1, leaves=2, leaf_down_ports=64, leaves_per_pod=2, rail_optimized=False, leaves_per_rail=1,
                     rails_per_leaf=4, rail_only=True)
     return _dgx16(fabric, [SwitchGroup(tier="leaf", model="qm9700", count=2, ports_used=128)],
@@ -465,8 +472,8 @@ def converged_on_spines_16_dgx() -> Design:
     8 × 4 = 32 ports, 32 free; x·(u − S + 1) = 13 ≤ 16), and a converged storage network whose 2
     nvme-of-array-400g units (4 × 400G QSFP112 each, 8 ports) sit on the spines' free ports
     (``converged_attach = top``: U + leaves·u = 8 + 128 ≤ S·k = 256): one 2-link twin-to-QSFP112
-    kit per 2 unit ports, 2 per unit = 4 kits, one per spine. Management: 16 + 12 + 2 = 30
-    devices × 2 = 60 ports -> 2 leaves and an aggregation pair."""
+    kit per 2 unit ports, 2 per unit = 4 kits, one per spine. Management: (16 nodes + 2 units) × 2
+    + 12 switches + 7 racks × 2 PDUs = 62 ports -> 2 leaves and an aggregation pair."""
     fabric = _shape(tiers=2, leaves=8, spines=4, leaf_down_ports=16, leaf_up_ports=16, links_per_leaf_spine=4,
                     spines_per_pod=4, leaves_per_pod=8, rail_optimized=True, leaves_per_rail=1, rails_per_leaf=1)
     return _dgx16(fabric, [SwitchGroup(tier="leaf", model="qm9700", count=8, ports_used=128 + 128),

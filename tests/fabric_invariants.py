@@ -17,11 +17,12 @@ import networkx as nx
 from topoopt.models.catalog import Catalog
 from topoopt.models.design import Design
 
-SWITCH_PORT = re.compile(r"^p(\d+)(?:/(\d+))?$")
+SWITCH_PORT = re.compile(r"^(p|up)(\d+)(?:/(\d+))?$")
+"""A switch port: ``p<cage>`` or ``p<cage>/<lane>``; ``up<cage>`` on a management switch's own uplink cages."""
 NETWORK_OF_ROLE = {
     "node": "compute", "leaf": "compute", "spine": "compute", "core": "compute",
     "storage-leaf": "storage", "storage-spine": "storage", "storage": "storage", "cold-storage": "storage",
-    "mgmt-leaf": "management", "mgmt-aggregation": "management",
+    "mgmt-leaf": "management", "mgmt-aggregation": "management", "pdu": "management",
 }
 SWITCH_ROLES = {"leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf", "mgmt-aggregation"}
 
@@ -52,10 +53,12 @@ def _units(design: Design) -> Counter:
 
 
 def check_counts(design: Design, graph: nx.MultiGraph, catalog: Catalog) -> None:
-    """GPUs, nodes, switches per tier and network, storage units, and links per class and part
-    agree with the design; every device and link carries its network."""
+    """GPUs, nodes, switches per tier and network, storage units, rack PDUs, and links per class and
+    part agree with the design; every device and link carries its network."""
     roles = Counter(attrs["role"] for _, attrs in graph.nodes(data=True))
     assert roles["node"] == design.nodes
+    racks = sum(g.count for g in design.racks)
+    assert roles["pdu"] == racks * catalog.by_id("racks")[design.racks[0].rack_class].pdus
     assert sum(a["gpus"] for _, a in graph.nodes(data=True) if a["role"] == "node") == design.gpus
     for group in design.switches:
         assert roles[group.tier] == group.count, group
@@ -102,15 +105,20 @@ def check_ports(design: Design, graph: nx.MultiGraph, catalog: Catalog) -> None:
         for end in _switch_ends(graph, attrs):
             device = graph.nodes[attrs[f"{end}_device"]]
             switch = switches[device["model"]]
-            per_cage = switch.ports_per_cage[_speed_of(design, device["role"], attrs["link_class"])]
-            cage, lane = SWITCH_PORT.match(attrs[f"{end}_port"]).groups()
-            assert 1 <= int(cage) <= switch.cages
+            speed = _speed_of(design, device["role"], attrs["link_class"])
+            kind, cage, lane = SWITCH_PORT.match(attrs[f"{end}_port"]).groups()
+            if kind == "up":  # a management leaf's own uplink cages
+                cages, per_cage = switch.uplink_cages, switch.uplink_ports_per_cage[speed]
+            else:
+                cages, per_cage = switch.cages, switch.ports_per_cage[speed]
+            assert 1 <= int(cage) <= cages
             assert 1 <= int(lane or 1) <= per_cage and (lane is None) == (per_cage == 1)
     used = switch_ports(graph)
     for device, ports in used.items():
         role = graph.nodes[device]["role"]
         switch = switches[graph.nodes[device]["model"]]
-        assert len(ports) <= switch.radix(_speed_of(design, role, ""))
+        own_uplinks = [port for port in ports if port.startswith("up")]
+        assert len(ports) - len(own_uplinks) <= switch.radix(_speed_of(design, role, ""))
     for group in design.switches:
         in_use = sum(len(p) for d, p in used.items() if graph.nodes[d]["role"] == group.tier)
         assert in_use == group.ports_used, group
@@ -141,6 +149,8 @@ def _check_device_ports(design: Design, graph: nx.MultiGraph, catalog: Catalog) 
         elif role in ("mgmt-leaf", "mgmt-aggregation"):
             aggregation = design.management_network.aggregation
             expected = {"mgmt-uplink": 2 if role == "mgmt-leaf" and aggregation else 0, "mgmt": 0}
+        elif role == "pdu":
+            expected = {"mgmt": 1}
         else:
             expected = {"mgmt": switches[attrs["model"]].oob_ports}
         for link_class, count in expected.items():
@@ -235,9 +245,14 @@ def check_uplinks(design: Design, graph: nx.MultiGraph) -> None:
 
 
 def check_connected(design: Design, graph: nx.MultiGraph) -> None:
-    """The whole installation is connected; so is the compute fabric (nodes and compute switches
-    over compute links) and a dedicated storage network (nodes, storage switches and units)."""
-    assert nx.is_connected(graph)
+    """The whole installation is connected once the management aggregation pairs are joined (they
+    reach the site's management core upstream, outside the design); so is the compute fabric
+    (nodes and compute switches over compute links) and a dedicated storage network (nodes,
+    storage switches and units)."""
+    whole = nx.MultiGraph(graph)
+    aggregation = [n for n, a in graph.nodes(data=True) if a["role"] == "mgmt-aggregation"]
+    whole.add_edges_from(zip(aggregation, aggregation[1:]))
+    assert nx.is_connected(whole)
 
     def connected(classes: tuple[str, ...]) -> bool:
         sub = nx.MultiGraph()
@@ -255,7 +270,7 @@ def _one_end(links: list[dict], end: str, ends: int) -> bool:
     """The links leave at most ``ends`` cages of one device at ``end``."""
     if len({link[f"{end}_device"] for link in links}) != 1:
         return False
-    return len({SWITCH_PORT.match(link[f"{end}_port"]).group(1) for link in links}) <= ends
+    return len({SWITCH_PORT.match(link[f"{end}_port"]).group(1, 2) for link in links}) <= ends
 
 
 def check_assemblies(graph: nx.MultiGraph, catalog: Catalog) -> dict[tuple[str, str], int]:
@@ -285,7 +300,7 @@ def check_assemblies(graph: nx.MultiGraph, catalog: Catalog) -> dict[tuple[str, 
     for _, _, attrs in graph.edges(data=True):
         if attrs["link_class"] in ("leaf-spine", "spine-core") and catalog.by_id("cables")[attrs["part"]].one_piece:
             for end in ("a", "b"):
-                cage = SWITCH_PORT.match(attrs[f"{end}_port"]).group(1)
+                cage = SWITCH_PORT.match(attrs[f"{end}_port"]).group(1, 2)
                 holders[attrs[f"{end}_device"], cage].add(attrs["cable"])
     assert all(len(cables) == 1 for cables in holders.values()), holders
     return dict(per_group)

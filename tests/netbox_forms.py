@@ -89,7 +89,8 @@ def check_rows(name: str, rows: list[dict[str, str]]) -> None:
         missing = [f for f in form.required if not row.get(f)]
         assert not missing, f"{name}: {missing} required ({row})"
         for column, allowed in form.choices.items():
-            if column in row:
+            # An optional choice field (CSVChoiceField, required=False) takes an empty value.
+            if column in row and (row[column] or column in form.required):
                 assert row[column] in allowed, f"{name}: {column}={row[column]!r} is not a choice"
 
 
@@ -119,7 +120,11 @@ def import_all(out: Path) -> dict[str, int]:
         document = types[row["manufacturer"], row["device_type"]]  # device_type is looked up within its manufacturer
         assert row["name"] not in interfaces, f"device {row['name']} twice"
         interfaces[row["name"]] = {i["name"] for i in document.get("interfaces", [])}
-        if row["rack"]:
+        if row["rack"] and document["u_height"] == 0:
+            # Device.clean: a 0U device type cannot take a rack position (nor, without one, a face).
+            assert not row["position"] and not row["face"], f"{row['name']}: a 0U device with a rack position"
+        elif row["rack"]:
+            assert row["face"], f"{row['name']}: a rack position needs a rack face (Device.clean)"
             height = racks[row["site"], row["rack"]]
             low, units = int(row["position"]), document["u_height"]
             assert 1 <= low and low + units - 1 <= height, f"{row['name']} leaves rack {row['rack']}"

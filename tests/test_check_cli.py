@@ -71,7 +71,7 @@ def test_json_verdict(files):
     verdict = json.loads(run.stdout)
     assert verdict["ok"] is False and verdict["rules_checked"] == len(CHECKER_RULES)
     assert verdict["violations"] == [{"family": "budget_cap", "item": "reported cost",
-                                      "detail": "total 1 USD reported, 1,966,965 USD recomputed"}]
+                                      "detail": "total 1 USD reported, 1,967,115 USD recomputed"}]
 
 
 @pytest.mark.parametrize("content, message", [

@@ -114,16 +114,16 @@ def test_one_piece_cables_are_whole_per_device_pair():
 
 # 4 nodes × 8 rails = 32 ports ≤ 64 of one qm9700: one switch carrying all 8 rails (g = 8), no
 # uplinks, neither rail-optimized nor rail-only.
-# Management ports: 4 nodes × 2 + 2 qm9700 (compute, storage) × 1 + 1 array × 2 = 12.
+# Management ports: 4 nodes × 2 + 2 qm9700 (compute, storage) × 1 + 1 array × 2 + 5 racks × 2 PDUs = 22.
 ONE_TIER = {
     "tiers": 1, "rail_optimized": False,
     "fabric": {**BASE_DESIGN["fabric"], "tiers": 1, "leaves": 1, "spines": 0, "leaf_down_ports": 32,
                "leaf_up_ports": 0, "links_per_leaf_spine": 0, "spines_per_pod": 0, "leaves_per_pod": 1,
                "rail_optimized": False, "rails_per_leaf": 8},
     "switches": [{"tier": "leaf", "model": "qm9700", "count": 1, "ports_used": 32}, BASE_DESIGN["switches"][2],
-                 {**BASE_DESIGN["switches"][3], "ports_used": 12}],
-    "links": [BASE_DESIGN["links"][0], *BASE_DESIGN["links"][2:4], {**BASE_DESIGN["links"][4], "count": 12, "assemblies": 12}],
-    "management_network.ports": 12,
+                 {**BASE_DESIGN["switches"][3], "ports_used": 22}],
+    "links": [BASE_DESIGN["links"][0], *BASE_DESIGN["links"][2:4], {**BASE_DESIGN["links"][4], "count": 22, "assemblies": 22}],
+    "management_network.ports": 22,
     "racks.1.power_kw": 2.588,  # two qm9700 (compute, storage) in one rack: 2 × (750 W + 32 cages × 17 W)
 }
 
@@ -139,7 +139,7 @@ def test_single_node_design_without_a_fabric_is_clean():
     # No compute NIC, switch or cable: the DGX's NICs are built in, and the only switches are the
     # storage and management ones.
     assert lines == {("server", "dgx-h100"): 1, ("switch", "qm9700"): 1, ("switch", "mgmt-48x1g-10g"): 1,
-                     ("cable", "ndr200-dr4-splitter-kit-qsfp112-50m"): 3, ("cable", "cat6-rj45-1g-100m"): 5,
+                     ("cable", "ndr200-dr4-splitter-kit-qsfp112-50m"): 3, ("cable", "cat6-rj45-1g-100m"): 13,
                      ("rack", "air-30kw"): 4, ("storage", "nvme-of-array"): 1}
 
 
@@ -209,10 +209,13 @@ def test_single_node_design_has_no_fabric(changes, fragment):
 
 # The fabric-less node draws its server's 10,200 W and its storage optics' 20 W: with the storage
 # qm9700, the management switch and the array, 10,210 + 1,294 + 150 + 1,600 W = 13.254 kW.
-# In one rack every cable runs in_rack_m (3 m), the storage and management ones too.
+# In one rack every cable runs in_rack_m (3 m), the storage and management ones too; the one
+# rack's 2 PDUs make 5 + 2 = 7 management ports.
 MIXED_RACK = [{"class": "air-30kw", "role": "mixed", "count": 1, "nodes_per_rack": 1, "power_kw": 13.254,
                "holds": {"qm9700": 1, "mgmt-48x1g-10g": 1, "nvme-of-array": 1}}]
-IN_ONE_RACK = {"racks": MIXED_RACK, **{f"links.{i}.length_m": 3.0 for i in range(3)}}
+ONE_RACK_MANAGEMENT = {"management_network.ports": 7, "switches.1.ports_used": 7, "links.2.count": 7,
+                       "links.2.assemblies": 7}
+IN_ONE_RACK = {"racks": MIXED_RACK, **{f"links.{i}.length_m": 3.0 for i in range(3)}, **ONE_RACK_MANAGEMENT}
 
 
 def test_small_design_in_one_mixed_rack_is_clean():
@@ -221,7 +224,8 @@ def test_small_design_in_one_mixed_rack_is_clean():
 
 
 def test_storage_and_management_cables_in_one_rack_run_the_in_rack_distance():
-    found = [str(v) for v in check_design(instance(), base_design(SINGLE_NODE_DESIGN, racks=MIXED_RACK))]
+    found = [str(v) for v in check_design(instance(), base_design(SINGLE_NODE_DESIGN, racks=MIXED_RACK,
+                                                                  **ONE_RACK_MANAGEMENT))]
     assert found == [f"cable_reach: {between} links: length 17 m recorded, the site gives 3 m"
                      for between in ("node-storage", "storage-unit", "mgmt")]
 
@@ -241,9 +245,9 @@ def test_storage_and_management_cables_in_one_rack_run_the_in_rack_distance():
      "1 × qm9700 at 1.294 kW + 1 × mgmt-48x1g-10g at 0.15 kW + 1 × nvme-of-array at 1.6 kW = 13.254 kW"),
     ({"storage.units": 3, "storage.ports": 12, "storage.read_gbps": 960.0, "storage.write_gbps": 480.0,
       "storage.capacity_tb": 900.0,
-      # 12 unit ports: E = 4 + 12 = 16, 3 unit kits; management ports 2 + 1 + 3 × 2 = 9.
+      # 12 unit ports: E = 4 + 12 = 16, 3 unit kits; management ports 2 + 1 + 3 × 2 + 2 PDUs = 11.
       "storage_network.unit_ports": 12, "switches.0.ports_used": 16, "links.1.count": 12, "links.1.assemblies": 3,
-      "management_network.ports": 9, "switches.1.ports_used": 9, "links.2.count": 9, "links.2.assemblies": 9,
+      "management_network.ports": 11, "switches.1.ports_used": 11, "links.2.count": 11, "links.2.assemblies": 11,
       # 10,210 + 1,294 + 150 + 3 × 1,600 W = 16,454 W: within 30 kW, so only the height is wrong.
       "racks": [{**MIXED_RACK[0], "power_kw": 16.454, "holds": {**MIXED_RACK[0]["holds"], "nvme-of-array": 3}}],
       "catalog": None},
@@ -310,7 +314,7 @@ def test_reported_cost_must_equal_the_recomputation():
     assert families(found) == {"budget_cap"}
     text = " | ".join(str(v) for v in found)
     assert "reported cost" in text
-    assert "total 1,930,965 USD reported, 1,966,965 USD recomputed" in text
+    assert "total 1,931,115 USD reported, 1,967,115 USD recomputed" in text
     assert "switch qm9700: 12 × 36,000 = 432,000 reported, 13 × 36,000 = 468,000 recomputed" in text
 
 
@@ -342,7 +346,7 @@ MUTATIONS = [
     # (family, instance changes, design changes, fragment of the expected message)
     ("memory_fits", {}, {"gpus": 33}, "33 GPUs recorded; 4 nodes × 8 = 32"),
     ("deadline_met", {"goal.deadline_days": 0.5}, {}, "> deadline 0.5 days on 4 × dgx-h100"),
-    ("budget_cap", {"budget.max": 1_966_964.0}, {}, "cost 1,966,965 USD > budget 1,966,964 USD"),
+    ("budget_cap", {"budget.max": 1_967_114.0}, {}, "cost 1,967,115 USD > budget 1,967,114 USD"),
     ("allowed_by_lists", {"constraints.cables.deny": [CABLE]}, {}, f"cables {CABLE}: on constraints.cables.deny"),
     ("priced_in_book", {"catalog.add.storage": [unpriced_copy("nvme-of-array", "nvme-unpriced")]},
      {"storage.tier": "nvme-unpriced"}, "nvme-unpriced: no price in usd-capex"),
@@ -364,21 +368,21 @@ MUTATIONS = [
      "growth to 33 nodes: 8 rail groups × 2 leaves = 16 leaves: ceil(16 × 32 uplinks / 4 spines) = 128 ports per "
      "spine > 64"),
     # 1 core per plane: 4 links per spine-core pair, a core would need 4 pods × 4 = 16 > 8 ports.
-    # Network rack: (16 + 16 + 4) × 368 W = 13,248 W. Management ports 55 − 4 × 1 = 51: 2 leaves
+    # Network rack: (16 + 16 + 4) × 368 W = 13,248 W. Management ports 69 − 4 × 1 = 65: 2 leaves
     # and 2 aggregation switches (4 uplinks).
     ("core_ports_cover_uplinks", THREE_TIER_INSTANCE_CHANGES,
      {"base": THREE_TIER_DESIGN, "fabric.cores": 4, "fabric.cores_per_plane": 1, "fabric.links_per_spine_core": 4,
-      "switches.2.count": 4, "racks.1.power_kw": 13.248, "management_network.ports": 51,
-      "switches.4.ports_used": 55, "links.5.count": 51, "links.5.assemblies": 51},
+      "switches.2.count": 4, "racks.1.power_kw": 13.248, "management_network.ports": 65,
+      "switches.4.ports_used": 69, "links.5.count": 65, "links.5.assemblies": 65},
      "4 pods × 4 links = 16 ports > 8"),
     # 1 spine × 2 links: u = 2 for d = 4 in use, 2:1 under the default limit of 1. Leaves use
     # 32 + 8 × 2 = 48 ports, the spine 16; twin kits 1 × ceil(8 × 2 / 2) = 8 = 8 × ceil(2 / 2).
-    # Network rack: (8 + 1 + 1 storage) × 1,294 W = 12,940 W; management ports 23 − 3 × 1 = 20.
+    # Network rack: (8 + 1 + 1 storage) × 1,294 W = 12,940 W; management ports 33 − 3 × 1 = 30.
     ("oversubscription_within_limit", {}, {
         "oversubscription": 2.0, "fabric.leaf_up_ports": 2, "fabric.spines": 1, "fabric.spines_per_pod": 1,
         "fabric.links_per_leaf_spine": 2, "switches.0.ports_used": 48, "switches.1.count": 1,
         "switches.1.ports_used": 16, "links.1.count": 16, "links.1.assemblies": 8, "racks.1.power_kw": 12.94,
-        "parallelism": None, **MANAGEMENT_PORTS(20)},
+        "parallelism": None, **MANAGEMENT_PORTS(30)},
      "4 down-ports in use / 2 up = 2:1 > max 1"),
     # 4 spines × 2 links: u = 8 uplinks for 4 down-ports in use; 1 × (8 − 4 + 1) = 5 > 4 node
     # ports, where 4 × 1 link would do. Leaves use 32 + 64 = 96 ports, spines 64; twin kits
@@ -419,9 +423,9 @@ MUTATIONS = [
     # ceil(7 days × 24 / 2 h) = 84 checkpoints of 112.42 GB = 9.443 TB to archive, and no cold tier.
     ("cold_storage_met", {"workload.checkpoint.archive_days": 7.0}, {},
      "cold storage: missing; 9.443 TB to archive (0 TB of raw data and 84 archived checkpoints of 112.42 GB)"),
-    # A 24-port management switch: 23 ports need ceil(23 / 22) = 2 leaves (and an aggregation pair).
+    # A 24-port management switch: 33 ports need ceil(33 / 22) = 2 leaves (and an aggregation pair).
     ("management_ports_cover", {"catalog.add.switches": [replaced("switches", "mgmt-48x1g-10g", cages=24)]}, {},
-     "management_network.leaves: recorded 1, the rules give 2 (ceil(23 ports / 22 per leaf))"),
+     "management_network.leaves: recorded 1, the rules give 2 (ceil(33 ports / 22 per leaf))"),
 ]
 
 
@@ -485,7 +489,8 @@ RECORD_MUTATIONS = [
     ("cable_reach", {"links.1.length_m": 30.0}, "length 30 m recorded, the site gives 3 m"),
     ("link_speed", {"links.1.gbps": 200}, "recorded at 200 Gb/s ≠ link speed 400 Gb/s"),
     ("rack_power_within_limit", {"racks.1.power_kw": 10.0}, "13 × qm9700 at 1.294 kW = 16.822 kW"),
-    ("racks_available", {"racks.0.count": 3}, "3 recorded; ceil(4 × dgx-h100 / 2 per rack) = 2"),
+    # (the extra rack's 2 PDUs recorded on the management network)
+    ("racks_available", {"racks.0.count": 3, **MANAGEMENT_PORTS(35)}, "3 recorded; ceil(4 × dgx-h100 / 2 per rack) = 2"),
     ("racks_available", {"racks.0.nodes_per_rack": 1, "racks.0.power_kw": 10.278},
      "1 nodes per rack recorded; a rack holds 2 × dgx-h100"),
     ("racks_available", {"racks.2.class": "air-45kw"}, "2 rack classes (air-30kw, air-45kw)"),
@@ -538,10 +543,10 @@ def test_oversubscription_limit_bounds_the_actual_ratio():
     split = {"oversubscription": 1.3333, "fabric.leaf_up_ports": 3,
              "fabric.spines": 3, "fabric.spines_per_pod": 3, "fabric.links_per_leaf_spine": 1,
              "switches.0.ports_used": 32 + 8 * 3, "switches.1.count": 3, "switches.1.ports_used": 8 * 3,
-             # network rack: (8 leaves + 3 spines + 1 storage) × 1,294 W = 15,528 W; management 23 − 1 = 22 ports
+             # network rack: (8 leaves + 3 spines + 1 storage) × 1,294 W = 15,528 W; management 33 − 1 = 32 ports
              # twin kits by cages: 3 spines × ceil(8 × 1 / 2) = 12 above, 8 leaves × ceil(3 / 2) = 16 below
              "links.1.count": 8 * 3, "links.1.assemblies": 16, "racks.1.power_kw": 15.528, "parallelism": None,
-             **MANAGEMENT_PORTS(22)}
+             **MANAGEMENT_PORTS(32)}
     assert check_design(instance(**{"constraints.max_oversubscription": 1.34}), base_design(**split)) == []
     found = check_design(instance(**{"constraints.max_oversubscription": 1.33}), base_design(**split))
     assert [str(v) for v in found] == [

@@ -343,16 +343,16 @@ CONVERGED_2 = apply_changes(CONVERGED_DESIGN, CONVERGED_TWO_TIER)
 # The converged 2-tier fixture with its 8 unit ports on the spine instead of a storage leaf: 8
 # leaves, 1 spine × 4 links (u = 4 for d = 4; 1 × (4 − 1 + 1) ≤ 4); the spine uses 8 × 4 = 32 leaf
 # ports + 8 unit ports = 40 ≤ 1 × 40. Leaves use 32 + 8 × 4 = 64 ports; 32 leaf-spine AOCs (8 × 1
-# × ceil(4 / 1)). Management ports 4 × 2 + 9 qm8700 × 1 + 1 × 2 = 19; 9 × 540 W = 4.86 kW of switches.
+# × ceil(4 / 1)). Management ports 4 × 2 + 9 qm8700 × 1 + 1 × 2 + 5 racks × 2 PDUs = 29; 9 × 540 W = 4.86 kW of switches.
 ON_SPINES = {
     "fabric.leaves": 8, "fabric.spines": 1, "fabric.spines_per_pod": 1, "fabric.links_per_leaf_spine": 4,
     "fabric.leaves_per_pod": 8,
     "switches": [{"tier": "leaf", "model": "qm8700", "count": 8, "ports_used": 64},
                  {"tier": "spine", "model": "qm8700", "count": 1, "ports_used": 40},
-                 {**CONVERGED_TWO_TIER["switches"][2], "ports_used": 19}],
-    "links.1.count": 32, "links.1.assemblies": 32, "links.3.count": 19, "links.3.assemblies": 19,
+                 {**CONVERGED_TWO_TIER["switches"][2], "ports_used": 29}],
+    "links.1.count": 32, "links.1.assemblies": 32, "links.3.count": 29, "links.3.assemblies": 29,
     "storage_network.compute_storage_leaves": 0, "storage_network.converged_attach": "top",
-    "management_network.ports": 19, "racks.1.power_kw": 4.86,
+    "management_network.ports": 29, "racks.1.power_kw": 4.86,
 }
 
 

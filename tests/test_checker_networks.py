@@ -65,7 +65,7 @@ def test_recomputed_cost_prices_the_storage_and_management_networks():
         ("server", "hgx-h100", 4, 305_000), ("nic", "cx7-osfp", 32, 1_600), ("nic", "eth-25g-2p", 4, 350),
         ("switch", "qm9700", 12, 36_000), ("switch", "sn2410", 1, 10_000), ("switch", "mgmt-48x1g-10g", 1, 2_000),
         ("cable", "ndr-sr4-kit-50m", 16, 2_720), ("cable", "ndr-dr4-twin-kit-500m", 16, 3_800),
-        ("cable", COLD_KIT, 8 + 6, 120), ("cable", "cat6-rj45-1g-100m", 27, 15), ("rack", "air-30kw", 6, 4_500),
+        ("cable", COLD_KIT, 8 + 6, 120), ("cable", "cat6-rj45-1g-100m", 39, 15), ("rack", "air-30kw", 6, 4_500),
         ("storage", "object-store-node", 1, 35_000), ("storage", "object-store-node", 2, 35_000),
     ]
     assert cost.total == sum(q * price for _, _, q, price in lines)
@@ -118,7 +118,9 @@ PER_MODEL_RACKS = {"racks": [BASE_DESIGN["racks"][0],
 
 def test_racks_may_be_recorded_per_model():
     assert check_design(instance(), base_design(**PER_MODEL_RACKS)) == []
-    found = [str(v) for v in check_design(instance(), base_design(**{**PER_MODEL_RACKS, "racks.2.count": 2}))]
+    # (the extra rack's 2 PDUs recorded on the management network)
+    found = [str(v) for v in check_design(instance(), base_design(**{**PER_MODEL_RACKS, "racks.2.count": 2,
+                                                                      **management_ports(35, 3, 4)}))]
     assert found == ["racks_available: network racks of mgmt-48x1g-10g (air-30kw): 2 recorded; "
                      "ceil(1 × mgmt-48x1g-10g / 42 per rack) = 1"]
     found = [str(v) for v in check_design(instance(), base_design(**{**PER_MODEL_RACKS, "racks.2.power_kw": 0.3}))]
@@ -132,7 +134,7 @@ def test_racks_may_be_recorded_per_model():
 
 def test_switch_models_do_not_share_network_racks():
     # 13 qm9700 and the management switch in one network rack: each model needs racks of its own.
-    found = check_design(instance(), base_design(**{"racks.1.count": 1}))
+    found = check_design(instance(), base_design(**{"racks.1.count": 1, **management_ports(31, 3, 4)}))
     assert families(found) == {"rack_power_within_limit", "rack_units_within_limit", "racks_available"}
     assert ("rack_power_within_limit: network racks (air-30kw): 1 racks of one model each; within 30.0 kW per rack "
             "they need ceil(13 × qm9700 / 23) + ceil(1 × mgmt-48x1g-10g / 200) = 2") in [str(v) for v in found]
@@ -169,7 +171,7 @@ STORAGE_MUTATIONS = {
         {"base": CONVERGED_DESIGN, "storage.units": 2, "storage.ports": 16, "storage.read_gbps": 1600.0,
          "storage.write_gbps": 1120.0, "storage.capacity_tb": 1000.0, "storage_network.unit_ports": 16,
          "switches.0.ports_used": 48, "links.1.count": 16, "links.1.assemblies": 16, "racks.2.power_kw": 5.0,
-         **management_ports(13, 1, 2)},
+         **management_ports(23, 1, 2)},
         "leaf switch (qm8700): 32 node ports + 16 storage-unit ports = 48 > 40 ports of one switch"),
     "leaf_ports_cover_endpoints-converged-storage-leaf": (
         "leaf_ports_cover_endpoints", {}, {"base": CONVERGED_2, "fabric.leaves": 8},
@@ -178,22 +180,22 @@ STORAGE_MUTATIONS = {
         "storage_fabric_ports_cover", {}, {"base": CONVERGED_2, "storage_network.compute_storage_leaves": 0},
         "storage_network.compute_storage_leaves: recorded 0, the rules give 1 (ceil(8 unit ports / (40 − 4 up) free ports))"),
     # A single node has no compute fabric to converge on (its storage ports would be its 8 rails
-    # × 400G; the node draws 10,200 W; management ports 1 × 2 + 1 × 2).
+    # × 400G; the node draws 10,200 W; management ports 1 × 2 + 1 × 2 + 3 racks × 2 PDUs).
     "storage_fabric_ports_cover-converged-without-a-fabric": (
         "storage_fabric_ports_cover", {},
         {"base": SINGLE_NODE_DESIGN, "storage_network": {**CONVERGED_DESIGN["storage_network"], "ports_per_node": 8,
                                                          "link_gbps": 400, "node_gbps": 3200.0, "unit_ports": 4},
-         "switches": [{**SINGLE_NODE_DESIGN["switches"][1], "ports_used": 4}],
-         "links": [{**SINGLE_NODE_DESIGN["links"][2], "count": 4, "assemblies": 4}],
-         "management_network.ports": 4, "racks.0.power_kw": 10.2, "racks.1.count": 1, "racks.1.power_kw": 0.15,
+         "switches": [{**SINGLE_NODE_DESIGN["switches"][1], "ports_used": 10}],
+         "links": [{**SINGLE_NODE_DESIGN["links"][2], "count": 10, "assemblies": 10}],
+         "management_network.ports": 10, "racks.0.power_kw": 10.2, "racks.1.count": 1, "racks.1.power_kw": 0.15,
          "parallelism": None},
         "a single node without a compute fabric has no fabric to converge on"),
     # 3 storage spines do not divide the 8 uplinks of a storage leaf; kits per pair ceil(8/3) = 3
-    # links: 3 × 3 × ceil(3 / 4) = 9; management ports 26 + 1.
+    # links: 3 × 3 × ceil(3 / 4) = 9; management ports 38 + 1.
     "uplinks_balanced-storage-spines": (
         "uplinks_balanced", STORAGE_TWO_TIER_INSTANCE_CHANGES,
         {"base": STORAGE_2, "storage_network.spines": 3, "switches.3.count": 3, "links.4.assemblies": 6,
-         **management_ports(27, 4, 5)},
+         **management_ports(39, 4, 5)},
         "8 uplinks per storage leaf do not divide evenly over 3 storage spines"),
     # One spine for 2 leaves of 8 uplinks at ratio 1 on st16 fits (16 ≤ 16); 2 leaves of 10 uplinks
     # do not, and 6 down / 10 up is no allowed split either (down ≥ up at ratios 1 … 8).
@@ -209,7 +211,8 @@ STORAGE_MUTATIONS = {
     # One 8-port storage switch for 12 ports (network racks: 12 qm9700, 1 st8, 1 management).
     "storage_fabric_ports_cover-one-storage-switch": (
         "storage_fabric_ports_cover", {"catalog.add.switches": [STORAGE_SWITCH_8], "catalog.prices": {"st8": 3_000.0}},
-        {"storage_network.switch": "st8", "switches.2.model": "st8", "racks.1.count": 3, "racks.1.power_kw": 15.528},
+        {"storage_network.switch": "st8", "switches.2.model": "st8", "racks.1.count": 3, "racks.1.power_kw": 15.528,
+         **management_ports(35, 3, 4)},  # the third network rack's 2 PDUs
         "storage switch (st8): 8 node ports + 4 unit ports = 12 > 8 ports of one switch"),
     "storage_fabric_ports_cover-unit-protocol": (
         "storage_fabric_ports_cover",
@@ -301,7 +304,8 @@ STORAGE_MUTATIONS = {
     # The unpriced cold tier is another model: its 2 units take a storage rack of their own.
     "priced_in_book-cold-tier": (
         "priced_in_book", {**COLD_INSTANCE_CHANGES, "catalog.add.storage": [UNPRICED_OBJECT]},
-        {"base": COLD, "cold_storage.tier": "object-unpriced", "racks.2.count": 2, "racks.2.power_kw": 1.8},
+        {"base": COLD, "cold_storage.tier": "object-unpriced", "racks.2.count": 2, "racks.2.power_kw": 1.8,
+         **management_ports(41, 3, 4)},  # the second storage rack's 2 PDUs
         "object-unpriced: no price in usd-capex"),
     "port_form_factor_match-storage-unit": (
         "port_form_factor_match", {}, {"links.3.part": "ndr200-dr4-splitter-kit-osfp-50m"},
@@ -328,7 +332,7 @@ STORAGE_MUTATIONS = {
         "link_speed", {}, {"base": CONVERGED_DESIGN, "storage_network.link_gbps": 100},
         "link_gbps 100 Gb/s ≠ compute link speed 200 Gb/s"),
     "racks_available-storage-racks-pooled": (
-        "racks_available", COLD_INSTANCE_CHANGES, {"base": COLD, "racks.2.count": 2},
+        "racks_available", COLD_INSTANCE_CHANGES, {"base": COLD, "racks.2.count": 2, **management_ports(41, 3, 4)},
         "2 recorded; ceil(3 × object-store-node / 10 per rack) = 1"),
 }
 

@@ -45,12 +45,13 @@ def test_public_api_reexports_fabric_graph():
     graph = topoopt.fabric_graph(design, catalog=CATALOG)
     assert isinstance(graph, nx.MultiGraph)
     by_network = Counter(a["network"] for _, _, a in graph.edges(data=True))
-    assert by_network == {"compute": 8, "storage": 4 + 4 + 2, "management": 8}
+    assert by_network == {"compute": 8, "storage": 4 + 4 + 2, "management": 8 + 2}
 
 
 def test_one_tier_puts_all_eight_rails_on_one_switch():
     graph = fabric_graph(fd.one_tier_8_gpu())
-    assert sorted(graph.nodes) == ["cold-01", "leaf-01", "mgmt-01", "rack01-node01", "sleaf-01", "storage-01"]
+    assert sorted(graph.nodes) == ["cold-01", "leaf-01", "mgmt-01", "rack01-node01", "rack01-pdu1", "rack01-pdu2",
+                                   "sleaf-01", "storage-01"]
     ports = sorted(switch_ports(graph)["leaf-01"])
     assert ports == ["p1/1", "p1/2", "p2/1", "p2/2", "p3/1", "p3/2", "p4/1", "p4/2"]
     # twin-port kits: a cage's two links share one cable
@@ -62,7 +63,10 @@ def test_node_attributes_are_scalars_with_placement(built):
     _, graph = built
     for name, attrs in graph.nodes(data=True):
         assert all(isinstance(v, (str, int, float, bool)) for v in attrs.values()), name
-        assert attrs["rack"] and attrs["u"] >= 1 and attrs["power_w"] > 0
+        if attrs["role"] == "pdu":  # zero-U; it draws what the devices it feeds draw
+            assert attrs["rack"] and attrs["u"] == 0 and attrs["power_w"] == 0
+        else:
+            assert attrs["rack"] and attrs["u"] >= 1 and attrs["power_w"] > 0
 
 
 def test_names_follow_the_scheme(built):
@@ -78,13 +82,14 @@ def test_names_follow_the_scheme(built):
         "storage-spine": r"^sspine-\d{2,}$",
         "mgmt-leaf": r"^mgmt-\d{2,}$",
         "mgmt-aggregation": r"^mgmt-agg-\d{2,}$",
+        "pdu": r"^(rack|net|stor)\d{2,}-pdu\d+$",
     }
     if design.storage_network.mode == "converged":
         patterns["leaf"] = f"{patterns['leaf']}|^leaf-st-\\d{{2,}}$"
     for name, attrs in graph.nodes(data=True):
         assert re.match(patterns[attrs["role"]], name), name
     for name, attrs in graph.nodes(data=True):
-        if attrs["role"] == "node":
+        if attrs["role"] in ("node", "pdu"):
             assert name.startswith(attrs["rack"] + "-")
 
 
@@ -167,21 +172,22 @@ def test_counts_that_cannot_be_wired_are_a_fabric_error():
 
 def test_single_node_without_fabric():
     base = fd.one_tier_8_gpu()
-    mgmt = base.management_network.model_copy(update={"ports": 7})  # no compute switch to manage
+    mgmt = base.management_network.model_copy(update={"ports": 9})  # no compute switch to manage
     design = base.model_copy(update={
         "tiers": 0,
         "fabric": base.fabric.model_copy(update={"tiers": 0, "switch": "none", "leaves": 0, "leaf_down_ports": 0,
                                                  "pods": 0, "leaves_per_pod": 0, "leaves_per_rail": 0}),
-        "switches": [g.model_copy(update={"ports_used": 7}) if g.tier == "mgmt-leaf" else g
+        "switches": [g.model_copy(update={"ports_used": 9}) if g.tier == "mgmt-leaf" else g
                      for g in base.switches if g.network != "compute"],
-        "links": [g.model_copy(update={"count": 7, "assemblies": 7}) if g.between == "mgmt" else g
+        "links": [g.model_copy(update={"count": 9, "assemblies": 9}) if g.between == "mgmt" else g
                   for g in base.links if g.network != "compute"],
         "management_network": mgmt,
     })
     fabric = build_fabric(design)
     graph = fabric_graph(design)
     assert fabric.compute_switches == [] and not [e for e in graph.edges(data=True) if e[2]["network"] == "compute"]
-    assert sorted(graph.nodes) == ["cold-01", "mgmt-01", "rack01-node01", "sleaf-01", "storage-01"]
+    assert sorted(graph.nodes) == ["cold-01", "mgmt-01", "rack01-node01", "rack01-pdu1", "rack01-pdu2", "sleaf-01",
+                                   "storage-01"]
     # without a fabric the node draws its server's 10,200 W and its 4 storage cages' 4 × 5 W only
     assert fabric.nodes[0].power_w == pytest.approx(10_220)
     assert fabric.warnings == []

@@ -119,22 +119,25 @@ def test_converged_single_switch_takes_units_after_the_node_ports():
 
 
 def test_management_leaves_fill_in_order_and_pair_up():
-    """16k: 5,521 management ports on 121 leaves of 46, pairs of aggregation switches take 48
+    """16k: 6,645 management ports on 145 leaves of 46, pairs of aggregation switches take 48
     leaves each: leaf 49 is the first of pair 2 (mgmt-agg-03, mgmt-agg-04)."""
     design = fd.three_tier_16k()
     graph = fabric_graph(design)
     loads = Counter(link["a_device"] for link in links_of(graph, "mgmt"))
-    assert list(loads.values()) == [46] * 120 + [1]
+    assert list(loads.values()) == [46] * 144 + [21]
     first = [link for link in links_of(graph, "mgmt") if link["a_device"] == "mgmt-001"]
-    # nodes first, each with its in-band and out-of-band port on the same leaf
+    # rack by rack: its nodes, each with its in-band and out-of-band port on the same leaf, then
+    # the rack's two PDUs
     assert [(link["b_device"], link["b_port"]) for link in first[:4]] == [
         ("rack001-node01", "mgmt"), ("rack001-node01", "oob"), ("rack001-node02", "mgmt"), ("rack001-node02", "oob")]
+    assert {"rack001-pdu1", "rack001-pdu2", "rack002-node01"} <= {link["b_device"] for link in first}
     above = defaultdict(set)
     for link in links_of(graph, "mgmt-uplink"):
         above[link["b_device"]].add(link["a_device"])
     assert above["mgmt-048"] == {"mgmt-agg-01", "mgmt-agg-02"}
     assert above["mgmt-049"] == {"mgmt-agg-03", "mgmt-agg-04"}
     assert above["mgmt-121"] == {"mgmt-agg-05", "mgmt-agg-06"}
+    assert above["mgmt-145"] == {"mgmt-agg-07", "mgmt-agg-08"}
     # every leaf's uplinks sit on its two top ports
     assert {link["b_port"] for link in links_of(graph, "mgmt-uplink")} == {"p47", "p48"}
 
@@ -143,8 +146,10 @@ def test_every_device_of_every_network_is_managed():
     graph = fabric_graph(fd.two_tier_32_dgx())
     managed = Counter(link["b_device"] for link in links_of(graph, "mgmt"))
     for name, attrs in graph.nodes(data=True):
-        # A node or storage unit: in band and out of band; a data switch: its management port.
-        expected = 0 if attrs["network"] == "management" else 2 if attrs["role"] in ("node", "storage") else 1
+        # A node or storage unit: in band and out of band; a data switch or a rack PDU: its
+        # management port; a management switch: none.
+        expected = (0 if attrs["role"] in ("mgmt-leaf", "mgmt-aggregation")
+                    else 2 if attrs["role"] in ("node", "storage") else 1)
         assert managed[name] == expected, name
 
 
@@ -152,7 +157,8 @@ def test_devices_and_links_carry_their_network():
     graph = fabric_graph(fd.one_tier_8_gpu())
     networks = {name: attrs["network"] for name, attrs in graph.nodes(data=True)}
     assert networks == {"rack01-node01": "compute", "leaf-01": "compute", "sleaf-01": "storage",
-                        "storage-01": "storage", "cold-01": "storage", "mgmt-01": "management"}
+                        "storage-01": "storage", "cold-01": "storage", "mgmt-01": "management",
+                        "rack01-pdu1": "management", "rack01-pdu2": "management"}
     per_class = {(a["link_class"], a["network"]) for _, _, a in graph.edges(data=True)}
     assert per_class == {("node-leaf", "compute"), ("node-storage", "storage"), ("storage-unit", "storage"),
                          ("mgmt", "management")}
@@ -200,9 +206,10 @@ def test_exports_cover_the_three_networks(tmp_path):
     write_outputs(fd.result_for(design), None, tmp_path, catalog=CATALOG)
     cables = rows(tmp_path / "cables.csv")
     assemblies = Counter(row["network"] for row in cables)
-    assert assemblies == {"compute": 128 + 128, "storage": 32 + 2 + 48, "management": 85 + 4}
+    assert assemblies == {"compute": 128 + 128, "storage": 32 + 2 + 48, "management": 107 + 6}
     racks = rows(tmp_path / "racks.csv")
-    assert Counter(row["network"] for row in racks) == {"compute": 32 + 12, "storage": 5 + 2, "management": 4}
+    # management: 3 leaves, 2 aggregation switches and the 11 racks' 22 PDUs
+    assert Counter(row["network"] for row in racks) == {"compute": 32 + 12, "storage": 5 + 2, "management": 5 + 22}
     assert {row["rack"] for row in racks if row["role"].startswith("mgmt")} == {"net02"}
     devices = {row["name"]: row["role"] for row in rows(tmp_path / "netbox-devices.csv")}
     assert devices["sleaf-01"] == "storage-leaf" and devices["mgmt-agg-01"] == "management-aggregation"
@@ -225,7 +232,8 @@ def test_a_bare_design_counts_every_network_in_the_bom(tmp_path):
     assert bom[("nic", "cx7-qsfp112-2x200g")] == 21  # bought storage NICs, one per node
     assert bom[("switch", "qm9700")] == 8 + 4 + 1 and bom[("switch", "mgmt-48x1g-10g")] == 2 + 2
     assert bom[("storage", "nvme-of-array")] == 1
-    assert bom[("cable", "cat6-rj45-1g-100m")] == 2 * (21 + 1) + 12 + 1  # a switch has one management port
+    # a switch has one management port; 9 racks (6 compute, 2 network, 1 storage) 2 PDUs each
+    assert bom[("cable", "cat6-rj45-1g-100m")] == 2 * (21 + 1) + 12 + 1 + 2 * 9
 
 
 def test_drawing_tells_the_networks_apart():

@@ -23,11 +23,12 @@ def fabric(request):
 
 
 def test_every_device_in_exactly_one_rack(fabric):
-    placed = [device.name for rack in fabric.racks.racks for device in rack.devices]
+    placed = [device.name for rack in fabric.racks.racks for device in rack.devices + rack.zero_u]
     assert len(placed) == len(set(placed))
     assert set(placed) == {device.name for device in fabric.devices}
     for rack in fabric.racks.racks:
-        assert all(device.rack == rack.name for device in rack.devices)
+        assert all(device.rack == rack.name for device in rack.devices + rack.zero_u)
+        assert [device.role for device in rack.zero_u] == ["pdu"] * CATALOG.by_id("racks")[rack.rack_class].pdus
 
 
 def test_racks_hold_one_kind_of_device(fabric):
@@ -52,15 +53,15 @@ def test_every_network_is_racked(fabric):
 
 
 def test_switch_racks_are_filled_model_by_model():
-    """16k: 1,280 qm9700 at 34 per rack (38 racks), then 129 sn5600 at 19 (7), then 127
-    management switches at 48 by height (3); each model starts a fresh rack."""
+    """16k: 1,280 qm9700 at 34 per rack (38 racks), then 129 sn5600 at 19 (7), then 153
+    management switches at 48 by height (4); each model starts a fresh rack."""
     fabric = build_fabric(fd.three_tier_16k())
     sizes: dict[str, list[int]] = {}
     for rack in fabric.racks.by_role("network"):
         sizes.setdefault(rack.devices[0].model, []).append(len(rack.devices))
-    assert sizes == {"qm9700": [34] * 37 + [22], "sn5600": [19] * 6 + [15], "mgmt-48x1g-10g": [48] * 2 + [31]}
+    assert sizes == {"qm9700": [34] * 37 + [22], "sn5600": [19] * 6 + [15], "mgmt-48x1g-10g": [48] * 3 + [9]}
     names = [rack.name for rack in fabric.racks.by_role("network")]
-    assert names[0] == "net01" and names[-1] == "net48"
+    assert names[0] == "net01" and names[-1] == "net49"
 
 
 def test_u_positions_stack_from_the_bottom_without_overlap(fabric):

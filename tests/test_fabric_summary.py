@@ -38,12 +38,12 @@ def test_converged_storage_network_says_it_shares_the_compute_ports():
 def test_management_network_and_tiers():
     lines = summary(fd.one_tier_8_gpu())
     assert lines[line(lines, "Management")] == (
-        "Management   8 ports (in-band + out-of-band) on 1 leaf of mgmt-48x1g-10g · 1G to devices")
+        "Management   10 ports (in-band + out-of-band) on 1 leaf of mgmt-48x1g-10g · 1G to devices")
     at = line(lines, "Storage      hot:")
     assert lines[at] == "Storage      hot: 1 × nvme-of-array: 40.0 GB/s read, 20.0 GB/s write, 300 TB"
     assert lines[at + 1].strip() == "cold: 1 × test-object-200g: 1,000 TB for archived checkpoints and data, 6.0 GB/s write"
     big = summary(fd.three_tier_16k())
-    assert big[line(big, "Management")].endswith("on 121 leaves of mgmt-48x1g-10g + 6 aggregation · 1G to devices, "
+    assert big[line(big, "Management")].endswith("on 145 leaves of mgmt-48x1g-10g + 8 aggregation · 1G to devices, "
                                                  "10G uplinks")
     assert "cold: none (nothing is archived)" in "\n".join(big)
 

@@ -282,8 +282,10 @@ def test_budget_cap_with_a_deadline_conflicts_with_the_deadline():
     assert optimal(inst(MULTI_NODE, {"budget.max": cost})).cost.total == cost
     changes = {**MULTI_NODE, "budget.max": cost - 1}
     result = infeasible(inst(changes))
-    # Without leaf_ports_cover_endpoints the nodes could share no fabric at all, which is cheaper.
-    assert conflict(result) == {"budget_cap", "deadline_met", NEEDS_A_FABRIC}
+    # Without leaf_ports_cover_endpoints the nodes could share no fabric at all, which is cheaper;
+    # without rack_power_within_limit fewer racks would do, and so fewer PDUs and their management
+    # cords.
+    assert conflict(result) == {"budget_cap", "deadline_met", NEEDS_A_FABRIC, "rack_power_within_limit"}
     assert relaxation(result, "budget_cap").value == cost
     for family in ("budget_cap", "deadline_met"):
         optimal(inst(apply_relaxation(changes, relaxation(result, family))))

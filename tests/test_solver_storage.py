@@ -284,9 +284,10 @@ def test_cold_storage_met_infeasible_without_an_object_tier():
 
 
 # -- management_ports_cover -------------------------------------------------------------------------
-# A 12-port management switch keeps 2 uplinks: 10 device ports per leaf. Every device has one
-# in-band and one out-of-band port; with one compute switch, one storage switch and one storage
-# unit, n nodes need 2 × (n + 3) ports: 10 at 2 nodes, 12 at 3.
+# A 12-port management switch keeps 2 uplinks: 10 device ports per leaf. Nodes and the storage
+# unit have one in-band and one out-of-band port, the compute and the storage switch one each, and
+# the one 40 kW rack that holds them all its 2 PDUs: n nodes need 2 × (n + 1) + 2 + 2 ports, 10 at
+# 2 nodes, 12 at 3.
 M12 = dict(next(s for s in TINY_CATALOG["switches"] if s["id"] == "m48"), id="m12", cages=12)
 MGMT = {"goal.deadline_days": None, "constraints.pins.server": "s40", "constraints.pins.nics_per_node": 1,
         "constraints.pins.tiers": 1, "constraints.storage": {"allow": ["obj"]},
@@ -296,14 +297,15 @@ MGMT = {"goal.deadline_days": None, "constraints.pins.server": "s40", "constrain
 
 def _mgmt_ports(d) -> int:
     """Nodes and storage units: 1 in-band + 1 out-of-band port each here; data switches: their one
-    management port."""
+    management port; racks: their 2 PDUs."""
     switches = sum(g.count for g in d.switches if g.network != "management")
-    return 2 * (d.nodes + d.storage.units) + switches
+    return 2 * (d.nodes + d.storage.units) + switches + 2 * sum(g.count for g in d.racks)
 
 
 def test_management_ports_cover_feasible_one_leaf_at_its_ports():
-    """3 nodes, their leaf, the storage switch and the unit: 3 × 2 + 2 × 1 + 2 = 10 ports."""
-    d = optimal(inst(MGMT, {"constraints.pins.nodes": 3})).design
+    """2 nodes, their leaf, the storage switch, the unit and the rack: 2 × 2 + 2 × 1 + 2 + 2 = 10 ports."""
+    d = optimal(inst(MGMT, {"constraints.pins.nodes": 2})).design
+    assert sum(g.count for g in d.racks) == 1
     mgmt = d.management_network
     assert (mgmt.switch, mgmt.ports, mgmt.leaves, mgmt.aggregation, mgmt.leaf_down_ports) == ("m12", 10, 1, 0, 10)
     assert mgmt.ports == _mgmt_ports(d)
@@ -312,7 +314,7 @@ def test_management_ports_cover_feasible_one_leaf_at_its_ports():
 
 
 def test_management_ports_cover_one_node_more_takes_an_aggregation_pair():
-    d = optimal(inst(MGMT, {"constraints.pins.nodes": 4})).design
+    d = optimal(inst(MGMT, {"constraints.pins.nodes": 3})).design
     mgmt = d.management_network
     assert (mgmt.ports, mgmt.leaves, mgmt.aggregation) == (12, 2, 2) and mgmt.ports == _mgmt_ports(d)
     assert [(g.tier, g.count, g.ports_used) for g in d.switches if g.network == "management"] == [
@@ -354,19 +356,19 @@ FIBRE_UPLINKS = {**MGMT, "catalog.add.switches": [*MGMT["catalog.add.switches"],
 
 
 def test_management_leaf_with_uplink_cages_keeps_every_device_cage_and_aggregates_on_fibre():
-    """5 nodes, their switch, the storage switch and the unit: 5 × 2 + 2 × 1 + 2 = 14 ports on
-    leaves of 12 device ports: 2 leaves; their 4 uplinks (SFP+ cages, 10G) reach the one
+    """5 nodes, their switch, the storage switch, the unit and the rack's 2 PDUs: 5 × 2 + 2 × 1 +
+    2 + 2 = 16 ports on leaves of 12 device ports: 2 leaves; their 4 uplinks (SFP+ cages, 10G) reach the one
     management model that runs 10G SFP+, s48: 2 × ceil(2 / 48) = 2 aggregation switches, over
     the 300 m SR kit across 150 m rows (+ 2 m slack)."""
     d = optimal(inst(FIBRE_UPLINKS, {"constraints.pins.nodes": 5, "site.distances.across_rows_m": 150})).design
     mgmt = d.management_network
-    assert mgmt.ports == _mgmt_ports(d) == 14
+    assert sum(g.count for g in d.racks) == 1 and mgmt.ports == _mgmt_ports(d) == 16
     assert (mgmt.switch, mgmt.aggregation_switch, mgmt.leaves, mgmt.aggregation, mgmt.leaf_down_ports,
             mgmt.link_gbps, mgmt.uplink_gbps) == ("m12u", "s48", 2, 2, 12, 1, 10)
     assert [(g.tier, g.model, g.count, g.ports_used) for g in d.switches if g.network == "management"] == [
-        ("mgmt-leaf", "m12u", 2, 14 + 4), ("mgmt-aggregation", "s48", 2, 4)]
+        ("mgmt-leaf", "m12u", 2, 16 + 4), ("mgmt-aggregation", "s48", 2, 4)]
     assert [(link.between, link.part, link.count) for link in d.links if link.network == "management"] == [
-        ("mgmt", "cat6", 14), ("mgmt-uplink", "sr300", 4)]
+        ("mgmt", "cat6", 16), ("mgmt-uplink", "sr300", 4)]
     # Wired: each leaf's two uplinks leave its own SFP+ cages (up1, up2), one to each s48 of the pair.
     instance = inst(FIBRE_UPLINKS, {"constraints.pins.nodes": 5, "site.distances.across_rows_m": 150})
     fabric = build_fabric(d, instance)
@@ -374,7 +376,7 @@ def test_management_leaf_with_uplink_cages_keeps_every_device_cage_and_aggregate
                      for a_dev, b_dev, b_port in zip(bundle.a_device, bundle.b_device, bundle.b_port))
     assert uplinks == [("mgmt-01", "up1", "mgmt-agg-01"), ("mgmt-01", "up2", "mgmt-agg-02"),
                        ("mgmt-02", "up1", "mgmt-agg-01"), ("mgmt-02", "up2", "mgmt-agg-02")]
-    assert {(dev.name, dev.model) for dev in fabric.devices if dev.network == "management"} == {
+    assert {(dev.name, dev.model) for dev in fabric.devices if dev.role.startswith("mgmt")} == {
         ("mgmt-01", "m12u"), ("mgmt-02", "m12u"), ("mgmt-agg-01", "s48"), ("mgmt-agg-02", "s48")}
 
 

@@ -26,7 +26,7 @@ def _listing(ctx: CheckContext) -> str:
 def management_ports_cover(ctx: CheckContext) -> list[Violation]:
     """``M = Σ devices · (1 + oob_ports)`` over nodes and hot and cold storage units, plus
     ``Σ switches · oob_ports`` over compute and storage switches (managed in band over their data
-    ports); a management leaf (role management) has ``d`` device ports and 2 uplinks
+    ports), plus ``racks · pdus`` (one port per rack PDU); a management leaf (role management) has ``d`` device ports and 2 uplinks
     (``networks.management_leaf``); ``leaves = ceil(M / d)``; past one leaf,
     ``2 · ceil(leaves / k_a)`` aggregation switches (role management, ``k_a`` ports at the uplink
     speed), each taking one uplink from every leaf of its pair. Switch and link groups agree."""

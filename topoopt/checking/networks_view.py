@@ -188,7 +188,7 @@ class NetworksView:
     def mgmt_devices(self) -> list[tuple[str, int, int, int]]:
         """``(what, count, in-band ports, oob ports)`` of every device on the management network:
         nodes, compute and storage switches (no in-band port of their own), hot and cold storage
-        units (management switches themselves are not)."""
+        units, and the racks (a port per PDU); management switches themselves are not."""
         devices = []
         if self.server is not None:
             devices.append((self.server.id, self.nodes, 1, self.server.oob_ports))
@@ -197,6 +197,9 @@ class NetworksView:
         if self.storage_switch is not None:
             devices.append((self.storage_switch.id, self.n_storage_switches, 0, self.storage_switch.oob_ports))
         devices += [(tier.id, units, 1, tier.oob_ports) for _, tier, units in self.storage_tiers if tier is not None]
+        if self.rack_class is not None:  # the PDUs of every rack the design records
+            devices.append((f"{self.rack_class.id} rack", sum(g.count for g in self.design.racks), 0,
+                            self.rack_class.pdus))
         return devices
 
     @cached_property

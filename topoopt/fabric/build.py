@@ -8,13 +8,14 @@ the compute fabric (:mod:`topoopt.fabric.wiring`), the storage network
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from topoopt.fabric.devices import Device, LinkBundle
 from topoopt.fabric.hardware import FabricError, Hardware, catalog_for, resolve_hardware
 from topoopt.fabric.management import make_management_switches, wire_management
 from topoopt.fabric.names import management_port_names
-from topoopt.fabric.racks import RackPlan, nodes_by_rack, plan_racks
+from topoopt.fabric.racks import RackPlan, nodes_by_rack, plan_racks, rack_pdus
 from topoopt.fabric.storage import StorageSwitches, make_storage_switches, make_units, wire_storage
 from topoopt.fabric.wiring import Switches, check_shape, make_switches, wire
 from topoopt.models.catalog import Catalog
@@ -39,6 +40,8 @@ class Fabric:
     cold_storage: list[Device]
     links: list[LinkBundle]
     racks: RackPlan
+    pdus: list[Device] = field(default_factory=list)
+    """Every rack's PDUs (zero-U, on the management network)."""
     warnings: list[str] = field(default_factory=list)
     in_rack_run_m: float = Distances().in_rack_m
     """The run of a cable whose ends share a rack (the site's ``in_rack_m``)."""
@@ -68,7 +71,7 @@ class Fabric:
 
     @property
     def devices(self) -> list[Device]:
-        return self.nodes + self.switch_list + self.units
+        return self.nodes + self.switch_list + self.units + self.pdus
 
     def cable_run_m(self, bundle: LinkBundle, ends: list[str]) -> float:
         """An assembly's run: the site's in-rack run when the devices at its ``ends`` share a
@@ -99,15 +102,29 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
     fabric = Fabric(design=design, hardware=hw, nodes=nodes, switches=switches, storage_switches=storage_switches,
                     mgmt_leaves=mgmt_leaves, mgmt_aggregation=mgmt_aggregation, storage=hot, cold_storage=cold,
                     links=links, racks=RackPlan(racks=[]))
-    managed = nodes + fabric.compute_switches + storage_switches.all + hot + cold
+    fabric.racks = plan_racks(design, hw, nodes, fabric.switch_list, fabric.units)
+    fabric.pdus = rack_pdus(fabric.racks, hw.rack_class.pdus)
+    managed = _managed_in_order(nodes, fabric.compute_switches + storage_switches.all + hot + cold, fabric.pdus)
     links += wire_management(design, hw, managed, _management_ports(resolved, managed), mgmt_leaves, mgmt_aggregation)
     for bundle in links:
         bundle.name_cables()
-    fabric.racks = plan_racks(design, hw, nodes, fabric.switch_list, fabric.units)
     distances = instance.site.distances if instance is not None else Distances()
     fabric.in_rack_run_m = distances.in_rack_m
     fabric.warnings = _check_parts(fabric) + _compare_links(design, links) + fabric.racks.warnings
     return fabric
+
+
+def _managed_in_order(nodes: list[Device], others: list[Device], pdus: list[Device]) -> list[Device]:
+    """The devices on the management network in the order the leaves take them: rack by rack, a
+    rack's nodes and then its PDUs (one leaf serves a rack's power and its nodes); then the switches
+    and storage units; then the PDUs of racks without nodes."""
+    pdus_of: dict[str, list[Device]] = {}
+    for pdu in pdus:
+        pdus_of.setdefault(pdu.rack, []).append(pdu)
+    ordered: list[Device] = []
+    for rack, in_rack in itertools.groupby(nodes, key=lambda node: node.rack):
+        ordered += [*in_rack, *pdus_of.pop(rack, [])]
+    return ordered + others + [pdu for rest in pdus_of.values() for pdu in rest]
 
 
 def _management_ports(catalog: Catalog, devices: list[Device]) -> dict[tuple[str, str], list[str]]:
@@ -116,8 +133,9 @@ def _management_ports(catalog: Catalog, devices: list[Device]) -> dict[tuple[str
     kinds = {"node": catalog.by_id("servers"), "storage": catalog.by_id("storage"),
              "cold-storage": catalog.by_id("storage")}
     switches = catalog.by_id("switches")
-    return {(d.role, d.model): management_port_names(kinds.get(d.role, switches)[d.model].oob_ports,
-                                                     in_band=d.role in kinds) for d in devices}
+    return {(d.role, d.model): management_port_names(1, in_band=False) if d.role == "pdu" else
+            management_port_names(kinds.get(d.role, switches)[d.model].oob_ports, in_band=d.role in kinds)
+            for d in devices}
 
 
 def _make_nodes(design: Design, hw: Hardware) -> list[Device]:

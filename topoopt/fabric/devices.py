@@ -25,7 +25,7 @@ class Device:
     role: str
     """``node``; compute switches ``leaf``, ``spine``, ``core``; storage switches ``storage-leaf``,
     ``storage-spine``; management switches ``mgmt-leaf``, ``mgmt-aggregation``; storage units
-    ``storage`` (hot tier) and ``cold-storage``."""
+    ``storage`` (hot tier) and ``cold-storage``; rack PDUs ``pdu``."""
     model: str
     rack_units: int
     power_w: float

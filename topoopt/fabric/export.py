@@ -194,6 +194,6 @@ def length_rows(rows) -> list[tuple]:
 
 def rack_rows(fabric: Fabric):
     for rack in fabric.racks.racks:
-        for device in rack.devices:
+        for device in rack.devices + rack.zero_u:
             yield (rack.name, device.u, device.name, f"{device.power_w:g}", device.model, device.rack_units,
                    rack.rack_class, device.role, device.network)

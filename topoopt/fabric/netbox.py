@@ -42,7 +42,7 @@ DEVICE_ROLE = {
     "node": "gpu-node", "leaf": "leaf", "spine": "spine", "core": "core",
     "storage-leaf": "storage-leaf", "storage-spine": "storage-spine",
     "mgmt-leaf": "management-leaf", "mgmt-aggregation": "management-aggregation",
-    "storage": "storage-hot", "cold-storage": "storage-cold",
+    "storage": "storage-hot", "cold-storage": "storage-cold", "pdu": "pdu",
 }
 # NetBox cable types of twisted-pair (RJ45) patch cords, the management network's, by speed (Gb/s).
 COPPER_TYPE = {1: "cat6", 10: "cat6a", 25: "cat8", 40: "cat8"}
@@ -81,8 +81,9 @@ def write_netbox(fabric: Fabric, site: str, out_dir: Path) -> tuple[list[Path], 
     roles: dict[str, str] = {}
     for device in fabric.devices:
         roles.setdefault(DEVICE_ROLE[device.role], device.network)
-    devices = ([d.name, DEVICE_ROLE[d.role], manufacturer_of[d.model], d.model, site, d.rack, d.u, "front", "planned"]
-               for d in fabric.devices)
+    # A zero-U device (a rack PDU) has no position or face in its rack.
+    devices = ([d.name, DEVICE_ROLE[d.role], manufacturer_of[d.model], d.model, site, d.rack,
+                d.u if d.rack_units else "", "front" if d.rack_units else "", "planned"] for d in fabric.devices)
     racks = ([site, rack.name, "planned", RACK_WIDTH_IN, rack.units, f"{rack.rack_class} ({rack.role})"]
              for rack in fabric.racks.racks)
     types_path = out_dir / "netbox-device-types.yaml"

@@ -14,7 +14,7 @@ the design is not listed), with NetBox's interface type for the port's protocol,
 The catalog names no manufacturer: a model whose catalog name begins with a GPU vendor of the
 catalog schema (``NVIDIA``, ``AMD``) gets that manufacturer, every other model ``Generic``.
 ``is_full_depth`` is not in the catalog either: it is written ``true``, NetBox's default
-(``DeviceType.is_full_depth``, NetBox 4.6).
+(``DeviceType.is_full_depth``, NetBox 4.6), except for a zero-U rack PDU.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def device_types(fabric: Fabric) -> list[dict]:
         name = names.get(model, model)
         document = {
             "manufacturer": manufacturer(name), "model": model, "slug": slug(model), "description": name[:200],
-            "u_height": device.rack_units, "is_full_depth": True,
+            "u_height": device.rack_units, "is_full_depth": device.rack_units > 0,  # a zero-U PDU is not
             "power-ports": [{"name": "psu", "type": "other", "maximum_draw": max(1, round(device.power_w))}],
             "interfaces": sorted(interfaces.get(model, {}).values(), key=lambda i: _natural(i["name"])),
         }

@@ -39,6 +39,9 @@ class Rack:
     units: int
     power_limit_w: float
     devices: list[Device] = field(default_factory=list)
+    """The rack-mounted devices, in U order."""
+    zero_u: list[Device] = field(default_factory=list)
+    """Devices beside the rack units (its PDUs)."""
 
     @property
     def power_w(self) -> float:
@@ -144,6 +147,23 @@ def _homogeneous(role: str, devices: list[Device], hw: Hardware) -> list[Rack]:
     for group, per in groups:
         racks += _fill(role, group, per, len(racks) + 1, total, hw)
     return racks
+
+
+PDU_MODEL = "rack-pdu"
+"""Model name of a rack PDU (no catalog item: its price is in the rack class's)."""
+
+
+def rack_pdus(plan: RackPlan, per_rack: int) -> list[Device]:
+    """Every rack's PDUs, ``{rack}-pdu1`` …: zero-U (``u`` 0, in the rack's ``zero_u``), on the
+    management network (one management port each); their power is the devices' they feed."""
+    pdus = []
+    for rack in plan.racks:
+        for i in range(per_rack):
+            pdu = Device(name=f"{rack.name}-pdu{i + 1}", role="pdu", model=PDU_MODEL, rack_units=0, power_w=0.0,
+                         ports=0, network="management", rack=rack.name, u=0)
+            rack.zero_u.append(pdu)
+            pdus.append(pdu)
+    return pdus
 
 
 def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list[Device],

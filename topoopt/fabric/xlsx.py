@@ -28,8 +28,9 @@ from topoopt.models.design import SolveResult
 
 NETWORKS = ("compute", "storage", "management")
 COLUMNS = ["category", "part", "description", "quantity", "unit_price", "extended_price"]
-DEVICE_CATEGORY = {"node": "server", "storage": "storage", "cold-storage": "storage"}
-"""Cost category of a device role; every other role is a switch."""
+DEVICE_CATEGORY = {"node": "server", "storage": "storage", "cold-storage": "storage", "pdu": "rack"}
+"""Cost category of a device role (a rack PDU is priced in its rack, so it has no line of its own);
+every other role is a switch."""
 
 
 def installed(fabric: Fabric) -> Counter:

@@ -245,6 +245,11 @@ class RackClass(Sourced):
     power_kw: float = Field(gt=0, le=500, description="Power the rack can supply (and cool), kW.")
     rack_units: int = Field(ge=1, le=60, description="Usable height in rack units (U).")
     cooling: Cooling = Field(description="How the rack is cooled: air, rear_door or liquid.")
+    pdus: int = Field(2, ge=0, le=8, description=(
+        "Rack PDUs, zero-U, each managed over one 1G RJ45 port on the management network "
+        "(estimate: two per rack, one per power feed; a metered zero-U PDU: "
+        "https://raw.githubusercontent.com/netbox-community/devicetype-library/master/device-types/APC/AP7830.yaml). "
+        "Their price is in the rack's."))
 
 
 class StorageTier(Sourced):

@@ -129,14 +129,14 @@ class StorageNetwork(Record):
 
 class ManagementNetwork(Record):
     """One in-band port per node and storage unit plus the out-of-band ports of every node, data
-    switch and storage unit, on management leaves (``leaf_down_ports`` device ports, 2 uplinks) and,
+    switch, storage unit and rack PDU, on management leaves (``leaf_down_ports`` device ports, 2 uplinks) and,
     past one leaf, pairs of aggregation switches (each pair takes up to the aggregation model's
     ports at ``uplink_gbps`` leaves)."""
 
     switch: str = Field(description="Management leaf switch id.")
     aggregation_switch: str | None = Field(
         None, description="Aggregation switch id; none with one leaf (records before schema 1.7: the leaves' model).")
-    ports: int = Field(ge=0, description="Management ports served (in-band + out-of-band).")
+    ports: int = Field(ge=0, description="Management ports served (in-band + out-of-band, rack PDUs included).")
     leaves: int = Field(ge=1, description="Management leaf switches.")
     aggregation: int = Field(ge=0, description="Aggregation switches (0 with one leaf).")
     leaf_down_ports: int = Field(ge=1, description="Device ports of a management leaf.")

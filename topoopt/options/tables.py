@@ -10,6 +10,7 @@ docs/model.md for the rules.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
 
@@ -347,11 +348,13 @@ def fabric_options(catalog: ResolvedCatalog, speeds: set[tuple[str, int]],
                 add(tiers=2, down=radix - up, up=up, ratio=ratio, spines=spines, links_per_leaf_spine=up // most,
                     leaves_per_pod=most * radix // up, spine_up=0, cores_per_plane=0, links_per_spine_core=0,
                     max_pods=1, **common)
-            for down, up, ratio in leaf_splits(radix):
+            for down, up, split_ratio in leaf_splits(radix):
                 # 3 tiers: spines split half down, half up. Each leaf reaches each spine of its
                 # pod with 1 or 2 links (2 lets twin-port assemblies carry both of their links).
+                # A split's leaves may run below its ratio (6 down / 2 up with one port in use is
+                # class 1): an option per class up to the split's.
                 spine_up = radix - radix // 2
-                for links_ls in (1, 2):
+                for ratio, links_ls in itertools.product(range(1, split_ratio + 1), (1, 2)):
                     pod_leaves = (radix // 2) // links_ls
                     if up % links_ls or pod_leaves < 1 or spine_up < 1:
                         continue

@@ -369,6 +369,7 @@ class NetVars:
     """Converged, 2 or 3 tiers: the storage units on free ports of the top tier (spines or cores)."""
     mgmt_ports: Int
     mgmt_node_ports: Int
+    mgmt_pdu_ports: Int
     mgmt_leaves: Int
     mgmt_pairs: Int
     mgmt_aggregation: Int
@@ -424,6 +425,7 @@ def network_variables(dm) -> NetVars:
         storage_on_top=m.new_bool_var("storage_on_top"),
         mgmt_ports=iv(count_max, "mgmt_ports"),
         mgmt_node_ports=iv(count_max, "mgmt_node_ports"),
+        mgmt_pdu_ports=iv(count_max, "mgmt_pdu_ports"),
         mgmt_leaves=iv(count_max, "mgmt_leaves"),
         mgmt_pairs=iv(count_max, "mgmt_pairs"),
         mgmt_aggregation=iv(count_max, "mgmt_aggregation"),

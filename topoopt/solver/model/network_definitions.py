@@ -156,9 +156,9 @@ def _storage_shape(dm, ded: list, lits: list) -> None:
 
 
 def _management_shape(dm) -> None:
-    """Management ports: 1 in-band plus the out-of-band ports of every node and storage unit, and
-    the management ports of every compute and storage switch (``oob_ports``: a switch's in-band
-    management rides its data ports). Aggregation: none with one leaf, else pairs (the ceilings are the
+    """Management ports: 1 in-band plus the out-of-band ports of every node and storage unit, the
+    management ports of every compute and storage switch (``oob_ports``: a switch's in-band
+    management rides its data ports) and of every rack's PDUs. Aggregation: none with one leaf, else pairs (the ceilings are the
     rule management_ports_cover). Switches per model: the option's leaves and its aggregation."""
     m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     for oob_lit, configs in dm.node_groups(lambda c: c.server.oob_ports):
@@ -166,7 +166,9 @@ def _management_shape(dm) -> None:
     switches = dm.problem.catalog.catalog.by_id("switches")
     storage = dm.problem.catalog.catalog.by_id("storage")
     data_switches = [(sid, var) for sid, var in v.switches_of.items()] + list(n.storage_of.items())
-    m.add(n.mgmt_ports == n.mgmt_node_ports
+    for r in o.racks:
+        m.add(n.mgmt_pdu_ports == r.rack.pdus * v.racks).only_enforce_if(v.use_rack[r.index])
+    m.add(n.mgmt_ports == n.mgmt_node_ports + n.mgmt_pdu_ports
           + sum(switches[sid].oob_ports * var for sid, var in data_switches)
           + sum((1 + storage[t].oob_ports) * var for t, var in n.units_of.items()))
     m.add(n.mgmt_leaves >= 2).only_enforce_if(n.mgmt_multi)
