@@ -380,6 +380,17 @@ def test_management_leaf_with_uplink_cages_keeps_every_device_cage_and_aggregate
         ("mgmt-01", "m12u"), ("mgmt-02", "m12u"), ("mgmt-agg-01", "s48"), ("mgmt-agg-02", "s48")}
 
 
+def test_a_management_leaf_nothing_aggregates_serves_one_leaf_alone():
+    """Without the SFP+ switch nothing runs the leaf's 10G SFP+ uplinks: 3 nodes' 3 × 2 + 2 × 1 +
+    2 + 2 = 12 ports fill one leaf of 12 device ports; 5 nodes' 16 would need a second leaf and
+    an aggregation pair, which nothing can be."""
+    alone = {**FIBRE_UPLINKS, "catalog.add.switches": [*MGMT["catalog.add.switches"], M12U]}
+    d = optimal(inst(alone, {"constraints.pins.nodes": 3})).design
+    mgmt = d.management_network
+    assert (mgmt.switch, mgmt.aggregation_switch, mgmt.ports, mgmt.leaves, mgmt.aggregation) == ("m12u", None, 12, 1, 0)
+    assert "management_ports_cover" in conflict(infeasible(inst(alone, {"constraints.pins.nodes": 5})))
+
+
 def test_management_uplinks_beyond_twisted_pair_need_fibre_cages_or_mixed_racks():
     """Without the fibre-uplink leaf, 150 m uplinks are out of Cat6a's reach: the checker rejects
     the fibre design re-recorded as RJ45 leaves aggregating on their own model."""

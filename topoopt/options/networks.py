@@ -419,7 +419,8 @@ def management_options(catalog: ResolvedCatalog, instance: Instance, runs_m: dic
                        parts: PartChooser) -> list[ManagementOption]:
     """Every management leaf model (:func:`management_leaf`) with every management switch whose
     device cages run the leaf's uplink speed as its aggregation (a leaf without uplink cages may
-    aggregate its own model). The aggregation model's rules apply past one leaf."""
+    aggregate its own model), or, when none does, alone (one leaf at most). The aggregation
+    model's rules apply past one leaf."""
     options: list[ManagementOption] = []
     switches = [s for s in catalog.catalog.switches if s.role == "management"]
     for switch in switches:
@@ -431,17 +432,21 @@ def management_options(catalog: ResolvedCatalog, instance: Instance, runs_m: dic
                             low, runs_m["mgmt"])
         price = whole_units(catalog.price(switch.id))
         common, at = placed_violations([part])
-        for aggregation in switches:
-            k = aggregation.radix(high)
-            if k < 1:
-                continue
-            uplink = parts.placed((aggregation.cage_form_factor, aggregation.ports_per_cage[high]), uplink_cage,
-                                  high, runs_m["mgmt-uplink"])
+        aggregations = [a for a in switches if a.radix(high) >= 1] or [None]
+        for aggregation in aggregations:
+            if aggregation is None:  # nothing aggregates these leaves: one leaf at most
+                k, uplink = 0, {level: None for level in runs_m["mgmt-uplink"]}
+                agg_rules = frozenset({"management_ports_cover"})
+            else:
+                k = aggregation.radix(high)
+                uplink = parts.placed((aggregation.cage_form_factor, aggregation.ports_per_cage[high]), uplink_cage,
+                                      high, runs_m["mgmt-uplink"])
+                agg_rules = management_violations(aggregation, whole_units(catalog.price(aggregation.id)), instance,
+                                                  pinned=False)
             uplink_common, uplink_at = placed_violations([uplink])
-            agg_rules = management_violations(aggregation, whole_units(catalog.price(aggregation.id)), instance,
-                                              pinned=False)
             options.append(ManagementOption(
-                index=len(options), switch=switch, aggregation=aggregation, leaf_down_ports=down, aggregation_radix=k,
+                index=len(options), switch=switch, aggregation=aggregation or switch, leaf_down_ports=down,
+                aggregation_radix=k,
                 device_gbps=low, uplink_gbps=high, unit_price=price, part=part, uplink_part=uplink,
                 violations=management_violations(switch, price, instance) | common,
                 uplink_violations=uplink_common | agg_rules, level_violations=at, uplink_level_violations=uplink_at))
