@@ -63,6 +63,15 @@ def test_a_cable_within_one_rack_runs_the_in_rack_distance(rendered):
     assert within  # every small example has a rack holding a device and its switch
 
 
+def test_netbox_cables_run_their_assemblys_length(rendered):
+    """Every NetBox cable (one per lane, labelled ``<assembly id>.<lane>``) has its assembly's run
+    from cables.csv, the in-rack run included."""
+    _, _, _, out, _ = rendered
+    run = {cable["id"]: cable["length_m"] for cable in rows(out / "cables.csv")}
+    lanes = rows(out / "netbox-cables.csv")
+    assert lanes and all(float(lane["length"]) == float(run[lane["label"].rsplit(".", 1)[0]]) for lane in lanes)
+
+
 @pytest.mark.parametrize("name, most", [("llama3-70b-roce-cny", 4), ("llama3-70b-job-cost-cny", 5),
                                         ("estimate-pinned-h100", 6)])
 def test_small_examples_share_racks(name, most):

@@ -196,7 +196,7 @@ def _management(design: Design, catalog: Catalog, parts: list[LinkPart]) -> Mana
         up_per_cage = (switch.uplink_ports_per_cage or {}).get(mn.uplink_gbps, 0)
         if up_per_cage < 1:
             raise FabricError(f"management switch {switch.id} has no uplink ports at {mn.uplink_gbps} Gb/s")
-        uplinks = port_names(switch.uplink_cages, up_per_cage, prefix=UPLINK_PORT_PREFIX)[-2:]
+        uplinks = port_names(switch.uplink_cages, up_per_cage, prefix=UPLINK_PORT_PREFIX)[:2]
     else:
         up_per_cage = _ports_per_cage(switch, mn.uplink_gbps, "management switch")
         uplinks = port_names(switch.cages, up_per_cage)[-2:]

@@ -7,8 +7,8 @@ Rules (:class:`~topoopt.models.design.ManagementNetwork`), with the choices the 
   ``oob_ports`` management ports (``mgmt``: a switch's in-band management rides its data ports);
   management switches themselves are not managed over this network.
 * **Leaves.** ``leaves`` management leaves (``mgmt-01`` …) of ``leaf_down_ports`` device ports at
-  ``link_gbps`` and 2 uplinks at ``uplink_gbps``: on the leaf's own uplink cages (``up1`` …) when
-  it has them, else on its top two ports (then ``leaf_down_ports = k − 2``, ``k`` its radix at the
+  ``link_gbps`` and 2 uplinks at ``uplink_gbps``: on the leaf's first two uplink cages (``up1``,
+  ``up2``) when it has cages of its own for them, else on its top two ports (then ``leaf_down_ports = k − 2``, ``k`` its radix at the
   device speed). Devices are dealt out in order — nodes (rack by rack), compute switches,
   storage switches, hot units, cold units, each device's ports together — filling a leaf before
   the next starts, so a rack's nodes share a management leaf.

@@ -96,16 +96,21 @@ def write_netbox(fabric: Fabric, site: str, out_dir: Path) -> tuple[list[Path], 
         write_csv(out_dir / "netbox-sites.csv", SITE_COLUMNS, [[site, slug(site), "planned", "designed by topoopt"]]),
         write_csv(out_dir / "netbox-racks.csv", RACK_COLUMNS, racks),
         write_csv(out_dir / "netbox-devices.csv", DEVICE_COLUMNS, devices),
-        write_csv(out_dir / "netbox-cables.csv", CABLE_COLUMNS, (row for b in fabric.links for row in _cable_rows(b))),
+        write_csv(out_dir / "netbox-cables.csv", CABLE_COLUMNS, (row for b in fabric.links for row in _cable_rows(fabric, b))),
     ]
     return paths, [warning] if warning else []
 
 
-def _cable_rows(bundle):
+def _cable_rows(fabric: Fabric, bundle):
+    """One NetBox cable per lane, labelled ``<assembly id>.<lane>``, at its assembly's run (as in
+    cables.csv: the in-rack run when the assembly's ends share a rack)."""
     part = bundle.part
     twisted_pair = part.media == "utp" or "rj45" in (part.a_form_factor, part.b_form_factor)
     kind = COPPER_TYPE.get(bundle.gbps, "") if twisted_pair else CABLE_TYPE.get(part.media, "")
-    length = f"{bundle.length_m:g}"
+    ends: dict[int, list[str]] = {}
+    for a_device, b_device, cable in zip(bundle.a_device, bundle.b_device, bundle.cable):
+        ends.setdefault(cable, [a_device]).append(b_device)
+    length = {cable: f"{fabric.cable_run_m(bundle, devices):g}" for cable, devices in ends.items()}
     ids = bundle.cable_ids
     previous, lane = -1, 0
     for i, cable in enumerate(bundle.cable):
@@ -114,5 +119,5 @@ def _cable_rows(bundle):
         yield (
             bundle.a_device[i], "dcim.interface", bundle.a_port[i],
             bundle.b_device[i], "dcim.interface", bundle.b_port[i],
-            kind, "planned", f"{ids[cable]}.{lane}", length, "m",
+            kind, "planned", f"{ids[cable]}.{lane}", length[cable], "m",
         )
