@@ -159,7 +159,7 @@ THREE_TIER_DESIGN = {
         # Storage: E = 6 nodes × 2 + 4 unit ports = 16 on one qm9700.
         {"network": "storage", "tier": "storage-leaf", "model": "qm9700", "count": 1, "ports_used": 16},
         # Management: 6 nodes × 2 + 40 sw8 × 1 + 1 qm9700 × 1 + 1 array × 2 + 7 racks × 2 PDUs = 69
-        # ports: ceil(69 / 46) = 2 leaves, past one leaf 2 × ceil(2 / 48) = 2 aggregation switches;
+        # ports: ceil(69 / 46) = 2 leaves, past one leaf 2 × ceil(2 / (48 − 2)) = 2 aggregation switches;
         # every leaf has one uplink to each: 4 uplinks; leaves use 69 + 4 ports, the aggregation 4.
         {"network": "management", "tier": "mgmt-leaf", "model": "mgmt-48x1g-10g", "count": 2, "ports_used": 73},
         {"network": "management", "tier": "mgmt-aggregation", "model": "mgmt-48x1g-10g", "count": 2, "ports_used": 4},

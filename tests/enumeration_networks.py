@@ -320,8 +320,8 @@ class Networks:
     def management_networks(self, ports: int):
         """Every admitted management leaf model (``management_leaf``: d device ports, 2 uplinks)
         serving ``ports`` management ports in ceil(ports / d) leaves and, past one leaf, with every
-        admitted management switch running the uplink speed as aggregation: 2 × ceil(leaves / k_a)
-        switches, k_a its ports at that speed."""
+        admitted management switch running the uplink speed as aggregation: 2 × ceil(leaves / (k_a − 2))
+        switches, k_a its ports at that speed, 2 of them kept for the site's management core."""
         rules = self.instance.constraints
         admitted = [s for s in self.catalog.switches
                     if s.role == "management" and self.price(s.id) is not None and rules.switches.admits(s.id)]
@@ -330,7 +330,8 @@ class Networks:
             if rules.pins.management_switch not in (None, switch.id) or leaf.down < 1:
                 continue
             leaves = ceil_div(ports, leaf.down)
-            aggregations = [a for a in admitted if a.radix(leaf.uplink_gbps)] if leaves > 1 else [None]
+            # An aggregation switch keeps 2 ports for the site's management core.
+            aggregations = [a for a in admitted if a.radix(leaf.uplink_gbps) > 2] if leaves > 1 else [None]
             for aggregation in aggregations:
                 network = self._management_network(ports, switch, leaf, leaves, aggregation)
                 if network is not None:
@@ -340,7 +341,7 @@ class Networks:
         """The management network of ``leaves`` leaves of ``switch`` and their aggregation, cabled
         at every placement (None where no part fits)."""
         low, high = leaf.device_gbps, leaf.uplink_gbps
-        k = aggregation.radix(high) if aggregation else 0
+        k = aggregation.radix(high) - 2 if aggregation else 0
         groups_of = 2 * ceil_div(leaves, k) if aggregation else 0
         uplinks = 2 * leaves if aggregation else 0
         ff, price = switch.cage_form_factor, self.price(switch.id)

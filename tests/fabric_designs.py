@@ -78,7 +78,7 @@ CATALOG = _with_additions(_BUILTIN, ADDITIONS)
 # e.g. 45,000 / 10,288 = 4.37 and 48 / 8 U = 6, so 4 nodes; 45,000 / 1,294 = 34.8 and 48 / 1 U = 48, so 34.
 # Management ports: every node and storage unit has 1 in-band + 1 OOB port, every compute and storage
 # switch its one management port, every rack its 2 PDUs' one each; a management leaf has 48 − 2 = 46
-# device ports; aggregation pairs take 48 leaves each.
+# device ports; aggregation pairs take 46 leaves each (2 ports of each switch go to the site's core).
 
 
 def _links(between: str, count: int, part: str, per_assembly: int, length_m: float, gbps: int,
@@ -303,7 +303,7 @@ def three_tier_16k() -> Design:
     ports); 64 spines with 2 links per leaf–spine pair (a spine uses 65 × 2 = 130 ports):
     65 × 128 = 8,320 leaf–spine links, one 4-link kit per pair (half used) = 4,160 kits.
     Management: (2,048 nodes + 8 units) × 2 + (1,280 compute + 129 storage switches) × 1 + 562
-    racks × 2 PDUs = 6,645 ports → 145 leaves (144 × 46 + 21) and 2 × ceil(145 / 48) = 8
+    racks × 2 PDUs = 6,645 ports → 145 leaves (144 × 46 + 21) and 2 × ceil(145 / 46) = 8
     aggregation switches (153 management switches, 4 racks of them: 562 racks in all)."""
     management, mgmt_switches, mgmt_links = _management(ports=6645, leaves=145, aggregation=8)
     return _design(

@@ -249,7 +249,8 @@ STORAGE_MUTATIONS = {
     "management_ports_cover-aggregation": (
         "management_ports_cover", THREE_TIER_INSTANCE_CHANGES,
         {"base": THREE_TIER_DESIGN, "management_network.aggregation": 0},
-        "management_network.aggregation: recorded 0, the rules give 2 (2 × ceil(2 leaves / 48 per pair))"),
+        "management_network.aggregation: recorded 0, the rules give 2 (2 × ceil(2 leaves / (48 − 2 kept for the "
+        "core) per pair))"),
     "management_ports_cover-uplinks": (
         "management_ports_cover", THREE_TIER_INSTANCE_CHANGES,
         {"base": THREE_TIER_DESIGN, "links": THREE_TIER_DESIGN["links"][:6]}, "mgmt-uplink links: missing; 4 links needed"),

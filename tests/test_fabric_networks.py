@@ -119,8 +119,9 @@ def test_converged_single_switch_takes_units_after_the_node_ports():
 
 
 def test_management_leaves_fill_in_order_and_pair_up():
-    """16k: 6,645 management ports on 145 leaves of 46, pairs of aggregation switches take 48
-    leaves each: leaf 49 is the first of pair 2 (mgmt-agg-03, mgmt-agg-04)."""
+    """16k: 6,645 management ports on 145 leaves of 46, pairs of aggregation switches take 46
+    leaves each (each switch keeps 2 of its 48 ports for the site's management core): leaf 47 is
+    the first of pair 2 (mgmt-agg-03, mgmt-agg-04)."""
     design = fd.three_tier_16k()
     graph = fabric_graph(design)
     loads = Counter(link["a_device"] for link in links_of(graph, "mgmt"))
@@ -134,8 +135,8 @@ def test_management_leaves_fill_in_order_and_pair_up():
     above = defaultdict(set)
     for link in links_of(graph, "mgmt-uplink"):
         above[link["b_device"]].add(link["a_device"])
-    assert above["mgmt-048"] == {"mgmt-agg-01", "mgmt-agg-02"}
-    assert above["mgmt-049"] == {"mgmt-agg-03", "mgmt-agg-04"}
+    assert above["mgmt-046"] == {"mgmt-agg-01", "mgmt-agg-02"}
+    assert above["mgmt-047"] == {"mgmt-agg-03", "mgmt-agg-04"}
     assert above["mgmt-121"] == {"mgmt-agg-05", "mgmt-agg-06"}
     assert above["mgmt-145"] == {"mgmt-agg-07", "mgmt-agg-08"}
     # every leaf's uplinks sit on its two top ports

@@ -357,9 +357,10 @@ FIBRE_UPLINKS = {**MGMT, "catalog.add.switches": [*MGMT["catalog.add.switches"],
 
 def test_management_leaf_with_uplink_cages_keeps_every_device_cage_and_aggregates_on_fibre():
     """5 nodes, their switch, the storage switch, the unit and the rack's 2 PDUs: 5 × 2 + 2 × 1 +
-    2 + 2 = 16 ports on leaves of 12 device ports: 2 leaves; their 4 uplinks (SFP+ cages, 10G) reach the one
-    management model that runs 10G SFP+, s48: 2 × ceil(2 / 48) = 2 aggregation switches, over
-    the 300 m SR kit across 150 m rows (+ 2 m slack)."""
+    2 + 2 = 16 ports on leaves of 12 device ports: 2 leaves; their 4 uplinks (SFP+ cages, 10G)
+    reach the one management model that runs 10G SFP+, s48: 2 × ceil(2 / (48 − 2)) = 2
+    aggregation switches (each keeps 2 ports for the site's core), over the 300 m SR kit across
+    150 m rows (+ 2 m slack)."""
     d = optimal(inst(FIBRE_UPLINKS, {"constraints.pins.nodes": 5, "site.distances.across_rows_m": 150})).design
     mgmt = d.management_network
     assert sum(g.count for g in d.racks) == 1 and mgmt.ports == _mgmt_ports(d) == 16

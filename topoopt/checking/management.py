@@ -28,8 +28,9 @@ def management_ports_cover(ctx: CheckContext) -> list[Violation]:
     ``Σ switches · oob_ports`` over compute and storage switches (managed in band over their data
     ports), plus ``racks · pdus`` (one port per rack PDU); a management leaf (role management) has ``d`` device ports and 2 uplinks
     (``networks.management_leaf``); ``leaves = ceil(M / d)``; past one leaf,
-    ``2 · ceil(leaves / k_a)`` aggregation switches (role management, ``k_a`` ports at the uplink
-    speed), each taking one uplink from every leaf of its pair. Switch and link groups agree."""
+    ``2 · ceil(leaves / (k_a − 2))`` aggregation switches (role management, ``k_a`` ports at the
+    uplink speed, 2 kept for the site's management core), each taking one uplink from every leaf
+    of its pair. Switch and link groups agree."""
     family = "management_ports_cover"
     out: list[Violation] = []
     m, switch, aggregation = ctx.design.management_network, ctx.mgmt_switch, ctx.mgmt_aggregation_switch
@@ -51,10 +52,13 @@ def management_ports_cover(ctx: CheckContext) -> list[Violation]:
            else f"{switch.radix(leaf.device_gbps)} ports − 2 uplinks")
     _field(out, family, "leaf_down_ports", m.leaf_down_ports, c.leaf_down_ports, why)
     _field(out, family, "leaves", m.leaves, c.leaves, f"ceil({num(c.ports)} ports / {c.leaf_down_ports} per leaf)")
-    if c.leaves > 1 and not c.aggregation_radix:
+    per_pair = c.aggregation_radix - 2  # each aggregation switch keeps 2 ports for the site's core
+    if c.leaves > 1 and per_pair < 1:
         out.append(Violation(family=family, item=f"mgmt-aggregation switches ({aggregation.id})",
-                             detail=f"no port at the leaves' {num(leaf.uplink_gbps)} Gb/s uplink speed"))
-    why = "one leaf" if c.leaves == 1 else f"2 × ceil({num(c.leaves)} leaves / {c.aggregation_radix} per pair)"
+                             detail=f"{c.aggregation_radix} ports at the leaves' {num(leaf.uplink_gbps)} Gb/s uplink "
+                                    "speed: none left for a leaf besides 2 to the site's management core"))
+    why = "one leaf" if c.leaves == 1 else (f"2 × ceil({num(c.leaves)} leaves / ({c.aggregation_radix} − 2 kept for "
+                                            f"the core) per pair)")
     _field(out, family, "aggregation", m.aggregation, c.aggregation, why)
     if not m.aggregation and m.aggregation_switch is not None:
         out.append(Violation(family=family, item="management_network.aggregation_switch",

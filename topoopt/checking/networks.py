@@ -16,9 +16,10 @@ the storage switch's logical radix at the storage speed):
 Management network (``M`` management ports): a leaf has ``d`` device ports and 2 uplinks
 (:func:`management_leaf`: ``d = k_m − 2`` of its ``k_m`` ports at its device speed, or all ``k_m``
 when it has uplink cages of its own); ``leaves = ceil(M / d)``; past one leaf,
-``2 · ceil(leaves / k_a)`` aggregation switches in pairs, ``k_a`` the aggregation model's ports at
-the uplink speed, each pair taking up to ``k_a`` leaves, every leaf with one uplink to each switch
-of its pair.
+``2 · ceil(leaves / (k_a − 2))`` aggregation switches in pairs, ``k_a`` the aggregation model's
+ports at the uplink speed (2 of each switch's go to the site's management core, outside the
+design), each pair taking up to ``k_a − 2`` leaves, every leaf with one uplink to each switch of
+its pair.
 """
 
 from __future__ import annotations
@@ -149,9 +150,11 @@ class ManagementCounts:
 
 def management_counts(ports: int, down: int, aggregation_radix: int) -> ManagementCounts:
     """Leaves of ``down ≥ 1`` device ports for ``ports`` management ports and, past one leaf,
-    aggregation pairs of ``aggregation_radix`` ports at the uplink speed."""
+    aggregation pairs of ``aggregation_radix`` ports at the uplink speed, 2 of which each switch
+    keeps for the site's management core."""
     leaves = max(ceil_div(ports, down), 1)
-    pairs = ceil_div(leaves, aggregation_radix) if leaves > 1 and aggregation_radix else 0
+    per_pair = aggregation_radix - MANAGEMENT_UPLINKS_PER_LEAF
+    pairs = ceil_div(leaves, per_pair) if leaves > 1 and per_pair > 0 else 0
     uplinks = MANAGEMENT_UPLINKS_PER_LEAF * leaves if leaves > 1 else 0
     return ManagementCounts(
         ports=ports, leaf_down_ports=down, aggregation_radix=aggregation_radix, leaves=leaves, aggregation=2 * pairs,

@@ -13,8 +13,9 @@ Rules (:class:`~topoopt.models.design.ManagementNetwork`), with the choices the 
   storage switches, hot units, cold units, each device's ports together — filling a leaf before
   the next starts, so a rack's nodes share a management leaf.
 * **Aggregation.** Past one leaf, ``aggregation`` switches of the ``aggregation_switch`` model in
-  pairs (``mgmt-agg-01`` …), ``k_a`` its ports at the uplink speed; pair *p* takes leaves
-  ``p·k_a`` … ``p·k_a + k_a − 1``, and each leaf has one uplink to each switch of its pair.
+  pairs (``mgmt-agg-01`` …), ``k_a`` its ports at the uplink speed, 2 of them kept for the site's
+  management core (not cabled in the design); pair *p* takes leaves ``p·(k_a − 2)`` onwards, up to
+  ``k_a − 2`` of them, and each leaf has one uplink to each switch of its pair.
 """
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ def make_management_switches(design: Design, hw: Hardware) -> tuple[list[Device]
     if mn.leaf_down_ports + (0 if own_uplinks else 2) > mg.radix or device_cages > mg.switch.cages:
         problems.append(f"{mn.leaf_down_ports} device ports{'' if own_uplinks else ' + 2 uplinks'} exceed the "
                         f"{mg.radix} ports of {mg.switch.id} at {mn.link_gbps} Gb/s")
-    k = mg.aggregation_radix
+    k = mg.aggregation_radix - 2  # each aggregation switch keeps 2 ports for the site's management core
     expected_aggregation = 2 * -(-mn.leaves // k) if mn.leaves > 1 and k else 0
-    if mn.leaves > 1 and not k:
-        problems.append(f"aggregation switch {mg.aggregation.id} has no port at {mn.uplink_gbps} Gb/s")
+    if mn.leaves > 1 and k < 1:
+        problems.append(f"aggregation switch {mg.aggregation.id} has no port for a leaf at {mn.uplink_gbps} Gb/s")
     elif mn.aggregation != expected_aggregation:
         problems.append(f"{mn.leaves} management leaves need {expected_aggregation} aggregation switches "
                         f"(pairs of up to {k} leaves), the design has {mn.aggregation}")
@@ -55,7 +56,7 @@ def make_management_switches(design: Design, hw: Hardware) -> tuple[list[Device]
     leaves = [switch(numbered("mgmt-", j + 1, mn.leaves), "mgmt-leaf", mg.switch, mg.power_w, leaf_ports)
               for j in range(mn.leaves)]
     aggregation = [switch(numbered("mgmt-agg-", j + 1, mn.aggregation), "mgmt-aggregation", mg.aggregation,
-                          mg.aggregation_power_w, k) for j in range(mn.aggregation)]
+                          mg.aggregation_power_w, mg.aggregation_radix) for j in range(mn.aggregation)]
     return leaves, aggregation
 
 
@@ -91,7 +92,7 @@ def _uplinks(design: Design, hw: Hardware, leaves: list[Device], aggregation: li
     mg = hw.management
     bundle = new_bundle(design, hw, group_index(hw, "mgmt-uplink"))
     out = Assembler(bundle)
-    k = mg.aggregation_radix
+    k = mg.aggregation_radix - 2
     down_ports = port_names(mg.aggregation.cages, mg.aggregation_ports_per_cage)
     for p in range(len(aggregation) // 2):
         pair_leaves = leaves[p * k:(p + 1) * k]

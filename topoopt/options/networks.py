@@ -66,7 +66,8 @@ def storage_leaf_splits(radix: int) -> list[tuple[int, int]]:
 MGMT_DEVICE_FORM_FACTOR = "rj45"
 """Management ports of nodes, switches and storage units are RJ45 copper (BMC and in-band)."""
 MGMT_UPLINKS = 2
-"""A management leaf keeps two ports for its uplinks, one to each switch of its aggregation pair."""
+"""A management leaf keeps two ports for its uplinks, one to each switch of its aggregation pair;
+an aggregation switch keeps as many for the site's management core."""
 
 
 @dataclass(frozen=True)
@@ -247,13 +248,14 @@ class ManagementOption:
     """A management network of one leaf model and, past one leaf, aggregation pairs of one model:
     leaves with ``leaf_down_ports`` device ports at the lowest speed and two uplinks at
     ``uplink_gbps`` (:func:`management_leaf`), each aggregation switch taking one uplink from each
-    of up to ``aggregation_radix`` leaves."""
+    of up to ``leaves_per_pair`` leaves (its ports at the uplink speed less the 2 it keeps for the
+    site's management core)."""
 
     index: int
     switch: Switch
     aggregation: Switch
     leaf_down_ports: int
-    aggregation_radix: int
+    leaves_per_pair: int
     device_gbps: int
     uplink_gbps: int
     unit_price: int | None
@@ -432,13 +434,13 @@ def management_options(catalog: ResolvedCatalog, instance: Instance, runs_m: dic
                             low, runs_m["mgmt"])
         price = whole_units(catalog.price(switch.id))
         common, at = placed_violations([part])
-        aggregations = [a for a in switches if a.radix(high) >= 1] or [None]
+        aggregations = [a for a in switches if a.radix(high) > MGMT_UPLINKS] or [None]
         for aggregation in aggregations:
             if aggregation is None:  # nothing aggregates these leaves: one leaf at most
                 k, uplink = 0, {level: None for level in runs_m["mgmt-uplink"]}
                 agg_rules = frozenset({"management_ports_cover"})
             else:
-                k = aggregation.radix(high)
+                k = aggregation.radix(high) - MGMT_UPLINKS
                 uplink = parts.placed((aggregation.cage_form_factor, aggregation.ports_per_cage[high]), uplink_cage,
                                       high, runs_m["mgmt-uplink"])
                 agg_rules = management_violations(aggregation, whole_units(catalog.price(aggregation.id)), instance,
@@ -446,7 +448,7 @@ def management_options(catalog: ResolvedCatalog, instance: Instance, runs_m: dic
             uplink_common, uplink_at = placed_violations([uplink])
             options.append(ManagementOption(
                 index=len(options), switch=switch, aggregation=aggregation or switch, leaf_down_ports=down,
-                aggregation_radix=k,
+                leaves_per_pair=k,
                 device_gbps=low, uplink_gbps=high, unit_price=price, part=part, uplink_part=uplink,
                 violations=management_violations(switch, price, instance) | common,
                 uplink_violations=uplink_common | agg_rules, level_violations=at, uplink_level_violations=uplink_at))
