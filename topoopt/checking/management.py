@@ -52,13 +52,12 @@ def management_ports_cover(ctx: CheckContext) -> list[Violation]:
            else f"{switch.radix(leaf.device_gbps)} ports − 2 uplinks")
     _field(out, family, "leaf_down_ports", m.leaf_down_ports, c.leaf_down_ports, why)
     _field(out, family, "leaves", m.leaves, c.leaves, f"ceil({num(c.ports)} ports / {c.leaf_down_ports} per leaf)")
-    per_pair = c.aggregation_radix - 2  # each aggregation switch keeps 2 ports for the site's core
-    if c.leaves > 1 and per_pair < 1:
+    k_a = ctx.mgmt_aggregation_radix
+    if c.leaves > 1 and c.leaves_per_pair < 1:
         out.append(Violation(family=family, item=f"mgmt-aggregation switches ({aggregation.id})",
-                             detail=f"{c.aggregation_radix} ports at the leaves' {num(leaf.uplink_gbps)} Gb/s uplink "
+                             detail=f"{k_a} ports at the leaves' {num(leaf.uplink_gbps)} Gb/s uplink "
                                     "speed: none left for a leaf besides 2 to the site's management core"))
-    why = "one leaf" if c.leaves == 1 else (f"2 × ceil({num(c.leaves)} leaves / ({c.aggregation_radix} − 2 kept for "
-                                            f"the core) per pair)")
+    why = "one leaf" if c.leaves == 1 else f"2 × ceil({num(c.leaves)} leaves / ({k_a} − 2 kept for the core) per pair)"
     _field(out, family, "aggregation", m.aggregation, c.aggregation, why)
     if not m.aggregation and m.aggregation_switch is not None:
         out.append(Violation(family=family, item="management_network.aggregation_switch",

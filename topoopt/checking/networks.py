@@ -139,7 +139,9 @@ def management_leaf(switch: Switch) -> ManagementLeaf:
 class ManagementCounts:
     ports: int
     leaf_down_ports: int
-    aggregation_radix: int
+    leaves_per_pair: int
+    """Leaves an aggregation pair takes: its switches' ports at the uplink speed less the 2 each
+    keeps for the site's management core (0 or less: none can be aggregated)."""
     leaves: int
     aggregation: int
     device_links: int
@@ -157,7 +159,7 @@ def management_counts(ports: int, down: int, aggregation_radix: int) -> Manageme
     pairs = ceil_div(leaves, per_pair) if leaves > 1 and per_pair > 0 else 0
     uplinks = MANAGEMENT_UPLINKS_PER_LEAF * leaves if leaves > 1 else 0
     return ManagementCounts(
-        ports=ports, leaf_down_ports=down, aggregation_radix=aggregation_radix, leaves=leaves, aggregation=2 * pairs,
+        ports=ports, leaf_down_ports=down, leaves_per_pair=per_pair, leaves=leaves, aggregation=2 * pairs,
         device_links=ports, uplinks=uplinks, leaf_ports_used=ports + uplinks,
         aggregation_ports_used=uplinks,
     )

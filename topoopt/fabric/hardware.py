@@ -62,6 +62,11 @@ class ManagementHardware:
     def aggregation_radix(self) -> int:
         return self.aggregation.cages * self.aggregation_ports_per_cage
 
+    @property
+    def leaves_per_pair(self) -> int:
+        """Leaves an aggregation pair takes: each switch keeps 2 ports for the site's management core."""
+        return self.aggregation_radix - 2
+
 
 @dataclass(frozen=True)
 class Hardware:

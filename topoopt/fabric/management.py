@@ -38,7 +38,7 @@ def make_management_switches(design: Design, hw: Hardware) -> tuple[list[Device]
     if mn.leaf_down_ports + (0 if own_uplinks else 2) > mg.radix or device_cages > mg.switch.cages:
         problems.append(f"{mn.leaf_down_ports} device ports{'' if own_uplinks else ' + 2 uplinks'} exceed the "
                         f"{mg.radix} ports of {mg.switch.id} at {mn.link_gbps} Gb/s")
-    k = mg.aggregation_radix - 2  # each aggregation switch keeps 2 ports for the site's management core
+    k = mg.leaves_per_pair
     expected_aggregation = 2 * -(-mn.leaves // k) if mn.leaves > 1 and k else 0
     if mn.leaves > 1 and k < 1:
         problems.append(f"aggregation switch {mg.aggregation.id} has no port for a leaf at {mn.uplink_gbps} Gb/s")
@@ -92,7 +92,7 @@ def _uplinks(design: Design, hw: Hardware, leaves: list[Device], aggregation: li
     mg = hw.management
     bundle = new_bundle(design, hw, group_index(hw, "mgmt-uplink"))
     out = Assembler(bundle)
-    k = mg.aggregation_radix - 2
+    k = mg.leaves_per_pair
     down_ports = port_names(mg.aggregation.cages, mg.aggregation_ports_per_cage)
     for p in range(len(aggregation) // 2):
         pair_leaves = leaves[p * k:(p + 1) * k]
