@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from topoopt.checking import derive
-from topoopt.checking.networks import management_leaf, storage_leaf_splits
+from topoopt.checking.networks import management_leaf, storage_leaf_splits, unit_slots
 from topoopt.checking.text import ceil_div
 from topoopt.models.catalog import LinkPart, Nic, StorageTier, Switch
 from topoopt.models.design import LinkGroup, ManagementNetwork, StorageNetwork, SwitchGroup
@@ -120,27 +120,43 @@ class Networks:
         return found
 
     # -- storage-unit links ---------------------------------------------------------------------------
-    def unit_links(self, units: list[tuple[StorageTier, int]], switch: Switch, protocol: str, gbps: int):
-        """``{placement: (cost, links)}`` of the units on a switch at a speed, at each placement
-        where a part fits and reaches; empty when a unit cannot run that speed and protocol."""
-        per_cage = switch.ports_per_cage.get(gbps, 0)
-        if any(gbps not in tier.port_speeds_gbps or protocol not in tier.protocols for tier, _ in units):
+    def unit_links(self, units: list[tuple[StorageTier, int]], switch: Switch, protocol: str, gbps: int, *,
+                   same_speed: bool = False):
+        """``{placement: (cost, links, switch ports taken)}`` of the units on a switch whose link
+        speed is ``gbps``, at each placement where a part fits and reaches; empty when a unit
+        cannot attach. A tier runs ``gbps`` when it can; otherwise (never with ``same_speed``: the
+        compute fabric) the fastest speed it and the switch's cages share for which some placement
+        has an admitted part, its units taking whole cages (docs/model.md)."""
+        if any(protocol not in tier.protocols for tier, _ in units):
             return {}
+        speeds = []
+        for tier, _ in units:
+            shared = [gbps] if gbps in tier.port_speeds_gbps else [] if same_speed else sorted(
+                (g for g in tier.port_speeds_gbps if switch.ports_per_cage.get(g, 0) > 0), reverse=True)
+            usable = [g for g in shared if any(self._unit_part(tier, switch, g, runs["storage-unit"])
+                                               for runs in self.runs.values())]
+            if not usable:
+                return {}
+            speeds.append(usable[0])
         placed = {}
         for placement, runs in self.runs.items():
-            links, cost, length_m = [], 0, runs["storage-unit"]
-            for tier, count in units:
-                part = self.part_between((switch.cage_form_factor, per_cage), (tier.port_form_factor, 1), gbps,
-                                         length_m)
+            links, cost, slots, length_m = [], 0, 0, runs["storage-unit"]
+            for (tier, count), unit_gbps in zip(units, speeds):
+                part = self._unit_part(tier, switch, unit_gbps, length_m)
                 if part is None:
                     break
                 assemblies = count * ceil_div(tier.network_ports, part.links)
                 cost += assemblies * self.price(part.id)
+                slots += unit_slots(count, tier.network_ports, unit_gbps, gbps, part, switch.ports_per_cage[gbps])
                 links.append(LinkGroup(network="storage", between="storage-unit", count=count * tier.network_ports,
-                                       part=part.id, assemblies=assemblies, length_m=length_m, gbps=gbps))
+                                       part=part.id, assemblies=assemblies, length_m=length_m, gbps=unit_gbps))
             else:
-                placed[placement] = (cost, links)
+                placed[placement] = (cost, links, slots)
         return placed
+
+    def _unit_part(self, tier: StorageTier, switch: Switch, gbps: int, length_m: float) -> LinkPart | None:
+        return self.part_between((switch.cage_form_factor, switch.ports_per_cage[gbps]), (tier.port_form_factor, 1),
+                                 gbps, length_m)
 
     # -- storage networks -----------------------------------------------------------------------------
     def storage_networks(self, node, fabric, n: int, counts, hot: tuple[StorageTier, int], keep,
@@ -182,7 +198,8 @@ class Networks:
             return []
         gbps = node.interconnect.gbps
         protocol = switch_protocol(node.interconnect.protocol)
-        found = self.unit_links(units, fabric.switch, protocol, gbps)
+        found = {placement: (cost, links) for placement, (cost, links, _) in
+                 self.unit_links(units, fabric.switch, protocol, gbps, same_speed=True).items()}
         if not found or n * node.rails * gbps < need_gbps * (1 - TOLERANCE):
             return []
         provisioned = self.instance.site.provision_fabric_for_nodes
@@ -252,63 +269,76 @@ class Networks:
                     if (switch.role != "compute" or protocol not in switch.protocols or k < 1 or price is None
                             or not rules.switches.admits(switch.id)):
                         continue
-                    found = self.unit_links(units, switch, protocol, gbps)
                     per_cage = switch.ports_per_cage[gbps]
                     cage = (switch.cage_form_factor, per_cage)
-                    endpoints = n * ports + unit_ports
-                    # Per placement: the cost of the NICs and of the node and unit cables, those cables.
-                    edge = {}
-                    for placement, (unit_cost, unit_links) in found.items():
-                        length_m = self.runs[placement]["node-storage"]
-                        node_part = self.part_between(cage, (nic.port_form_factor, 1), gbps, length_m)
-                        if node_part is None:
-                            continue
-                        node_assemblies = ports * ceil_div(n, node_part.links)
-                        node_links = [LinkGroup(network="storage", between="node-storage", count=n * ports,
-                                                part=node_part.id, assemblies=node_assemblies, length_m=length_m,
-                                                gbps=gbps)]
-                        edge[placement] = (n * nics * nic_price + node_assemblies * self.price(node_part.id) + unit_cost,
-                                           node_links + unit_links)
-                    if not edge:
-                        continue
-                    common = dict(mode="dedicated", nic=nic.id, nics_per_node=nics, ports_per_node=ports,
-                                  link_gbps=gbps, node_gbps=float(ports * gbps), need_gbps=round(need_gbps, 3),
-                                  switch=switch.id, compute_storage_leaves=0, unit_ports=unit_ports)
-                    if endpoints <= k:
-                        yield Network.cabled(
-                            edge, node_extra_w=node_extra_w, switches={switch.id: 1},
-                            switch_groups=[SwitchGroup(network="storage", tier="storage-leaf", model=switch.id,
-                                                       count=1, ports_used=endpoints)],
-                            record=StorageNetwork(**common, tiers=1, leaves=1, spines=0))
-                    spine_parts = {placement: self.part_between(cage, cage, gbps, runs["storage-leaf-spine"])
-                                   for placement, runs in self.runs.items()}
-                    for (down, half), spines in ((split, s) for split in storage_leaf_splits(k)
-                                                 for s in range(1, split[1] + 1) if split[1] % s == 0):
-                        leaves = ceil_div(endpoints, down)
-                        per_pair = half // spines
-                        if leaves * per_pair > k or leaves * half * gbps < need_gbps * (1 - TOLERANCE):
-                            continue
-                        placed = {}
-                        for placement, (cost, links) in edge.items():
-                            spine_part = spine_parts[placement]
-                            if spine_part is None:
-                                continue
-                            assemblies = leaves * spines * ceil_div(per_pair, spine_part.links)
-                            placed[placement] = (cost + assemblies * self.price(spine_part.id), links + [LinkGroup(
-                                network="storage", between="storage-leaf-spine", count=leaves * half,
-                                part=spine_part.id, assemblies=assemblies,
-                                length_m=self.runs[placement]["storage-leaf-spine"], gbps=gbps)])
-                        network = Network.cabled(
-                            placed, node_extra_w=node_extra_w, switches={switch.id: leaves + spines},
-                            switch_groups=[
-                                SwitchGroup(network="storage", tier="storage-leaf", model=switch.id, count=leaves,
-                                            ports_used=endpoints + leaves * half),
-                                SwitchGroup(network="storage", tier="storage-spine", model=switch.id, count=spines,
-                                            ports_used=leaves * half)],
-                            record=StorageNetwork(**common, tiers=2, leaves=leaves, spines=spines,
-                                                  leaf_down_ports=down, leaf_up_ports=half))
-                        if network is not None:
-                            yield network
+                    # The switch ports the units take may differ by placement (their parts do).
+                    by_slots: dict[int, dict] = {}
+                    for placement, (unit_cost, unit_links, slots) in self.unit_links(units, switch, protocol,
+                                                                                    gbps).items():
+                        by_slots.setdefault(slots, {})[placement] = (unit_cost, unit_links)
+                    for slots, found in by_slots.items():
+                        yield from self._dedicated_shapes(
+                            n, ports, need_gbps, nic, nics, nic_price, node_extra_w, switch, protocol, gbps, cage,
+                            n * ports + slots, unit_ports, found)
+
+    def _dedicated_shapes(self, n, ports, need_gbps, nic, nics, nic_price, node_extra_w, switch, protocol, gbps, cage,
+                          endpoints, unit_ports, found):
+        """The dedicated networks on ``switch`` with ``endpoints`` switch ports in use below the
+        leaves' uplinks (node ports and the units' ports), 1 tier or every 2-tier shape."""
+        k = switch.radix(gbps)
+        # Per placement: the cost of the NICs and of the node and unit cables, those cables.
+        edge = {}
+        for placement, (unit_cost, unit_links) in found.items():
+            length_m = self.runs[placement]["node-storage"]
+            node_part = self.part_between(cage, (nic.port_form_factor, 1), gbps, length_m)
+            if node_part is None:
+                continue
+            node_assemblies = ports * ceil_div(n, node_part.links)
+            node_links = [LinkGroup(network="storage", between="node-storage", count=n * ports,
+                                    part=node_part.id, assemblies=node_assemblies, length_m=length_m,
+                                    gbps=gbps)]
+            edge[placement] = (n * nics * nic_price + node_assemblies * self.price(node_part.id) + unit_cost,
+                               node_links + unit_links)
+        if not edge:
+            return
+        common = dict(mode="dedicated", nic=nic.id, nics_per_node=nics, ports_per_node=ports,
+                      link_gbps=gbps, node_gbps=float(ports * gbps), need_gbps=round(need_gbps, 3),
+                      switch=switch.id, compute_storage_leaves=0, unit_ports=unit_ports)
+        if endpoints <= k:
+            yield Network.cabled(
+                edge, node_extra_w=node_extra_w, switches={switch.id: 1},
+                switch_groups=[SwitchGroup(network="storage", tier="storage-leaf", model=switch.id,
+                                           count=1, ports_used=endpoints)],
+                record=StorageNetwork(**common, tiers=1, leaves=1, spines=0))
+        spine_parts = {placement: self.part_between(cage, cage, gbps, runs["storage-leaf-spine"])
+                       for placement, runs in self.runs.items()}
+        for (down, half), spines in ((split, s) for split in storage_leaf_splits(k)
+                                     for s in range(1, split[1] + 1) if split[1] % s == 0):
+            leaves = ceil_div(endpoints, down)
+            per_pair = half // spines
+            if leaves * per_pair > k or leaves * half * gbps < need_gbps * (1 - TOLERANCE):
+                continue
+            placed = {}
+            for placement, (cost, links) in edge.items():
+                spine_part = spine_parts[placement]
+                if spine_part is None:
+                    continue
+                assemblies = leaves * spines * ceil_div(per_pair, spine_part.links)
+                placed[placement] = (cost + assemblies * self.price(spine_part.id), links + [LinkGroup(
+                    network="storage", between="storage-leaf-spine", count=leaves * half,
+                    part=spine_part.id, assemblies=assemblies,
+                    length_m=self.runs[placement]["storage-leaf-spine"], gbps=gbps)])
+            network = Network.cabled(
+                placed, node_extra_w=node_extra_w, switches={switch.id: leaves + spines},
+                switch_groups=[
+                    SwitchGroup(network="storage", tier="storage-leaf", model=switch.id, count=leaves,
+                                ports_used=endpoints + leaves * half),
+                    SwitchGroup(network="storage", tier="storage-spine", model=switch.id, count=spines,
+                                ports_used=leaves * half)],
+                record=StorageNetwork(**common, tiers=2, leaves=leaves, spines=spines,
+                                      leaf_down_ports=down, leaf_up_ports=half))
+            if network is not None:
+                yield network
 
     # -- management network ---------------------------------------------------------------------------
     def management_networks_cached(self, ports: int) -> list[Network]:

@@ -66,9 +66,15 @@ def test_ctrl_c_before_an_answer_raises_interrupted_with_the_stage(monkeypatch):
         time.sleep(30)
 
     monkeypatch.setattr(topoopt.solver, "solve", slow_solve)
+    # A process started in the background inherits SIGINT ignored, and interrupt_main then does
+    # nothing: give the test Python's own Ctrl-C handler whatever started it.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Timer(0.3, _thread.interrupt_main).start()
     started = time.perf_counter()
-    with pytest.raises(Interrupted) as stop:
-        solve_reporting(None)
+    try:
+        with pytest.raises(Interrupted) as stop:
+            solve_reporting(None)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert stop.value.proven is None and stop.value.stage == "searching (min_cost)"
     assert time.perf_counter() - started < 5

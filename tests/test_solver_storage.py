@@ -150,6 +150,85 @@ def test_storage_fabric_ports_cover_infeasible_when_no_unit_runs_the_storage_spe
     assert conflict(result) == {"storage_fabric_ports_cover", "allowed_by_lists"}
 
 
+# -- storage units at another speed than the nodes -------------------------------------------------
+# The 32-cage storage switch of SMALL_STORAGE_SWITCH whose cages also run 4 × 25G, an object tier
+# with 25G SFP28 ports only and a 100G-to-4 × 25G breakout: the nodes run 100G, the units 25G in
+# cages of their own, each unit's ceil(ports / 4) breakouts one cage = 1 port at 100G (docs/model.md,
+# "Unit speeds").
+BREAKOUT_SWITCH = {"id": "esw32b", "name": "Storage SW 32x100G, 4 x 25G breakout", "source": SRC,
+                   "protocols": ["ethernet"], "cages": 32, "cage_form_factor": "qsfp28",
+                   "ports_per_cage": {100: 1, 25: 4}, "power_w": 300, "rack_units": 1}
+SFP_UNITS = {**SLOW_UNITS, "id": "obj25s", "port_form_factor": "sfp28"}
+BREAKOUT = {"id": "brk25", "name": "100G to 4 x 25G breakout AOC 30 m", "source": SRC, "media": "aoc", "gbps": 25,
+            "links": 4, "a_form_factor": "qsfp28", "a_ends": 1, "b_form_factor": "sfp28", "b_ends": 4,
+            "max_reach_m": 30, "power_w_per_a_end": 2, "power_w_per_b_end": 1}
+
+
+def _slow_units(nodes: int, ports_per_unit: int, capacity_tb: float = 1000) -> Instance:
+    units = {**SFP_UNITS, "network_ports": ports_per_unit, "capacity_tb": capacity_tb}
+    return inst(SMALL_STORAGE_SWITCH, {
+        "catalog.add.switches": [*TINY_CATALOG["switches"], BREAKOUT_SWITCH],
+        "catalog.add.storage": [*TINY_CATALOG["storage"], units],
+        "catalog.add.cables": [*TINY_CATALOG["cables"], BREAKOUT],
+        "catalog.prices": {**TINY_PRICES, "esw32b": 16_000, "obj25s": 25_000, "brk25": 400},
+        "constraints.switches": {"deny": ["esw32", "esw256"]}, "constraints.storage": {"allow": ["obj25s"]},
+        "constraints.pins.nodes": nodes})
+
+
+def test_units_at_another_speed_take_whole_cages_beside_the_nodes():
+    """15 nodes × 2 ports at 100G and one unit of 4 × 25G ports on one breakout: 30 + 1 = 31 ≤ 32
+    ports, one switch (counted as 4 ports, 34 would need two tiers). The breakout lands on cage 1,
+    the node ports on the next 30 cages, and the checker accepts the design."""
+    instance = _slow_units(15, 4)
+    result = optimal(instance)
+    d = result.design
+    path = d.storage_network
+    assert (path.mode, path.link_gbps, path.tiers, path.leaves, path.unit_ports, d.storage.units) == (
+        "dedicated", 100, 1, 1, 4, 1)
+    assert [(g.tier, g.model, g.count, g.ports_used) for g in d.switches if g.network == "storage"] == [
+        ("storage-leaf", "esw32b", 1, 15 * 2 + 1)]
+    assert [(g.part, g.gbps, g.count, g.assemblies) for g in d.links if g.between == "storage-unit"] == [
+        ("brk25", 25, 4, 1)]
+    assert check_design(instance, d, result.cost, result.performance) == []
+    fabric = build_fabric(d, instance)
+    assert fabric.warnings == []
+    units = next(b for b in fabric.links if b.between == "storage-unit")
+    assert units.a_port == ["p1/1", "p1/2", "p1/3", "p1/4"] and set(units.b_device) == {"storage-01"}
+    nodes = next(b for b in fabric.links if b.between == "node-storage")
+    assert sorted(nodes.a_port, key=lambda port: int(port[1:])) == [f"p{cage}" for cage in range(2, 32)]
+
+
+def test_units_at_another_speed_take_a_cage_each():
+    """Two units of 2 × 25G (each holding 0.6 of the capacity needed): an assembly serves one
+    unit, so each takes a breakout and its cage: 15 × 2 + 2 = 32 ports, the switch's last; one
+    node more takes two tiers, ceil(34 / 28) = 2 leaves of the 8:1 split."""
+    capacity_tb = 0.6 * needs(_slow_units(15, 2)).capacity_tb
+    d = optimal(_slow_units(15, 2, capacity_tb)).design
+    assert d.storage.units == 2
+    assert (d.storage_network.tiers, d.storage_network.leaves) == (1, 1)
+    assert [(g.tier, g.ports_used) for g in d.switches if g.network == "storage"] == [("storage-leaf", 32)]
+    assert [(g.part, g.count, g.assemblies) for g in d.links if g.between == "storage-unit"] == [("brk25", 4, 2)]
+    path = optimal(_slow_units(16, 2, capacity_tb)).design.storage_network
+    assert (path.tiers, path.leaves, path.spines, path.leaf_down_ports) == (2, 2, 1, 28)
+
+
+def test_the_checker_counts_units_at_another_speed_in_cages():
+    """The design above, tampered: its units recorded at 100G (the tier runs 25G only), or the
+    switch's ports in use counted as the units' 4 ports: each is rejected."""
+    instance = _slow_units(15, 4)
+    result = optimal(instance)
+    d = result.design
+    index = next(i for i, g in enumerate(d.links) if g.between == "storage-unit")
+    at_100 = d.model_copy(update={"links": [g.model_copy(update={"gbps": 100}) if i == index else g
+                                            for i, g in enumerate(d.links)]})
+    families = {v.family for v in check_design(instance, at_100, result.cost, result.performance)}
+    assert "storage_fabric_ports_cover" in families
+    as_ports = d.model_copy(update={"switches": [g.model_copy(update={"ports_used": 34}) if g.tier == "storage-leaf"
+                                                 else g for g in d.switches]})
+    assert {v.family for v in check_design(instance, as_ports, result.cost, result.performance)} == {
+        "storage_fabric_ports_cover"}
+
+
 # -- converged storage on the compute fabric ---------------------------------------------------------
 # A tier whose ports run 400G InfiniBand (OSFP, two per twin-port switch cage) can join the compute
 # fabric, so a converged network is offered.

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from solver_fixtures import inst
 
 from topoopt.checker import check_design
+from topoopt.loader import load_instance
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 from storage_audit import CASES, storage_figures  # noqa: E402
@@ -122,3 +123,35 @@ def test_oversubscribed_leaf_is_chosen_when_it_is_cheaper():
     sn = result.design.storage_network
     assert sn.tiers == 2 and (sn.leaf_down_ports, sn.leaf_up_ports) == (28, 4)
     assert sn.leaves * sn.leaf_up_ports * sn.link_gbps >= sn.need_gbps
+
+
+ARCHIVING_DGX = """
+name: archiving-dgx
+workload:
+  model: llama3-8b
+  training: {tokens: 1.0e11, sequence_length: 8192, global_batch_sequences: 512}
+  checkpoint: {interval_hours: 2, keep: 3, max_save_time_s: 120, archive_days: 90}
+goal: {objective: min_cost}
+budget: {basis: capex, currency: USD, max: 2.0e7}
+site: {max_racks: 10}
+catalog: {price_book: usd-capex}
+constraints:
+  pins: {server: dgx-h100, nodes: 4, storage_network: dedicated}
+"""
+
+
+def test_dgx_with_a_dedicated_storage_network_archives_on_25g_object_stores():
+    """DGX H100 storage ports run 100G or more, the object store's 25G or 10G: with one speed per
+    storage network no archive could attach (infeasible before unit speeds). Now the object
+    stores run 25G on 4 × 25G breakouts of the 100G storage switch, beside the 100G node ports,
+    and the checker accepts the design."""
+    instance = load_instance("archiving-dgx.yaml", text=ARCHIVING_DGX).instance
+    result = solve(instance, explain=False)
+    assert result.status == "optimal", result.status
+    d = result.design
+    assert (d.storage_network.mode, d.storage_network.switch, d.storage_network.link_gbps) == (
+        "dedicated", "tor-32x100", 100)
+    assert d.cold_storage is not None and d.cold_storage.tier == "object-store-node"
+    units = [g for g in d.links if g.between == "storage-unit"]
+    assert units and {g.gbps for g in units} == {25}
+    assert check_design(instance, d, result.cost, result.performance) == []

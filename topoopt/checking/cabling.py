@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from topoopt.checking import networks
 from topoopt.checking.context import CheckContext
 from topoopt.checking.derive import assemblies_needed, pair_links
-from topoopt.checking.node import class_gbps
+from topoopt.checking.node import class_gbps, group_gbps
 from topoopt.checking.text import close, num
 from topoopt.models.catalog import LinkPart, Switch
 from topoopt.models.design import LinkGroup, Violation
@@ -35,7 +35,7 @@ class Ends:
 
 def link_ends(ctx: CheckContext, group: LinkGroup, carried: list | None = None) -> list[Ends]:
     """The ends of ``group``'s class (one per storage tier a ``storage-unit`` group carries)."""
-    cls, g = group.between, class_gbps(ctx, group.between)
+    cls, g = group.between, group_gbps(ctx, group)
     if cls == "node-leaf":
         return [Ends(g, ctx.switch, ctx.node_form_factor, ctx.node_ports_per_cage, "node")]
     if cls in ("leaf-spine", "spine-core"):
@@ -142,7 +142,7 @@ def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
             continue  # allowed_by_lists reports an unknown part
         item = f"{group.between} links ({part.id})"
         carried = carried_by.get(id(group))
-        g = class_gbps(ctx, group.between)
+        g = group_gbps(ctx, group)
         if part.gbps != g:
             out.append(Violation(family=family, item=item, detail=f"part runs {part.gbps} Gb/s, links run {g} Gb/s"))
         per_end = part.links // max(part.b_ends, 1)

@@ -137,7 +137,7 @@ class CheckContext(NetworksView):
             self.nodes, self.rails, self.radix, fabric.tiers, rails_per_leaf=fabric.rails_per_leaf,
             leaves_per_rail=fabric.leaves_per_rail, up=fabric.leaf_up_ports, spines_2tier=fabric.spines,
             links_per_leaf_spine=fabric.links_per_leaf_spine, cores_per_plane=fabric.cores_per_plane,
-            storage_ports=self.unit_ports if self.converged and self.has_fabric else 0,
+            storage_ports=self.unit_slots if self.converged and self.has_fabric else 0,
             attach=self.storage_net.converged_attach,
         )
 
@@ -180,7 +180,7 @@ class CheckContext(NetworksView):
             self.provisioned_nodes, self.rails, self.radix, f.tiers, rails_per_leaf=f.rails_per_leaf,
             leaves_per_rail=x_n, up=f.leaf_up_ports, spines_2tier=f.spines,
             links_per_leaf_spine=f.links_per_leaf_spine, cores_per_plane=f.cores_per_plane,
-            storage_ports=self.unit_ports if self.converged else 0, attach=self.storage_net.converged_attach,
+            storage_ports=self.unit_slots if self.converged else 0, attach=self.storage_net.converged_attach,
         )
 
     # ---- lengths and power

@@ -86,7 +86,7 @@ def _provisioned(ctx: CheckContext, family: str, out: list[Violation]) -> None:
         out.append(Violation(family=family, item="fabric",
                              detail=f"growth to {num(n_big)} nodes: a single node without a compute fabric cannot grow"))
     elif f.tiers == 1 and ctx.radix >= 1:
-        units = ctx.unit_ports if ctx.converged else 0
+        units = ctx.unit_slots if ctx.converged else 0
         if f.rails_per_leaf * n_big + units > ctx.radix:
             plus = f" + {num(units)} storage-unit ports" if units else ""
             out.append(Violation(family=family, item=f"leaf switch ({f.switch})",

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from topoopt.checking.text import ceil_div
-from topoopt.models.catalog import Switch
+from topoopt.models.catalog import LinkPart, Switch
 
 STORAGE_LEAF_RATIOS = (1, 2, 3, 4, 6, 8)
 """Down:up port ratios a 2-tier storage leaf may have (estimate: usual storage-leaf oversubscriptions)."""
@@ -46,6 +46,8 @@ class StorageFabricCounts:
 
     node_ports: int
     unit_ports: int
+    unit_slots: int
+    """Switch ports the units take at the storage speed (:func:`unit_slots`)."""
     endpoints: int
     down: int
     up: int
@@ -77,18 +79,32 @@ def storage_cap_gbps(nodes: int, need_gbps: float) -> float:
     return max(STORAGE_CAP_NEED_FACTOR * need_gbps, nodes * STORAGE_CAP_NODE_GBPS)
 
 
+def unit_slots(units: int, ports_per_unit: int, unit_gbps: int, link_gbps: int, part: LinkPart | None,
+               ports_per_cage: int) -> int:
+    """Switch ports at the network's speed ``link_gbps`` that ``units`` storage units take: their
+    ports when they run that speed; at another speed (a cage runs one speed) the whole cages their
+    assemblies fill, ``ceil(ports / links) · a_ends`` per unit, each worth the ``ports_per_cage``
+    ports it carries at the network's speed (their ports when the part is unknown)."""
+    if unit_gbps == link_gbps or part is None:
+        return units * ports_per_unit
+    return units * -(-ports_per_unit // part.links) * part.a_ends * ports_per_cage
+
+
 def storage_fabric_counts(node_ports: int, unit_ports: int, radix: int, tiers: int, spines: int,
-                          split: tuple[int, int] | None = None) -> StorageFabricCounts:
+                          split: tuple[int, int] | None = None, unit_slots: int | None = None) -> StorageFabricCounts:
     """Storage leaves, spines, links and ports in use for ``tiers`` (1 or 2), ``spines`` and the
-    leaf ``split`` ``(d, u)`` (2 tiers; None: non-blocking ``floor(k/2)`` each).
+    leaf ``split`` ``(d, u)`` (2 tiers; None: non-blocking ``floor(k/2)`` each), the units taking
+    ``unit_slots`` switch ports (None: their ports).
 
     When ``spines`` does not divide the uplinks the per-pair link count is None and the busiest
     spine's load is computed with the rounded-up count.
     """
-    endpoints = node_ports + unit_ports
+    slots = unit_ports if unit_slots is None else unit_slots
+    endpoints = node_ports + slots
     if tiers == 1:
         return StorageFabricCounts(
-            node_ports=node_ports, unit_ports=unit_ports, endpoints=endpoints, down=radix, up=0, leaves=1, spines=0,
+            node_ports=node_ports, unit_ports=unit_ports, unit_slots=slots, endpoints=endpoints, down=radix, up=0,
+            leaves=1, spines=0,
             links_per_leaf_spine=0, leaf_spine_links=0, leaf_ports_used=endpoints, spine_ports_used=0,
             ports_per_leaf=endpoints, ports_per_spine=0,
         )
@@ -98,7 +114,8 @@ def storage_fabric_counts(node_ports: int, unit_ports: int, radix: int, tiers: i
     load = ceil_div(up, spines) if spines >= 1 else up
     links = leaves * up
     return StorageFabricCounts(
-        node_ports=node_ports, unit_ports=unit_ports, endpoints=endpoints, down=down, up=up, leaves=leaves,
+        node_ports=node_ports, unit_ports=unit_ports, unit_slots=slots, endpoints=endpoints, down=down, up=up,
+        leaves=leaves,
         spines=spines, links_per_leaf_spine=per_pair, leaf_spine_links=links, leaf_ports_used=endpoints + links,
         spine_ports_used=links, ports_per_leaf=down + up, ports_per_spine=leaves * load,
     )

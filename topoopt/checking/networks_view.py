@@ -104,6 +104,27 @@ class NetworksView:
         return sum(units * tier.network_ports if tier is not None else records[role].ports
                    for role, tier, units in self.storage_tiers)
 
+    def unit_group(self, role: str) -> LinkGroup | None:
+        """The storage-unit link group carrying the ``role`` ("hot" or "cold") tier's units."""
+        return next((group for group, carried in self.unit_link_groups if any(r == role for r, _, _ in carried)), None)
+
+    @cached_property
+    def unit_slots(self) -> int:
+        """Switch ports the hot and cold units take at the storage speed (``networks.unit_slots``:
+        their ports, or the whole cages of units running another speed than their group's)."""
+        records = {"hot": self.design.storage, "cold": self.design.cold_storage}
+        switch = self.switch if self.converged else self.storage_switch
+        ppc = switch.ports_per_cage.get(self.storage_gbps, 0) if switch is not None else 0
+        total = 0
+        for role, tier, units in self.storage_tiers:
+            group = self.unit_group(role)
+            if tier is None or group is None:
+                total += records[role].ports
+                continue
+            total += networks.unit_slots(units, tier.network_ports, group.gbps, self.storage_gbps,
+                                         self.cable(group.part), ppc)
+        return total
+
     @cached_property
     def storage_protocols(self) -> set[str] | None:
         """Switch protocols ("ib", "ethernet") the storage network can run: the compute
@@ -161,7 +182,7 @@ class NetworksView:
             return None
         return networks.storage_fabric_counts(self.nodes * self.storage_ports_per_node, self.unit_ports,
                                               self.storage_radix, net.tiers, net.spines,
-                                              self.storage_leaf_split if net.tiers == 2 else None)
+                                              self.storage_leaf_split if net.tiers == 2 else None, self.unit_slots)
 
     @property
     def n_storage_switches(self) -> int:

@@ -129,7 +129,9 @@ def _link_counts(ctx: CheckContext, family: str, expected: dict[str, int]) -> li
 
 
 def _unit_ports(ctx: CheckContext, family: str) -> list[Violation]:
-    """Each tier records ``units · network_ports`` ports and speaks the storage network's speed and protocol."""
+    """Each tier records ``units · network_ports`` ports, runs a speed its switch's cages run (its
+    storage-unit links' speed: the storage network's, or another in cages of their own) and
+    speaks the storage network's protocol."""
     out: list[Violation] = []
     records = {"hot": ctx.design.storage, "cold": ctx.design.cold_storage}
     g, protocols = ctx.storage_gbps, ctx.storage_protocols
@@ -142,10 +144,19 @@ def _unit_ports(ctx: CheckContext, family: str) -> list[Violation]:
             out.append(Violation(family=family, item=item,
                                  detail=f"{num(records[role].ports)} ports recorded; {units} units × {tier.network_ports} = "
                                         f"{num(units * tier.network_ports)}"))
-        if g not in tier.port_speeds_gbps:
+        group = ctx.unit_group(role)
+        unit_g = group.gbps if group is not None else g
+        if unit_g not in tier.port_speeds_gbps:
             out.append(Violation(family=family, item=item,
-                                 detail=f"ports run {', '.join(map(str, tier.port_speeds_gbps))} Gb/s, not the storage "
-                                        f"network's {num(g)} Gb/s"))
+                                 detail=f"ports run {', '.join(map(str, tier.port_speeds_gbps))} Gb/s, not "
+                                        + (f"the storage network's {num(g)}" if unit_g == g else num(unit_g))
+                                        + " Gb/s"))
+        elif ctx.converged and unit_g != g:
+            out.append(Violation(family=family, item=item,
+                                 detail=f"runs {num(unit_g)} Gb/s on the compute fabric, which runs {num(g)} Gb/s"))
+        elif switch is not None and switch.ports_per_cage.get(unit_g, 0) < 1:
+            out.append(Violation(family=family, item=item,
+                                 detail=f"{switch.id} cages do not run {num(unit_g)} Gb/s"))
         # No protocol at all means the NIC and the switch disagree: nic_supports_interconnect says so.
         if protocols and not protocols & set(tier.protocols):
             network = f"{switch.id} at {num(g)} Gb/s" if switch is not None else f"{num(g)} Gb/s"
@@ -176,7 +187,7 @@ def _converged(ctx: CheckContext, family: str) -> list[Violation]:
             f"a rail-only fabric ({ctx.rails} rails in groups of {f.rails_per_leaf}, no switch joining the groups): "
             f"a storage unit would reach one rail group only")))
     if c is not None:
-        unit_ports = ctx.unit_ports
+        unit_ports = ctx.unit_slots
         if f.tiers == 1:
             if c.ports_per_leaf > k:
                 out.append(Violation(family=family, item=f"leaf switch ({f.switch})",
@@ -241,7 +252,7 @@ def _dedicated(ctx: CheckContext, family: str) -> list[Violation]:
         return out
     if c is None:
         return out  # the switch is unknown or runs no port at the storage speed (nic_supports_interconnect)
-    where = f"{num(c.node_ports)} node ports + {num(c.unit_ports)} unit ports"
+    where = f"{num(c.node_ports)} node ports + {num(c.unit_slots)} unit ports"
     if net.tiers == 1:
         if c.endpoints > k:
             out.append(Violation(family=family, item=f"storage switch ({switch.id})",
@@ -273,10 +284,11 @@ def _dedicated(ctx: CheckContext, family: str) -> list[Violation]:
 
 
 def storage_fabric_ports_cover(ctx: CheckContext) -> list[Violation]:
-    """The storage ports are covered and compatible: every storage unit runs the storage speed in a
-    protocol the network speaks and records ``units · network_ports`` ports; dedicated: storage
-    switches (1 tier ``E ≤ k``; 2 tiers a leaf split ``(d, u)`` at a ratio of at most 8:1, ``ceil(E / d)``
-    leaves, spines within ``k``) with ``E = n·P + unit ports``; converged (never on a rail-only
+    """The storage ports are covered and compatible: every storage unit runs a speed its switch's
+    cages run (converged: the compute speed) in a protocol the network speaks and records ``units ·
+    network_ports`` ports; dedicated: storage switches (1 tier ``E ≤ k``; 2 tiers a leaf split
+    ``(d, u)`` at a ratio of at most 8:1, ``ceil(E / d)`` leaves, spines within ``k``) with ``E = n·P
+    + the units' switch ports`` (``networks.unit_slots``: whole cages at another speed); converged (never on a rail-only
     fabric): the compute fabric's one switch (``g·n + U ≤ k``), the top tier's free ports
     (``attach = top``) or ``ceil(U / (k − u))`` storage leaves whose uplinks carry the storage
     traffic (``attach = leaves``). Switch and link groups agree."""

@@ -124,7 +124,10 @@ def storage_network_lines(d: Design) -> list[str]:
             split = f"{down} down / {up} up, {down / up:g}:1" if down and up else "non-blocking"
             switches = (f"2 tiers of {sn.switch}: {plural(sn.leaves, 'leaf', 'leaves')} ({split}), "
                         f"{plural(sn.spines, 'spine', 'spines')}")
-        lines.append(f"{switches} · {sn.ports_per_node * d.nodes:,} node ports + {sn.unit_ports:,} storage-unit ports")
+        other = sorted({g.gbps for g in d.links if g.between == "storage-unit" and g.gbps != sn.link_gbps})
+        speeds = f" (some at {', '.join(f'{g}G' for g in other)} in cages of their own)" if other else ""
+        lines.append(f"{switches} · {sn.ports_per_node * d.nodes:,} node ports + {sn.unit_ports:,} storage-unit "
+                     f"ports{speeds}")
     else:
         lines = [f"converged on the compute fabric, {sn.ports_per_node} × {sn.link_gbps}G compute ports per "
                  f"node = {sn.node_gbps:,.0f} Gb/s per node, shared with training traffic; {need}"]

@@ -19,7 +19,7 @@ from topoopt.fabric.racks import RackPlan, nodes_by_rack, plan_racks, rack_pdus
 from topoopt.fabric.storage import StorageSwitches, make_storage_switches, make_units, wire_storage
 from topoopt.fabric.wiring import Switches, check_shape, make_switches, wire
 from topoopt.models.catalog import Catalog
-from topoopt.models.design import Design
+from topoopt.models.design import Design, LinkGroup
 from topoopt.models.instance import Distances, Instance
 
 
@@ -161,16 +161,19 @@ def _make_nodes(design: Design, hw: Hardware) -> list[Device]:
     ]
 
 
-def _cage_ports(fabric: Fabric, link_class: str) -> tuple[int, int]:
-    """Logical ports per cage at the upper (a) and lower (b) end of a link class."""
-    hw = fabric.hardware
+def _cage_ports(fabric: Fabric, group: LinkGroup) -> tuple[int, int]:
+    """Logical ports per cage at the upper (a) and lower (b) end of a link group (storage units at
+    their group's speed)."""
+    hw, link_class = fabric.hardware, group.between
     if link_class in ("leaf-spine", "spine-core"):
         return hw.switch_ports_per_cage, hw.switch_ports_per_cage
     if link_class == "node-leaf":
         return hw.switch_ports_per_cage, hw.node_ports_per_cage
     if link_class == "storage-unit" and fabric.design.storage_network.mode == "converged":
         return hw.switch_ports_per_cage, 1
-    if link_class in ("node-storage", "storage-unit"):
+    if link_class == "storage-unit":
+        return hw.storage_net.switch.ports_per_cage.get(group.gbps, 0), 1
+    if link_class == "node-storage":
         return hw.storage_net.ports_per_cage, 1
     if link_class == "storage-leaf-spine":
         return hw.storage_net.ports_per_cage, hw.storage_net.ports_per_cage
@@ -185,7 +188,7 @@ def _check_parts(fabric: Fabric) -> list[str]:
     notes = []
     for group, part in fabric.hardware.groups:
         link_class = group.between
-        upper, lower = _cage_ports(fabric, link_class)
+        upper, lower = _cage_ports(fabric, group)
         for end, ends, per_cage in (("a", part.a_ends, upper), ("b", part.b_ends, lower)):
             if part.links != ends * per_cage:
                 notes.append(f"{link_class}: {part.id} carries {part.links} links on {ends} {end}-end cage(s), "

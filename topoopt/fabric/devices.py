@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from topoopt.fabric.hardware import FabricError
 from topoopt.fabric.names import cage_of, width
+from topoopt.fabric.names import port_names as cage_port_names
 from topoopt.models.catalog import LinkPart
 
 NETWORKS = ("compute", "storage", "management")
@@ -211,6 +212,10 @@ class Run:
     consecutive ports share assemblies."""
     by_key: bool = False
     """On each switch, take the ports key by key (every node's ``snic1/1``, then every ``snic1/2`` …)."""
+    cage_ports: int = 0
+    """Storage units at another speed than the switch's link speed: the logical ports a cage has at
+    their speed. Their assemblies then take whole cages, lanes named at that speed (0: the link
+    speed's ports)."""
 
 
 def _key_groups(run: Run, start: int, stop: int) -> list[list[int]]:
@@ -244,6 +249,9 @@ def fill(switches: list[Device], port_names: list[str], capacity: int, runs: lis
     """
     index, used = 0, taken
     for run in runs:
+        if run.cage_ports:
+            index, used = _fill_cages(switches, port_names, capacity, run, index, used, what)
+            continue
         grain = max(1, run.bundle.part.links)
         out = Assembler(run.bundle)
         out.next_cable = max(run.bundle.cable, default=-1) + 1
@@ -268,3 +276,30 @@ def fill(switches: list[Device], port_names: list[str], capacity: int, runs: lis
                                [run.b_devices[i] for i in group], [run.b_ports[i] for i in group])
                 used += len(group)
             start += take
+
+
+def _fill_cages(switches: list[Device], port_names: list[str], capacity: int, run: Run, index: int, used: int,
+                what: str) -> tuple[int, int]:
+    """Deal a run at another speed (``run.cage_ports`` ports per cage): each assembly serves one key
+    and takes ``a_ends`` whole cages of a switch (the link speed's ports of those cages), its lanes
+    named at the run's speed (``p3/1`` …). Returns the switch index and the ports used after it."""
+    part = run.bundle.part
+    slots = sum(1 for name in port_names if cage_of(name) == cage_of(port_names[0]))
+    lanes = cage_port_names(len(port_names) // slots, run.cage_ports)
+    out = Assembler(run.bundle)
+    out.next_cable = max(run.bundle.cable, default=-1) + 1
+    for group in _key_groups(run, 0, len(run.b_devices)):
+        for first in range(0, len(group), part.links):
+            members = group[first:first + part.links]
+            used = math.ceil(used / slots) * slots
+            if used + part.a_ends * slots > capacity:
+                index, used = index + 1, 0
+            if index >= len(switches):
+                raise FabricError(f"{run.bundle.between} ports left over: {len(switches)} {what} of {capacity} ports "
+                                  f"are full")
+            cage = used // slots
+            taken = lanes[cage * run.cage_ports:(cage + part.a_ends) * run.cage_ports]
+            out.add_device(switches[index].name, taken[:len(members)], [run.b_devices[i] for i in members],
+                           [run.b_ports[i] for i in members])
+            used += part.a_ends * slots
+    return index, used

@@ -125,7 +125,11 @@ def wire_storage(design: Design, hw: Hardware, nodes: list[Device], hot: list[De
                    keys=list(range(len(names))) * len(nodes), by_key=True)
     down, _ = storage_leaf_ports(design, hw)
     ports = port_names(net.switch.cages, net.ports_per_cage)
-    fill(storage.leaves, ports, down, [node_run, *unit_runs], what=f"storage leaves ({net.switch.id})")
+    # Units at another speed first: their whole cages then never leave part of a cage (or of a
+    # leaf) unused behind the node ports, so the leaves hold exactly the ports the model counts.
+    other = [run for run in unit_runs if run.cage_ports]
+    fill(storage.leaves, ports, down, [*other, node_run, *(run for run in unit_runs if not run.cage_ports)],
+         what=f"storage leaves ({net.switch.id})")
     bundles = [node_bundle, *unit_bundles]
     if sn.tiers == 2:
         bundles.append(_storage_leaf_spine(design, hw, storage))
@@ -150,9 +154,14 @@ def _unit_runs(design: Design, hw: Hardware, hot: list[Device], cold: list[Devic
         if index not in bundles:
             bundles[index] = new_bundle(design, hw, index, prefix="SU" if not bundles else "CU")
         names = data_port_names(tier.network_ports)
+        bundle = bundles[index]
+        # Units at another speed than the storage network's take whole cages (a cage runs one speed).
+        switch = hw.storage_net.switch if design.storage_network.mode == "dedicated" else None
+        cage_ports = (switch.ports_per_cage.get(bundle.gbps, 0)
+                      if switch is not None and bundle.gbps != design.storage_network.link_gbps else 0)
         # An assembly serves one unit (the model counts units × ceil(ports / part.links)).
-        runs.append(Run(bundles[index], [unit.name for unit in units for _ in names], names * len(units),
-                        keys=[unit.name for unit in units for _ in names]))
+        runs.append(Run(bundle, [unit.name for unit in units for _ in names], names * len(units),
+                        keys=[unit.name for unit in units for _ in names], cage_ports=cage_ports))
     return runs, list(bundles.values())
 
 

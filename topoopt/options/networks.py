@@ -227,12 +227,35 @@ class StorageNetOption:
 
 @dataclass(frozen=True)
 class UnitLink:
-    """Storage units of one tier plugged into a switch at a speed: the part at each placement, and
-    what rules it out (everywhere, and at some placements only)."""
+    """Storage units of one tier plugged into a switch: the speed they run (:func:`unit_speeds`),
+    the part at each placement, the switch ports a unit takes there (:func:`unit_slots`), and what
+    rules it out (everywhere, and at some placements only)."""
 
+    gbps: int
     part: Placed
+    slots: dict[str, int]
     violations: frozenset[str]
     level_violations: dict = field(default_factory=dict)
+
+
+def unit_speeds(tier: StorageTier, switch: Switch, gbps: int) -> list[int]:
+    """The speeds a unit of ``tier`` may run on ``switch``, whose link speed is ``gbps``, best
+    first: ``gbps`` when the tier runs it (one speed for the whole network, the common case);
+    otherwise every speed both the tier and the switch's cages run, fastest first (a cage runs one
+    speed, so such units take cages of their own)."""
+    if gbps in tier.port_speeds_gbps:
+        return [gbps]
+    return sorted((g for g in tier.port_speeds_gbps if switch.ports_per_cage.get(g, 0) > 0), reverse=True)
+
+
+def unit_slots(ports: int, unit_gbps: int, part: LinkPart | None, switch: Switch, gbps: int) -> int:
+    """Switch ports at the link speed ``gbps`` one storage unit of ``ports`` data ports takes:
+    its ports when it runs ``gbps``; at another speed the whole cages its assemblies fill
+    (``ceil(ports / links)`` assemblies of ``a_ends`` cages each), each cage worth the
+    ``ports_per_cage[gbps]`` ports it would carry at the link speed."""
+    if unit_gbps == gbps or part is None:
+        return ports
+    return -(-ports // part.links) * part.a_ends * switch.ports_per_cage.get(gbps, 0)
 
 
 @dataclass(frozen=True)
@@ -339,9 +362,6 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, runs_m: di
     leaf uplinks as the spine count."""
     cat = catalog.catalog
     interconnects = cat.by_id("interconnects")
-    # Storage ports run at a speed and protocol some storage tier of the catalog runs: at any
-    # other, no unit could ever attach (a physical impossibility, never an option).
-    unit_speeds = {(protocol, gbps) for tier in cat.storage for protocol in tier.protocols for gbps in tier.port_speeds_gbps}
     options: list[StorageNetOption] = []
 
     def add(**kwargs) -> None:
@@ -353,13 +373,16 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, runs_m: di
     add(mode="converged")
     for nic, count, builtin in nic_choices(catalog):
         speeds = sorted({(switch_protocol(ic.protocol), ic.gbps) for ic_id in nic.interconnects
-                         if (ic := interconnects.get(ic_id)) is not None} & unit_speeds)
+                         if (ic := interconnects.get(ic_id)) is not None})
         nic_price = 0 if builtin else whole_units(catalog.price(nic.id))
         for (protocol, gbps), ports in ((speed, p) for speed in speeds for p in cabled_ports(nic, count, builtin)):
             node_w = storage_node_w(catalog, nic, count, builtin, gbps, ports)
             for switch in cat.switches:
                 radix = switch.radix(gbps)
-                if switch.role != "compute" or protocol not in switch.protocols or radix < 1:
+                # A switch no storage tier can attach to (protocol, unit_speeds) is a physical
+                # impossibility, never an option.
+                if switch.role != "compute" or protocol not in switch.protocols or radix < 1 or not any(
+                        protocol in tier.protocols and unit_speeds(tier, switch, gbps) for tier in cat.storage):
                     continue
                 switch_cage = (switch.cage_form_factor, switch.ports_per_cage[gbps])
                 node_part = parts.placed(switch_cage, (nic.port_form_factor, 1), gbps, runs_m["node-storage"])
@@ -386,20 +409,28 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, runs_m: di
 def unit_links(catalog: ResolvedCatalog, instance: Instance, keys: set[tuple], runs_m: dict[str, float],
                parts: PartChooser) -> dict:
     """``{(attach key, tier id): UnitLink}``: every storage tier on every (switch, protocol, speed)
-    a storage network or a converged compute fabric offers. A unit must run that speed and
-    protocol [storage_fabric_ports_cover] and a part must fit both ends [port_form_factor_match]."""
+    a storage network or a converged compute fabric offers. The units run the first speed of
+    :func:`unit_speeds` whose part breaks no instance rule at some placement (else the first with
+    a fitting part, else the first), and speak the protocol [storage_fabric_ports_cover]; a part
+    must fit both ends [port_form_factor_match]."""
     switches = catalog.catalog.by_id("switches")
     links = {}
     for key in sorted(keys):
         switch_id, protocol, gbps = key
         switch = switches[switch_id]
-        switch_cage = (switch.cage_form_factor, switch.ports_per_cage.get(gbps, 0))
         for tier in catalog.catalog.storage:
-            part = parts.placed(switch_cage, (tier.port_form_factor, 1), gbps, runs_m)
+            # No speed in common: at the link speed, which the tier does not run.
+            speeds = unit_speeds(tier, switch, gbps) or [gbps]
+            placed = [(g, parts.placed((switch.cage_form_factor, switch.ports_per_cage[g]),
+                                       (tier.port_form_factor, 1), g, runs_m)) for g in speeds]
+            unit_gbps, part = next((x for x in placed if any(c and not c.violations for c in x[1].values())),
+                                   next((x for x in placed if any(x[1].values())), placed[0]))
             violations, at = placed_violations([part])
-            if gbps not in tier.port_speeds_gbps or protocol not in tier.protocols:
+            if unit_gbps not in tier.port_speeds_gbps or protocol not in tier.protocols:
                 violations |= {"storage_fabric_ports_cover"}
-            links[key, tier.id] = UnitLink(part, violations, at)
+            slots = {level: unit_slots(tier.network_ports, unit_gbps, chosen and chosen.part, switch, gbps)
+                     for level, chosen in part.items()}
+            links[key, tier.id] = UnitLink(unit_gbps, part, slots, violations, at)
     return links
 
 

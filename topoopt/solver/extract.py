@@ -158,7 +158,7 @@ def _compute_switches(dm: DesignModel, pick: Choice, value) -> list[SwitchGroup]
     network's storage units on the leaves)."""
     v, f = dm.vars, pick.fabric
     links = {cls: value(v.links[cls]) for cls in dm.options.parts}
-    units = value(dm.net.unit_ports) if pick.converged else 0
+    units = value(dm.net.unit_slots) if pick.converged else 0
     where = ("core" if f.tiers == 3 else "spine") if pick.storage_on_top else "leaf"
     on = {tier: units if tier == where else 0 for tier in ("leaf", "spine", "core")}
     tiers = (("leaf", v.leaves, links["node-leaf"] + on["leaf"] + links["leaf-spine"]),
@@ -241,7 +241,6 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
     level, lengths = placed_runs(dm, value)
     links, switches = [], []
     key = attach_key(pick)
-    gbps = key[2] if key else 0
     if net.mode == "dedicated":
         ports = net.ports_per_node
         record = dict(mode="dedicated", nic=net.nic.id, nics_per_node=net.nics, ports_per_node=ports,
@@ -277,7 +276,7 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
         if count and part:
             links.append(LinkGroup(network="storage", between="storage-unit", count=count * tier.network_ports,
                                    part=part.part.id, assemblies=count * -(-tier.network_ports // part.part.links),
-                                   length_m=lengths["storage-unit"], gbps=gbps))
+                                   length_m=lengths["storage-unit"], gbps=link.gbps))
     needs = dm.problem.storage_needs(dm.target or 0.0)
     storage_net = StorageNetwork(**record, need_gbps=round(needs.network_gbps, 3), leaves=leaves, spines=spines,
                                  compute_storage_leaves=value(n.compute_storage_leaves), unit_ports=value(n.unit_ports),

@@ -342,7 +342,8 @@ def storage_fabric_ports_cover(problem: Problem, nodes: int | None) -> str:
     allowed = [t for t in tiers.values() if problem.instance.constraints.storage.admits(t.id)]
     ports = "; ".join(f"{t.id}: {t.network_ports} × {'/'.join(map(str, t.port_speeds_gbps))}G "
                       f"{'/'.join(t.protocols)}" for t in allowed)
-    return f"storage-unit ports must run the storage network's speed and protocol ({ports or 'no tier allowed'})"
+    return (f"storage-unit ports must run the storage network's protocol and its speed, or on a dedicated "
+            f"network another speed its switch's cages run ({ports or 'no tier allowed'})")
 
 
 def management_ports_cover(problem: Problem, nodes: int | None) -> str:

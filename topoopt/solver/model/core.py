@@ -360,6 +360,11 @@ class NetVars:
     hot_ports: Int
     cold_ports: Int
     unit_ports: Int
+    hot_slots: Int
+    cold_slots: Int
+    unit_slots: Int
+    """The switch ports the units take at the link speed (options/networks.py ``unit_slots``): their
+    ports, or the whole cages of units running another speed; what the port rules count."""
     node_ports: Int
     endpoints: Int
     leaves: Int
@@ -417,6 +422,9 @@ def network_variables(dm) -> NetVars:
         hot_ports=iv(count_max, "hot_unit_ports"),
         cold_ports=iv(count_max, "cold_unit_ports"),
         unit_ports=iv(count_max, "unit_ports"),
+        hot_slots=iv(count_max, "hot_unit_slots"),
+        cold_slots=iv(count_max, "cold_unit_slots"),
+        unit_slots=iv(count_max, "unit_slots"),
         node_ports=iv(count_max, "node_storage_ports"),
         endpoints=iv(count_max, "storage_endpoints"),
         leaves=iv(count_max, "storage_leaves"),

@@ -18,19 +18,20 @@ from topoopt.solver.model.core import by_value, dedicated_options
 from topoopt.solver.model.node_power import node_power_classes
 
 
-def unit_attachments(dm) -> list[tuple[tuple, object]]:
-    """(switch id, protocol, Gb/s) where the storage units plug in, with the literal saying so:
-    a dedicated option's storage switch, or (converged) the compute fabric's switch at its speed."""
+def unit_attachments(dm) -> list[tuple[tuple, object, bool]]:
+    """(switch id, protocol, Gb/s) where the storage units plug in, with the literal saying so and
+    whether it is the converged compute fabric: a dedicated option's storage switch, or
+    (converged) the compute fabric's switch at its speed."""
     m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     ded, lits = dedicated_options(dm)
-    found = list(by_value(dm, ded, lits, lambda s: s.attach_key, "attach_dedicated").items())
+    found = [(key, lit, False) for key, lit in by_value(dm, ded, lits, lambda s: s.attach_key, "attach_dedicated").items()]
     units = [(f, x) for f, x in zip(dm.units.reps, v.use_fabric) if f.tiers and f.speed_key in o.converged_speeds]
     for i, (key, fabric_lit) in enumerate(by_value(dm, [f for f, _ in units], [x for _, x in units],
                                                    lambda f: (f.switch.id, f.protocol, f.gbps), "fabric_key").items()):
         both = m.new_bool_var(f"attach_converged_{i}")
         m.add_bool_and([n.converged, fabric_lit]).only_enforce_if(both)
         m.add_bool_or([n.converged.Not(), fabric_lit.Not(), both])
-        found.append((key, both))
+        found.append((key, both, True))
     return found
 
 
@@ -127,6 +128,7 @@ def _units_and_ports(dm) -> None:
         if c.tier is None:
             m.add(n.cold_units == units).only_enforce_if(lit)
     m.add(n.unit_ports == n.hot_ports + n.cold_ports)
+    m.add(n.unit_slots == n.hot_slots + n.cold_slots)
     for tier_id in n.units_of:
         hot = [v.use_storage[s.index] for s in o.storage if s.tier.id == tier_id]
         cold = [n.use_cold[c.index] for c in o.cold if c.tier and c.tier.id == tier_id]
@@ -145,7 +147,7 @@ def _storage_shape(dm, ded: list, lits: list) -> None:
     m, v, n = dm.model, dm.vars, dm.net
     for ports, lit in by_value(dm, ded, lits, lambda s: s.ports_per_node, "storage_ports").items():
         m.add(n.node_ports == ports * v.nodes).only_enforce_if(lit)
-    m.add(n.endpoints == n.node_ports + n.unit_ports).only_enforce_if(n.dedicated)
+    m.add(n.endpoints == n.node_ports + n.unit_slots).only_enforce_if(n.dedicated)
     for var in (n.node_ports, n.endpoints, n.leaves, n.spines):
         m.add(var == 0).only_enforce_if(n.converged)
     for (tiers, spines), lit in by_value(dm, ded, lits, lambda s: (s.tiers, tuple(s.spine_counts)),
@@ -274,23 +276,29 @@ def _management_costs(dm) -> None:
 
 def _unit_links(dm) -> None:
     """Storage-unit cables per (attachment, tier) at the part for the design's placement: units ×
-    ceil(ports per unit / q); the pair's violations (speed or protocol the units do not run, no
-    fitting part, lists, reach, prices), everywhere or at a placement, are ruled out by their
-    families."""
+    ceil(ports per unit / q), and the switch ports they take (``unit_slots``); the pair's
+    violations (speed or protocol the units do not run, no fitting part, lists, reach, prices),
+    everywhere or at a placement, are ruled out by their families."""
     m, o, v, n = dm.model, dm.options, dm.vars, dm.net
-    tables = [(o.storage, v.use_storage, v.storage_units, "unit_hot"),
+    tables = [(o.storage, v.use_storage, v.storage_units, "unit_hot", n.hot_slots),
               ([c for c in o.cold if c.tier], [n.use_cold[c.index] for c in o.cold if c.tier], n.cold_units,
-               "unit_cold")]
+               "unit_cold", n.cold_slots)]
     for c in o.cold:
         if c.tier is None:
             m.add(n.cost["unit_cold"] == 0).only_enforce_if(n.use_cold[c.index])
-    for key, attach in dm.attachments:
-        for options, literals, units, kind in tables:
+            m.add(n.cold_slots == 0).only_enforce_if(n.use_cold[c.index])
+    for key, attach, converged in dm.attachments:
+        for options, literals, units, kind, slots in tables:
             for option, lit in zip(options, literals):
                 link = o.unit_links[key, option.tier.id]
                 dm.pair_rules.append((link.violations, (attach, lit)))
+                if converged and link.gbps != key[2]:
+                    # On the compute fabric the units run its speed (docs/model.md, "Converged").
+                    dm.forbid("storage_fabric_ports_cover", attach, lit)
                 for level, violations in link.level_violations.items():
                     dm.pair_rules.append((violations, (attach, lit, dm.placement[level])))
+                for per_unit, where in dm.at_placements(link.slots):
+                    m.add(slots == per_unit * units).only_enforce_if([attach, lit, *where])
                 for part, where in dm.at_placements(link.part):
                     if part is None:
                         continue

@@ -68,7 +68,7 @@ def _converged_attach(dm: DesignModel, family: str) -> None:
     """Where a converged network's units plug into the compute fabric (docs/model.md)."""
     v, m, n = dm.vars, dm.model, dm.net
     for radix, lit in dm.fabric_groups(lambda f: f.radix if f.tiers == 1 else None, "single_switch_radix"):
-        dm.add(family, m.add(v.endpoints + n.unit_ports <= radix), lit, n.converged)
+        dm.add(family, m.add(v.endpoints + n.unit_slots <= radix), lit, n.converged)
     # Rail-only: a unit would reach one rail group only.
     for rails, rails_lit in dm.rails_groups():
         for g, g_lit in v.use_rails_per_leaf.items():
@@ -81,22 +81,22 @@ def _converged_attach(dm: DesignModel, family: str) -> None:
                                                   lambda up, base: (base[0] - up, up, base[1]),
                                                   lambda f: (f.radix - f.up, f.up, f.gbps), "storage_leaf_room"):
         csl = n.compute_storage_leaves
-        dm.add(family, m.add(ports * csl >= n.unit_ports), *lits, *on_leaves)
-        dm.add(family, m.add(ports * csl <= n.unit_ports + ports - 1), *lits, *on_leaves)
+        dm.add(family, m.add(ports * csl >= n.unit_slots), *lits, *on_leaves)
+        dm.add(family, m.add(ports * csl <= n.unit_slots + ports - 1), *lits, *on_leaves)
         dm.add(family, m.add(1000 * up * gbps * csl >= need), *lits, *on_leaves)
     for (up, radix), lits in dm.two_tier_groups(lambda f: f.up, lambda f: f.radix, "spine_free_ports"):
-        dm.add(family, m.add(n.unit_ports + up * v.leaves <= v.spines_2_tier * radix), *lits, n.storage_on_top)
+        dm.add(family, m.add(n.unit_slots + up * v.leaves <= v.spines_2_tier * radix), *lits, n.storage_on_top)
     for (ports, up), lit in dm.fabric_groups(
             lambda f: (f.spines * f.cores_per_plane * f.radix, f.spine_up) if f.tiers == 3 else None, "core_free_ports"):
-        dm.add(family, m.add(n.unit_ports + up * v.spines <= ports), lit, n.storage_on_top)
+        dm.add(family, m.add(n.unit_slots + up * v.spines <= ports), lit, n.storage_on_top)
     # Provisioned for growth: the top tier keeps the ports of the leaves still to come.
     if dm.problem.instance.site.provision_fabric_for_nodes is None:
         return
     two = dm.two_tier_groups(lambda f: f.up, lambda f: f.radix, "growth_spine_ports")
     for (up, radix), lits, grown, conditions in growth_leaves(dm, [(((u, b), b - u), lits) for (u, b), lits in two]):
-        dm.add(family, m.add(n.unit_ports <= v.spines_2_tier * radix - up * grown), *lits, n.storage_on_top,
+        dm.add(family, m.add(n.unit_slots <= v.spines_2_tier * radix - up * grown), *lits, n.storage_on_top,
                *conditions)
     three = dm.fabric_groups(lambda f: ((f.spines * f.cores_per_plane * f.radix, f.spines * f.spine_up,
                                          f.leaves_per_pod), f.down) if f.tiers == 3 else None, "growth_core_ports")
     for (ports, up, pod), lits, grown, conditions in growth_leaves(dm, [(k, [x]) for k, x in three]):
-        dm.add(family, m.add(n.unit_ports <= ports - up * -(-grown // pod)), *lits, n.storage_on_top, *conditions)
+        dm.add(family, m.add(n.unit_slots <= ports - up * -(-grown // pod)), *lits, n.storage_on_top, *conditions)
