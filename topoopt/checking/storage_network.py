@@ -187,11 +187,11 @@ def _converged(ctx: CheckContext, family: str) -> list[Violation]:
             f"a rail-only fabric ({ctx.rails} rails in groups of {f.rails_per_leaf}, no switch joining the groups): "
             f"a storage unit would reach one rail group only")))
     if c is not None:
-        unit_ports = ctx.unit_slots
+        unit_slots = ctx.unit_slots
         if f.tiers == 1:
             if c.ports_per_leaf > k:
                 out.append(Violation(family=family, item=f"leaf switch ({f.switch})",
-                                     detail=f"{num(c.down)} node ports + {num(unit_ports)} storage-unit ports = "
+                                     detail=f"{num(c.down)} node ports + {num(unit_slots)} storage-unit ports = "
                                             f"{num(c.ports_per_leaf)} > {k} ports of one switch"))
             _field(out, family, "compute_storage_leaves", net.compute_storage_leaves, 0, "one switch")
         elif net.converged_attach == "top":
@@ -202,7 +202,7 @@ def _converged(ctx: CheckContext, family: str) -> list[Violation]:
         else:
             free = k - c.up
             _field(out, family, "compute_storage_leaves", net.compute_storage_leaves, c.storage_leaves,
-                   f"ceil({num(unit_ports)} unit ports / ({k} − {c.up} up) free ports)")
+                   f"ceil({num(unit_slots)} unit ports / ({k} − {c.up} up) free ports)")
             if free < 1:
                 out.append(Violation(family=family, item=f"storage leaves ({f.switch})",
                                      detail=f"{c.up} uplinks leave none of {k} ports for storage units"))
