@@ -14,6 +14,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from solver_fixtures import SRC, TINY_CATALOG, TINY_PRICES, conflict, infeasible, inst, optimal, tiny
 
 from topoopt import perf
@@ -210,6 +212,24 @@ def test_units_at_another_speed_take_a_cage_each():
     assert [(g.part, g.count, g.assemblies) for g in d.links if g.between == "storage-unit"] == [("brk25", 4, 2)]
     path = optimal(_slow_units(16, 2, capacity_tb)).design.storage_network
     assert (path.tiers, path.leaves, path.spines, path.leaf_down_ports) == (2, 2, 1, 28)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(nodes=st.integers(1, 40), ports=st.integers(1, 6), units=st.integers(1, 3))
+def test_units_at_another_speed_are_wired_as_counted(nodes, ports, units):
+    """Whatever the node count, ports per unit and unit count: the design passes the checker, the
+    build-out wires it without a warning, and the storage leaves hold 2 ports per node and one
+    cage per breakout (ceil(ports / 4) per unit), plus their uplinks."""
+    capacity_tb = needs(_slow_units(nodes, ports)).capacity_tb / units * 1.0001
+    instance = _slow_units(nodes, ports, capacity_tb)
+    result = optimal(instance)
+    d = result.design
+    assert check_design(instance, d, result.cost, result.performance) == []
+    assert build_fabric(d, instance).warnings == []
+    path, cages = d.storage_network, d.storage.units * -(-ports // 4)
+    uplinks = path.leaves * path.leaf_up_ports if path.tiers == 2 else 0
+    assert [g.ports_used for g in d.switches if g.tier == "storage-leaf"] == [2 * nodes + cages + uplinks]
+    assert {(g.part, g.gbps) for g in d.links if g.between == "storage-unit"} == {("brk25", 25)}
 
 
 def test_the_checker_counts_units_at_another_speed_in_cages():
