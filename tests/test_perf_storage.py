@@ -70,6 +70,16 @@ def test_cold_tier_capacity_and_write_rate() -> None:
     assert cold_capacity_tb(data_only) == 10.0 and cold_write_gb_per_s(data_only) == 0
 
 
+def test_a_run_archives_no_more_than_its_deadline_writes() -> None:
+    """90 days kept, a checkpoint every 2 h, a 30-day deadline: the run has written 30 × 12 = 360
+    checkpoints by its end, not the 1,080 of 90 days; without a deadline, the 1,080 stand."""
+    kept = Checkpoint(interval_hours=2, archive_days=90)
+    assert archived_checkpoints(replace(job(MODEL_7B, checkpoint=kept), deadline_days=30.0)) == 360
+    assert archived_checkpoints(replace(job(MODEL_7B, checkpoint=kept), deadline_days=120.0)) == 1080
+    assert archived_checkpoints(job(MODEL_7B, checkpoint=kept)) == 1080
+    assert archived_checkpoints(replace(job(MODEL_7B), deadline_days=30.0)) == 0
+
+
 @pytest.mark.parametrize("days,interval,expected", [(0.7, 1.4, 12), (1.0, 5.0, 5), (0.5, 24.0, 1), (2.0, 2.0, 24)])
 def test_archived_checkpoints_round_up(days: float, interval: float, expected: int) -> None:
     archive = job(MODEL_7B, checkpoint=Checkpoint(interval_hours=interval, archive_days=days))

@@ -124,8 +124,9 @@ def storage_network_lines(d: Design) -> list[str]:
             split = f"{down} down / {up} up, {down / up:g}:1" if down and up else "non-blocking"
             switches = (f"2 tiers of {sn.switch}: {plural(sn.leaves, 'leaf', 'leaves')} ({split}), "
                         f"{plural(sn.spines, 'spine', 'spines')}")
-        other = sorted({g.gbps for g in d.links if g.between == "storage-unit" and g.gbps != sn.link_gbps})
-        speeds = f" (some at {', '.join(f'{g}G' for g in other)} in cages of their own)" if other else ""
+        other = [g for g in d.links if g.between == "storage-unit" and g.gbps != sn.link_gbps]
+        speeds = "".join(f" ({g.count:,} at {g.gbps}G on {plural(g.assemblies, 'assembly', 'assemblies')} in cages of "
+                         f"their own)" for g in other)
         lines.append(f"{switches} · {sn.ports_per_node * d.nodes:,} node ports + {sn.unit_ports:,} storage-unit "
                      f"ports{speeds}")
     else:

@@ -29,6 +29,9 @@ class Job:
     training: Training
     data: Data
     checkpoint: Checkpoint
+    deadline_days: float | None = None
+    """Training ends by then (``goal.deadline_days``), so no more than that many days of
+    checkpoints exist to archive; None: no deadline."""
 
     @classmethod
     def from_instance(cls, instance: Instance, catalog: Any) -> Job:
@@ -45,6 +48,7 @@ class Job:
             training=workload.training,
             data=workload.data,
             checkpoint=workload.checkpoint,
+            deadline_days=instance.goal.deadline_days,
         )
 
 

@@ -16,8 +16,9 @@ continuously, and a checkpoint save blocks training, so reads and writes do not 
 
 Cold tier (archive, optional):
 
-* capacity TB = ``data.archive_tb`` + ⌈``archive_days`` × 24 / ``interval_hours``⌉ × checkpoint
-  / 1000 (one checkpoint archived per interval, each kept ``archive_days``);
+* capacity TB = ``data.archive_tb`` + ⌈``D`` × 24 / ``interval_hours``⌉ × checkpoint / 1000 (one
+  checkpoint archived per interval, each kept ``archive_days``), with ``D`` = ``archive_days``, or
+  ``goal.deadline_days`` when sooner: a run that ends by its deadline writes no more;
 * write GB/s  = checkpoint / (``interval_hours`` × 3600) when checkpoints are archived
   (``archive_days`` > 0), else 0: one checkpoint copied out per interval.
 
@@ -65,10 +66,13 @@ def checkpoint_gb(job: Job) -> float:
 
 
 def archived_checkpoints(job: Job) -> int:
-    """Checkpoints on the cold tier at once: ⌈archive_days × 24 / interval_hours⌉ (0 when none are
-    archived)."""
+    """Checkpoints on the cold tier at once: ⌈D × 24 / interval_hours⌉ with D the archive's days,
+    or the deadline's when sooner (the run writes none after it); 0 when none are archived."""
     checkpoint = job.checkpoint
-    count = checkpoint.archive_days * HOURS_PER_DAY / checkpoint.interval_hours
+    days = checkpoint.archive_days
+    if job.deadline_days is not None and checkpoint.archive_days > 0:
+        days = min(days, job.deadline_days)
+    count = days * HOURS_PER_DAY / checkpoint.interval_hours
     return max(0, math.ceil(count - ROUNDING_SLACK))
 
 
