@@ -369,6 +369,21 @@ def test_cold_storage_met_archived_checkpoints_count():
     assert optimal(inst(changes)).design.cold_storage.capacity_tb >= 8.232
 
 
+def test_cold_storage_met_counts_no_more_checkpoints_than_the_run_writes_by_its_deadline():
+    """60 days kept, a checkpoint every 2 hours, the tiny 30-day deadline: 30 × 12 = 360
+    checkpoints of 98 GB (35.28 TB), not 720; the solver sizes the cold tier for them, the checker
+    agrees, and a cold tier one unit short of them is rejected."""
+    changes = {"workload.checkpoint": {"archive_days": 60}, "catalog.add.storage": [
+        *TINY_CATALOG["storage"][:1], {**TINY_CATALOG["storage"][1], "capacity_tb": 10}]}
+    assert _cold_tb(changes) == pytest.approx(360 * 98 / 1000)
+    result = optimal(inst(changes))
+    d = result.design
+    assert d.cold_storage.units == 4  # ceil(35.28 / 10)
+    assert check_design(inst(changes), d, result.cost, result.performance) == []
+    short = d.model_copy(update={"cold_storage": d.cold_storage.model_copy(update={"units": 3, "capacity_tb": 30.0})})
+    assert "cold_storage_met" in {v.family for v in check_design(inst(changes), short)}
+
+
 def test_cold_storage_met_infeasible_one_unit_below_its_cost():
     changes = {"workload.data": {"archive_tb": 1500}}
     cost = optimal(inst(changes)).cost.total

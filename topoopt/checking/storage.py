@@ -92,12 +92,16 @@ binary floating point makes it 12.000000000000002."""
 
 def cold_needs(ctx: CheckContext) -> tuple[float, float, int]:
     """``(capacity TB, write GB/s, archived checkpoints)`` the cold tier must give:
-    ``archive_tb + ceil(archive_days · 24 / interval_hours) · checkpoint_gb / 1000`` TB, and, when
-    checkpoints are archived, one written per interval: ``checkpoint_gb / (interval_hours · 3600)``
-    GB/s (raw data alone is archived once, not at a rate)."""
+    ``archive_tb + ceil(D · 24 / interval_hours) · checkpoint_gb / 1000`` TB with ``D`` the
+    archive's days, or the deadline's when sooner (the run writes no checkpoint after it), and,
+    when checkpoints are archived, one written per interval: ``checkpoint_gb / (interval_hours ·
+    3600)`` GB/s (raw data alone is archived once, not at a rate)."""
     data, checkpoint = ctx.instance.workload.data, ctx.instance.workload.checkpoint
     checkpoint_gb = ctx.storage_needs.checkpoint_gb
-    archived = max(math.ceil(checkpoint.archive_days * HOURS_PER_DAY / checkpoint.interval_hours - COUNT_SLACK), 0)
+    days = checkpoint.archive_days
+    if ctx.instance.goal.deadline_days is not None:
+        days = min(days, ctx.instance.goal.deadline_days)
+    archived = max(math.ceil(days * HOURS_PER_DAY / checkpoint.interval_hours - COUNT_SLACK), 0)
     capacity_tb = data.archive_tb + archived * checkpoint_gb / GB_PER_TB
     write_gb_per_s = checkpoint_gb / (checkpoint.interval_hours * SECONDS_PER_HOUR) if archived else 0.0
     return capacity_tb, write_gb_per_s, archived
@@ -105,8 +109,8 @@ def cold_needs(ctx: CheckContext) -> tuple[float, float, int]:
 
 def cold_storage_met(ctx: CheckContext) -> list[Violation]:
     """A cold tier exists exactly when something is archived (cold capacity > 0); it is an object
-    store; ``units · capacity_tb ≥ archive_tb + ceil(archive_days · 24 / interval_hours) ·
-    checkpoint_gb / 1000`` and ``units · write_gb_per_s ≥ checkpoint_gb / (interval_hours · 3600)``;
+    store; ``units · capacity_tb ≥ archive_tb + ceil(D · 24 / interval_hours) · checkpoint_gb /
+    1000`` (``D``: :func:`cold_needs`) and ``units · write_gb_per_s ≥ checkpoint_gb / (interval_hours · 3600)``;
     the record states ``units ×`` the tier's figures."""
     family = "cold_storage_met"
     out: list[Violation] = []
