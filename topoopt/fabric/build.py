@@ -172,7 +172,7 @@ def _cage_ports(fabric: Fabric, group: LinkGroup) -> tuple[int, int]:
     if link_class == "storage-unit" and fabric.design.storage_network.mode == "converged":
         return hw.switch_ports_per_cage, 1
     if link_class == "storage-unit":
-        return hw.storage_net.switch.ports_per_cage.get(group.gbps, 0), 1
+        return hw.storage_net.cage_ports(group.gbps), 1
     if link_class == "node-storage":
         return hw.storage_net.ports_per_cage, 1
     if link_class == "storage-leaf-spine":

@@ -37,6 +37,11 @@ class StorageNetHardware:
     radix: int
     switch_power_w: float
 
+    def cage_ports(self, gbps: int) -> int:
+        """Logical ports per storage-switch cage at ``gbps`` (storage units may run another speed
+        than the link speed, in cages of their own); 0 without a storage switch."""
+        return self.switch.ports_per_cage.get(gbps, 0) if self.switch is not None else 0
+
 
 @dataclass(frozen=True)
 class ManagementHardware:

@@ -156,9 +156,8 @@ def _unit_runs(design: Design, hw: Hardware, hot: list[Device], cold: list[Devic
         names = data_port_names(tier.network_ports)
         bundle = bundles[index]
         # Units at another speed than the storage network's take whole cages (a cage runs one speed).
-        switch = hw.storage_net.switch if design.storage_network.mode == "dedicated" else None
-        cage_ports = (switch.ports_per_cage.get(bundle.gbps, 0)
-                      if switch is not None and bundle.gbps != design.storage_network.link_gbps else 0)
+        other_speed = design.storage_network.mode == "dedicated" and bundle.gbps != design.storage_network.link_gbps
+        cage_ports = hw.storage_net.cage_ports(bundle.gbps) if other_speed else 0
         # An assembly serves one unit (the model counts units × ceil(ports / part.links)).
         runs.append(Run(bundle, [unit.name for unit in units for _ in names], names * len(units),
                         keys=[unit.name for unit in units for _ in names], cage_ports=cage_ports))
