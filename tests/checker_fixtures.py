@@ -319,8 +319,8 @@ CONVERGED_DESIGN = {
 # The same in 2 tiers, one rail per leaf: 8 rail groups of 1 leaf (d = ceil(4/1) = 4), 4 spines ×
 # 1 link (u = 4; 1 × (4 − 4 + 1) ≤ 4), plus ceil(8 unit ports / (40 − 4)) = 1 storage leaf whose 4
 # uplinks carry 4 × 200 = 800 Gb/s ≥ 7.49 Gb/s of storage traffic: 9 leaves; a spine uses 9 × 1 = 9
-# ports. Leaves use 32 + 8 + 9 × 4 = 76 ports, spines 36; leaf-spine 36 HDR AOCs of 100 m across
-# rows (9 × 4 × ceil(1 / 1)). Management ports 4 × 2 + 13 qm8700 × 1 + 1 × 2 + 5 racks × 2 = 33. The 13 qm8700 ×
+# ports. Leaves use 32 + 8 + 9 × 4 = 76 ports, spines 36; leaf-spine 36 HDR AOCs of 3 m within the
+# network rack (9 × 4 × ceil(1 / 1); the 2 m DAC falls short of the 3 m in-rack run). Management ports 4 × 2 + 13 qm8700 × 1 + 1 × 2 + 5 racks × 2 = 33. The 13 qm8700 ×
 # 540 W = 7.02 kW share one network rack; the management switch has its own.
 CONVERGED_TWO_TIER = {
     "tiers": 2, "rail_optimized": True,
@@ -334,7 +334,7 @@ CONVERGED_TWO_TIER = {
     ],
     "links": [
         CONVERGED_DESIGN["links"][0],
-        {"between": "leaf-spine", "count": 36, "part": "hdr-aoc-100m", "assemblies": 36, "length_m": 3.0, "gbps": 200},
+        {"between": "leaf-spine", "count": 36, "part": "hdr-aoc-3m", "assemblies": 36, "length_m": 3.0, "gbps": 200},
         CONVERGED_DESIGN["links"][1],
         {**CONVERGED_DESIGN["links"][2], "count": 33, "assemblies": 33},
     ],

@@ -769,8 +769,7 @@ class Enumerator:
                 continue
             mgmt = block[totals[0]]
             placed = replace(placed, total=totals[0]) if unpacked else placed
-            runs = self.runs_m(placed)
-            if placed.total > site.max_racks or any(p.max_reach_m < runs[cls] for cls, p in zip(used, chosen)):
+            if placed.total > site.max_racks or self.misfits(used, chosen, placed):
                 continue
             networks = self.networks_cost(net, mgmt, placed)
             if networks is None:
@@ -799,6 +798,15 @@ class Enumerator:
         return derive.placed_runs_m(self.lengths_m, d.in_rack_m, d.in_row_m + d.slack_m,
                                     one_rack=placed.total == 1 and placed.mixed,
                                     switches_one_rack=placed.switches_together, one_row=placed.mixed)
+
+    def misfits(self, used, parts, placed: Racking) -> bool:
+        """Some compute part falls short of its class's run at ``placed``, or is a one-piece cable
+        longer than a rack allows on a class within one rack."""
+        d, runs = self.instance.site.distances, self.runs_m(placed)
+        inside = derive.in_rack_classes(used, one_rack=placed.total == 1 and placed.mixed,
+                                        switches_one_rack=placed.switches_together)
+        return any(p.max_reach_m < runs[cls] or (cls in inside and derive.too_long_in_rack(p, d.in_rack_m, d.slack_m))
+                   for cls, p in zip(used, parts))
 
     def sized_storage(self, storage, node: NodeChoice, fabric: FabricChoice, n: int):
         """``(storage network mode, hot tier, units, storage network need Gb/s)``: the mode None
@@ -936,11 +944,10 @@ class Enumerator:
             return None  # its switches serve another rack count's PDUs (another block covers it)
         if placed is cand.placed:
             return candidate
-        runs = self.runs_m(placed)
         used = derive.LINK_CLASSES[:max(cand.fabric.tiers, 1)] if cand.fabric.tiers else ()
         mgmt = cand.management_by_racks[placed.total]
         networks = self.networks_cost(cand.storage_net, mgmt, placed)
-        if any(p.max_reach_m < runs[cls] for cls, p in zip(used, cand.parts)) or networks is None:
+        if self.misfits(used, cand.parts, placed) or networks is None:
             return None
         cost += (networks - self.networks_cost(cand.storage_net, cand.management, cand.placed)
                  + (placed.total - cand.placed.total) * self.price(placed.rack.id))

@@ -86,20 +86,23 @@ class Networks:
     def price(self, item_id: str) -> int | None:
         return self.e.price(item_id)
 
-    def part_between(self, a: tuple[str, int], b: tuple[str, int], gbps: int, length_m: float) -> LinkPart | None:
+    def part_between(self, a: tuple[str, int], b: tuple[str, int], gbps: int, length_m: float,
+                     placement: str) -> LinkPart | None:
         """The cheapest part whose a-end fits (form factor, ports per cage) ``a`` and b-end ``b`` at
-        ``gbps`` and reaches ``length_m`` (cached)."""
-        key = (a, b, gbps, length_m)
+        ``gbps`` and reaches ``length_m`` at ``placement`` (cached)."""
+        key = (a, b, gbps, length_m, placement)
         if key not in self._parts:
             self._parts[key] = self.cheapest_part(lambda p: derive.part_fits_cage(p, "a", *a, gbps)
-                                                  and derive.part_fits_cage(p, "b", *b, gbps), length_m)
+                                                  and derive.part_fits_cage(p, "b", *b, gbps), length_m, placement)
         return self._parts[key]
 
-    def cheapest_part(self, fits, length_m: float) -> LinkPart | None:
-        """The cheapest part that fits, reaches, is priced and allowed."""
-        rules = self.instance.constraints.cables
+    def cheapest_part(self, fits, length_m: float, placement: str) -> LinkPart | None:
+        """The cheapest part that fits, reaches (within one rack at ``rack``: no one-piece cable
+        longer than the rack allows), is priced and allowed."""
+        rules, d = self.instance.constraints.cables, self.instance.site.distances
         found = [p for p in self.parts if fits(p) and p.max_reach_m >= length_m and self.price(p.id) is not None
-                 and rules.admits(p.id)]
+                 and rules.admits(p.id)
+                 and not (placement == "rack" and derive.too_long_in_rack(p, d.in_rack_m, d.slack_m))]
         return min(found, key=lambda p: self.price(p.id), default=None)
 
     # -- cold tier ------------------------------------------------------------------------------------
@@ -133,8 +136,8 @@ class Networks:
         for tier, _ in units:
             shared = [gbps] if gbps in tier.port_speeds_gbps else [] if same_speed else sorted(
                 (g for g in tier.port_speeds_gbps if switch.ports_per_cage.get(g, 0) > 0), reverse=True)
-            usable = [g for g in shared if any(self._unit_part(tier, switch, g, runs["storage-unit"])
-                                               for runs in self.runs.values())]
+            usable = [g for g in shared if any(self._unit_part(tier, switch, g, runs["storage-unit"], placement)
+                                               for placement, runs in self.runs.items())]
             if not usable:
                 return {}
             speeds.append(usable[0])
@@ -142,7 +145,7 @@ class Networks:
         for placement, runs in self.runs.items():
             links, cost, slots, length_m = [], 0, 0, runs["storage-unit"]
             for (tier, count), unit_gbps in zip(units, speeds):
-                part = self._unit_part(tier, switch, unit_gbps, length_m)
+                part = self._unit_part(tier, switch, unit_gbps, length_m, placement)
                 if part is None:
                     break
                 assemblies = count * ceil_div(tier.network_ports, part.links)
@@ -154,9 +157,10 @@ class Networks:
                 placed[placement] = (cost, links, slots)
         return placed
 
-    def _unit_part(self, tier: StorageTier, switch: Switch, gbps: int, length_m: float) -> LinkPart | None:
+    def _unit_part(self, tier: StorageTier, switch: Switch, gbps: int, length_m: float,
+                   placement: str) -> LinkPart | None:
         return self.part_between((switch.cage_form_factor, switch.ports_per_cage[gbps]), (tier.port_form_factor, 1),
-                                 gbps, length_m)
+                                 gbps, length_m, placement)
 
     # -- storage networks -----------------------------------------------------------------------------
     def storage_networks(self, node, fabric, n: int, counts, hot: tuple[StorageTier, int], keep,
@@ -290,7 +294,7 @@ class Networks:
         edge = {}
         for placement, (unit_cost, unit_links) in found.items():
             length_m = self.runs[placement]["node-storage"]
-            node_part = self.part_between(cage, (nic.port_form_factor, 1), gbps, length_m)
+            node_part = self.part_between(cage, (nic.port_form_factor, 1), gbps, length_m, placement)
             if node_part is None:
                 continue
             node_assemblies = ports * ceil_div(n, node_part.links)
@@ -310,7 +314,7 @@ class Networks:
                 switch_groups=[SwitchGroup(network="storage", tier="storage-leaf", model=switch.id,
                                            count=1, ports_used=endpoints)],
                 record=StorageNetwork(**common, tiers=1, leaves=1, spines=0))
-        spine_parts = {placement: self.part_between(cage, cage, gbps, runs["storage-leaf-spine"])
+        spine_parts = {placement: self.part_between(cage, cage, gbps, runs["storage-leaf-spine"], placement)
                        for placement, runs in self.runs.items()}
         for (down, half), spines in ((split, s) for split in storage_leaf_splits(k)
                                      for s in range(1, split[1] + 1) if split[1] % s == 0):
@@ -379,7 +383,7 @@ class Networks:
         for placement, runs in self.runs.items():
             part = self.cheapest_part(lambda p: derive.part_fits_cage(p, "a", ff, switch.ports_per_cage[low], low)
                                       and derive.part_fits_cage(p, "b", MGMT_DEVICE_FORM_FACTOR, 1, low),
-                                      runs["mgmt"])
+                                      runs["mgmt"], placement)
             if part is None:
                 continue
             links = [LinkGroup(network="management", between="mgmt", count=ports, part=part.id,
@@ -389,7 +393,7 @@ class Networks:
                 up = self.cheapest_part(
                     lambda p: derive.part_fits_cage(p, "a", aggregation.cage_form_factor,
                                                     aggregation.ports_per_cage[high], high)
-                    and derive.part_fits_cage(p, "b", *leaf.uplink_cage, high), runs["mgmt-uplink"])
+                    and derive.part_fits_cage(p, "b", *leaf.uplink_cage, high), runs["mgmt-uplink"], placement)
                 if up is None:
                     continue
                 links.append(LinkGroup(network="management", between="mgmt-uplink", count=uplinks, part=up.id,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import event, given
-from solver_fixtures import TINY_CATALOG, conflict, infeasible, optimal, tiny
+from solver_fixtures import TINY_CATALOG, TINY_PRICES, conflict, infeasible, optimal, tiny
 from strategies import build, instance_data
 
 import topoopt
@@ -107,6 +107,49 @@ def test_one_rack_runs_in_rack_so_a_short_dac_serves():
     long = {"site.distances.in_rack_m": 4, "constraints.pins.nodes": 2}
     node_leaf = next(g for g in optimal(tiny(**long)).design.links if g.between == "node-leaf")
     assert (node_leaf.part, node_leaf.length_m) == ("sr50", 4.0)
+
+
+def _with_long_aocs() -> dict:
+    """The tiny catalog plus two 30 m AOCs cheaper than the parts they could replace: one on the
+    DAC's cages ($200 against $300), one on the storage kit's ($400 against $600)."""
+    catalog = copy.deepcopy(TINY_CATALOG)
+    catalog["cables"] += [
+        {"id": "aoc30", "name": "AOC 30 m", "source": "estimate: test fixture", "media": "aoc", "gbps": 400,
+         "links": 2, "a_form_factor": "osfp-twin-finned", "a_ends": 1, "b_form_factor": "osfp-flat", "b_ends": 2,
+         "max_reach_m": 30, "power_w_per_a_end": 1, "power_w_per_b_end": 1},
+        {"id": "q28-aoc30", "name": "100G AOC 30 m", "source": "estimate: test fixture", "media": "aoc", "gbps": 100,
+         "a_form_factor": "qsfp28", "b_form_factor": "qsfp28", "max_reach_m": 30,
+         "power_w_per_a_end": 1, "power_w_per_b_end": 1},
+    ]
+    return {"catalog.add": catalog, "catalog.prices": {**TINY_PRICES, "aoc30": 200, "q28-aoc30": 400}}
+
+
+def test_no_long_one_piece_cable_is_coiled_in_a_rack():
+    """A one-piece cable is as long as its reach, so within one rack it may be no longer than
+    in_rack_m + slack_m (3 + 2 = 5 m). Two nodes and everything else in one rack: the 3 m DAC
+    ($300), not the cheaper 30 m AOC ($200), joins nodes and leaf, and the storage network keeps
+    its 100 m kit ($600: its fibre is cut to the run), not the 30 m AOC ($400). Between racks the
+    AOCs are the cheapest that reach: four nodes in two racks (17 m runs) buy them."""
+    one_rack = optimal(tiny(**_with_long_aocs(), **{"constraints.pins.nodes": 2}))
+    assert [(group.role, group.count) for group in one_rack.design.racks] == [("mixed", 1)]
+    parts = {group.between: group.part for group in one_rack.design.links}
+    assert (parts["node-leaf"], parts["node-storage"]) == ("dac3", "q28-sr100")
+    assert check_design(tiny(**_with_long_aocs(), **{"constraints.pins.nodes": 2}), one_rack.design) == []
+    two_racks = optimal(tiny(**_with_long_aocs(), **{"constraints.pins.nodes": 4, "constraints.pins.server": "s80"}))
+    assert sum(group.count for group in two_racks.design.racks) == 2
+    parts = {group.between: group.part for group in two_racks.design.links}
+    assert (parts["node-leaf"], parts["node-storage"]) == ("aoc30", "q28-aoc30")
+
+
+def test_a_long_one_piece_cable_within_one_rack_is_rejected():
+    """The checker applies the rule too: the one-rack design with its DACs swapped for the 30 m
+    AOC (same cages, same count) is a cable_reach finding."""
+    inst = tiny(**_with_long_aocs(), **{"constraints.pins.nodes": 2})
+    design = optimal(inst).design
+    links = [g.model_copy(update={"part": "aoc30"}) if g.between == "node-leaf" else g for g in design.links]
+    found = [str(v) for v in check_design(inst, design.model_copy(update={"links": links}))]
+    assert any("cable_reach: node-leaf links (aoc30): a 30 m cable within one rack, longer than 5 m" in v
+               for v in found), found
 
 
 def test_a_run_the_racks_do_not_give_is_rejected():

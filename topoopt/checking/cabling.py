@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from topoopt.checking import networks
 from topoopt.checking.context import CheckContext
-from topoopt.checking.derive import assemblies_needed, pair_links
+from topoopt.checking.derive import assemblies_needed, pair_links, too_long_in_rack
 from topoopt.checking.node import class_gbps, group_gbps
 from topoopt.checking.text import close, num
 from topoopt.models.catalog import LinkPart, Switch
@@ -199,9 +199,10 @@ def cable_reach(ctx: CheckContext) -> list[Violation]:
     node–storage, storage-unit, mgmt: leaves at the end of the row), switch to switch
     ``across_rows_m + slack_m`` (leaf–spine, spine–core, storage leaf–spine, mgmt uplinks), each
     shorter where the racks put its ends together (``derive.placed_runs_m``); the record states
-    that run."""
+    that run. Within one rack a one-piece cable is no longer than ``in_rack_m + slack_m``."""
     family = "cable_reach"
     out: list[Violation] = []
+    d = ctx.instance.site.distances
     for group in ctx.design.links:
         length_m = ctx.lengths_m[group.between]
         if not close(group.length_m, length_m):
@@ -211,6 +212,11 @@ def cable_reach(ctx: CheckContext) -> list[Violation]:
         if part is not None and part.max_reach_m < length_m:
             out.append(Violation(family=family, item=f"{group.between} links ({part.id})",
                                  detail=f"reach {num(part.max_reach_m)} m < {num(length_m)} m run"))
+        if (part is not None and group.between in ctx.in_rack_classes
+                and too_long_in_rack(part, d.in_rack_m, d.slack_m)):
+            out.append(Violation(family=family, item=f"{group.between} links ({part.id})",
+                                 detail=f"a {num(part.max_reach_m)} m cable within one rack, longer than "
+                                        f"{num(d.in_rack_m + d.slack_m)} m (in_rack_m + slack_m)"))
     return out
 
 

@@ -190,10 +190,21 @@ class CheckContext(NetworksView):
         """Cable run per link class where the racks put its ends."""
         d = self.instance.site.distances
         lengths = derive.link_lengths_m(d.in_row_m, d.across_rows_m, d.slack_m)
+        return derive.placed_runs_m(lengths, d.in_rack_m, d.in_row_m + d.slack_m, one_rack=self.one_rack,
+                                    switches_one_rack=self.compute_switches_one_rack,
+                                    one_row=bool(self.rack_groups("mixed")))
+
+    @cached_property
+    def one_rack(self) -> bool:
+        """One mixed rack holds every device."""
         mixed = self.rack_groups("mixed")
-        one_rack = bool(mixed) and sum(g.count for g in mixed) == 1
-        return derive.placed_runs_m(lengths, d.in_rack_m, d.in_row_m + d.slack_m, one_rack=one_rack,
-                                    switches_one_rack=self.compute_switches_one_rack, one_row=bool(mixed))
+        return bool(mixed) and sum(g.count for g in mixed) == 1
+
+    @cached_property
+    def in_rack_classes(self) -> frozenset[str]:
+        """The link classes whose every cable runs within one rack."""
+        return derive.in_rack_classes(self.lengths_m, one_rack=self.one_rack,
+                                      switches_one_rack=self.compute_switches_one_rack)
 
     @cached_property
     def compute_switches_one_rack(self) -> bool:

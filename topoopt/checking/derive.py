@@ -288,18 +288,31 @@ def link_lengths_m(in_row_m: float, across_rows_m: float, slack_m: float) -> dic
     }
 
 
+def in_rack_classes(classes, *, one_rack: bool, switches_one_rack: bool) -> frozenset[str]:
+    """The link classes whose every cable runs within one rack: all when everything is in one
+    rack; leaf–spine and spine–core also when every compute switch is."""
+    return frozenset(c for c in classes if one_rack or (switches_one_rack and c in ("leaf-spine", "spine-core")))
+
+
 def placed_runs_m(lengths_m: dict[str, float], in_rack_m: float, in_row_m: float, *, one_rack: bool,
                   switches_one_rack: bool, one_row: bool) -> dict[str, float]:
-    """Every link class's run where its ends sit (runs with slack): ``in_rack_m`` when everything
-    is in one rack, and leaf–spine and spine–core also when every compute switch is; ``in_row_m``
-    between mixed racks (one row); otherwise ``lengths_m``'s. A placement never lengthens a run."""
+    """Every link class's run where its ends sit (runs with slack): ``in_rack_m`` for the classes
+    within one rack (:func:`in_rack_classes`); ``in_row_m`` between mixed racks (one row);
+    otherwise ``lengths_m``'s. A placement never lengthens a run."""
     runs = dict(lengths_m)
+    inside = in_rack_classes(lengths_m, one_rack=one_rack, switches_one_rack=switches_one_rack)
     for link_class, run_m in lengths_m.items():
-        if one_rack or (switches_one_rack and link_class in ("leaf-spine", "spine-core")):
+        if link_class in inside:
             runs[link_class] = min(in_rack_m, run_m)
         elif one_row:
             runs[link_class] = min(in_row_m, run_m)
     return runs
+
+
+def too_long_in_rack(part: LinkPart, in_rack_m: float, slack_m: float) -> bool:
+    """A one-piece cable is as long as its reach: within one rack it may be no longer than
+    ``in_rack_m + slack_m``; a kit's fibre or a cord is cut to the run."""
+    return part.one_piece and part.max_reach_m > in_rack_m + slack_m
 
 
 def part_fits_cage(part: LinkPart, end: str, form_factor: str, ports_per_cage: int, gbps: int) -> bool:

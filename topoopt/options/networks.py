@@ -87,15 +87,17 @@ class _PartRef:
     unit_price: int | None
 
 
-def choose_part(catalog: ResolvedCatalog, instance: Instance, fits, length_m: float) -> ChosenPart | None:
-    """Among the parts ``fits`` accepts, the one breaking the fewest instance rules, then the
-    cheapest, then the least power hungry, then the first in catalog order; None when none fits."""
+def choose_part(catalog: ResolvedCatalog, instance: Instance, fits, length_m: float, *,
+                in_rack: bool = False) -> ChosenPart | None:
+    """Among the parts ``fits`` accepts, the one breaking the fewest instance rules on a run of
+    ``length_m`` (``in_rack``: within one rack), then the cheapest, then the least power hungry,
+    then the first in catalog order; None when none fits."""
     best = None
     for order, part in enumerate(catalog.catalog.cables):
         if not fits(part):
             continue
         price = whole_units(catalog.price(part.id))
-        violations = part_violations(_PartRef(part, price), length_m, instance)
+        violations = part_violations(_PartRef(part, price), length_m, instance, in_rack=in_rack)
         key = (len(violations), price is None, price or 0, part.power_w_per_a_end + part.power_w_per_b_end, order)
         if best is None or key < best[0]:
             best = (key, ChosenPart(part, price, violations))
@@ -127,17 +129,19 @@ class PartChooser:
         self.catalog, self.instance = catalog, instance
         self._chosen: dict[tuple, ChosenPart | None] = {}
 
-    def between(self, a: tuple[str, int], b: tuple[str, int], gbps: int, length_m: float) -> ChosenPart | None:
-        key = (a, b, gbps, length_m)
+    def between(self, a: tuple[str, int], b: tuple[str, int], gbps: int, length_m: float, *,
+                in_rack: bool = False) -> ChosenPart | None:
+        key = (a, b, gbps, length_m, in_rack)
         if key not in self._chosen:
             self._chosen[key] = choose_part(
                 self.catalog, self.instance,
-                lambda p: part_fits_cage(p, "a", *a, gbps) and part_fits_cage(p, "b", *b, gbps), length_m)
+                lambda p: part_fits_cage(p, "a", *a, gbps) and part_fits_cage(p, "b", *b, gbps), length_m,
+                in_rack=in_rack)
         return self._chosen[key]
 
     def placed(self, a: tuple[str, int], b: tuple[str, int], gbps: int, runs_m: dict[str, float]) -> Placed:
-        """:meth:`between` at each placement's run."""
-        return {level: self.between(a, b, gbps, run_m) for level, run_m in runs_m.items()}
+        """:meth:`between` at each placement's run (``rack``: within one rack)."""
+        return {level: self.between(a, b, gbps, run_m, in_rack=level == "rack") for level, run_m in runs_m.items()}
 
 
 @dataclass(frozen=True)

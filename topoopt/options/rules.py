@@ -55,13 +55,23 @@ def fabric_violations(fabric, instance: Instance) -> frozenset[str]:
     return frozenset(found)
 
 
-def part_violations(option, length_m: float, instance: Instance) -> frozenset[str]:
+def too_long_in_rack(part, instance: Instance) -> bool:
+    """A one-piece cable (DAC, ACC, AOC) is as long as its reach: between two devices of one rack
+    it is used only when no longer than ``in_rack_m + slack_m`` (a 30 m AOC is not coiled in a
+    rack). A transceiver kit's fibre or a patch cord is cut to the run."""
+    d = instance.site.distances
+    return part.one_piece and part.max_reach_m > d.in_rack_m + d.slack_m
+
+
+def part_violations(option, length_m: float, instance: Instance, *, in_rack: bool = False) -> frozenset[str]:
+    """The rules ``option``'s part breaks on a run of ``length_m`` (``in_rack``: between two
+    devices of one rack)."""
     found = set()
     if not instance.constraints.cables.admits(option.part.id):
         found.add("allowed_by_lists")
     if option.unit_price is None:
         found.add("priced_in_book")
-    if option.part.max_reach_m < length_m:
+    if option.part.max_reach_m < length_m or (in_rack and too_long_in_rack(option.part, instance)):
         found.add("cable_reach")
     return frozenset(found)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from topoopt.options.rules import too_long_in_rack
 from topoopt.options.tables import part_fits_node_end, part_fits_switch_end
 from topoopt.solver.model.core import DesignModel
 
@@ -45,12 +46,14 @@ def port_form_factor_match(dm: DesignModel) -> None:
 
 
 def cable_reach(dm: DesignModel) -> None:
-    """Each part reaches its class's run where its ends sit (options rule out the parts too short
-    for the shortest run)."""
+    """Each part reaches its class's run where its ends sit, and within one rack no one-piece
+    cable is longer than the rack allows (options rule out the parts too short for the shortest
+    run)."""
     dm.forbid_violations("cable_reach")
     o, v = dm.options, dm.vars
+    instance = dm.problem.instance
     for cls, parts in o.parts.items():
         for p in parts:
             for level, run_m in o.runs_m[cls].items():
-                if p.part.max_reach_m < run_m:
+                if p.part.max_reach_m < run_m or (level == "rack" and too_long_in_rack(p.part, instance)):
                     dm.forbid("cable_reach", v.use_part[cls, p.index], v.run_at[cls][level])
