@@ -158,6 +158,8 @@ def all_sources() -> Iterator[tuple[str, str]]:
             yield f"{kind}/{item.id}", item.source
     for gpu in CAT.gpus:
         yield f"gpus/{gpu.id}/matmul_efficiency", gpu.matmul_efficiency_source
+        if gpu.matmul_efficiency_fp8_source is not None:
+            yield f"gpus/{gpu.id}/matmul_efficiency_fp8", gpu.matmul_efficiency_fp8_source
 
 
 def test_every_entry_has_a_url_or_a_reasoned_estimate() -> None:
@@ -225,6 +227,12 @@ def test_matmul_efficiency_uses_the_measured_mamf() -> None:
     assert GPUS["a100-40gb-sxm"].matmul_efficiency == pytest.approx(0.869)
     assert GPUS["h100-sxm"].matmul_efficiency == pytest.approx(0.803)
     assert GPUS["mi300x"].matmul_efficiency == pytest.approx(0.514)
+    # BF16 1,745.0 / 2,250 and FP8 3,432.5 / 4,500 TFLOPS measured on B200; FP8 1,402.6 / 1,979
+    # on H100 and 1,453.4 / 1,979 on H200 (stas00 ml-engineering, MAMF tables).
+    assert GPUS["b200"].matmul_efficiency == pytest.approx(1745.0 / 2250, abs=5e-4)
+    expected_fp8 = {"b200": 3432.5 / 4500, "h100-sxm": 1402.6 / 1979, "h200-sxm": 1453.4 / 1979}
+    for gpu_id, efficiency in expected_fp8.items():
+        assert GPUS[gpu_id].matmul_efficiency_fp8 == pytest.approx(efficiency, abs=5e-4), gpu_id
 
 
 def test_scale_up_is_one_direction_per_gpu() -> None:

@@ -19,7 +19,10 @@ from perf_fixtures import (
     job,
     pinned,
 )
+from pydantic import ValidationError
 
+from topoopt.catalog import load_builtin_catalog
+from topoopt.models.catalog import Gpu
 from topoopt.models.performance import Parallelism
 from topoopt.perf import evaluate
 from topoopt.perf.collectives import (
@@ -30,8 +33,9 @@ from topoopt.perf.collectives import (
     ring_all_reduce_s,
     tree_all_reduce_s,
 )
+from topoopt.perf.constants import FP8_MATMUL_EFFICIENCY_RATIO
 from topoopt.perf.flops import hardware_flops_per_token, model_flops_per_token, recompute_factors
-from topoopt.perf.job import Fabric, ModelShape
+from topoopt.perf.job import Fabric, GpuSpec, ModelShape
 
 
 def test_ring_and_tree_all_reduce():
@@ -145,6 +149,31 @@ def test_interleaving_shrinks_the_bubble():
     interleaved = evaluate(work, hw, Parallelism(tp=8, pp=8, dp=1, zero_stage=1, microbatch=1, virtual_stages=2))
     assert interleaved.step.bubble_s == pytest.approx(plain.step.bubble_s / 2)
     assert interleaved.step.pp_comm_s > plain.step.pp_comm_s
+
+
+def test_fp8_gemms_run_at_the_measured_fp8_efficiency():
+    """A GPU with a measured FP8 GEMM efficiency runs its FP8 linear layers at it (B200: 0.763 of
+    the FP8 peak against 0.776 of the BF16 one); without one, at the H100's ratio 0.883 of the BF16
+    efficiency. The ratio enters the linear-layer time only: the same job on the same GPU with a
+    measured FP8 efficiency equal to the BF16 one runs faster than at the H100's ratio."""
+    b200 = GpuSpec.of(load_builtin_catalog().by_id("gpus")["b200"], 8, "fp8")
+    assert b200.linear_efficiency_ratio == pytest.approx(0.763 / 0.776)
+    assert GpuSpec.of(H100, 8, "fp8").linear_efficiency_ratio == pytest.approx(FP8_MATMUL_EFFICIENCY_RATIO)
+    assert GpuSpec.of(H100, 8, "bf16").linear_efficiency_ratio == 1.0
+    measured = H100.model_copy(update={"matmul_efficiency_fp8": H100.matmul_efficiency,
+                                       "matmul_efficiency_fp8_source": "estimate: test fixture, FP8 at the BF16 fraction"})
+    at_ratio = evaluate(job(precision="fp8", global_batch=64), cluster(H100, nodes=1))
+    at_measured = evaluate(job(precision="fp8", global_batch=64), cluster(measured, nodes=1))
+    assert at_measured.tokens_per_s > at_ratio.tokens_per_s
+
+
+def test_a_measured_fp8_efficiency_needs_its_source_and_an_fp8_peak():
+    fields = H100.model_dump()
+    with pytest.raises(ValidationError, match="go together"):
+        Gpu.model_validate({**fields, "matmul_efficiency_fp8": 0.7})
+    with pytest.raises(ValidationError, match="without an fp8 peak"):
+        Gpu.model_validate({**fields, "dense_tflops": {"bf16": 989.0}, "matmul_efficiency_fp8": 0.7,
+                            "matmul_efficiency_fp8_source": "estimate: test fixture, no fp8 peak"})
 
 
 def test_fp8_is_faster_but_not_twice():

@@ -69,6 +69,11 @@ class Gpu(Sourced):
         gt=0, le=1, description="Best measured GEMM throughput as a fraction of dense BF16/FP16 peak."
     )
     matmul_efficiency_source: str = Field(min_length=5, description=SOURCE_DESCRIPTION)
+    matmul_efficiency_fp8: float | None = Field(
+        None, gt=0, le=1,
+        description="Best measured FP8 GEMM throughput as a fraction of the dense FP8 peak; None: not measured "
+                    "(the model then takes matmul_efficiency times the H100's FP8/BF16 ratio).")
+    matmul_efficiency_fp8_source: str | None = Field(None, min_length=5, description=SOURCE_DESCRIPTION)
     tdp_w: float = Field(gt=0, le=5000, description="Board power in W.")
     scale_up_gb_per_s: Annotated[float, Range(0, 100_000, GPU_RATE.why)] = Field(
         description="Scale-up (NVLink/xGMI/PCIe) bandwidth per GPU, one direction, GB/s."
@@ -76,6 +81,14 @@ class Gpu(Sourced):
     scale_up_domain_gpus: Annotated[int, Range(1, 576, "the largest NVLink domain announced is 576 GPUs "
                                                    "(NVIDIA Vera Rubin Ultra NVL576, GTC 2025)")] = Field(
         description="GPUs reachable over the scale-up link.")
+
+    @model_validator(mode="after")
+    def _fp8_efficiency_is_sourced(self) -> Gpu:
+        if (self.matmul_efficiency_fp8 is None) != (self.matmul_efficiency_fp8_source is None):
+            raise ValueError("matmul_efficiency_fp8 and matmul_efficiency_fp8_source go together")
+        if self.matmul_efficiency_fp8 is not None and "fp8" not in self.dense_tflops:
+            raise ValueError("matmul_efficiency_fp8 given for a GPU without an fp8 peak in dense_tflops")
+        return self
 
 
 class BuiltinNics(Record):

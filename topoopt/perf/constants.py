@@ -108,7 +108,8 @@ computing and the one being prefetched (estimate: FSDP ``limit_all_gathers`` all
 FP8_MATMUL_EFFICIENCY_RATIO = 0.883
 """FP8 GEMMs reach a smaller fraction of their (2×) peak than BF16 ones: measured best GEMM on
 H100 SXM is 1,402.6 of 1,979 FP8 TFLOPS (70.9%) vs 794.5 of 989 BF16 (80.3%); ratio 0.883
-(hardware-facts §A1, MAMF table, [g1]). ``gpu.matmul_efficiency`` is the BF16 figure."""
+(hardware-facts §A1, MAMF table, [g1]). ``gpu.matmul_efficiency`` is the BF16 figure; a GPU
+with a measured FP8 figure (``gpu.matmul_efficiency_fp8``) uses its own ratio instead."""
 
 UTILISATION = 1.0
 """Fraction of the GPU's best measured GEMM throughput (``gpu.matmul_efficiency`` × dense peak)

@@ -100,9 +100,10 @@ class GpuSpec:
         """Pick the precision the GPU actually runs and the scale-up island size.
 
         Linear layers run at ``precision`` (or the nearest one the GPU has); attention matmuls stay
-        in bf16/fp16, as Transformer Engine's fp8 recipe does. FP8 GEMMs reach
-        :data:`FP8_MATMUL_EFFICIENCY_RATIO` × the BF16 fraction of their peak. The *island* is the group of GPUs
-        joined by the scale-up link (see :func:`island_gpus`).
+        in bf16/fp16, as Transformer Engine's fp8 recipe does. FP8 GEMMs reach the GPU's measured
+        FP8 fraction of their peak, or, where none is measured, :data:`FP8_MATMUL_EFFICIENCY_RATIO`
+        × the BF16 fraction (the H100's ratio). The *island* is the group of GPUs joined by the
+        scale-up link (see :func:`island_gpus`).
         """
         linear = next((p for p in _PRECISION_FALLBACK[precision] if p in gpu.dense_tflops), None)
         if linear is None:
@@ -117,11 +118,19 @@ class GpuSpec:
             linear_tflops=gpu.dense_tflops[linear],
             attention_tflops=gpu.dense_tflops[attention],
             matmul_efficiency=gpu.matmul_efficiency,
-            linear_efficiency_ratio=FP8_MATMUL_EFFICIENCY_RATIO if linear == "fp8" else 1.0,
+            linear_efficiency_ratio=fp8_efficiency_ratio(gpu) if linear == "fp8" else 1.0,
             memory_bandwidth_gb_per_s=gpu.memory_bandwidth_gb_per_s,
             scale_up_gb_per_s=gpu.scale_up_gb_per_s,
             island_gpus=island_gpus(gpu, gpus_per_node),
         )
+
+
+def fp8_efficiency_ratio(gpu: Gpu) -> float:
+    """FP8 over BF16 GEMM efficiency (each a fraction of its own peak): the GPU's measured ratio,
+    else the H100's (:data:`FP8_MATMUL_EFFICIENCY_RATIO`)."""
+    if gpu.matmul_efficiency_fp8 is None:
+        return FP8_MATMUL_EFFICIENCY_RATIO
+    return gpu.matmul_efficiency_fp8 / gpu.matmul_efficiency
 
 
 def island_gpus(gpu: Gpu, gpus_per_node: int) -> int:
