@@ -427,8 +427,7 @@ def unit_links(catalog: ResolvedCatalog, instance: Instance, keys: set[tuple], r
             speeds = unit_speeds(tier, switch, gbps) or [gbps]
             placed = [(g, parts.placed((switch.cage_form_factor, switch.ports_per_cage[g]),
                                        (tier.port_form_factor, 1), g, runs_m)) for g in speeds]
-            unit_gbps, part = next((x for x in placed if any(c and not c.violations for c in x[1].values())),
-                                   next((x for x in placed if any(x[1].values())), placed[0]))
+            unit_gbps, part = min(placed, key=lambda speed_part: _part_rank(speed_part[1]))  # the first best
             violations, at = placed_violations([part])
             if unit_gbps not in tier.port_speeds_gbps or protocol not in tier.protocols:
                 violations |= {"storage_fabric_ports_cover"}
@@ -436,6 +435,12 @@ def unit_links(catalog: ResolvedCatalog, instance: Instance, keys: set[tuple], r
                      for level, chosen in part.items()}
             links[key, tier.id] = UnitLink(unit_gbps, part, slots, violations, at)
     return links
+
+
+def _part_rank(placed: Placed) -> int:
+    """0: a part breaking no instance rule at some placement; 1: a fitting part; 2: none fits."""
+    chosen = placed.values()
+    return 0 if any(c and not c.violations for c in chosen) else 1 if any(chosen) else 2
 
 
 def cold_options(catalog: ResolvedCatalog, instance: Instance, cold_capacity_tb: float) -> list[ColdOption]:
