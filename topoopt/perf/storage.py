@@ -70,7 +70,7 @@ def archived_checkpoints(job: Job) -> int:
     or the deadline's when sooner (the run writes none after it); 0 when none are archived."""
     checkpoint = job.checkpoint
     days = checkpoint.archive_days
-    if job.deadline_days is not None and checkpoint.archive_days > 0:
+    if job.deadline_days is not None:
         days = min(days, job.deadline_days)
     count = days * HOURS_PER_DAY / checkpoint.interval_hours
     return max(0, math.ceil(count - ROUNDING_SLACK))
