@@ -63,7 +63,8 @@ _RECORDS = (
     Family("rail_only_allowed", "A rail-only fabric (one switch per rail group, none joining them) is chosen only "
            "when the instance allows it.", source="constraints.allow_rail_only"),
     Family("port_form_factor_match", "Each end of each cable or transceiver fits the cage it plugs into."),
-    Family("cable_reach", "Each cable's maximum reach covers its link's length.", source="site.distances",
+    Family("cable_reach", "Each cable's maximum reach covers its link's length, and within one rack no one-piece "
+           "cable (DAC, ACC, AOC) is longer than the rack allows.", source="site.distances",
            prefilterable=True),
     Family("rack_power_within_limit", "Nodes, switches and optics in a rack stay within the rack class's power.",
            source="site.rack_classes"),

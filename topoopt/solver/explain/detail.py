@@ -225,7 +225,8 @@ def port_form_factor_match(problem: Problem, nodes: int | None) -> str:
 
 def cable_reach(problem: Problem, nodes: int | None) -> str:
     d = problem.instance.site.distances
-    return f"runs of {d.in_row_m + d.slack_m:g} m (in row) and {d.across_rows_m + d.slack_m:g} m (across rows)"
+    return (f"runs of {d.in_row_m + d.slack_m:g} m (in row) and {d.across_rows_m + d.slack_m:g} m (across rows); "
+            f"within one rack {d.in_rack_m:g} m, by a one-piece cable of at most {d.in_rack_m + d.slack_m:g} m")
 
 
 # -- racks and site ---------------------------------------------------------------------------------
