@@ -14,6 +14,7 @@ from solver_fixtures import TINY_CATALOG, TINY_PRICES, conflict, infeasible, opt
 from strategies import build, instance_data
 
 import topoopt
+from topoopt.catalog import resolve_catalog
 from topoopt.checker import check_design
 from topoopt.fabric import build_fabric, render
 from topoopt.loader import load_instance
@@ -61,6 +62,53 @@ def test_a_cable_within_one_rack_runs_the_in_rack_distance(rendered):
             within += 1
             assert float(cable["length_m"]) <= d.in_rack_m, cable
     assert within  # every small example has a rack holding a device and its switch
+
+
+def _too_long_within_a_rack(cables: list[dict], rack_of: dict[str, str], instance) -> list[str]:
+    """The cables whose ends share a rack and whose part is a one-piece cable longer than
+    in_rack_m + slack_m (read off the catalog, not the build-out)."""
+    catalog = {part.id: part for part in resolve_catalog(instance).catalog.cables}
+    limit_m = instance.site.distances.in_rack_m + instance.site.distances.slack_m
+    return [f"{cable['id']} {cable['part']}" for cable in cables
+            if len({rack_of[end] for end in [cable["a_device"], *cable["b_device"].split("+")]}) == 1
+            and catalog[cable["part"]].one_piece and catalog[cable["part"]].max_reach_m > limit_m]
+
+
+def test_no_cable_within_one_rack_is_longer_than_the_rack_allows(rendered):
+    """A one-piece cable is as long as its reach: no cables.csv row whose ends share a rack is a
+    part longer than in_rack_m + slack_m (the demo's 16 node–leaf breakouts in its first rack are
+    3 m DACs, not 30 m AOCs)."""
+    _, instance, _, out, _ = rendered
+    rack_of = {row["device"]: row["rack"] for row in rows(out / "racks.csv")}
+    assert _too_long_within_a_rack(rows(out / "cables.csv"), rack_of, instance) == []
+
+
+@pytest.mark.parametrize("name", ["llama3-70b-rent-usd", "llama3-70b-buy-usd", "llama3-405b-16k-usd", "frontier-131k"])
+def test_no_cable_of_the_other_examples_is_coiled_in_a_rack(name):
+    """The same on the bundled examples the rendered fixture leaves out, from the build-out."""
+    instance = load_instance(REPO / "instances" / f"{name}.yaml").instance
+    fabric = build_fabric(topoopt.solve(instance).design, instance)
+    rack_of = {device.name: device.rack for device in fabric.devices}
+    cables = [{"id": bundle.cable_ids[cable], "a_device": ends[0], "b_device": "+".join(ends[1:]),
+               "part": fabric.cable_part(bundle, ends).id}
+              for bundle in fabric.links for cable, ends in bundle.assembly_ends().items()]
+    assert _too_long_within_a_rack(cables, rack_of, instance) == []
+
+
+def test_the_demo_buys_its_in_rack_cables_as_dacs():
+    """The demo's first rack holds its only compute switch (th4-64x400), its only storage switch
+    (tor-32x100), 4 of its 16 nodes and both object-store units. Hand-derived: node–leaf 4 nodes ×
+    8 rails / 2 links = 16 breakout DACs (¥60) for 16 breakout AOCs (¥180), node–storage 4 nodes ×
+    1 port = 4 100G DACs (¥30) for AOCs (¥60), storage-unit 2 units × ceil(2 ports / 4 legs) = 2
+    25G breakout DACs (¥30) for AOCs (¥80): ¥1,920 + ¥120 + ¥100 = ¥2,140 less than buying every
+    cable at the 17 m run (¥497,380, the design before in-rack twins)."""
+    instance = load_instance(REPO / "instances" / "llama3-70b-roce-cny.yaml").instance
+    result = topoopt.solve(instance)
+    twins = {g.between: (g.part, g.assemblies, g.in_rack_part, g.in_rack_assemblies) for g in result.design.links}
+    assert twins["node-leaf"] == ("200g-qsfpdd-breakout-aoc-30m", 64, "200g-qsfpdd-breakout-dac-3m", 16)
+    assert twins["node-storage"] == ("100g-aoc-qsfp28-to-qsfp56-30m", 16, "100g-dac-qsfp28-to-qsfp56-3m", 4)
+    assert twins["storage-unit"] == ("25g-breakout-aoc-30m", 2, "25g-breakout-dac-3m", 2)
+    assert result.cost.total == 497_380 - 16 * (180 - 60) - 4 * (60 - 30) - 2 * (80 - 30)
 
 
 def test_netbox_cables_run_their_assemblys_length(rendered):
@@ -129,7 +177,12 @@ def test_no_long_one_piece_cable_is_coiled_in_a_rack():
     in_rack_m + slack_m (3 + 2 = 5 m). Two nodes and everything else in one rack: the 3 m DAC
     ($300), not the cheaper 30 m AOC ($200), joins nodes and leaf, and the storage network keeps
     its 100 m kit ($600: its fibre is cut to the run), not the 30 m AOC ($400). Between racks the
-    AOCs are the cheapest that reach: four nodes in two racks (17 m runs) buy them."""
+    AOCs are the cheapest that reach: four nodes in two racks (17 m runs; the first holds the
+    leaf, the management leaf, the object unit and 3 nodes, the second the storage switch and the
+    fourth node). The node–storage AOC serves the three nodes away from the storage switch; the
+    node beside it is cabled by the in-rack twin, the 100 m kit (no DAC fits those cages). The
+    node–leaf AOC's two legs reach two nodes, which the first rack could split from the leaf, so it
+    is ruled out there and the kits ($2,500) are bought."""
     one_rack = optimal(tiny(**_with_long_aocs(), **{"constraints.pins.nodes": 2}))
     assert [(group.role, group.count) for group in one_rack.design.racks] == [("mixed", 1)]
     parts = {group.between: group.part for group in one_rack.design.links}
@@ -137,8 +190,10 @@ def test_no_long_one_piece_cable_is_coiled_in_a_rack():
     assert check_design(tiny(**_with_long_aocs(), **{"constraints.pins.nodes": 2}), one_rack.design) == []
     two_racks = optimal(tiny(**_with_long_aocs(), **{"constraints.pins.nodes": 4, "constraints.pins.server": "s80"}))
     assert sum(group.count for group in two_racks.design.racks) == 2
-    parts = {group.between: group.part for group in two_racks.design.links}
-    assert (parts["node-leaf"], parts["node-storage"]) == ("aoc30", "q28-aoc30")
+    bought = {group.between: group.bought for group in two_racks.design.links}
+    assert bought["node-leaf"] == [("sr50", 2)]
+    assert bought["node-storage"] == [("q28-aoc30", 3), ("q28-sr100", 1)]
+    assert bought["storage-unit"] == [("q28-aoc30", 2)]
 
 
 def test_a_long_one_piece_cable_within_one_rack_is_rejected():
@@ -150,6 +205,23 @@ def test_a_long_one_piece_cable_within_one_rack_is_rejected():
     found = [str(v) for v in check_design(inst, design.model_copy(update={"links": links}))]
     assert any("cable_reach: node-leaf links (aoc30): a 30 m cable within one rack, longer than 5 m" in v
                for v in found), found
+
+
+@pytest.mark.parametrize("change, finding", [
+    ({"in_rack_part": None, "in_rack_assemblies": 0}, "a 30 m cable within one rack, longer than 5 m"),
+    ({"in_rack_assemblies": 2}, "2 assemblies bought as q28-sr100 within one rack; the racks put 1 there"),
+    ({"in_rack_part": "cat6"}, "in-rack part cat6 does not fit the same cages with the same links as q28-aoc30"),
+])
+def test_in_rack_cables_the_racks_do_not_give_are_rejected(change, finding):
+    """The checker counts the in-rack twins from the racks: on the two-rack design above, the
+    node beside the storage switch without its twin (the 30 m AOC coiled), twins miscounted, or a
+    twin of other cages, are cable_reach findings."""
+    inst = tiny(**_with_long_aocs(), **{"constraints.pins.nodes": 4, "constraints.pins.server": "s80"})
+    design = optimal(inst).design
+    assert check_design(inst, design) == []
+    links = [g.model_copy(update=change) if g.between == "node-storage" else g for g in design.links]
+    found = [str(v) for v in check_design(inst, design.model_copy(update={"links": links}))]
+    assert any(f"cable_reach: node-storage links (q28-aoc30): {finding}" in v for v in found), found
 
 
 def test_a_run_the_racks_do_not_give_is_rejected():
@@ -200,6 +272,28 @@ def test_generated_designs_buy_what_the_build_out_wires(data):
         bought[group.part] += group.assemblies
     assert wired == bought
     event(f"{len(result.design.links)} link classes")
+
+
+@given(instance_data(objective="min_cost", loose=True))
+def test_generated_designs_coil_no_cable_in_a_rack(data):
+    """On generated instances, no cable whose ends share a rack is longer than the rack allows,
+    and the build-out runs within one rack exactly the in-rack assemblies the design buys."""
+    instance = build(data)
+    result = topoopt.solve(instance, explain=False)
+    if result.design is None:
+        event(result.status)
+        return
+    fabric = build_fabric(result.design, instance)
+    for bundle in fabric.links:
+        group = result.design.links[bundle.group]
+        in_rack = fabric.parts_bought(bundle)[group.in_rack_part] if group.in_rack_part else 0
+        assert in_rack == group.in_rack_assemblies
+    rack_of = {device.name: device.rack for device in fabric.devices}
+    cables = [{"id": bundle.cable_ids[cable], "a_device": ends[0], "b_device": "+".join(ends[1:]),
+               "part": fabric.cable_part(bundle, ends).id}
+              for bundle in fabric.links for cable, ends in bundle.assembly_ends().items()]
+    assert _too_long_within_a_rack(cables, rack_of, instance) == []
+    event("in-rack twins" if any(g.in_rack_part for g in result.design.links) else "no in-rack twin")
 
 
 def test_storage_and_management_cables_in_one_rack_are_bought_for_the_rack():

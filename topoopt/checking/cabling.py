@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from topoopt.checking import networks
 from topoopt.checking.context import CheckContext
 from topoopt.checking.derive import assemblies_needed, pair_links, too_long_in_rack
+from topoopt.checking.in_rack import in_rack_violations
 from topoopt.checking.node import class_gbps, group_gbps
 from topoopt.checking.text import close, num
 from topoopt.models.catalog import LinkPart, Switch
@@ -217,7 +218,7 @@ def cable_reach(ctx: CheckContext) -> list[Violation]:
             out.append(Violation(family=family, item=f"{group.between} links ({part.id})",
                                  detail=f"a {num(part.max_reach_m)} m cable within one rack, longer than "
                                         f"{num(d.in_rack_m + d.slack_m)} m (in_rack_m + slack_m)"))
-    return out
+    return out + in_rack_violations(ctx)
 
 
 RULES = {

@@ -32,7 +32,7 @@ def bill(ctx: CheckContext) -> list[tuple[str, str, int]]:
         lines.append(("nic", net.nic, d.nodes * net.nics_per_node))
     for category, pairs in (
         ("switch", [(g.model, g.count) for g in d.switches]),
-        ("cable", [(g.part, g.assemblies) for g in d.links]),
+        ("cable", [bought for g in d.links for bought in g.bought]),
         ("rack", [(g.rack_class, g.count) for g in d.racks]),
     ):
         totals: dict[str, int] = defaultdict(int)

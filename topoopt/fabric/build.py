@@ -9,6 +9,7 @@ the compute fabric (:mod:`topoopt.fabric.wiring`), the storage network
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from dataclasses import dataclass, field
 
 from topoopt.fabric.devices import Device, LinkBundle
@@ -18,7 +19,7 @@ from topoopt.fabric.names import management_port_names
 from topoopt.fabric.racks import RackPlan, nodes_by_rack, plan_racks, rack_pdus
 from topoopt.fabric.storage import StorageSwitches, make_storage_switches, make_units, wire_storage
 from topoopt.fabric.wiring import Switches, check_shape, make_switches, wire
-from topoopt.models.catalog import Catalog
+from topoopt.models.catalog import Catalog, LinkPart
 from topoopt.models.design import Design, LinkGroup
 from topoopt.models.instance import Distances, Instance
 
@@ -73,13 +74,26 @@ class Fabric:
     def devices(self) -> list[Device]:
         return self.nodes + self.switch_list + self.units + self.pdus
 
-    def cable_run_m(self, bundle: LinkBundle, ends: list[str]) -> float:
-        """An assembly's run: the site's in-rack run when the devices at its ``ends`` share a
-        rack, else its link class's run (the longest of the class, which its part reaches)."""
+    def one_rack(self, ends: list[str]) -> bool:
+        """The devices at an assembly's ``ends`` share a rack."""
         if self._rack_of is None:
             self._rack_of = {device.name: device.rack for device in self.devices}
         racks = {self._rack_of.get(end) for end in ends}
-        return min(self.in_rack_run_m, bundle.length_m) if len(racks) == 1 and None not in racks else bundle.length_m
+        return len(racks) == 1 and None not in racks
+
+    def cable_run_m(self, bundle: LinkBundle, ends: list[str]) -> float:
+        """An assembly's run: the site's in-rack run when the devices at its ``ends`` share a
+        rack, else its link class's run (the longest of the class, which its part reaches)."""
+        return min(self.in_rack_run_m, bundle.length_m) if self.one_rack(ends) else bundle.length_m
+
+    def cable_part(self, bundle: LinkBundle, ends: list[str]) -> LinkPart:
+        """An assembly's part: the bundle's in-rack part when the devices at its ``ends`` share a
+        rack and the design names one, else the bundle's part."""
+        return bundle.in_rack_part if bundle.in_rack_part is not None and self.one_rack(ends) else bundle.part
+
+    def parts_bought(self, bundle: LinkBundle) -> Counter:
+        """Assemblies of the bundle per part id (:meth:`cable_part` of each)."""
+        return Counter(self.cable_part(bundle, ends).id for ends in bundle.assembly_ends().values())
 
 
 def build_fabric(design: Design, instance: Instance | None = None, *, catalog: Catalog | None = None) -> Fabric:
@@ -110,7 +124,7 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
         bundle.name_cables()
     distances = instance.site.distances if instance is not None else Distances()
     fabric.in_rack_run_m = distances.in_rack_m
-    fabric.warnings = _check_parts(fabric) + _compare_links(design, links) + fabric.racks.warnings
+    fabric.warnings = _check_parts(fabric) + _compare_links(fabric) + fabric.racks.warnings
     return fabric
 
 
@@ -200,8 +214,9 @@ def _check_parts(fabric: Fabric) -> list[str]:
     return notes
 
 
-def _compare_links(design: Design, links: list[LinkBundle]) -> list[str]:
+def _compare_links(fabric: Fabric) -> list[str]:
     """Differences between the wired links / assemblies and the design's link groups."""
+    design, links = fabric.design, fabric.links
     notes = []
     wired = {bundle.group for bundle in links}
     for index, group in enumerate(design.links):
@@ -216,4 +231,8 @@ def _compare_links(design: Design, links: list[LinkBundle]) -> list[str]:
                    "the wiring fills its assemblies fuller than the design counts them")
             notes.append(f"{bundle.between}: wiring needs {bundle.assemblies} × {bundle.part.id}, the design counts "
                          f"{group.assemblies} ({why})")
+        in_rack = fabric.parts_bought(bundle)[group.in_rack_part] if group.in_rack_part else 0
+        if in_rack != group.in_rack_assemblies:
+            notes.append(f"{bundle.between}: {in_rack} assemblies run within one rack, the design buys "
+                         f"{group.in_rack_assemblies} × {group.in_rack_part} for them")
     return notes

@@ -71,6 +71,9 @@ class LinkBundle:
     rail: list[int] = field(default_factory=list)
     cable: list[int] = field(default_factory=list)
     cable_ids: list[str] = field(default_factory=list)
+    in_rack_part: LinkPart | None = None
+    """The part of the assemblies whose ends share a rack, where it is not ``part`` (docs/model.md,
+    "Cables within one rack")."""
     kits_by_cage: bool = False
     """A transceiver kit between switches: its module ports are cabled one by one, so one module's
     links may reach several switches, and the kits bought are ``max(ceil(upper cages / a_ends),
@@ -83,6 +86,14 @@ class LinkBundle:
     @property
     def assemblies(self) -> int:
         return len(self.cable_ids)
+
+    def assembly_ends(self) -> dict[int, list[str]]:
+        """Per assembly (index into ``cable_ids``): its upper device, then the lower device of
+        each of its links."""
+        ends: dict[int, list[str]] = {}
+        for a_device, b_device, cable in zip(self.a_device, self.b_device, self.cable):
+            ends.setdefault(cable, [a_device]).append(b_device)
+        return ends
 
     def name_cables(self) -> None:
         """Give assemblies stable ids ``NL-0001`` … in wiring order."""

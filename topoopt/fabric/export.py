@@ -108,7 +108,7 @@ def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str |
 
 def _descriptions(fabric: Fabric) -> dict[str, str]:
     hw = fabric.hardware
-    parts = [part for _, part in hw.groups]
+    parts = [part for _, part in hw.groups] + list(hw.in_rack_parts.values())
     items = [hw.server, hw.nic, hw.switch, hw.rack_class, hw.storage, hw.cold_storage, hw.storage_net.nic,
              hw.storage_net.switch, hw.management.switch, hw.management.aggregation, *parts]
     text = {item.id: item.name for item in items if item is not None}
@@ -131,7 +131,8 @@ def _counts(fabric: Fabric) -> list[tuple[str, str, int]]:
     counts += [("switch", model, count) for model, count in switches.items()]
     assemblies: dict[str, int] = {}
     for bundle in fabric.links:
-        assemblies[bundle.part.id] = assemblies.get(bundle.part.id, 0) + bundle.assemblies
+        for part, count in fabric.parts_bought(bundle).items():
+            assemblies[part] = assemblies.get(part, 0) + count
     counts += [("cable", part, count) for part, count in assemblies.items()]
     counts.append(("rack", hw.rack_class.id, len(fabric.racks.racks)))
     units: dict[str, int] = {}
@@ -161,10 +162,10 @@ def _money(value: float) -> str:
 
 
 def cable_rows(fabric: Fabric):
-    """One row per assembly: its upper device and ports, its lower device(s) and ports, and its run
-    (:meth:`Fabric.cable_run_m`)."""
+    """One row per assembly: its upper device and ports, its lower device(s) and ports, its part
+    (:meth:`Fabric.cable_part`) and its run (:meth:`Fabric.cable_run_m`)."""
     for bundle in fabric.links:
-        part, media, gbps = bundle.part.id, bundle.part.media, bundle.gbps
+        gbps = bundle.gbps
         network, link_class = bundle.network, bundle.between
         a_dev, a_port, b_dev, b_port, cable = bundle.a_device, bundle.a_port, bundle.b_device, bundle.b_port, bundle.cable
         start = 0
@@ -174,14 +175,16 @@ def cable_rows(fabric: Fabric):
             while stop < count and cable[stop] == cable[start]:
                 stop += 1
             b_devices = b_dev[start:stop]
-            length = f"{fabric.cable_run_m(bundle, [a_dev[start], *b_devices]):g}"
+            ends = [a_dev[start], *b_devices]
+            part = fabric.cable_part(bundle, ends)
+            length = f"{fabric.cable_run_m(bundle, ends):g}"
             yield (
                 bundle.cable_ids[cable[start]],
                 a_dev[start],
                 "+".join(a_port[start:stop]),
                 b_devices[0] if b_devices.count(b_devices[0]) == len(b_devices) else "+".join(b_devices),
                 "+".join(b_port[start:stop]),
-                part, media, gbps, length, network, link_class,
+                part.id, part.media, gbps, length, network, link_class,
             )
             start = stop
 

@@ -83,6 +83,8 @@ class Hardware:
     """None for a single node without a compute fabric (0 tiers)."""
     groups: list[tuple[LinkGroup, LinkPart]]
     """Every link group of the design with its part, in the design's order."""
+    in_rack_parts: dict[int, LinkPart]
+    """By link group index: the part of its assemblies within one rack, where the design names one."""
     rack_class: RackClass
     storage: StorageTier
     cold_storage: StorageTier | None
@@ -133,6 +135,8 @@ def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
     switch: Switch | None = None if no_fabric else _lookup(switches, design.fabric.switch, "switch")
     cables = catalog.by_id("cables")
     groups = [(group, _lookup(cables, group.part, "cable part")) for group in design.links]
+    in_rack_parts = {i: _lookup(cables, group.in_rack_part, "cable part") for i, group in enumerate(design.links)
+                     if group.in_rack_part is not None}
     rack_ids = {group.rack_class for group in design.racks}
     if len(rack_ids) != 1:
         raise FabricError(f"design must use exactly one rack class, found {sorted(rack_ids) or 'none'}")
@@ -160,6 +164,7 @@ def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
         nic=nic,
         switch=switch,
         groups=groups,
+        in_rack_parts=in_rack_parts,
         rack_class=rack_class,
         storage=storage,
         cold_storage=cold,

@@ -101,16 +101,18 @@ def write_netbox(fabric: Fabric, site: str, out_dir: Path) -> tuple[list[Path], 
     return paths, [warning] if warning else []
 
 
+def _cable_type(part, gbps: int) -> str:
+    """NetBox's cable type of an assembly of ``part`` at ``gbps``."""
+    twisted_pair = part.media == "utp" or "rj45" in (part.a_form_factor, part.b_form_factor)
+    return COPPER_TYPE.get(gbps, "") if twisted_pair else CABLE_TYPE.get(part.media, "")
+
+
 def _cable_rows(fabric: Fabric, bundle):
     """One NetBox cable per lane, labelled ``<assembly id>.<lane>``, at its assembly's run (as in
     cables.csv: the in-rack run when the assembly's ends share a rack)."""
-    part = bundle.part
-    twisted_pair = part.media == "utp" or "rj45" in (part.a_form_factor, part.b_form_factor)
-    kind = COPPER_TYPE.get(bundle.gbps, "") if twisted_pair else CABLE_TYPE.get(part.media, "")
-    ends: dict[int, list[str]] = {}
-    for a_device, b_device, cable in zip(bundle.a_device, bundle.b_device, bundle.cable):
-        ends.setdefault(cable, [a_device]).append(b_device)
+    ends = bundle.assembly_ends()
     length = {cable: f"{fabric.cable_run_m(bundle, devices):g}" for cable, devices in ends.items()}
+    kind = {cable: _cable_type(fabric.cable_part(bundle, devices), bundle.gbps) for cable, devices in ends.items()}
     ids = bundle.cable_ids
     previous, lane = -1, 0
     for i, cable in enumerate(bundle.cable):
@@ -119,5 +121,5 @@ def _cable_rows(fabric: Fabric, bundle):
         yield (
             bundle.a_device[i], "dcim.interface", bundle.a_port[i],
             bundle.b_device[i], "dcim.interface", bundle.b_port[i],
-            kind, "planned", f"{ids[cable]}.{lane}", length[cable], "m",
+            kind[cable], "planned", f"{ids[cable]}.{lane}", length[cable], "m",
         )

@@ -107,7 +107,8 @@ def new_bundle(design: Design, hw: Hardware, group_index: int, prefix: str | Non
     """An empty bundle for the design's link group ``group_index``."""
     group, part = hw.groups[group_index]
     return LinkBundle(between=group.between, part=part, gbps=group.gbps, length_m=group.length_m,
-                      network=group.network, prefix=prefix or CABLE_PREFIX[group.between], group=group_index)
+                      network=group.network, prefix=prefix or CABLE_PREFIX[group.between], group=group_index,
+                      in_rack_part=hw.in_rack_parts.get(group_index))
 
 
 def group_index(hw: Hardware, link_class: str) -> int:

@@ -39,7 +39,8 @@ def installed(fabric: Fabric) -> Counter:
     for device in fabric.devices:
         counts[DEVICE_CATEGORY.get(device.role, "switch"), device.model, device.network] += 1
     for bundle in fabric.links:
-        counts["cable", bundle.part.id, bundle.network] += bundle.assemblies
+        for part, count in fabric.parts_bought(bundle).items():
+            counts["cable", part, bundle.network] += count
     hw, design = fabric.hardware, fabric.design
     if hw.nic is not None:
         counts["nic", hw.nic.id, "compute"] += len(fabric.nodes) * hw.rails

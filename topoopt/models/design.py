@@ -70,6 +70,17 @@ class LinkGroup(Record):
     assemblies: int = Field(ge=0, description="Cables or transceiver kits bought.")
     length_m: float = Field(description="Run length the part is chosen for, m.")
     gbps: int = Field(description="Speed of each link, Gb/s.")
+    in_rack_part: str | None = Field(
+        None, description="The part bought for the assemblies that run within one rack, when it is not `part` "
+                          "(a 3 m DAC where `part` is a 30 m AOC).")
+    in_rack_assemblies: int = Field(0, ge=0, description="Of `assemblies`, those bought as `in_rack_part`.")
+
+    @property
+    def bought(self) -> list[tuple[str, int]]:
+        """``(part id, assemblies)`` bought: ``part`` for the assemblies not within one rack, then
+        ``in_rack_part`` for the others."""
+        rest = [(self.in_rack_part, self.in_rack_assemblies)] if self.in_rack_part is not None else []
+        return [(self.part, self.assemblies - self.in_rack_assemblies), *rest]
 
 
 class RackGroup(Record):

@@ -119,6 +119,15 @@ def placed_violations(placed: list[Placed]) -> tuple[frozenset[str], dict[str, f
     return common, {level: found - common for level, found in at.items() if found - common}
 
 
+def same_ends(a: LinkPart, b: LinkPart) -> bool:
+    """The parts plug into the same cages with the same links at the same speed (one fits wherever
+    the other does, as many assemblies)."""
+    return all(getattr(a, f) == getattr(b, f) for f in SAME_ENDS_FIELDS)
+
+
+SAME_ENDS_FIELDS = ("a_form_factor", "a_ends", "b_form_factor", "b_ends", "links", "gbps")
+
+
 class PartChooser:
     """:func:`choose_part` for a link between two cages — end a in (form factor, ports per cage),
     end b in another, at one speed — cached per (cages, speed, length): many switches, NICs and
@@ -137,6 +146,17 @@ class PartChooser:
                 self.catalog, self.instance,
                 lambda p: part_fits_cage(p, "a", *a, gbps) and part_fits_cage(p, "b", *b, gbps), length_m,
                 in_rack=in_rack)
+        return self._chosen[key]
+
+    def in_rack_twin(self, part: LinkPart) -> ChosenPart | None:
+        """The part a cable of ``part``'s kind is bought as within one rack (docs/model.md, "Cables
+        within one rack"): the cheapest with the same ends, links and speed that breaks no rule on
+        the in-rack run; None when none does."""
+        key = ("in-rack twin", part.id)
+        if key not in self._chosen:
+            chosen = choose_part(self.catalog, self.instance, lambda p: same_ends(p, part),
+                                 self.instance.site.distances.in_rack_m, in_rack=True)
+            self._chosen[key] = chosen if chosen is not None and not chosen.violations else None
         return self._chosen[key]
 
     def placed(self, a: tuple[str, int], b: tuple[str, int], gbps: int, runs_m: dict[str, float]) -> Placed:

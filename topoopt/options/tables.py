@@ -21,6 +21,7 @@ from topoopt.models.instance import Instance
 from topoopt.options.conventions import switch_protocol, whole_units
 from topoopt.options.dominance import dominated_items, undominated
 from topoopt.options.networks import (
+    ChosenPart,
     ColdOption,
     ManagementOption,
     PartChooser,
@@ -37,6 +38,7 @@ from topoopt.options.rules import (
     part_violations,
     rack_violations,
     storage_violations,
+    too_long_in_rack,
 )
 
 RAIL_CHOICES = (1, 2, 4, 8)
@@ -199,6 +201,9 @@ class Options:
     management_offered: bool = False
     """Whether the catalog has a management option before prefiltering (``management`` may be
     empty because a prefiltered family dropped them all)."""
+    in_rack_twins: dict[str, ChosenPart] = field(default_factory=dict)
+    """Per one-piece part too long for a rack, the part its cables within one rack are bought as
+    (networks.py ``PartChooser.in_rack_twin``; parts without one are left out)."""
     converged_speeds: frozenset[tuple[str, int]] = frozenset()
     """(switch protocol, Gb/s) some storage tier of the catalog runs: the compute speeds a
     converged storage network is offered at (storage units cannot attach to a fabric otherwise)."""
@@ -499,6 +504,8 @@ def every_option(instance: Instance, catalog: ResolvedCatalog, network_runs_m: d
         cold=cold_options(catalog, instance, cold_capacity_tb),
         management=management,
         management_offered=bool(management),
+        in_rack_twins={p.id: twin for p in catalog.catalog.cables
+                       if too_long_in_rack(p, instance) and (twin := chooser.in_rack_twin(p)) is not None},
         converged_speeds=frozenset((protocol, gbps) for tier in catalog.catalog.storage
                                    for protocol in tier.protocols for gbps in tier.port_speeds_gbps),
     )

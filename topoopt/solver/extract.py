@@ -173,10 +173,21 @@ def _compute_links(dm: DesignModel, pick: Choice, value) -> list[LinkGroup]:
     links = {cls: value(v.links[cls]) for cls in o.parts}
     return [
         LinkGroup(between=cls, count=links[cls], part=p.part.id, assemblies=value(v.assemblies[cls, p.index]),
-                  length_m=run_m(dm, cls, value), gbps=pick.fabric.gbps)
+                  length_m=run_m(dm, cls, value), gbps=pick.fabric.gbps,
+                  **_in_rack(dm, (cls, p.part.id), p.part.id, value))
         for cls, p in pick.parts.items()
         if links[cls] > 0
     ]
+
+
+def _in_rack(dm: DesignModel, key: tuple, part_id: str, value) -> dict:
+    """A link group's assemblies bought as the in-rack twin of ``part_id`` (solver/model/in_rack.py),
+    as LinkGroup fields; none when there are none."""
+    count = dm.in_rack.get(key)
+    near = value(count) if count is not None else 0
+    if not near:
+        return {}
+    return {"in_rack_part": dm.options.in_rack_twins[part_id].part.id, "in_rack_assemblies": near}
 
 
 def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
@@ -257,7 +268,7 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
         if part:
             links.append(LinkGroup(network="storage", between="node-storage", count=nodes * ports, part=part.part.id,
                                    assemblies=ports * -(-nodes // part.part.links), length_m=lengths["node-storage"],
-                                   gbps=net.gbps))
+                                   gbps=net.gbps, **_in_rack(dm, ("node-storage", net.index), part.part.id, value)))
         spine_part = net.part("storage-leaf-spine", level)
         if uplinks and spine_part:
             per_pair = -(-(net.up // spines) // spine_part.part.links)
@@ -268,15 +279,17 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
         record = dict(mode="converged", nic=None, nics_per_node=0, ports_per_node=c.rails,
                       link_gbps=c.interconnect.gbps, node_gbps=float(c.rails * c.interconnect.gbps), switch=None,
                       tiers=0)
-    units = ((o.storage[pick.storage_index].tier, value(v.storage_units)),
-             (pick.cold.tier, value(n.cold_units)))
-    for tier, count in units:
+    units = (("hot", o.storage[pick.storage_index].tier, value(v.storage_units)),
+             ("cold", pick.cold.tier, value(n.cold_units)))
+    for kind, tier, count in units:
         link = o.unit_links.get((key, tier.id)) if tier and key else None
         part = link.part[level] if link else None
         if count and part:
             links.append(LinkGroup(network="storage", between="storage-unit", count=count * tier.network_ports,
                                    part=part.part.id, assemblies=count * -(-tier.network_ports // part.part.links),
-                                   length_m=lengths["storage-unit"], gbps=link.gbps))
+                                   length_m=lengths["storage-unit"], gbps=link.gbps,
+                                   **_in_rack(dm, ("storage-unit", kind, key, pick.converged, tier.id), part.part.id,
+                                              value)))
     needs = dm.problem.storage_needs(dm.target or 0.0)
     storage_net = StorageNetwork(**record, need_gbps=round(needs.network_gbps, 3), leaves=leaves, spines=spines,
                                  compute_storage_leaves=value(n.compute_storage_leaves), unit_ports=value(n.unit_ports),
@@ -362,7 +375,8 @@ def _cost(dm: DesignModel, pick: Choice, design: Design, value) -> Cost:
     for group in design.switches:
         add("switch", group.model, group.count)
     for link in design.links:
-        add("cable", link.part, link.assemblies)
+        for part, assemblies in link.bought:
+            add("cable", part, assemblies)
     add("rack", dm.options.racks[pick.rack_index].rack.id, sum(r.count for r in design.racks))
     # The hot and the cold tier each make a line, even when they are the same model.
     storage = [(design.storage.tier, design.storage.units)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from topoopt.options.rules import too_long_in_rack
 from topoopt.options.tables import part_fits_node_end, part_fits_switch_end
 from topoopt.solver.model.core import DesignModel
+from topoopt.solver.model.in_rack import forbid_coiled
 
 
 def port_form_factor_match(dm: DesignModel) -> None:
@@ -57,3 +58,4 @@ def cable_reach(dm: DesignModel) -> None:
             for level, run_m in o.runs_m[cls].items():
                 if p.part.max_reach_m < run_m or (level == "rack" and too_long_in_rack(p.part, instance)):
                     dm.forbid("cable_reach", v.use_part[cls, p.index], v.run_at[cls][level])
+    forbid_coiled(dm)

@@ -105,6 +105,10 @@ class DesignModel:
         self.net = network_variables(self)
         self.slots: list = []
         """The mixed racks' slots (mixed_racks.py)."""
+        self.hubs = None
+        """What the rack holding each switch model holds (in_rack.py ``Hubs``)."""
+        self.in_rack: dict[tuple, Int] = {}
+        """Assemblies bought as in-rack twins, per link class and option (in_rack.py)."""
         self._placed: dict[tuple[str, ...], Bool] = {}
         self.placement = self._placement()
 
@@ -396,7 +400,9 @@ class NetVars:
     cost: dict[str, Int]
 
 
-NET_COSTS = ("storage_nic", "node_storage", "unit_hot", "unit_cold", "storage_leaf_spine", "mgmt", "mgmt_uplink")
+NET_COSTS = ("storage_nic", "node_storage", "unit_hot", "unit_cold", "storage_leaf_spine", "mgmt", "mgmt_uplink",
+             "in_rack")
+"""Network cost kinds; ``in_rack`` is the in-rack twins' price difference, which may be negative."""
 
 
 def network_variables(dm) -> NetVars:
@@ -451,7 +457,7 @@ def network_variables(dm) -> NetVars:
         power_sets_node_racks=m.new_bool_var("power_sets_node_racks"),
         node_power_caps=[],
         nodes_mw=iv(10**16, "nodes_mw"),
-        cost={k: iv(10**15, f"cost_{k}") for k in NET_COSTS},
+        cost={k: iv(10**15, f"cost_{k}", -10**15 if k == "in_rack" else 0) for k in NET_COSTS},
     )
 
 

@@ -12,6 +12,7 @@ import math
 from topoopt.options.conventions import whole_units
 from topoopt.options.tables import MAX_NODES, NEAR_BALANCED
 from topoopt.solver.model.core import COUNT_MAX, DesignModel
+from topoopt.solver.model.in_rack import in_rack_costs
 from topoopt.solver.model.integers import thousandths
 from topoopt.solver.model.mixed_racks import define_mixed_racks
 
@@ -324,6 +325,7 @@ def power_and_units(dm: DesignModel) -> None:
     dm.slots = define_mixed_racks(dm)
     one_rack_when_everything_fits(dm)
     cable_runs(dm)
+    in_rack_costs(dm)
 
 
 def cable_runs(dm: DesignModel) -> None:
