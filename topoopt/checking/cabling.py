@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from topoopt.checking import networks
 from topoopt.checking.context import CheckContext
 from topoopt.checking.derive import assemblies_needed, pair_links, too_long_in_rack
-from topoopt.checking.in_rack import in_rack_violations
+from topoopt.checking.in_rack import coiled, in_rack_violations
 from topoopt.checking.node import class_gbps, group_gbps
 from topoopt.checking.text import close, num
 from topoopt.models.catalog import LinkPart, Switch
@@ -215,9 +215,7 @@ def cable_reach(ctx: CheckContext) -> list[Violation]:
                                  detail=f"reach {num(part.max_reach_m)} m < {num(length_m)} m run"))
         if (part is not None and group.between in ctx.in_rack_classes
                 and too_long_in_rack(part, d.in_rack_m, d.slack_m)):
-            out.append(Violation(family=family, item=f"{group.between} links ({part.id})",
-                                 detail=f"a {num(part.max_reach_m)} m cable within one rack, longer than "
-                                        f"{num(d.in_rack_m + d.slack_m)} m (in_rack_m + slack_m)"))
+            out.append(coiled(ctx, f"{group.between} links ({part.id})", part))
     return out + in_rack_violations(ctx)
 
 

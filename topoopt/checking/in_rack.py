@@ -39,7 +39,7 @@ def in_rack_violations(ctx: CheckContext) -> list[Violation]:
         if group.in_rack_part is not None:
             out += _in_rack_part(ctx, group, part, item, racks, ends)
         elif racks and _too_long(ctx, part) and ends is not None and _sharing(racks, *ends[:2]):
-            out.append(_coiled(ctx, item, part))
+            out.append(coiled(ctx, item, part))
     return out
 
 
@@ -117,7 +117,8 @@ def _too_long(ctx: CheckContext, part: LinkPart) -> bool:
     return too_long_in_rack(part, d.in_rack_m, d.slack_m)
 
 
-def _coiled(ctx: CheckContext, item: str, part: LinkPart) -> Violation:
+def coiled(ctx: CheckContext, item: str, part: LinkPart) -> Violation:
+    """The finding of a one-piece ``part`` run within one rack, too long for it."""
     d = ctx.instance.site.distances
     return Violation(family=FAMILY, item=item,
                      detail=f"a {num(part.max_reach_m)} m cable within one rack, longer than "

@@ -59,10 +59,9 @@ def solved_summary(result: SolveResult, name: str) -> str:
     lines += management_lines(d)
     for i, link in enumerate(d.links):
         head = "Links        " if i == 0 else "             "
-        in_rack = (f" + {link.in_rack_assemblies:,} × {link.in_rack_part} within one rack"
-                   if link.in_rack_part else "")
-        lines.append(f"{head}{link.between:<18} {link.count:>8,} × {link.gbps}G via "
-                     f"{link.assemblies - link.in_rack_assemblies:,} × {link.part} ({link.length_m:g} m runs){in_rack}")
+        bought = [f"{count:,} × {part} ({link.length_m:g} m runs)" if part == link.part
+                  else f"{count:,} × {part} within one rack" for part, count in link.bought if count]
+        lines.append(f"{head}{link.between:<18} {link.count:>8,} × {link.gbps}G via {' + '.join(bought)}")
     for i, rack in enumerate(d.racks):
         head = "Racks        " if i == 0 else "             "
         per_rack = f"{rack.nodes_per_rack} node{'s' if rack.nodes_per_rack != 1 else ''}"

@@ -130,11 +130,14 @@ def _legend(fabric: Fabric, view: View) -> str:
         for bundle in fabric.links:
             if bundle.network != network:
                 continue
+            bought = " + ".join(
+                f"{count:,} × {escape(part)} · " + (f"{bundle.length_m:g} m runs" if part == bundle.part.id else "in rack")
+                for part, count in fabric.parts_bought(bundle).items())
             rows.append(
                 f'<tr><td align="left"><font color="{CLASS_COLOUR[bundle.between]}">■</font> '
                 f"{CLASS_NAME[bundle.between]}</td>"
                 f'<td align="left">{escape(bundle_text(bundle, len(bundle)))}</td>'
-                f'<td align="left">{bundle.assemblies:,} × {escape(bundle.part.id)} · {bundle.length_m:g} m runs</td></tr>'
+                f'<td align="left">{bought}</td></tr>'
             )
         switches = _switch_facts(fabric, network)
         if network == "storage" and design.storage_network.mode == "converged":
