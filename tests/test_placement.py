@@ -74,6 +74,15 @@ def _too_long_within_a_rack(cables: list[dict], rack_of: dict[str, str], instanc
             and catalog[cable["part"]].one_piece and catalog[cable["part"]].max_reach_m > limit_m]
 
 
+def _coiled_in_the_build_out(fabric, instance) -> list[str]:
+    """:func:`_too_long_within_a_rack` over the build-out's assemblies, each at its own part."""
+    rack_of = {device.name: device.rack for device in fabric.devices}
+    cables = [{"id": bundle.cable_ids[cable], "a_device": ends[0], "b_device": "+".join(ends[1:]),
+               "part": fabric.cable_part(bundle, ends).id}
+              for bundle in fabric.links for cable, ends in bundle.assembly_ends().items()]
+    return _too_long_within_a_rack(cables, rack_of, instance)
+
+
 def test_no_cable_within_one_rack_is_longer_than_the_rack_allows(rendered):
     """A one-piece cable is as long as its reach: no cables.csv row whose ends share a rack is a
     part longer than in_rack_m + slack_m (the demo's 16 node–leaf breakouts in its first rack are
@@ -88,11 +97,7 @@ def test_no_cable_of_the_other_examples_is_coiled_in_a_rack(name):
     """The same on the bundled examples the rendered fixture leaves out, from the build-out."""
     instance = load_instance(REPO / "instances" / f"{name}.yaml").instance
     fabric = build_fabric(topoopt.solve(instance).design, instance)
-    rack_of = {device.name: device.rack for device in fabric.devices}
-    cables = [{"id": bundle.cable_ids[cable], "a_device": ends[0], "b_device": "+".join(ends[1:]),
-               "part": fabric.cable_part(bundle, ends).id}
-              for bundle in fabric.links for cable, ends in bundle.assembly_ends().items()]
-    assert _too_long_within_a_rack(cables, rack_of, instance) == []
+    assert _coiled_in_the_build_out(fabric, instance) == []
 
 
 def test_the_demo_buys_its_in_rack_cables_as_dacs():
@@ -288,11 +293,7 @@ def test_generated_designs_coil_no_cable_in_a_rack(data):
         group = result.design.links[bundle.group]
         in_rack = fabric.parts_bought(bundle)[group.in_rack_part] if group.in_rack_part else 0
         assert in_rack == group.in_rack_assemblies
-    rack_of = {device.name: device.rack for device in fabric.devices}
-    cables = [{"id": bundle.cable_ids[cable], "a_device": ends[0], "b_device": "+".join(ends[1:]),
-               "part": fabric.cable_part(bundle, ends).id}
-              for bundle in fabric.links for cable, ends in bundle.assembly_ends().items()]
-    assert _too_long_within_a_rack(cables, rack_of, instance) == []
+    assert _coiled_in_the_build_out(fabric, instance) == []
     event("in-rack twins" if any(g.in_rack_part for g in result.design.links) else "no in-rack twin")
 
 
