@@ -12,10 +12,10 @@ demo: setup
 
 test: setup
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 test-deep: setup
-	HYPOTHESIS_PROFILE=deep $(BIN)/python -m pytest
+	HYPOTHESIS_PROFILE=deep $(BIN)/python -m pytest -n auto
 
 bench: setup
 	$(BIN)/python benchmarks/run.py
