@@ -165,14 +165,15 @@ THREE_TIER_DESIGN = {
         {"network": "management", "tier": "mgmt-aggregation", "model": "mgmt-48x1g-10g", "count": 2, "ports_used": 4},
     ],
     "links": [
-        # whole kits: node-leaf 8 rails × ceil(6 nodes / 2) = 24; between switches a kit is
+        # whole kits: node-leaf 8 rails × 2 leaves × ceil(3 nodes / 2) = 32 (a kit's twin module
+        # sits on one leaf, so each leaf's third node takes a kit of its own); between switches a kit is
         # counted by the twin cages it fills: leaf-spine 16 spines × ceil(4 leaves × 1 link / 2)
         # = 32 above, 16 leaves × ceil(4 uplinks / 2) = 32 below, so 32 (one twin module's two
         # ports reach two spines); spine-core 8 cores × ceil(4 pods × 2 / 2) = 32 = 16 spines ×
         # ceil(4 / 2). The 40 small switches share one network rack: runs between them are in the
         # rack (3 m).
         {"between": "node-leaf", "count": 48, "part": "ndr-sr4-twin-to-twin-flat-kit-50m",
-         "assemblies": 24, "length_m": 17.0, "gbps": 400},
+         "assemblies": 32, "length_m": 17.0, "gbps": 400},
         {"between": "leaf-spine", "count": 64, "part": "ndr-dr4-twin-kit-500m",
          "assemblies": 32, "length_m": 3.0, "gbps": 400},
         {"between": "spine-core", "count": 64, "part": "ndr-dr4-twin-kit-500m",

@@ -120,3 +120,25 @@ def test_a_one_piece_cable_between_switches_is_counted_per_pair():
     leaf_spine = next(g for g in design.links if g.between == "leaf-spine")
     assert leaf_spine.part == "dac-twin" and design.fabric.links_per_leaf_spine % 2 == 0
     assert agree(instance, design)["leaf-spine"] == per_pair(design, "leaf-spine")
+
+
+NINE_NODES = {"constraints.pins.nodes": 9, "constraints.pins.nics_per_node": 1, "constraints.pins.tiers": 2}
+
+
+def test_a_leaf_takes_whole_breakouts_of_its_own_nodes():
+    """9 nodes × 1 rail on 8-port leaves, non-blocking: a leaf uses at most 4 down-ports, so 3
+    leaves of ``c = ceil(9/3) = 3`` nodes. A 2-node breakout (sr50: one twin cage to two nodes)
+    never spans two leaves, so each leaf takes 2 (one leg idle): 3 × 2 = 6, not ceil(9/2) = 5.
+    The solver, the checker and the build-out count 6; a design that records 5 is rejected."""
+    instance = small_switch(NINE_NODES)
+    design = optimal(instance).design
+    f = design.fabric
+    assert (f.leaves, f.leaf_down_ports) == (3, 3)
+    node_leaf = next(i for i, g in enumerate(design.links) if g.between == "node-leaf")
+    assert (design.links[node_leaf].part, design.links[node_leaf].assemblies) == ("sr50", 6)
+    fabric = build_fabric(design, instance)
+    assert fabric.warnings == []
+    assert [b.assemblies for b in fabric.links if b.between == "node-leaf"] == [6]
+    links = [g.model_copy(update={"assemblies": 5}) if i == node_leaf else g for i, g in enumerate(design.links)]
+    found = [str(v) for v in check_design(instance, design.model_copy(update={"links": links}))]
+    assert any("node-leaf links (sr50): 5 assemblies recorded" in v and "= 6" in v for v in found), found

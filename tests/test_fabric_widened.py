@@ -277,8 +277,10 @@ def test_inconsistent_shapes_are_fabric_errors():
 def test_deal_keeps_a_leaf_within_its_down_ports_in_use():
     assert deal(33, 3, 12, 2) == [12, 12, 9]  # whole kits on all but the last leaf
     assert deal(33, 3, 11, 2) == [11, 11, 11]  # the cap wins: one part-filled kit per leaf
-    assert deal(9, 2, 5, 2) == [5, 4]  # item-even, still ceil(9 / 2) kits
-    assert deal(15, 3, 6, 4) == [6, 5, 4]  # part grains merged where a leaf has room
+    assert deal(9, 2, 5, 2) == [5, 4]  # one leaf topped up to the cap: still ceil(9 / 2) kits
+    # 3 leaves × floor(6/4) kits hold 12; 3 nodes more on leaves topped up to 6 (2 each): 2 leaves,
+    # 5 kits in all (an item-even 5 + 5 + 5 would take 6).
+    assert deal(15, 3, 6, 4) == [6, 6, 3]
     with pytest.raises(FabricError, match="16 nodes do not fit 1 leaves of 15"):
         deal(16, 1, 15, 2, what="nodes")
 

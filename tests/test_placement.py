@@ -93,10 +93,19 @@ def test_no_cable_within_one_rack_is_longer_than_the_rack_allows(rendered):
 
 
 @pytest.mark.parametrize("name", ["llama3-70b-rent-usd", "llama3-70b-buy-usd", "llama3-405b-16k-usd", "frontier-131k"])
-def test_no_cable_of_the_other_examples_is_coiled_in_a_rack(name):
-    """The same on the bundled examples the rendered fixture leaves out, from the build-out."""
+def test_the_other_examples_wire_what_they_buy_and_coil_no_cable(name):
+    """The same on the bundled examples the rendered fixture leaves out, from the build-out: every
+    part is bought as often as the build-out wires it, and no cable is coiled in a rack."""
     instance = load_instance(REPO / "instances" / f"{name}.yaml").instance
-    fabric = build_fabric(topoopt.solve(instance).design, instance)
+    design = topoopt.solve(instance).design
+    fabric = build_fabric(design, instance)
+    assert fabric.warnings == []
+    wired, bought = Counter(), Counter()
+    for bundle in fabric.links:
+        wired.update(fabric.parts_bought(bundle))
+    for group in design.links:
+        bought.update(dict(group.bought))
+    assert +wired == +bought
     assert _coiled_in_the_build_out(fabric, instance) == []
 
 

@@ -205,15 +205,37 @@ def spine_loads(leaves: int, up: int, spines: int) -> list[tuple[int, int]]:
     return pair_links(leaves * up, spines)
 
 
+def fewest_assemblies(nodes: int, leaves: int, per_assembly: int) -> tuple[int, str]:
+    """Whole assemblies of ``a`` nodes that ``x`` leaves of at most ``c = ceil(n/x)`` nodes each
+    take, and how they were counted: ``ceil(n/a)`` when ``a`` divides ``c``; else, ``ρ = c mod a``,
+    every leaf takes ``floor(c/a)`` full ones and each leaf holding more than ``c − ρ`` nodes one
+    more, at least ``ceil((n − x·(c − ρ)) / ρ)`` leaves.
+
+    >>> fewest_assemblies(9, 3, 2)[0]  # 3 + 3 + 3 nodes: two cables per leaf, three legs idle
+    6
+    >>> fewest_assemblies(10, 3, 2)[0]  # 4 + 4 + 2
+    5
+    """
+    n, x, a = nodes, leaves, per_assembly
+    c = ceil_div(n, x)
+    rest = c % a
+    if rest == 0:
+        return ceil_div(n, a), f"ceil({n:,} nodes / {a} per assembly)"
+    topped = ceil_div(n - x * (c - rest), rest)
+    return (x * (c // a) + topped,
+            f"({x:,} leaves × {c // a} of {a} nodes + one more on each of {topped:,} leaves of {c:,} nodes)")
+
+
 def assemblies_needed(
     link_class: str, part: LinkPart, ports_per_cage: int, nodes: int, rails: int, counts: FabricCounts,
     links_per_leaf_spine: int, cores_per_plane: int, links_per_spine_core: int, rails_per_leaf: int = 1,
 ) -> tuple[int, str]:
     """Whole assemblies of ``part`` for a compute link class, and how they were counted.
 
-    ``q`` links per assembly. Node–leaf: ``(r/h) · ceil(n·h / q)`` with ``h = gcd(q, g)``, ``g``
-    the rails a leaf carries: an assembly takes ``h`` rails of ``q/h`` nodes, and each rail group's
-    nodes are split over its leaves in whole assemblies (``rails · ceil(n / q)`` for ``g = 1``). Leaf–spine and spine–core (``m``/``m2`` links per pair):
+    ``q`` links per assembly. Node–leaf: ``(r/h) · A`` with ``h = gcd(q, g)``, ``g`` the rails a
+    leaf carries: an assembly takes ``h`` rails of ``q/h`` nodes, and each rail group's nodes are
+    split over its leaves in whole assemblies (:func:`fewest_assemblies`). Leaf–spine and
+    spine–core (``m``/``m2`` links per pair):
 
     * a one-piece cable (DAC, ACC, AOC) joins one pair of switches, so ``pairs · ceil(m / q)``
       (2 tiers: per leaf, its ``u mod S`` pairs of ``ceil(u/S)`` links and the rest of
@@ -228,10 +250,10 @@ def assemblies_needed(
     q = part.links
     if link_class == "node-leaf":
         h = math.gcd(q, rails_per_leaf)  # rails of one node an assembly takes
-        if h == 1:
-            return rails * ceil_div(nodes, q), f"{rails} rails × ceil({nodes:,} nodes / {q} per assembly)"
-        return (rails // h * ceil_div(nodes * h, q),
-                f"{rails} rails / {h} per assembly × ceil({nodes:,} nodes × {h} / {q} links per assembly)")
+        leaves = max(counts.compute_leaves // max(counts.rail_groups, 1), 1)
+        per_share, how = fewest_assemblies(nodes, leaves, q // h)
+        rails_text = f"{rails} rails" + (f" / {h} per assembly" if h > 1 else "")
+        return rails // h * per_share, f"{rails_text} × {how}"
     c = counts
     if link_class == "leaf-spine":
         m, pairs = links_per_leaf_spine, c.leaves * c.spines_per_pod

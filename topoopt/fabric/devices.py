@@ -151,55 +151,45 @@ class Assembler:
 
 
 def deal(total: int, bins: int, cap: int, grain: int, *, what: str = "ports", bins_what: str = "leaves") -> list[int]:
-    """Split ``total`` items over ``bins`` bins of at most ``cap``, evenly in whole grains.
+    """Split ``total`` items over ``bins`` bins of at most ``cap``, in the fewest whole grains.
 
-    Shares differ by at most one grain and only the last non-empty bin holds a part grain, so the
-    number of grains used is ``ceil(total / grain)``. When whole grains cannot respect ``cap``, the
-    split is item-even (shares ``ceil`` and ``floor`` of ``total / bins``) and then part grains are
-    merged where a bin has room below ``cap`` — the fewest grains ``cap`` allows, near enough.
+    Evenly when whole grains respect ``cap``: shares differ by at most one grain and only the last
+    non-empty bin holds a part grain (``ceil(total / grain)`` grains). Else, ``ρ = cap mod grain``,
+    the first ``t = ceil((total − bins·(cap − ρ)) / ρ)`` bins are filled to ``cap`` (one part grain
+    each), the rest to ``cap − ρ`` and the surplus taken off the end: ``bins·floor(cap/grain) + t``
+    grains, the fewest ``cap`` allows (the solver's count, ``node_leaf_assemblies``).
 
     >>> deal(33, 3, 32, 2)
     [12, 12, 9]
     >>> deal(9, 2, 5, 2)
     [5, 4]
+    >>> deal(9, 3, 3, 2)
+    [3, 3, 3]
+    >>> deal(10, 3, 4, 3)
+    [4, 3, 3]
     """
     if bins < 1:
         raise FabricError(f"no {bins_what} to wire {what} to")
     grains = math.ceil(total / grain)
     base, extra = divmod(grains, bins)
-    sizes = [(base + (1 if j < extra else 0)) * grain for j in range(bins)]
-    overshoot = sum(sizes) - total
-    for j in range(bins - 1, -1, -1):
-        if overshoot == 0:
-            break
-        cut = min(overshoot, sizes[j])
-        sizes[j] -= cut
-        overshoot -= cut
+    sizes = _off_the_end([(base + (1 if j < extra else 0)) * grain for j in range(bins)], total)
     if max(sizes, default=0) > cap:
-        base, extra = divmod(total, bins)
-        sizes = [base + (1 if j < extra else 0) for j in range(bins)]
-        _merge_part_grains(sizes, cap, grain)
-    if max(sizes, default=0) > cap:
-        raise FabricError(f"{total} {what} do not fit {bins} {bins_what} of {cap}")
+        rest = cap % grain
+        topped = math.ceil((total - bins * (cap - rest)) / rest) if rest else bins + 1
+        if topped > bins:
+            raise FabricError(f"{total} {what} do not fit {bins} {bins_what} of {cap}")
+        sizes = _off_the_end([cap if j < topped else cap - rest for j in range(bins)], total)
     return sizes
 
 
-def _merge_part_grains(sizes: list[int], cap: int, grain: int) -> None:
-    """Move items from the last part-filled bin into earlier part-filled bins with room, so fewer
-    bins end on a part grain (in place)."""
-    while True:
-        partial = [j for j, size in enumerate(sizes) if size % grain]
-        if len(partial) < 2:
-            return
-        donor = partial[-1]
-        for j in partial[:-1]:
-            give = min(grain - sizes[j] % grain, sizes[donor] % grain, cap - sizes[j])
-            if give > 0:
-                sizes[j] += give
-                sizes[donor] -= give
-                break
-        else:
-            return
+def _off_the_end(sizes: list[int], total: int) -> list[int]:
+    """``sizes`` with the items beyond ``total`` taken off the last non-empty bins."""
+    surplus = sum(sizes) - total
+    for j in range(len(sizes) - 1, -1, -1):
+        cut = min(surplus, sizes[j])
+        sizes[j] -= cut
+        surplus -= cut
+    return sizes
 
 
 def uplink_base(radix: int, ports_per_cage: int, down: int, up: int) -> int:

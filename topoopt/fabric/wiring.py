@@ -13,10 +13,10 @@ fullest leaf and its uplinks, ``k`` the switch radix at the link speed.
   "Evenly" is counted in cable assemblies: a leaf takes whole assemblies (with ``q`` links per
   assembly, ``q / gcd(q, g)`` nodes: two nodes per twin-port cage at ``g = 1``, one node at ``g ≥
   2``), the shares differ by at most one assembly, and only the last leaf may hold a part-filled
-  one — so no assembly is wasted. A leaf never holds more than ``d / g`` nodes (``d`` is the
-  fullest leaf's ports in use): when whole assemblies would exceed that, the nodes are split
-  ``ceil(n/x)`` / ``floor(n/x)`` and part-filled assemblies are merged where a leaf has room (the
-  build then reports any assembly more than the design counts).
+  one — so no assembly is wasted. A leaf never holds more than ``c = d / g`` nodes (``d`` is the
+  fullest leaf's ports in use): when whole assemblies would exceed that, every leaf takes
+  ``floor(c/a)`` whole ones (``a`` nodes each) and the fewest leaves needed are topped up to ``c``
+  with one part-filled assembly each — the count the design records (``deal``).
 * **1 tier.** One switch per rail group (``G`` switches, each taking group *i* of every node); with
   ``G > 1`` the fabric is rail-only: no link joins the switches. With ``G = 1`` it is the single
   switch of every rail.

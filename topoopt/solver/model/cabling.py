@@ -6,13 +6,15 @@ from topoopt.options.rules import too_long_in_rack
 from topoopt.options.tables import part_fits_node_end, part_fits_switch_end
 from topoopt.solver.model.core import DesignModel
 from topoopt.solver.model.in_rack import forbid_coiled
+from topoopt.solver.model.node_leaf import whole_assemblies_per_leaf
 
 
 def port_form_factor_match(dm: DesignModel) -> None:
     """A part may be used only with a switch (a-end) and a node or switch (b-end) it fits.
 
     A cable (DAC, ACC, AOC) whose node end carries several links cannot split them over the
-    different leaves of a rail-optimized fabric, so it is only usable with one switch.
+    different leaves of a rail-optimized fabric, so it is only usable with one switch; and a leaf
+    takes whole node–leaf assemblies of its own nodes (node_leaf.py).
     """
     o, v = dm.options, dm.vars
     # Fabric options share their switch and speed: test each part once per (switch, speed).
@@ -44,6 +46,7 @@ def port_form_factor_match(dm: DesignModel) -> None:
     # Storage and management parts are chosen per option among fitting ones (options/networks.py): an
     # option or pairing without one is ruled out.
     dm.forbid_violations("port_form_factor_match")
+    whole_assemblies_per_leaf(dm)
 
 
 def cable_reach(dm: DesignModel) -> None:

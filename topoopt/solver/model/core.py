@@ -109,6 +109,10 @@ class DesignModel:
         """What the rack holding each switch model holds (in_rack.py ``Hubs``)."""
         self.in_rack: dict[tuple, Int] = {}
         """Assemblies bought as in-rack twins, per link class and option (in_rack.py)."""
+        self.node_leaf_per_share: Int | None = None
+        self.node_leaf_grains: list[tuple[int, list]] = []
+        """Node–leaf assemblies per rail share, and ``(a, conditions)`` where an assembly takes ``a > 1``
+        nodes (definitions.py ``node_leaf_assemblies``; counted per leaf in node_leaf.py)."""
         self._placed: dict[tuple[str, ...], Bool] = {}
         self.placement = self._placement()
 

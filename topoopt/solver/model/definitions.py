@@ -105,23 +105,34 @@ def cables(dm: DesignModel) -> None:
             lit, assemblies = v.use_part[cls, p.index], v.assemblies[cls, p.index]
             m.add(assemblies == total[cls]).only_enforce_if(lit)
             m.add(assemblies == 0).only_enforce_if(lit.Not())
-    # node-leaf: an assembly of q links takes h = gcd(q, g) rails of q/h nodes (a leaf carries g
-    # rails of whole nodes): (r/h)·ceil(n·h/q) assemblies, the ceiling exact.
+    node_leaf_assemblies(dm, total["node-leaf"])
+    switch_link_assemblies(dm, total)
+
+
+def node_leaf_assemblies(dm: DesignModel, total) -> None:
+    """Node–leaf assemblies: one of ``q`` links takes ``h = gcd(q, g)`` rails of ``a = q/h`` nodes (a
+    leaf carries ``g`` rails of whole nodes), so ``r/h`` shares of the rails each need ``A ≥
+    ceil(n/a)`` — exactly ``n`` at ``a = 1``; at ``a > 1`` family ``port_form_factor_match`` counts
+    the whole assemblies each leaf takes (node_leaf.py)."""
+    o, v, m = dm.problem.options, dm.vars, dm.model
     per_share = dm.int_var(MAX_NODES * 8, "node_leaf_assemblies_per_share")
-    parts = {}
+    dm.node_leaf_per_share = per_share
+    parts: dict[int, list] = {}
     for p in o.parts["node-leaf"]:
         parts.setdefault(p.part.links, []).append(v.use_part["node-leaf", p.index])
     for q, lits in parts.items():
         q_lit = dm.any_of(lits, f"node_leaf_q{q}")
         for g, g_lit in v.use_rails_per_leaf.items():
             h = math.gcd(q, g)
-            nodes_per = q // h
-            m.add(nodes_per * per_share >= v.nodes).only_enforce_if([q_lit, g_lit])
-            m.add(nodes_per * per_share <= v.nodes + nodes_per - 1).only_enforce_if([q_lit, g_lit])
+            a = q // h
+            if a == 1:
+                m.add(per_share == v.nodes).only_enforce_if([q_lit, g_lit])
+            else:
+                m.add(a * per_share >= v.nodes).only_enforce_if([q_lit, g_lit])
+                dm.node_leaf_grains.append((a, [q_lit, g_lit]))
             for rails, rails_lit in dm.rails_groups():
                 if rails % g == 0:
-                    m.add(total["node-leaf"] == rails // h * per_share).only_enforce_if([q_lit, g_lit, rails_lit])
-    switch_link_assemblies(dm, total)
+                    m.add(total == rails // h * per_share).only_enforce_if([q_lit, g_lit, rails_lit])
 
 
 def switch_link_assemblies(dm: DesignModel, total: dict) -> None:
