@@ -99,6 +99,7 @@ def job(
     tokens: float = 1e11,
     data: Data | None = None,
     checkpoint: Checkpoint | None = None,
+    tp_comm_overlap: bool = False,
 ) -> Job:
     training = Training(
         tokens=tokens,
@@ -109,6 +110,7 @@ def job(
         parallelism=parallelism,
         activation_recompute=recompute,
         attention=attention,
+        tp_comm_overlap=tp_comm_overlap,
     )
     return Job(model=model, training=training, data=data or Data(), checkpoint=checkpoint or Checkpoint())
 

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -83,6 +84,7 @@ def jobs(draw):
         attention=draw(st.sampled_from(["flash", "materialized"])),
         precision=draw(st.sampled_from(["bf16", "fp8"])),
         tokens=1e11,
+        tp_comm_overlap=draw(st.booleans()),
     )
 
 
@@ -262,6 +264,17 @@ def test_search_finds_the_best_layout_of_its_space(job_, hw):
     assert (found is None) == (brute is None)
     if found is not None:
         assert found[1].step_s == brute
+
+
+@SETTINGS
+@given(jobs(), clusters())
+def test_overlapping_tp_communication_is_never_slower(job_, hw):
+    """A stack that overlaps TP collectives with the GEMMs trains no slower than one that does not,
+    on the same cluster, and fits exactly when it does (overlap changes time, not memory)."""
+    off = replace(job_, training=job_.training.model_copy(update={"tp_comm_overlap": False}))
+    on = replace(job_, training=job_.training.model_copy(update={"tp_comm_overlap": True}))
+    assert fits_in_memory(on, hw) == fits_in_memory(off, hw)
+    assert _time(on, hw) <= _time(off, hw)
 
 
 @SETTINGS

@@ -84,6 +84,12 @@ class Training(Record):
         description="Attention kernel: fused FlashAttention-style (never stores the s x s scores) or "
         "materialized scores (softmax and dropout over heads x s x s elements per sequence and layer).",
     )
+    tp_comm_overlap: bool = Field(
+        False,
+        description="The training stack overlaps the tensor-parallel collectives with the GEMMs they feed "
+        "(Megatron-core/Transformer Engine --tp-comm-overlap, torchtitan AsyncTP); false plans with TP "
+        "communication on the critical path.",
+    )
 
 
 class Data(Record):

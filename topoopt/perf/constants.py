@@ -77,6 +77,7 @@ CALIBRATED_GPU_PRECISIONS = frozenset(
         ("h100-sxm", "fp8"),
         ("h100-96gb-hbm2e-500w", "bf16"),
         ("h100-96gb-hbm2e-500w", "fp8"),
+        ("h200-sxm", "fp8"),
     }
 )
 """(GPU id, precision its linear layers run in) pairs that calibration runs cover: the runs of
@@ -172,9 +173,12 @@ the same micro-batch (estimate: each ring step's send overlaps the attention blo
 already received — the point of the ring schedule, arXiv:2310.01889 §3 — but the linear layers
 run before and after the attention core, outside the ring)."""
 
-TP_COMM_OVERLAP = 0.0
-"""Fraction of TP communication hidden under compute (estimate: Megatron's TP collectives sit on
-the critical path between dependent GEMMs; overlap needs special kernels, so plan with none)."""
+TP_OVERLAP = 0.5
+"""Fraction of the TP communication a stack that overlaps it (``training.tp_comm_overlap``:
+Transformer Engine userbuffers, PyTorch AsyncTP) hides behind the GEMMs, fitted on the speedups
+of the paired calibration runs (the same torchtitan run without and with AsyncTP: TT-4/TT-10,
+TT-11/TT-12, TT-13/TT-14); the decomposition caps it at (tp − 1)/tp (``step.tp_exposed_s``).
+Without overlap none is hidden: the collectives sit between dependent GEMMs."""
 
 PP_COMM_OVERLAP = 0.0
 """Fraction of pipeline point-to-point time hidden (estimate: 1F1B send/recv are blocking in

@@ -210,6 +210,7 @@ def _layout(job: Job, shape: ModelShape, spec: GpuSpec, memory: MemoryModel, dp_
         virtual_stages=virtual_stages,
         dp_pinned=dp_pinned,
         cp=cp,
+        tp_overlap=training.tp_comm_overlap,
     )
 
 

@@ -13,7 +13,7 @@ hardware FLOPs per token (recomputation included), k = :data:`MEMORY_BOUND_BYTES
 BW_hbm the GPU memory bandwidth. Per step, with m = ⌈B/(dp·b)⌉ micro-batches:
 
     compute  = m·t_mb + optimizer update (P/dp_shard · bytes / BW_hbm) + fixed step overhead
-    t_stage  = t_mb + exposed TP communication of one micro-batch
+    t_stage  = t_mb + exposed TP communication of one micro-batch (:func:`tp_exposed_s`)
     bubble   = (pp − 1)/v · t_stage                       (1F1B; :func:`pipeline_bubble_s`)
     PP comm  = 2·v·(m + pp − 1) · p2p(b·s·h·2/tp)         (activations forward, gradients back)
     DP comm  = ZeRO-0: all-reduce(grads); ZeRO-1/2: reduce-scatter(grads) + all-gather(weights);
@@ -44,7 +44,7 @@ from topoopt.perf.constants import (
     STEP_OVERHEAD_S,
     TP_ALLREDUCES_FULL_RECOMPUTE,
     TP_ALLREDUCES_PER_LAYER,
-    TP_COMM_OVERLAP,
+    TP_OVERLAP,
     UTILISATION,
     WEIGHT_BYTES_PER_PARAM,
     ZERO3_OVERLAP,
@@ -96,6 +96,11 @@ class Layout:
     cp_chunk_bytes: float = 0.0
     cp_transfers_per_microbatch: int = 0
     attention_compute_s: float = 0.0
+    tp_overlap: bool = False
+
+    def tp_exposed_s(self, raw_s: float, level: str) -> float:
+        """TP communication of one micro-batch left on the critical path (:func:`tp_exposed_s`)."""
+        return tp_exposed_s(raw_s, self.tp, self.microbatch_compute_s, self.tp_overlap and level == "scale_up")
 
     @property
     def model_gpus(self) -> int:
@@ -169,6 +174,7 @@ def make_layout(
     virtual_stages: int,
     dp_pinned: bool = False,
     cp: int = 1,
+    tp_overlap: bool = False,
 ) -> Layout:
     """Collect the per-layout constants (see the module docstring)."""
     params = params_per_gpu(shape, tp, pp)
@@ -201,7 +207,7 @@ def make_layout(
         dp_fit=dp_fit,
         tp_in_island_microbatch_s=tp_in_island,
         stage_in_island_s=(
-            None if tp_in_island is None or cp > 1 else compute_s + tp_in_island * (1.0 - TP_COMM_OVERLAP)
+            None if tp_in_island is None or cp > 1 else compute_s + tp_exposed_s(tp_in_island, tp, compute_s, tp_overlap)
         ),
         replica_in_island=tp * cp * pp <= island and island % (tp * cp * pp) == 0,
         dp_pinned=dp_pinned,
@@ -212,7 +218,27 @@ def make_layout(
             microbatch_compute_s(shape, spec, sequence_length, recompute, attention, tp, pp, microbatch, cp, True)
             if cp > 1 else 0.0
         ),
+        tp_overlap=tp_overlap,
     )
+
+
+def tp_exposed_s(raw_s: float, tp: int, compute_s: float, overlap: bool) -> float:
+    """TP communication of one micro-batch (``raw_s``) left on the critical path.
+
+    Without overlap, all of it: Megatron's TP collectives sit between the GEMMs that produce and
+    consume them. With it (``training.tp_comm_overlap``, and only inside the scale-up domain: the
+    overlapping kernels — Transformer Engine's userbuffers, PyTorch's AsyncTP on symmetric memory —
+    write to the peers' memory directly), each collective is split into ``tp`` chunks pipelined
+    with the GEMM it feeds (Wang et al., "Overlap Communication with Dependent Computation via
+    Decomposition in Large Deep Learning Models", ASPLOS 2023), so at most every chunk but one
+    hides; the fitted :data:`TP_OVERLAP` says how much of that the stacks reach, and it hides behind
+    at most the micro-batch's compute ``compute_s``:
+    ``raw − min(raw · min(TP_OVERLAP, (tp − 1)/tp), compute_s)``. Non-decreasing in ``raw_s``, so
+    a faster link is never slower.
+    """
+    if not overlap or tp <= 1:
+        return raw_s
+    return raw_s - min(raw_s * min(TP_OVERLAP, (tp - 1) / tp), compute_s)
 
 
 def _tp_in_island_s(spec: GpuSpec, tp: int, message_bytes: float, collectives: int) -> float | None:
@@ -319,10 +345,11 @@ def step_time(layout: Layout, dp: int, global_batch: int, fabric: Fabric) -> Ste
     exposed = {"scale_up": 0.0, "scale_out": 0.0}
 
     tp_mb, tp_level = tp_microbatch_s(layout, fabric)
-    exposed[tp_level] += m * tp_mb * (1.0 - TP_COMM_OVERLAP)
+    tp_exposed = layout.tp_exposed_s(tp_mb, tp_level)
+    exposed[tp_level] += m * tp_exposed
     cp_raw, cp_exposed, cp_level = cp_microbatch_s(layout, fabric)
     exposed[cp_level] += m * cp_exposed
-    t_stage = t_mb + tp_mb * (1.0 - TP_COMM_OVERLAP) + cp_exposed
+    t_stage = t_mb + tp_exposed + cp_exposed
 
     v = layout.virtual_stages
     bubble = pipeline_bubble_s(layout.pp, v, t_stage)
@@ -442,17 +469,17 @@ class BoundBuilder:
         self.up_bytes_per_s, self.out_bytes_per_s = self.up_gb * BYTES_PER_GB, self.out_gb * BYTES_PER_GB
         self.in_island_link = (self.up_gb if self.up_gb > 0 else self.out_gb, self.up_alpha)
         self._cross_links: dict[int, tuple[float, float]] = {}
-        self._tp_times: dict[tuple[int, int, float], float] = {}
+        self._tp_times: dict[tuple[int, int, float], tuple[float, str]] = {}
 
     def terms(self, layout: Layout) -> tuple[float, float]:
         """(per-micro-batch, constant) seconds of ``StepBound.at``."""
         t_stage = layout.stage_in_island_s
         if t_stage is None:
             key = (layout.tp, layout.tp_collectives_per_microbatch, layout.tp_message_bytes)
-            tp_mb = self._tp_times.get(key)
-            if tp_mb is None:
-                tp_mb = self._tp_times[key] = tp_microbatch_s(layout, self.fabric)[0]
-            t_stage = layout.microbatch_compute_s + tp_mb * (1.0 - TP_COMM_OVERLAP) + cp_microbatch_s(layout, self.fabric)[1]
+            tp = self._tp_times.get(key)
+            if tp is None:
+                tp = self._tp_times[key] = tp_microbatch_s(layout, self.fabric)
+            t_stage = layout.microbatch_compute_s + layout.tp_exposed_s(*tp) + cp_microbatch_s(layout, self.fabric)[1]
         pp = layout.pp
         if pp == 1:
             return t_stage, STEP_OVERHEAD_S
