@@ -389,29 +389,44 @@ def pack(rack: RackClass, counts: list[int], models: tuple, most: int, together:
 
     Exact and quick because the devices besides the nodes are few: over the ways to share them
     among ``k`` racks (``best``), each rack takes as many nodes as fit beside its share, and ``k``
-    racks do when those add up to the nodes."""
-    rack_w = rack.power_kw * 1000 * (1 + TOLERANCE)
+    racks do when those add up to the nodes. Remembered per (power, units, counts, models): the
+    candidates of one instance repeat the same few device sets many times."""
+    return _pack(rack.power_kw, rack.rack_units, tuple(counts), models, most, together)
+
+
+@functools.lru_cache(maxsize=4096)
+def _pack(power_kw: float, rack_units: int, counts: tuple[int, ...], models: tuple, most: int,
+          together: int | None) -> tuple | None:
+    rack_w = power_kw * 1000 * (1 + TOLERANCE)
     (_, node_w, node_u), others = models[0], models[1:]
 
     def room(share: tuple[int, ...]) -> int:
         """Nodes that fit beside ``share`` of the other devices in one rack (-1: it does not fit)."""
         w = sum(x * m[1] for x, m in zip(share, others))
         u = sum(x * m[2] for x, m in zip(share, others))
-        if w > rack_w or u > rack.rack_units:
+        if w > rack_w or u > rack_units:
             return -1
-        return min(int((rack_w - w) // node_w), (rack.rack_units - u) // node_u)
+        return min(int((rack_w - w) // node_w), (rack_units - u) // node_u)
 
     shares = [(v, room(v)) for v in itertools.product(*(range(c + 1) for c in counts[1:]))
               if room(v) >= 0 and (together is None or v[together - 1] in (0, counts[together]))]
 
+    most_here = max((nodes_here for _, nodes_here in shares), default=0)
+
     @functools.cache
     def best(rest: tuple[int, ...], racks: int) -> tuple[int, tuple]:
         """The most nodes ``racks`` racks take beside ``rest`` of the others, and their shares
-        (-1: they do not hold ``rest``). One state per remainder: the racks' order is free."""
+        (-1: they do not hold ``rest``). One state per remainder: the racks' order is free. A share
+        that cannot beat the best so far even with the fullest racks after it is skipped."""
         if racks == 0:
             return (0, ()) if not any(rest) else (-1, ())
+        if not any(rest):  # only the empty share fits what is left
+            empty = shares[0]
+            return racks * empty[1], (empty[0],) * racks
         top = (-1, ())
         for v, nodes_here in shares:
+            if nodes_here + (racks - 1) * most_here <= top[0]:
+                continue
             if all(a <= b for a, b in zip(v, rest)):
                 nodes, tail = best(tuple(b - a for a, b in zip(v, rest)), racks - 1)
                 if nodes >= 0 and nodes + nodes_here > top[0]:
@@ -420,7 +435,7 @@ def pack(rack: RackClass, counts: list[int], models: tuple, most: int, together:
 
     total_w = sum(c * m[1] for c, m in zip(counts, models))
     total_u = sum(c * m[2] for c, m in zip(counts, models))
-    least = max(1, math.ceil(total_w / rack_w - 1e-9), -(-total_u // rack.rack_units))
+    least = max(1, math.ceil(total_w / rack_w - 1e-9), -(-total_u // rack_units))
     if least > most:
         return None
     quick = first_fit(counts[1:], others, room, least, together)
