@@ -20,6 +20,7 @@ from topoopt.solver.model import (
     fabric,
     management,
     node,
+    node_leaf,
     racks,
     selection,
     storage,
@@ -82,6 +83,8 @@ def new_model(problem: Problem, families: Collection[str] | None = None) -> Desi
     for family in FAMILIES:
         if families is None or family in families:
             RULES[family](dm)
+    if families is not None and node_leaf.FAMILY not in families:
+        node_leaf.ceiling_without_the_family(dm)
     return dm
 
 
