@@ -170,14 +170,14 @@ def deal(total: int, bins: int, cap: int, grain: int, *, what: str = "ports", bi
     """
     if bins < 1:
         raise FabricError(f"no {bins_what} to wire {what} to")
+    if total > bins * cap:
+        raise FabricError(f"{total} {what} do not fit {bins} {bins_what} of {cap}")
     grains = math.ceil(total / grain)
     base, extra = divmod(grains, bins)
     sizes = _off_the_end([(base + (1 if j < extra else 0)) * grain for j in range(bins)], total)
-    if max(sizes, default=0) > cap:
+    if max(sizes, default=0) > cap:  # then cap is no multiple of the grain: ρ > 0, and t ≤ bins
         rest = cap % grain
-        topped = math.ceil((total - bins * (cap - rest)) / rest) if rest else bins + 1
-        if topped > bins:
-            raise FabricError(f"{total} {what} do not fit {bins} {bins_what} of {cap}")
+        topped = math.ceil((total - bins * (cap - rest)) / rest)
         sizes = _off_the_end([cap if j < topped else cap - rest for j in range(bins)], total)
     return sizes
 

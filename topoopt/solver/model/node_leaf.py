@@ -22,9 +22,12 @@ def whole_assemblies_per_leaf(dm: DesignModel) -> None:
         return
     ceiling_without_the_family(dm, dm.assumption[FAMILY].Not())
     fullest = _fullest_leaf(dm)
+    rests: dict[int, list] = {}  # c mod a, once per a: entries of one a share it
     for a, conditions in dm.node_leaf_grains:
         dm.model.add_bool_or([*(lit.Not() for lit in conditions), fullest.no_leaves, fullest.defined])
-        _assemblies_per_share(dm, dm.node_leaf_per_share, a, fullest, conditions)
+        if a not in rests:
+            rests[a] = _rest_literals(dm, a, fullest.nodes)
+        _assemblies_per_share(dm, dm.node_leaf_per_share, a, fullest, rests[a], conditions)
 
 
 def ceiling_without_the_family(dm: DesignModel, *when) -> None:
@@ -67,18 +70,29 @@ def _fullest_leaf(dm: DesignModel) -> FullestLeaf:
     return FullestLeaf(c, product, defined, no_leaves)
 
 
-def _assemblies_per_share(dm: DesignModel, per_share, a: int, fullest: FullestLeaf, conditions: list) -> None:
-    """``per_share = A`` for ``a`` nodes per assembly (:func:`whole_assemblies_per_leaf`), under ``conditions``."""
-    v, m = dm.vars, dm.model
-    c, product = fullest.nodes, fullest.nodes_x_leaves
+def _rest_literals(dm: DesignModel, a: int, c) -> list:
+    """One literal per value ``ρ`` of ``c mod a``."""
+    m = dm.model
     whole = dm.int_var(MAX_NODES, f"fullest_leaf_assemblies_{a}")
     rest = dm.int_var(a - 1, f"fullest_leaf_rest_{a}")
-    topped = dm.int_var(MAX_NODES, f"leaves_topped_{a}")
     m.add(c == a * whole + rest)
+    literals = []
     for rho in range(a):
         lit = m.new_bool_var(f"fullest_leaf_rest_{a}_is_{rho}")
         m.add(rest == rho).only_enforce_if(lit)
         m.add(rest != rho).only_enforce_if(lit.Not())
+        literals.append(lit)
+    return literals
+
+
+def _assemblies_per_share(dm: DesignModel, per_share, a: int, fullest: FullestLeaf, rests: list,
+                          conditions: list) -> None:
+    """``per_share = A`` for ``a`` nodes per assembly (:func:`whole_assemblies_per_leaf`), under
+    ``conditions``; ``rests[ρ]``: ``c mod a = ρ``."""
+    v, m = dm.vars, dm.model
+    product = fullest.nodes_x_leaves
+    topped = dm.int_var(MAX_NODES, f"leaves_topped_{a}")
+    for rho, lit in enumerate(rests):
         when = [*conditions, lit]
         if rho == 0:
             dm.add(FAMILY, m.add(a * per_share <= v.nodes + a - 1), *when)
