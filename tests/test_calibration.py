@@ -1,7 +1,7 @@
 """The performance model against its calibration set (docs/performance-model.md §9): Megatron
 SC21 (MEG-1..10), MosaicML llm-foundry (MOS-1..23), torchtitan's H100 benchmarks (TT-1..14, with
-three vanilla/AsyncTP pairs), Nemotron-4 340B's pre-training (NEM-1..3) and Trainy's H200 runs
-(TRN-1..2).
+three vanilla/AsyncTP pairs), Nemotron-4 340B's pre-training (NEM-1..3), Trainy's H200 runs
+(TRN-1..2) and Megatron-LM/Primus on ROCm on the MI325X (AMD-1..3).
 
 Each ``tests/calibration/*.yaml`` holds one published run: a complete instance with the hardware
 and the layout pinned, and the measured value. Megatron reports TFLOP/s per GPU in its own FLOPs
@@ -10,7 +10,7 @@ and torchtitan report tokens/s per GPU directly. The model must come within 10% 
 25% at worst, in sample and on each half of a 2-fold cross-validation (the constants fitted on
 one half, ``folds.yaml``, predicting the other), and every run must fit in memory (they ran, so
 a model that rejects them is too pessimistic). ``tests/calibration/check/*.yaml`` holds published
-runs on GPUs outside the set (MI325X, B200, GB200), never fitted on: their errors are reported, as
+runs on GPUs outside the set (B200, GB200), never fitted on: their errors are reported, as
 the docs state them, and their GPUs stay flagged uncalibrated; ``tests/calibration/left-out/``
 holds runs left out on purpose, reported the same way.
 """
@@ -179,6 +179,7 @@ def test_calibration_set_is_complete():
         | {f"TT-{i}" for i in range(1, 15)}
         | {f"NEM-{i}" for i in range(1, 4)}
         | {f"TRN-{i}" for i in range(1, 3)}
+        | {f"AMD-{i}" for i in range(1, 4)}
     )
     assert len(ids) >= MIN_RUNS
 
@@ -190,6 +191,15 @@ def test_model_matches_the_calibration_runs():
     mean, worst = summary([error for _, _, error in rows])
     assert mean <= MAX_MEAN_APE
     assert worst <= MAX_WORST_APE
+    assert_documented_summary("**all, in sample**", len(rows), mean, worst)
+
+
+def assert_documented_summary(label: str, runs: int, mean: float, worst: float) -> None:
+    """The docs' calibration table gives this summary row as computed (to its 0.1 points)."""
+    cells = documented_table("`python tests/calibration/fit.py` fits")[label]
+    assert int(cells[1].strip("*")) == runs, (label, cells)
+    for cell, value in zip(cells[2:], (mean, worst)):
+        assert abs(percent(cell.strip("*").split(" (")[0]) - value) <= 0.0005, (label, cells, mean, worst)
 
 
 def test_cross_validated_error():
@@ -210,6 +220,8 @@ def test_cross_validated_error():
         mean, worst = summary([error for _, _, error in rows])
         assert mean <= MAX_MEAN_APE
         assert worst <= MAX_WORST_APE
+        label = f"**half {index + 1} ({len(rows)} runs), constants fitted on half {2 - index}**"
+        assert_documented_summary(label, len(rows), mean, worst)
 
 
 def test_calibrated_coverage_is_the_calibration_runs():
@@ -242,7 +254,7 @@ def percent(cell: str) -> float:
 
 
 def test_unfitted_check_runs_are_reported_as_the_model_predicts_them():
-    """The check runs (MI325X, B200, GB200) are outside the fit and their GPUs stay flagged
+    """The check runs (B200, GB200) are outside the fit and their GPUs stay flagged
     uncalibrated; the docs' table gives each run's error as the shipped model computes it
     (within 0.5 points), so the bias it shows where the model extrapolates stays honest."""
     rows = error_table(load_runs(CHECK_DIR))

@@ -9,9 +9,10 @@ Run from the repository root:
   the worst of tokens/s per GPU over all the runs, and prints the best values and the error
   table; copy the values into ``topoopt/perf/constants.py`` by hand.
 * ``python tests/calibration/fit.py --folds`` splits the runs at random (seed ``SEED``; a pair
-  stays together) into two halves, fits each half alone, writes both halves and their constants
-  to ``folds.yaml`` and prints each half's error under the other half's constants (the
-  out-of-sample check that ``tests/test_calibration.py`` repeats).
+  stays together, and the pairs are dealt to the halves in turn) into two halves, fits each half
+  alone, writes both halves and their constants to ``folds.yaml`` and prints each half's error
+  under the other half's constants (the out-of-sample check that ``tests/test_calibration.py``
+  repeats).
 
 Nothing outside this directory is fitted.
 """
@@ -95,17 +96,17 @@ def main() -> None:
             print(f"{name} = {value}")
         report(runs, constants, "in sample:")
         return
-    # A pair (a run and its baseline) is one unit of the split: each half can fit TP_OVERLAP.
+    # A pair (a run and its baseline) is one unit of the split, and the pairs are dealt to the
+    # halves in turn, so that each half can fit TP_OVERLAP; the single runs then fill both halves.
     paired = {run.baseline: run for run in runs if run.baseline}
     units = [[run, paired[run.run_id]] if run.run_id in paired else [run] for run in runs if not run.baseline]
     random.Random(SEED).shuffle(units)
-    first, total = [], 0
-    for unit in units:
-        if total < len(runs) // 2:
-            first += unit
-            total += len(unit)
-    second = [run for run in runs if run not in first]
-    halves = [sorted(first, key=runs.index), second]
+    halves: list[list] = [[], []]
+    for index, unit in enumerate(unit for unit in units if len(unit) == 2):
+        halves[index % 2] += unit
+    for unit in (unit for unit in units if len(unit) == 1):
+        min(halves, key=len).extend(unit)
+    halves = [sorted(half, key=runs.index) for half in halves]
     fitted = [fit(half) for half in halves]
     folds = [{"runs": [run.run_id for run in half], "constants": constants} for half, constants in zip(halves, fitted)]
     FOLDS_FILE.write_text(

@@ -78,6 +78,7 @@ CALIBRATED_GPU_PRECISIONS = frozenset(
         ("h100-96gb-hbm2e-500w", "bf16"),
         ("h100-96gb-hbm2e-500w", "fp8"),
         ("h200-sxm", "fp8"),
+        ("mi325x", "fp8"),
     }
 )
 """(GPU id, precision its linear layers run in) pairs that calibration runs cover: the runs of
@@ -130,7 +131,7 @@ ATTENTION_SCORE_TRAFFIC_BYTES = 48.0
 materialized (non-flash) attention: score GEMM output, softmax, dropout and their gradients,
 fitted (the Megatron-LM 2021 runs, the only ones with materialized attention)."""
 
-STEP_OVERHEAD_S = 0.15
+STEP_OVERHEAD_S = 0.125
 """Fixed time per optimizer step outside the modelled kernels (gradient-norm clipping, optimizer
 kernel launches, logging, data-loader hand-off), seconds, fitted."""
 
