@@ -593,7 +593,6 @@ def test_rent_and_capex_agree_on_order() -> None:
 # ----------------------------------------------------------------------------------------- models
 
 GATED_MLP = {"llama2-7b", "llama3-8b", "llama3-70b", "llama3-405b", "qwen2.5-7b"}
-UNTIED_EMBEDDINGS = {"llama2-7b", "llama3-8b", "llama3-70b", "llama3-405b", "qwen2.5-7b"}
 
 
 @pytest.mark.parametrize("model_id", sorted(CAT.by_id("models")))
@@ -603,7 +602,7 @@ def test_model_params_match_the_architecture(model_id: str) -> None:
     h, head_dim = m.hidden_size, m.hidden_size // m.attention_heads
     attention = 2 * h * h + 2 * h * m.kv_heads * head_dim
     mlp = (3 if model_id in GATED_MLP else 2) * h * m.ffn_hidden_size
-    embeddings = (2 if model_id in UNTIED_EMBEDDINGS else 1) * m.vocab_size * h
+    embeddings = (1 if m.tied_embeddings else 2) * m.vocab_size * h
     estimate_b = (m.layers * (attention + mlp) + embeddings) / 1e9
     assert m.params_b == pytest.approx(estimate_b, rel=0.02)
     assert m.hidden_size % m.attention_heads == 0 and m.attention_heads % m.kv_heads == 0

@@ -9,13 +9,15 @@ from topoopt.models.instance import Checkpoint, Data
 from topoopt.models.performance import Parallelism
 from topoopt.perf import evaluate, fits_in_memory, storage_needs
 from topoopt.perf.estimate import leanest_memory
+from topoopt.perf.flops import hardware_flops_per_token, layer_attention_flops_per_token, recompute_factors
 from topoopt.perf.job import ModelShape
 from topoopt.perf.memory import in_flight_microbatches, last_stage_in_flight, memory_model, params_per_gpu
 
 GB = 1e9
 # MODEL_7B: 7e9 parameters, 32 layers, h = 4096, 32 heads, V = 32000.
+# Untied (the default): the input embedding and the LM head are a V×h matrix each.
 EMBEDDING = 32000 * 4096  # 131,072,000
-LAYER = (7e9 - EMBEDDING) / 32  # 214,654,000
+LAYER = (7e9 - 2 * EMBEDDING) / 32  # 210,558,000
 
 
 def model(**kwargs):
@@ -37,13 +39,27 @@ def model(**kwargs):
 
 def test_parameters_split_into_layers_and_embedding():
     shape = ModelShape.of(MODEL_7B)
-    assert shape.embedding_params == EMBEDDING
+    assert (shape.embedding_params, shape.head_params) == (EMBEDDING, EMBEDDING)
     assert shape.layer_params == pytest.approx(LAYER)
     assert params_per_gpu(shape, 1, 1) == pytest.approx(7e9)
-    # TP 2, PP 4: 8 layers and one embedding table per stage, halved by TP.
+    # TP 2, PP 4: 8 layers and one V×h table per stage (the embedding first, the head last).
     assert params_per_gpu(shape, 2, 4) == pytest.approx((8 * LAYER + EMBEDDING) / 2)
     # PP 5 does not divide 32 layers: the busiest stage has ceil(32/5) = 7.
     assert params_per_gpu(shape, 1, 5) == pytest.approx(7 * LAYER + EMBEDDING)
+
+
+def test_a_tied_head_is_one_table_and_its_matmul_is_charged_once_either_way():
+    """Tied, the head reuses the embedding: the layers hold N − V·h, the one stage N, a pipelined
+    stage its layers and one table (the last stage's copy). Tied or not, the head's matmul costs
+    6·V·h per token once and the layers 6 × their parameters."""
+    tied = ModelShape.of(MODEL_7B.model_copy(update={"tied_embeddings": True}))
+    untied = ModelShape.of(MODEL_7B)
+    assert (tied.head_params, tied.layer_params) == (0.0, pytest.approx((7e9 - EMBEDDING) / 32))
+    assert params_per_gpu(tied, 1, 1) == pytest.approx(7e9)
+    assert params_per_gpu(tied, 1, 4) == pytest.approx(8 * tied.layer_params + EMBEDDING)
+    for shape, linear in ((tied, 6 * (7e9 - EMBEDDING)), (untied, 6 * (7e9 - 2 * EMBEDDING))):
+        attention = 32 * layer_attention_flops_per_token(shape, 4096) * recompute_factors("none")[1]
+        assert hardware_flops_per_token(shape, 4096, "none") == pytest.approx(linear + attention + 6 * EMBEDDING)
 
 
 def test_mixed_precision_adam_is_16_bytes_per_parameter_without_zero():

@@ -299,6 +299,10 @@ class ModelArchitecture(Record):
     ffn_hidden_size: Annotated[int, Range(1, 1_048_576, MODEL_WIDTH.why)] = Field(description="MLP inner dimension.")
     vocab_size: Annotated[int, Range(1, 16_777_216, "64 times the largest vocabulary in the catalog (BLOOM: 250,880)")] = (
         Field(description="Vocabulary size in tokens."))
+    tied_embeddings: bool = Field(
+        False, description="The LM head reuses the input embedding's V×h weights (GPT-2/3, MPT, BLOOM). Default "
+                           "false: the head is a V×h matrix of its own, counted in params_b (Llama, Qwen2.5 7B "
+                           "and up, Nemotron-4).")
 
 
 class ModelPreset(ModelArchitecture):

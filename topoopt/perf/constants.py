@@ -131,7 +131,7 @@ ATTENTION_SCORE_TRAFFIC_BYTES = 48.0
 materialized (non-flash) attention: score GEMM output, softmax, dropout and their gradients,
 fitted (the Megatron-LM 2021 runs, the only ones with materialized attention)."""
 
-STEP_OVERHEAD_S = 0.125
+STEP_OVERHEAD_S = 0.15
 """Fixed time per optimizer step outside the modelled kernels (gradient-norm clipping, optimizer
 kernel launches, logging, data-loader hand-off), seconds, fitted."""
 

@@ -214,7 +214,8 @@ def never_slower(a: tuple[int, float], b: tuple[int, float]) -> bool:
 
 @dataclass(frozen=True)
 class ModelShape:
-    """Derived sizes of the architecture (parameters split into layers and embedding)."""
+    """Derived sizes of the architecture (parameters split into layers, the input embedding and
+    the LM head's own weights)."""
 
     params: float
     layers: int
@@ -223,18 +224,24 @@ class ModelShape:
     kv_heads: int
     vocab: int
     embedding_params: float
+    """One V×h table: the input embedding, which a tied LM head reuses."""
+    head_params: float
+    """The LM head's own V×h weights: 0 when tied to the embedding."""
     layer_params: float
     ffn_hidden: int
 
     @classmethod
     def of(cls, model: ModelArchitecture) -> ModelShape:
-        """Split ``params_b`` into one V×h embedding table and ``layers`` equal transformer layers.
+        """Split ``params_b`` into the V×h embedding, an untied LM head's V×h and ``layers`` equal
+        transformer layers.
 
-        The embedding table is capped at half the parameters so that an inconsistent preset never
-        yields negative layer sizes.
+        The tables are capped at half the parameters so that an inconsistent preset never yields
+        negative layer sizes.
         """
         params = model.params_b * 1e9
-        embedding = min(float(model.vocab_size) * model.hidden_size, 0.5 * params)
+        tables = 1 if model.tied_embeddings else 2
+        table = min(float(model.vocab_size) * model.hidden_size, 0.5 * params / tables)
+        head = 0.0 if model.tied_embeddings else table
         return cls(
             params=params,
             layers=model.layers,
@@ -242,8 +249,9 @@ class ModelShape:
             heads=model.attention_heads,
             kv_heads=model.kv_heads,
             vocab=model.vocab_size,
-            embedding_params=embedding,
-            layer_params=(params - embedding) / model.layers,
+            embedding_params=table,
+            head_params=head,
+            layer_params=(params - table - head) / model.layers,
             ffn_hidden=model.ffn_hidden_size,
         )
 

@@ -55,8 +55,14 @@ def layers_per_stage(layers: int, pp: int) -> int:
 
 
 def params_per_gpu(shape: ModelShape, tp: int, pp: int) -> float:
-    """Parameters on the most loaded GPU: (⌈l/pp⌉ · layer params + V·h) / tp."""
-    return (layers_per_stage(shape.layers, pp) * shape.layer_params + shape.embedding_params) / tp
+    """Parameters on the most loaded GPU: (⌈l/pp⌉ · layer params + its V×h tables) / tp.
+
+    One stage holds the embedding and an untied head; pipelined, the first stage holds the
+    embedding and the last the head (tied: a copy of the embedding, as Megatron keeps it), so the
+    fullest stage holds one V×h table.
+    """
+    tables = shape.embedding_params + (shape.head_params if pp == 1 else 0.0)
+    return (layers_per_stage(shape.layers, pp) * shape.layer_params + tables) / tp
 
 
 def activation_bytes_per_layer(
