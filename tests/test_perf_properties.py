@@ -75,8 +75,9 @@ def jobs(draw):
             ),
         )
     )
+    model = draw(st.sampled_from(MODELS)).model_copy(update={"tied_embeddings": draw(st.booleans())})
     return job(
-        draw(st.sampled_from(MODELS)),
+        model,
         sequence_length=draw(st.sampled_from([1024, 2048, 4096, 8192, 16384])),
         global_batch=draw(st.sampled_from([16, 64, 96, 250, 512, 1024])),
         parallelism=parallelism,
