@@ -100,6 +100,7 @@ def job(
     data: Data | None = None,
     checkpoint: Checkpoint | None = None,
     tp_comm_overlap: bool = False,
+    param_gather_overlap: bool = False,
 ) -> Job:
     training = Training(
         tokens=tokens,
@@ -111,6 +112,7 @@ def job(
         activation_recompute=recompute,
         attention=attention,
         tp_comm_overlap=tp_comm_overlap,
+        param_gather_overlap=param_gather_overlap,
     )
     return Job(model=model, training=training, data=data or Data(), checkpoint=checkpoint or Checkpoint())
 

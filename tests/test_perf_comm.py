@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 from perf_fixtures import (
@@ -24,8 +25,9 @@ from pydantic import ValidationError
 from topoopt.catalog import load_builtin_catalog
 from topoopt.models.catalog import Gpu
 from topoopt.models.performance import Parallelism
-from topoopt.perf import evaluate
+from topoopt.perf import evaluate, search, space
 from topoopt.perf.collectives import (
+    all_gather_s,
     all_reduce_s,
     group_link,
     p2p_link,
@@ -33,9 +35,10 @@ from topoopt.perf.collectives import (
     ring_all_reduce_s,
     tree_all_reduce_s,
 )
-from topoopt.perf.constants import FP8_MATMUL_EFFICIENCY_RATIO
+from topoopt.perf.constants import FP8_MATMUL_EFFICIENCY_RATIO, GRAD_REDUCE_OVERLAP
 from topoopt.perf.flops import hardware_flops_per_token, model_flops_per_token, recompute_factors
 from topoopt.perf.job import Fabric, GpuSpec, ModelShape
+from topoopt.perf.step import dp_comm_s
 
 
 def test_ring_and_tree_all_reduce():
@@ -194,3 +197,21 @@ def test_time_to_train_counts_checkpoint_saves():
     plain_days = 1e11 / result.tokens_per_s / 86400
     assert result.time_to_train_days == pytest.approx(plain_days * (1 + 120 / 7200))
     assert math.isfinite(result.time_to_train_days)
+
+
+def test_an_overlapped_weight_all_gather_hides_behind_the_first_forward_pass():
+    """ZeRO-1 with ``param_gather_overlap``: the updated weights' all-gather hides as the gradient
+    reduction does (GRAD_REDUCE_OVERLAP), behind one forward pass (t_mb / 3) whatever the number of
+    micro-batches; without it the all-gather is exposed in full."""
+    work = job(MODEL_7B, global_batch=256, parallelism=pinned(tp=1, pp=1, zero_stage=1, microbatch=1))
+    spec = search.gpu_spec(work, cluster(H100, nodes=4))
+    off = space.build_layout(work, spec, 1, 1, 1, 1, 1, "selective")
+    on = replace(off, param_gather_overlap=True)
+    gather = all_gather_s(off.weight_bytes, 32, 50.0, 5e-6)
+    hidden = min(GRAD_REDUCE_OVERLAP * gather, off.microbatch_compute_s / 3)
+    for microbatches in (1, 8):
+        raw_off, exposed_off = dp_comm_s(off, 32, microbatches, 50.0, 5e-6)
+        raw_on, exposed_on = dp_comm_s(on, 32, microbatches, 50.0, 5e-6)
+        assert raw_on == raw_off
+        assert exposed_on == pytest.approx(exposed_off - hidden)
+    assert 0 < hidden < gather

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from perf_fixtures import (
@@ -86,6 +87,7 @@ def jobs(draw):
         precision=draw(st.sampled_from(["bf16", "fp8"])),
         tokens=1e11,
         tp_comm_overlap=draw(st.booleans()),
+        param_gather_overlap=draw(st.booleans()),
     )
 
 
@@ -267,13 +269,15 @@ def test_search_finds_the_best_layout_of_its_space(job_, hw):
         assert found[1].step_s == brute
 
 
+@pytest.mark.parametrize("flag", ["tp_comm_overlap", "param_gather_overlap"])
 @SETTINGS
 @given(jobs(), clusters())
-def test_overlapping_tp_communication_is_never_slower(job_, hw):
-    """A stack that overlaps TP collectives with the GEMMs trains no slower than one that does not,
-    on the same cluster, and fits exactly when it does (overlap changes time, not memory)."""
-    off = replace(job_, training=job_.training.model_copy(update={"tp_comm_overlap": False}))
-    on = replace(job_, training=job_.training.model_copy(update={"tp_comm_overlap": True}))
+def test_overlapping_communication_is_never_slower(flag, job_, hw):
+    """A stack that overlaps TP collectives with the GEMMs, or the ZeRO-1/2 weight all-gather with
+    the next forward pass, trains no slower than one that does not, on the same cluster, and fits
+    exactly when it does (overlap changes time, not memory)."""
+    off = replace(job_, training=job_.training.model_copy(update={flag: False}))
+    on = replace(job_, training=job_.training.model_copy(update={flag: True}))
     assert fits_in_memory(on, hw) == fits_in_memory(off, hw)
     assert _time(on, hw) <= _time(off, hw)
 

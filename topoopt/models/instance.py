@@ -90,6 +90,12 @@ class Training(Record):
         "(Megatron-core/Transformer Engine --tp-comm-overlap, torchtitan AsyncTP); false plans with TP "
         "communication on the critical path.",
     )
+    param_gather_overlap: bool = Field(
+        False,
+        description="With ZeRO stage 1 or 2, the stack all-gathers the updated weights during the next step's "
+        "first forward pass (Megatron-core --overlap-param-gather); false plans with the all-gather on the "
+        "critical path. ZeRO-3/FSDP prefetches its all-gathers whatever this says.",
+    )
 
 
 class Data(Record):

@@ -211,6 +211,7 @@ def _layout(job: Job, shape: ModelShape, spec: GpuSpec, memory: MemoryModel, dp_
         dp_pinned=dp_pinned,
         cp=cp,
         tp_overlap=training.tp_comm_overlap,
+        param_gather_overlap=training.param_gather_overlap,
     )
 
 

@@ -22,7 +22,8 @@ BW_hbm the GPU memory bandwidth. Per step, with m = ⌈B/(dp·b)⌉ micro-batche
 
 Overlap: a collective of c seconds that may hide behind W seconds of compute with overlap
 fraction f exposes c − min(f·c, W) (ZeRO-0/1/2 gradient reduction hides behind the last
-micro-batch's backward pass, 2/3 of t_mb; ZeRO-3 traffic behind its own micro-batch).
+micro-batch's backward pass, 2/3 of t_mb; with ``param_gather_overlap`` the ZeRO-1/2 weight
+all-gather behind the first forward pass, 1/3 of t_mb; ZeRO-3 traffic behind its own micro-batch).
 Every term is non-increasing in every bandwidth and never depends on the number of nodes.
 """
 
@@ -97,6 +98,7 @@ class Layout:
     cp_transfers_per_microbatch: int = 0
     attention_compute_s: float = 0.0
     tp_overlap: bool = False
+    param_gather_overlap: bool = False
 
     def tp_exposed_s(self, raw_s: float, level: str) -> float:
         """TP communication of one micro-batch left on the critical path (:func:`tp_exposed_s`)."""
@@ -175,6 +177,7 @@ def make_layout(
     dp_pinned: bool = False,
     cp: int = 1,
     tp_overlap: bool = False,
+    param_gather_overlap: bool = False,
 ) -> Layout:
     """Collect the per-layout constants (see the module docstring)."""
     params = params_per_gpu(shape, tp, pp)
@@ -219,6 +222,7 @@ def make_layout(
             if cp > 1 else 0.0
         ),
         tp_overlap=tp_overlap,
+        param_gather_overlap=param_gather_overlap,
     )
 
 
@@ -319,8 +323,11 @@ def dp_comm_s(layout: Layout, dp: int, microbatches: int, gb_per_s: float, alpha
     """(raw, exposed) DP communication of one step at ``dp`` replicas on one link.
 
     ZeRO-0 all-reduces the gradients; ZeRO-1/2 reduce-scatter them and all-gather the updated
-    weights (exposed: nothing is left to hide behind); ZeRO-3 all-gathers the weights twice and
-    reduce-scatters the gradients in every micro-batch.
+    weights, exposed unless the stack overlaps that all-gather (``param_gather_overlap``): then as
+    much of it as the bucketed reduction hides (GRAD_REDUCE_OVERLAP) hides behind the next step's
+    first forward pass, the one that needs the weights (1 − BACKWARD_SHARE of t_mb, whatever the
+    number of micro-batches, so the branch and bound's floor at one micro-batch stays a floor);
+    ZeRO-3 all-gathers the weights twice and reduce-scatters the gradients in every micro-batch.
     """
     t_mb = layout.microbatch_compute_s
     if layout.zero_stage == 3:
@@ -335,7 +342,9 @@ def dp_comm_s(layout: Layout, dp: int, microbatches: int, gb_per_s: float, alpha
     else:
         reduce = reduce_scatter_s(layout.gradient_bytes, dp, gb_per_s, alpha_s)
         gather = all_gather_s(layout.weight_bytes, dp, gb_per_s, alpha_s)
-    return reduce + gather, _exposed(reduce, GRAD_REDUCE_OVERLAP, window) + gather
+    gather_exposed = (_exposed(gather, GRAD_REDUCE_OVERLAP, (1.0 - BACKWARD_SHARE) * t_mb)
+                      if layout.param_gather_overlap else gather)
+    return reduce + gather, _exposed(reduce, GRAD_REDUCE_OVERLAP, window) + gather_exposed
 
 
 def step_time(layout: Layout, dp: int, global_batch: int, fabric: Fabric) -> StepTimes:
