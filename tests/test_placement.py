@@ -261,6 +261,21 @@ def test_air_cooled_servers_are_not_racked_in_liquid_racks():
     assert "rack_power_within_limit" in conflict(result)
 
 
+def test_liquid_cooled_servers_beside_air_cooled_switches_are_explained_by_their_cooling():
+    """One rack class holds every rack of a design (docs/model.md, "Racks and power"): liquid-cooled
+    servers and the air-cooled management switches every design has find no class that cools
+    both, and the explanation says so rather than only listing powers."""
+    catalog = copy.deepcopy(TINY_CATALOG)
+    for server in catalog["servers"]:
+        server["cooling"] = "liquid"
+    catalog["racks"].append({"id": "l80", "name": "80 kW liquid rack", "source": "estimate: test fixture",
+                             "power_kw": 80, "rack_units": 42, "cooling": "liquid"})
+    result = infeasible(tiny(**{"catalog.add": catalog, "catalog.prices.l80": 8_000}))
+    item = next(item for item in result.explanation.conflict if item.family == "rack_power_within_limit")
+    assert "l80 80 kW/42U liquid" in item.detail and "r40 40 kW/42U air" in item.detail, item.detail
+    assert "servers allowed are liquid-cooled and the management switches air-cooled" in item.detail, item.detail
+
+
 def test_the_checker_rejects_an_air_cooled_server_in_a_liquid_rack():
     design = optimal(tiny(**{"constraints.pins.nodes": 1})).design
     racks = [g.model_copy(update={"rack_class": "l80"}) for g in design.racks]

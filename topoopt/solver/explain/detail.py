@@ -14,6 +14,7 @@ from topoopt.families import FAMILIES
 from topoopt.models.catalog import RackClass, Server, StorageTier
 from topoopt.options.networks import STORAGE_CAP_NEED_FACTOR, STORAGE_CAP_NODE_GBPS, server_takes
 from topoopt.options.problem import Problem
+from topoopt.options.racks import rack_cools
 from topoopt.options.tables import FabricOption, NodeConfig, Options
 
 INSTANCE_RULES = frozenset({"allowed_by_lists", "pins_respected", "priced_in_book"})
@@ -238,16 +239,29 @@ def _rack_classes(problem: Problem, figure: Callable[[RackClass], str]) -> str:
 
 
 def rack_power_within_limit(problem: Problem, nodes: int | None) -> str:
-    """The allowed rack classes' power and height, and the least power a node draws (its storage
-    NICs aside)."""
+    """The allowed rack classes' power, height and cooling, the least power a node draws (its
+    storage NICs aside), and, when no allowed class cools both an allowed server and a management
+    switch, that mismatch (a design's racks are of one class)."""
     configs, parts = _allowed_configs(problem), _everything(problem).all_parts
-    classes = _rack_classes(problem, lambda rack: f"{rack.power_kw:g} kW/{rack.rack_units}U")
+    classes = _rack_classes(problem, lambda rack: f"{rack.power_kw:g} kW/{rack.rack_units}U {rack.cooling}")
     if not configs:
         return f"rack classes {classes}; no node configuration is allowed"
     alone = min(c.power_w(parts, fabric=False) for c in configs)
     attached = min(c.power_w(parts) for c in configs)
     return (f"rack classes {classes}; the lightest node draws at least {_kw(alone)} "
-            f"({_kw(attached)} on a compute fabric)")
+            f"({_kw(attached)} on a compute fabric){_cooling_mismatch(problem, configs)}")
+
+
+def _cooling_mismatch(problem: Problem, configs: list[NodeConfig]) -> str:
+    """'; …' naming the cooling kinds when no allowed rack class cools both an allowed server and
+    an allowed management switch (every design has both, and one class holds all its racks)."""
+    racks = [r.rack for r in _allowed(_everything(problem).racks, frozenset({"racks_available"}))]
+    servers = {c.server.cooling for c in configs}
+    switches = {x.switch.cooling for x in _allowed(_everything(problem).management)}
+    if not switches or any(rack_cools(r, s) and rack_cools(r, w) for r in racks for s in servers for w in switches):
+        return ""
+    return (f"; the servers allowed are {' or '.join(sorted(servers))}-cooled and the management switches "
+            f"{' or '.join(sorted(switches))}-cooled, and a design's racks are all of one class, which cools one kind")
 
 
 def rack_units_within_limit(problem: Problem, nodes: int | None) -> str:
