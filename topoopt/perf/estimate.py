@@ -152,7 +152,7 @@ def estimate(instance: Instance, *, converged: bool | None = None) -> Performanc
     >>> import topoopt
     >>> performance = topoopt.estimate(topoopt.load_instance("instances/estimate-pinned-h100.yaml").instance)
     >>> round(performance.time_to_train_days, 1), performance.bottleneck
-    (11.2, 'compute')
+    (11.1, 'compute')
     """
     from topoopt.loader import validate_instance
 
