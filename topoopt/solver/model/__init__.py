@@ -83,8 +83,7 @@ def new_model(problem: Problem, families: Collection[str] | None = None) -> Desi
     for family in FAMILIES:
         if families is None or family in families:
             RULES[family](dm)
-    if families is not None and node_leaf.FAMILY not in families:
-        node_leaf.ceiling_without_the_family(dm)
+    node_leaf.ceiling_without_the_family(dm, built=families is None or node_leaf.FAMILY in families)
     return dm
 
 

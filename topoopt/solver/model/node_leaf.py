@@ -20,7 +20,6 @@ def whole_assemblies_per_leaf(dm: DesignModel) -> None:
     ``c`` enters as ``P = c·x`` with ``n ≤ P ≤ n + x − 1`` (:func:`_fullest_leaf`)."""
     if not dm.node_leaf_grains:
         return
-    ceiling_without_the_family(dm, dm.assumption[FAMILY].Not())
     fullest = _fullest_leaf(dm)
     rests: dict[int, list] = {}  # c mod a, once per a: entries of one a share it
     for a, conditions in dm.node_leaf_grains:
@@ -30,13 +29,15 @@ def whole_assemblies_per_leaf(dm: DesignModel) -> None:
         _assemblies_per_share(dm, dm.node_leaf_per_share, a, fullest, rests[a], conditions)
 
 
-def ceiling_without_the_family(dm: DesignModel, *when) -> None:
-    """Where the family does not hold (relaxed by its literal, ``when``, or not built at all), the
-    count it would make exact keeps a ceiling true of the exact count: each of the ``x`` leaves holds
-    at most one part-filled assembly, so ``a·A ≤ n + (a − 1)·x`` (``+ a − 1`` more keeps it true at
-    ``x = 0``). Without it an explanation's trial searched a free count (an impossible ask's
-    explanation took twice as long); where the family holds it is implied, so left out."""
+def ceiling_without_the_family(dm: DesignModel, built: bool) -> None:
+    """Where the family does not hold (``built``: relaxed by its literal; else not built at all),
+    the count it would make exact keeps a ceiling true of the exact count: each of the ``x``
+    leaves holds at most one part-filled assembly, so ``a·A ≤ n + (a − 1)·x`` (``+ a − 1`` more
+    keeps it true at ``x = 0``). Without it an explanation's trial searched a free count (an
+    impossible ask's explanation took twice as long); where the family holds it is implied, so
+    left out."""
     v = dm.vars
+    when = [dm.assumption[FAMILY].Not()] if built else []
     for a, conditions in dm.node_leaf_grains:
         limit = v.nodes + (a - 1) * (v.leaves_per_rail + 1)
         dm.model.add(a * dm.node_leaf_per_share <= limit).only_enforce_if([*conditions, *when])
