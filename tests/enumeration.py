@@ -306,8 +306,9 @@ def part_fits(part: LinkPart, link_class: str, node: NodeChoice, switch: Switch,
 
 @dataclass(frozen=True)
 class Racking:
-    """Racks of one class: mixed racks (``bins``: per rack, the count of each pooled model, nodes
-    first), or racks per device model (nodes, each switch model, each storage tier), apart.
+    """Mixed racks of one class (``bins``: per rack, the count of each pooled model, nodes first),
+    or racks per device model (nodes in ``rack``, each switch model and each storage tier in
+    ``infra``), apart.
 
     Mixed racks start *unpacked* (``bins`` None): ``total`` is then the fewest racks power, units
     and nodes per rack allow, a lower bound that :meth:`packed` makes exact."""
@@ -316,6 +317,10 @@ class Racking:
     total: int
     mixed: bool
     per_rack: tuple[int, ...]
+    infra: RackClass | None = None
+    """Racks of one model each: the network and storage racks' class."""
+    node_racks: int = 0
+    """Racks of one model each: the compute racks."""
     models: tuple[tuple[str, float, int], ...] = ()
     """Mixed: (model, power W, rack units) of each pooled model, nodes first."""
     bins: tuple[tuple[int, ...], ...] | None = ()
@@ -337,38 +342,57 @@ class Racking:
                        if i and self.models[i][0] == self.compute_switch)
         return replace(self, total=len(bins), bins=bins, switches_together=together)
 
+    def cost(self, price) -> int:
+        """The racks at their classes' prices."""
+        if self.mixed:
+            return self.total * price(self.rack.id)
+        return self.node_racks * price(self.rack.id) + (self.total - self.node_racks) * price(self.infra.id)
 
-def rackings(rack: RackClass, devices: list[tuple[str, str, int, float, int]], compute_switch: str | None) -> list[Racking]:
-    """The ways to rack (role, model, count, power W, rack units) of each device model in ``rack``
-    that can each be the cheapest: each model in racks of its own; mixed racks (at most
-    ``MIXED_RACKS_MAX``, an exact bin packing over the pooled models, left unpacked); and mixed
+
+def rackings(rack: RackClass, infra: RackClass, devices: list[tuple[str, str, int, float, int, str]],
+             compute_switch: str | None) -> list[Racking]:
+    """The ways to rack (role, model, count, power W, rack units, cooling) of each device model,
+    the nodes in ``rack``, that can each be the cheapest: each model in racks of its own, the
+    network and storage racks in ``infra``; and, when ``infra`` is ``rack``, mixed racks (at most
+    ``MIXED_RACKS_MAX``, an exact bin packing over the pooled models, left unpacked) and mixed
     racks with every switch of the compute model in one, which shortens the switch links' runs
-    (docs/model.md, "Cable runs")."""
+    (docs/model.md, "Cable runs"). A class holds only the coolings it cools."""
+    out = []
     per_rack, total = [], 0
-    for _, _, count, power_w, units in devices:
-        per = derive.devices_per_rack(rack, power_w, units) if count else 0
-        if count and per < 1:
-            return []
+    for role, _, count, power_w, units, cooling in devices:
+        home = rack if role == "compute" else infra
+        per = derive.devices_per_rack(home, power_w, units) if count else 0
+        if count and (per < 1 or not cools(home, cooling)):
+            break
         per_rack.append(per)
         total += derive.ceil_div(count, per) if count else 0
+    else:
+        together = compute_switch is not None and any(
+            m == compute_switch and derive.ceil_div(c, per) == 1 for (_, m, c, *_), per in zip(devices, per_rack) if c)
+        out.append(Racking(rack, total, False, tuple(per_rack), infra, derive.ceil_div(devices[0][2], per_rack[0]),
+                           switches_together=together))
+    if infra is not rack or not all(cools(rack, cooling) and derive.devices_per_rack(rack, w, u) >= 1
+                                    for _, _, count, w, u, cooling in devices if count):
+        return out
     pooled: dict[str, list] = {}
-    for _, model, count, power_w, units in devices:
+    for _, model, count, power_w, units, _ in devices:
         if count:
             pooled.setdefault(model, [model, 0, power_w, units])[1] += count
     models = tuple((m, w, u) for m, _, w, u in pooled.values())
     counts = tuple(c for _, c, _, _ in pooled.values())
-    together = compute_switch in pooled and any(
-        m == compute_switch and derive.ceil_div(c, per) == 1
-        for (_, m, c, _, _), per in zip(devices, per_rack) if c)
-    out = [Racking(rack, total, False, tuple(per_rack), switches_together=together)]
     least = fewest_mixed(rack, counts, models)
     if least <= MIXED_RACKS_MAX:
-        unpacked = Racking(rack, least, True, tuple(0 for _ in devices), models, None, counts=counts,
+        unpacked = Racking(rack, least, True, tuple(0 for _ in devices), models=models, bins=None, counts=counts,
                            compute_switch=compute_switch)
         out.append(unpacked)
         if compute_switch in pooled:
             out.append(replace(unpacked, switches_together=True, together=list(pooled).index(compute_switch)))
     return out
+
+
+def cools(rack: RackClass, cooling: str | None) -> bool:
+    """Whether ``rack`` cools a device of ``cooling`` (None: one that states none)."""
+    return cooling is None or derive.rack_cools(rack, cooling)
 
 
 def fewest_mixed(rack: RackClass, counts: tuple[int, ...], models: tuple) -> int:
@@ -552,8 +576,8 @@ class Enumerator:
     def may_fit(self, node: NodeChoice, switch: Switch | None, n: int, switches: int, node_w: float, racks) -> bool:
         """A bound that only rejects what :meth:`_complete` would: the nodes and compute switches
         alone (at least one storage unit, in racks of its own, comes on top) need more racks than
-        the site has in every rack class whose mixed racks cannot hold them, or more power than its
-        cap."""
+        the site has in every rack class whose mixed racks cannot hold them (the switches in the
+        class that holds most), or more power than its cap."""
         site = self.instance.site
         switch_w = self.switch_w(switch) if switch is not None and switches else 0.0
         if site.power_cap_kw is not None and n * node_w + switches * switch_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
@@ -569,7 +593,7 @@ class Enumerator:
                 return True  # mixed racks may hold the rest beside the nodes
             needed = derive.ceil_div(n, per_node) + 1
             if switches:
-                per_switch = derive.devices_per_rack(rack, switch_w, switch.rack_units)
+                per_switch = max(derive.devices_per_rack(r, switch_w, switch.rack_units) for r in racks)
                 if per_switch < 1:
                     continue
                 needed += derive.ceil_div(switches, per_switch)
@@ -617,7 +641,8 @@ class Enumerator:
 
     # -- the options the instance admits -------------------------------------------------------------
     def admitted(self):
-        """Node configurations, switches, racks and storage (with units) the lists, pins and prices admit."""
+        """Node configurations, switches, racks and storage (with units) the lists, pins and prices
+        admit (the racks of any role: a pinned rack class pins the nodes' racks only)."""
         rules, pins, site = self.instance.constraints, self.instance.constraints.pins, self.instance.site
         price = lambda item_id: _price(self.resolved, item_id)  # noqa: E731
         nodes = []
@@ -634,7 +659,7 @@ class Enumerator:
         switches = [s for s in self.catalog.switches if price(s.id) is not None and rules.switches.admits(s.id)
                     and pins.leaf_switch in (None, s.id)]
         racks = [r for r in self.catalog.racks if price(r.id) is not None
-                 and (site.rack_classes is None or r.id in site.rack_classes) and pins.rack_class in (None, r.id)]
+                 and (site.rack_classes is None or r.id in site.rack_classes)]
         low_latency = self.instance.workload.data.small_files or self.needs.needs_low_latency
         storage = []
         for tier in self.catalog.storage:
@@ -731,15 +756,19 @@ class Enumerator:
         for chosen in itertools.product(*(parts[cls] for cls in used)):
             cable_cost = sum(self.assemblies(cls, p, node, fabric, n, counts) * price(p.id)
                              for cls, p in zip(used, chosen))
-            for rack in racks:
+            for rack, infra in itertools.product(racks, racks):
+                if self.instance.constraints.pins.rack_class not in (None, rack.id):
+                    continue
+                if infra.pdus != rack.pdus:  # the blocks count PDUs by the racks' total
+                    raise ValueError(f"rack classes {rack.id} and {infra.id} differ in PDUs per rack")
                 for block in self._management_blocks(ports, rack.pdus):
                     mgmt = block[min(block)]
                     # Racks only add to the cost: a combination ranked past the kept ones without them stays so.
+                    least = min(block) * min(price(rack.id), price(infra.id))
                     if (self.cost_bound < math.inf and self.rank_bound(
-                            fixed + cable_cost + mgmt.cost + min(block) * price(rack.id), node, fabric, n,
-                            converged) > self.cost_bound):
+                            fixed + cable_cost + mgmt.cost + least, node, fabric, n, converged) > self.cost_bound):
                         continue
-                    yield from self._racked(node, fabric, n, counts, chosen, used, rack, block, tier, units,
+                    yield from self._racked(node, fabric, n, counts, chosen, used, (rack, infra), block, tier, units,
                                             net, data_switches, unit_counts, node_w, switch_models, tiers,
                                             fixed + cable_cost, compute_switch)
 
@@ -755,28 +784,27 @@ class Enumerator:
                 blocks.setdefault(key, {})[total] = mgmt
         return list(blocks.values())
 
-    def _racked(self, node, fabric, n, counts, chosen, used, rack, block, tier, units, net, data_switches,
+    def _racked(self, node, fabric, n, counts, chosen, used, classes, block, tier, units, net, data_switches,
                 unit_counts, node_w, switch_models, tiers, fixed, compute_switch):
         """The candidates of one block of management networks (:meth:`_management_blocks`) in racks
-        of class ``rack``: a racking whose rack count is in the block, with that count's network;
-        an unpacked mixed racking at the block's least count it may reach (packed() settles it)."""
+        of ``classes`` (the nodes', the network and storage racks'): a racking whose rack count is
+        in the block, with that count's network; an unpacked mixed racking at the block's least
+        count it may reach (packed() settles it)."""
         site, budget, price = self.instance.site, self.instance.budget.max, self.price
         models = dict(data_switches)
         for m, c in next(iter(block.values())).switches.items():
             models[m] = models.get(m, 0) + c
-        devices = [("compute", node.server.id, n, node_w, node.server.rack_units)]
-        devices += [("network", m, c, self.switch_w(switch_models[m]), switch_models[m].rack_units)
-                    for m, c in models.items()]
-        devices += [("storage", t, c, tiers[t].power_w, tiers[t].rack_units) for t, c in unit_counts.items()]
-        power_w = sum(c * w for _, _, c, w, _ in devices)
+        devices = [("compute", node.server.id, n, node_w, node.server.rack_units, node.server.cooling)]
+        devices += [("network", m, c, self.switch_w(switch_models[m]), switch_models[m].rack_units,
+                     switch_models[m].cooling) for m, c in models.items()]
+        # A storage tier states no cooling: the model checks servers and switches only.
+        devices += [("storage", t, c, tiers[t].power_w, tiers[t].rack_units, None) for t, c in unit_counts.items()]
+        power_w = sum(c * w for _, _, c, w, *_ in devices)
         if site.power_cap_kw is not None and power_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
             return
-        coolings = {node.server.cooling, *(switch_models[m].cooling for m, c in models.items() if c)}
-        if not all(derive.rack_cools(rack, cooling) for cooling in coolings):
-            return
-        key = (rack.id, tuple(devices), compute_switch)
+        key = (*(r.id for r in classes), tuple(devices), compute_switch)
         if key not in self._racking:
-            self._racking[key] = rackings(rack, devices, compute_switch)
+            self._racking[key] = rackings(*classes, devices, compute_switch)
         for placed in self._racking[key]:
             unpacked = placed.mixed and placed.bins is None
             totals = [total for total in block if total >= placed.total] if unpacked else [placed.total]
@@ -789,7 +817,7 @@ class Enumerator:
             networks = self.networks_cost(net, mgmt, placed)
             if networks is None:
                 continue
-            cost = fixed - net.cost + networks + placed.total * price(rack.id)
+            cost = fixed - net.cost + networks + placed.cost(price)
             if cost <= budget:
                 yield cost, Candidate(node, fabric, n, counts, chosen, placed, tier, units, node_w, tuple(devices), net,
                                       mgmt, block)
@@ -897,10 +925,10 @@ class Enumerator:
                                power_kw=round(sum(x * w for x, (_, w, _) in zip(v, placed.models)) / 1000, 3))
                      for v, count in groups.items()]
         else:
-            racks = [RackGroup(rack_class=rack.id, role=role, count=derive.ceil_div(count, per),
-                               nodes_per_rack=per if role == "compute" else 0,
+            racks = [RackGroup(rack_class=(rack if role == "compute" else placed.infra).id, role=role,
+                               count=derive.ceil_div(count, per), nodes_per_rack=per if role == "compute" else 0,
                                power_kw=round(min(per, count) * power_w / 1000, 3))
-                     for (role, _, count, power_w, _), per in zip(cand.devices, placed.per_rack) if count]
+                     for (role, _, count, power_w, *_), per in zip(cand.devices, placed.per_rack) if count]
         tier, units = cand.tier, cand.units
         layout = perf.evaluate(self.job, self.hardware(node, fabric, n, net.record.mode == "converged"))
         return Design(
@@ -965,7 +993,7 @@ class Enumerator:
         if self.misfits(used, cand.parts, placed) or networks is None:
             return None
         cost += (networks - self.networks_cost(cand.storage_net, cand.management, cand.placed)
-                 + (placed.total - cand.placed.total) * self.price(placed.rack.id))
+                 + placed.cost(self.price) - cand.placed.cost(self.price))
         return cost, replace(cand, placed=placed, management=mgmt)
 
     def _judge(self, candidate, result: Enumerated) -> bool:

@@ -57,8 +57,7 @@ def check_counts(design: Design, graph: nx.MultiGraph, catalog: Catalog) -> None
     part agree with the design; every device and link carries its network."""
     roles = Counter(attrs["role"] for _, attrs in graph.nodes(data=True))
     assert roles["node"] == design.nodes
-    racks = sum(g.count for g in design.racks)
-    assert roles["pdu"] == racks * catalog.by_id("racks")[design.racks[0].rack_class].pdus
+    assert roles["pdu"] == sum(g.count * catalog.by_id("racks")[g.rack_class].pdus for g in design.racks)
     assert sum(a["gpus"] for _, a in graph.nodes(data=True) if a["role"] == "node") == design.gpus
     for group in design.switches:
         assert roles[group.tier] == group.count, group

@@ -495,7 +495,7 @@ RECORD_MUTATIONS = [
     ("racks_available", {"racks.0.count": 3, **MANAGEMENT_PORTS(35)}, "3 recorded; ceil(4 × dgx-h100 / 2 per rack) = 2"),
     ("racks_available", {"racks.0.nodes_per_rack": 1, "racks.0.power_kw": 10.278},
      "1 nodes per rack recorded; a rack holds 2 × dgx-h100"),
-    ("racks_available", {"racks.2.class": "air-45kw"}, "2 rack classes (air-30kw, air-45kw)"),
+    ("racks_available", {"racks.2.class": "air-45kw"}, "2 rack classes for the network and storage racks (air-30kw, air-45kw)"),
     ("storage_bandwidth_met", {"storage.read_gbps": 40.0}, "read_gbps 40 Gb/s recorded; 1 units deliver 320 Gb/s"),
     ("storage_capacity_met", {"storage.capacity_tb": 600.0}, "capacity 600 TB recorded; 1 units hold 300 TB"),
     ("memory_fits", {"gpu": "h200-sxm"}, "gpu h200-sxm recorded; dgx-h100 carries h100-sxm"),

@@ -261,19 +261,62 @@ def test_air_cooled_servers_are_not_racked_in_liquid_racks():
     assert "rack_power_within_limit" in conflict(result)
 
 
-def test_liquid_cooled_servers_beside_air_cooled_switches_are_explained_by_their_cooling():
-    """One rack class holds every rack of a design (docs/model.md, "Racks and power"): liquid-cooled
-    servers and the air-cooled management switches every design has find no class that cools
-    both, and the explanation says so rather than only listing powers."""
+def _with_liquid_servers() -> dict:
     catalog = copy.deepcopy(TINY_CATALOG)
     for server in catalog["servers"]:
         server["cooling"] = "liquid"
     catalog["racks"].append({"id": "l80", "name": "80 kW liquid rack", "source": "estimate: test fixture",
                              "power_kw": 80, "rack_units": 42, "cooling": "liquid"})
-    result = infeasible(tiny(**{"catalog.add": catalog, "catalog.prices.l80": 8_000}))
+    return {"catalog.add": catalog, "catalog.prices.l80": 8_000}
+
+
+def test_liquid_cooled_servers_sit_in_liquid_racks_beside_air_cooled_network_racks():
+    """Network and storage racks take a class of their own (docs/model.md, "Racks and power"):
+    liquid-cooled nodes go in the liquid class, the air-cooled switches and the storage units in
+    the air-cooled one, and the checker accepts the two classes."""
+    inst = tiny(**_with_liquid_servers())
+    design = optimal(inst).design
+    classes = {g.role: g.rack_class for g in design.racks}
+    assert classes["compute"] == "l80" and classes["network"] == "r40", design.racks
+    assert check_design(inst, design) == []
+
+
+def test_ownership_charges_each_device_the_pue_of_its_racks_cooling():
+    """Liquid-cooled nodes at the liquid PUE, the air-cooled network and storage racks at the air
+    PUE: the reported PUE is their power-weighted mean, and the checker recomputes it."""
+    pue = {"air": 1.5, "rear_door": 1.35, "liquid": 1.1}
+    operation = {"months": 36, "electricity_price_per_kwh": 0.08, "average_load": 0.8, "pue": pue,
+                 "facility_per_rack_per_month": 1000}
+    inst = tiny(**_with_liquid_servers(), **{"site.operation": operation})
+    result = optimal(inst)
+    owned, design = result.cost.ownership, result.design
+    compute = next(g for g in design.racks if g.role == "compute")  # its fullest rack's power
+    node_kw = design.nodes * compute.power_kw / min(compute.nodes_per_rack, design.nodes)
+    expected = (node_kw * pue["liquid"] + (owned.it_power_kw - node_kw) * pue["air"]) / owned.it_power_kw
+    assert pue["liquid"] < owned.pue < pue["air"]
+    assert owned.pue == pytest.approx(expected, rel=1e-3)
+    assert check_design(inst, design, result.cost) == []
+
+
+def test_liquid_cooled_servers_with_only_liquid_racks_are_explained_by_the_switches_cooling():
+    """With the site's racks all liquid-cooled, the air-cooled management switches every design has
+    find no rack, and the explanation says so rather than only listing powers."""
+    result = infeasible(tiny(**_with_liquid_servers(), **{"site.rack_classes": ["l80"]}))
     item = next(item for item in result.explanation.conflict if item.family == "rack_power_within_limit")
-    assert "l80 80 kW/42U liquid" in item.detail and "r40 40 kW/42U air" in item.detail, item.detail
-    assert "servers allowed are liquid-cooled and the management switches air-cooled" in item.detail, item.detail
+    assert "l80 80 kW/42U liquid" in item.detail, item.detail
+    assert "management switches allowed are air-cooled" in item.detail, item.detail
+
+
+def test_a_design_with_two_classes_for_its_network_racks_is_rejected():
+    """The network and storage racks share one class: a design recording two is a racks_available
+    finding."""
+    inst = tiny(**{"constraints.pins.nodes": 27, "constraints.pins.server": "s80", **_with_liquid_servers()})
+    design = optimal(inst).design
+    network = [i for i, g in enumerate(design.racks) if g.role == "network"]
+    racks = [g.model_copy(update={"rack_class": "r40" if g.rack_class != "r40" else "l80"}) if i == network[0] else g
+             for i, g in enumerate(design.racks)]
+    found = [str(v) for v in check_design(inst, design.model_copy(update={"racks": racks}))]
+    assert any("rack classes for the network and storage racks" in v for v in found), found
 
 
 def test_the_checker_rejects_an_air_cooled_server_in_a_liquid_rack():

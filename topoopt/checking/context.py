@@ -64,9 +64,21 @@ class CheckContext(NetworksView):
 
     @cached_property
     def rack_class(self) -> RackClass | None:
-        """The design's one rack class: that of its compute racks (or of its first rack group)."""
-        groups = self.rack_groups("compute") or list(self.design.racks)
+        """The nodes' rack class: that of the compute racks or of the mixed racks (or of the
+        first rack group)."""
+        groups = self.rack_groups("compute") or self.rack_groups("mixed") or list(self.design.racks)
         return self._item("racks", groups[0].rack_class) if groups else None
+
+    @cached_property
+    def infra_rack_class(self) -> RackClass | None:
+        """The network and storage racks' class (the nodes' when there are none: mixed racks)."""
+        groups = self.rack_groups("network") + self.rack_groups("storage")
+        return self._item("racks", groups[0].rack_class) if groups else self.rack_class
+
+    def rack_class_of(self, role: str) -> RackClass | None:
+        """The class of a rack role's racks: the nodes' for compute and mixed racks, else the
+        network and storage racks'."""
+        return self.rack_class if role in ("compute", "mixed") else self.infra_rack_class
 
     def cable(self, part_id: str) -> LinkPart | None:
         return self._item("cables", part_id)
@@ -210,14 +222,15 @@ class CheckContext(NetworksView):
     def compute_switches_one_rack(self) -> bool:
         """One rack holds every switch of the compute switches' model (with the storage and
         management switches of that model): a mixed rack holding them all, or, in racks of one
-        model each, the model fits in one rack of the design's class."""
-        if self.switch is None or self.rack_class is None:
+        model each, the model fits in one rack of the network racks' class."""
+        if self.switch is None or self.infra_rack_class is None:
             return False
         count = sum(n for s, n in self.switch_counts if s.id == self.switch.id)
         mixed = self.rack_groups("mixed")
         if mixed:
             return any(g.count == 1 and g.holds.get(self.switch.id, 0) >= count for g in mixed)
-        per_rack = derive.devices_per_rack(self.rack_class, self.power_of_switch_w(self.switch), self.switch.rack_units)
+        per_rack = derive.devices_per_rack(self.infra_rack_class, self.power_of_switch_w(self.switch),
+                                           self.switch.rack_units)
         return count <= per_rack
 
     @cached_property

@@ -218,9 +218,11 @@ class NetworksView:
         if self.storage_switch is not None:
             devices.append((self.storage_switch.id, self.n_storage_switches, 0, self.storage_switch.oob_ports))
         devices += [(tier.id, units, 1, tier.oob_ports) for _, tier, units in self.storage_tiers if tier is not None]
-        if self.rack_class is not None:  # the PDUs of every rack the design records
-            devices.append((f"{self.rack_class.id} rack", sum(g.count for g in self.design.racks), 0,
-                            self.rack_class.pdus))
+        for rack_id in dict.fromkeys(g.rack_class for g in self.design.racks):  # the PDUs of every rack recorded
+            rack = self._item("racks", rack_id)
+            if rack is not None:
+                devices.append((f"{rack_id} rack", sum(g.count for g in self.design.racks if g.rack_class == rack_id),
+                                0, rack.pdus))
         return devices
 
     @cached_property

@@ -1,11 +1,12 @@
 """Rack and power rules: provisioned power and rack units per rack, rack count, site power.
 
 Power is provisioned power (docs/model.md): devices at their maximum with every cage holding the
-hungriest module that fits it. All racks are of the design's one rack class. Either compute racks
-hold nodes only, network racks switches only (compute, storage and management switches) and
-storage racks storage units only (hot and cold), every rack holding devices of one model; or a
-small design puts everything in *mixed* racks, each group recording the nodes and the devices by
-model one rack holds. A role's racks are recorded as one group, or as one group per model in the
+hungriest module that fits it. Either compute racks hold nodes only, network racks switches only
+(compute, storage and management switches) and storage racks storage units only (hot and cold),
+every rack holding devices of one model, the compute racks of the nodes' rack class and the
+network and storage racks of one class of their own; or a small design puts everything in
+*mixed* racks of one class, each group recording the nodes and the devices by model one rack
+holds. A role's racks are recorded as one group, or as one group per model in the
 order compute, storage, management switch (hot, cold tier).
 """
 
@@ -222,15 +223,17 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
     the fullest rack's power (a mixed group's: its racks' power)."""
     family = "rack_power_within_limit"
     out: list[Violation] = []
-    rack = ctx.rack_class
-    if rack is None:
+    if ctx.rack_class is None:
         return out
-    rack_w = rack.power_kw * W_PER_KW
-    out += _uncooled(ctx, rack)
+    out += _uncooled(ctx)
     roles = rack_roles(ctx)
     if _mixed(ctx):
-        return out + _mixed_limits(ctx, rack, "power")
+        return out + _mixed_limits(ctx, ctx.rack_class, "power")
     for role, group in _racks(ctx, roles):
+        rack = ctx.rack_class_of(role.role)
+        if rack is None:
+            continue
+        rack_w = rack.power_kw * W_PER_KW
         item = f"{role.label} ({rack.id})"
         too_big = [d for d in role.devices if d.count and d.power_w > rack_w]
         out += [Violation(family=family, item=item, detail=f"one {d.device} at {kw(d.power_w)} > {kw(rack_w)}")
@@ -253,13 +256,14 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
     return out
 
 
-def _uncooled(ctx: CheckContext, rack: RackClass) -> list[Violation]:
-    """The server and the switch models in use that the rack class does not cool."""
-    devices = [(ctx.server, ctx.nodes)] if ctx.server is not None else []
-    devices += ctx.switch_counts
+def _uncooled(ctx: CheckContext) -> list[Violation]:
+    """The server and the switch models in use that their racks' class does not cool: the nodes'
+    class, and the network racks' (the nodes' with mixed racks)."""
+    devices = [(ctx.server, ctx.nodes, ctx.rack_class)] if ctx.server is not None else []
+    devices += [(switch, count, ctx.infra_rack_class) for switch, count in ctx.switch_counts]
     return [Violation(family="rack_power_within_limit", item=f"{device.id} in {rack.id}",
                       detail=f"{device.cooling}-cooled, the rack class is {rack.cooling}-cooled")
-            for device, count in devices if count and not rack_cools(rack, device.cooling)]
+            for device, count, rack in devices if count and rack is not None and not rack_cools(rack, device.cooling)]
 
 
 def rack_units_within_limit(ctx: CheckContext) -> list[Violation]:
@@ -268,13 +272,15 @@ def rack_units_within_limit(ctx: CheckContext) -> list[Violation]:
     mixed rack's recorded contents."""
     family = "rack_units_within_limit"
     out: list[Violation] = []
-    rack = ctx.rack_class
-    if rack is None:
+    if ctx.rack_class is None:
         return out
     roles = rack_roles(ctx)
     if _mixed(ctx):
-        return _mixed_limits(ctx, rack, "units")
+        return _mixed_limits(ctx, ctx.rack_class, "units")
     for role, group in _racks(ctx, roles):
+        rack = ctx.rack_class_of(role.role)
+        if rack is None:
+            continue
         item = f"{role.label} ({rack.id})"
         too_big = [d for d in role.devices if d.count and d.rack_units > rack.rack_units]
         out += [Violation(family=family, item=item, detail=f"one {d.device} takes {d.rack_units} U > {rack.rack_units} U")
@@ -293,25 +299,28 @@ def rack_units_within_limit(ctx: CheckContext) -> list[Violation]:
     return out
 
 
-def _rack_counts(ctx: CheckContext, rack: RackClass) -> list[Violation]:
+def _rack_counts(ctx: CheckContext) -> list[Violation]:
     """Per role ``Σ ceil(devices / devices_per_rack)`` racks over its models; or mixed racks only,
     holding every device once."""
     family = "racks_available"
     out: list[Violation] = []
     if _mixed(ctx):
-        return _mixed_counts(ctx, rack)
+        return _mixed_counts(ctx, ctx.rack_class)
     for whole in rack_roles(ctx):
+        rack = ctx.rack_class_of(whole.role)
         pairs = recorded_racks(ctx, whole)
+        if rack is None:
+            continue
         if pairs is None:
             models = ", ".join(d.device for d in whole.devices if d.count)
             out.append(Violation(family=family, item=f"{whole.label} ({rack.id})",
                                  detail=f"{len(ctx.rack_groups(whole.role))} groups; one for the role or one per model ({models})"))
             continue
-        out += _role_rack_count(ctx, rack, pairs)
+        out += _role_rack_count(rack, pairs)
     return out
 
 
-def _role_rack_count(ctx: CheckContext, rack: RackClass, pairs: list[tuple[RackRole, RackGroup | None]]) -> list[Violation]:
+def _role_rack_count(rack: RackClass, pairs: list[tuple[RackRole, RackGroup | None]]) -> list[Violation]:
     family = "racks_available"
     out: list[Violation] = []
     for role, recorded in pairs:
@@ -339,16 +348,20 @@ def _role_rack_count(ctx: CheckContext, rack: RackClass, pairs: list[tuple[RackR
 
 
 def racks_available(ctx: CheckContext) -> list[Violation]:
-    """One rack class, allowed by the site; per role ``Σ ceil(devices / devices_per_rack)`` racks
-    over its models (racks hold one model each) with ``devices_per_rack = min(floor(rack W /
-    device W), floor(rack U / device U))`` (or mixed racks holding every device); the total is within
+    """One rack class for the nodes' racks (compute or mixed) and one for the network and storage
+    racks, each allowed by the site; per role ``Σ ceil(devices / devices_per_rack)`` racks over its
+    models (racks hold one model each) with ``devices_per_rack = min(floor(rack W / device W),
+    floor(rack U / device U))`` (or mixed racks holding every device); the total is within
     ``site.max_racks``."""
     family = "racks_available"
     out: list[Violation] = []
     site = ctx.instance.site
+    for what, roles in (("the nodes' racks", ("compute", "mixed")), ("the network and storage racks", ("network", "storage"))):
+        held = sorted({g.rack_class for g in ctx.design.racks if g.role in roles})
+        if len(held) > 1:
+            out.append(Violation(family=family, item="racks",
+                                 detail=f"{len(held)} rack classes for {what} ({', '.join(held)}); they share one"))
     classes = sorted({g.rack_class for g in ctx.design.racks})
-    if len(classes) > 1:
-        out.append(Violation(family=family, item="racks", detail=f"{len(classes)} rack classes ({', '.join(classes)}); the design uses one"))
     for rack_id in classes:
         if ctx.catalog.catalog.by_id("racks").get(rack_id) is None:
             out.append(Violation(family=family, item=f"rack class {rack_id}", detail="not in the catalog"))
@@ -356,7 +369,7 @@ def racks_available(ctx: CheckContext) -> list[Violation]:
             out.append(Violation(family=family, item=f"rack class {rack_id}",
                                  detail=f"not among the site's rack classes ({', '.join(site.rack_classes)})"))
     if ctx.rack_class is not None:
-        out += _rack_counts(ctx, ctx.rack_class)
+        out += _rack_counts(ctx)
     total = sum(g.count for g in ctx.design.racks)
     if total > site.max_racks:
         out.append(Violation(family=family, item="racks", detail=f"{num(total)} racks > {num(site.max_racks)} the site has"))

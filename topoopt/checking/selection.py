@@ -62,7 +62,7 @@ def pins_respected(ctx: CheckContext) -> list[Violation]:
     family = "pins_respected"
     out: list[Violation] = []
     d, pins, net = ctx.design, ctx.instance.constraints.pins, ctx.storage_net
-    racks = sorted({g.rack_class for g in d.racks})
+    racks = sorted({g.rack_class for g in d.racks if g.role in ("compute", "mixed")})  # the nodes' racks
     recorded = {
         "server": d.server, "gpu": d.gpu, "nodes": d.nodes, "interconnect": d.interconnect, "nic": d.nic,
         "nics_per_node": d.nics_per_node, "tiers": d.tiers, "leaf_switch": d.fabric.switch,

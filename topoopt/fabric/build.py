@@ -117,7 +117,7 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
                     mgmt_leaves=mgmt_leaves, mgmt_aggregation=mgmt_aggregation, storage=hot, cold_storage=cold,
                     links=links, racks=RackPlan(racks=[]))
     fabric.racks = plan_racks(design, hw, nodes, fabric.switch_list, fabric.units)
-    fabric.pdus = rack_pdus(fabric.racks, hw.rack_class.pdus)
+    fabric.pdus = rack_pdus(fabric.racks, {r.id: r.pdus for r in (hw.rack_class, hw.infra_rack_class)})
     managed = _managed_in_order(nodes, fabric.compute_switches + storage_switches.all + hot + cold, fabric.pdus)
     links += wire_management(design, hw, managed, _management_ports(resolved, managed), mgmt_leaves, mgmt_aggregation)
     for bundle in links:

@@ -154,11 +154,13 @@ def _legend(fabric: Fabric, view: View) -> str:
             facts.append(("bandwidth", f"{sn.node_gbps:,.0f} Gb/s per node × {count_of(design.nodes, 'node')}; "
                                        f"{sn.need_gbps:,.0f} Gb/s needed"))
         rows += [f'<tr><td align="left">{k}</td><td align="left" colspan="2">{escape(v)}</td></tr>' for k, v in facts]
-    by_role: dict[str, int] = {}
+    by_class: dict[str, dict[str, int]] = {}
     for rack in fabric.racks.racks:
-        by_role[rack.role] = by_role.get(rack.role, 0) + 1
-    per_role = ", ".join(f"{count:,} {role}" for role, count in by_role.items())
-    facts = [("racks", f"{len(fabric.racks.racks):,} × {fabric.hardware.rack_class.id} ({per_role})")]
+        roles = by_class.setdefault(rack.rack_class, {})
+        roles[rack.role] = roles.get(rack.role, 0) + 1
+    racks = " + ".join(f"{sum(roles.values()):,} × {rack_class} ({', '.join(f'{n:,} {r}' for r, n in roles.items())})"
+                       for rack_class, roles in by_class.items())
+    facts = [("racks", racks)]
     if view.name == "detail":
         facts.append(("lines", "each line carries every link between a rack (or scalable unit) and a switch"))
     rows += [f'<tr><td align="left">{k}</td><td align="left" colspan="2">{escape(v)}</td></tr>' for k, v in facts]

@@ -109,7 +109,7 @@ def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str |
 def _descriptions(fabric: Fabric) -> dict[str, str]:
     hw = fabric.hardware
     parts = [part for _, part in hw.groups] + list(hw.in_rack_parts.values())
-    items = [hw.server, hw.nic, hw.switch, hw.rack_class, hw.storage, hw.cold_storage, hw.storage_net.nic,
+    items = [hw.server, hw.nic, hw.switch, hw.rack_class, hw.infra_rack_class, hw.storage, hw.cold_storage, hw.storage_net.nic,
              hw.storage_net.switch, hw.management.switch, hw.management.aggregation, *parts]
     text = {item.id: item.name for item in items if item is not None}
     for part in parts:
@@ -134,7 +134,10 @@ def _counts(fabric: Fabric) -> list[tuple[str, str, int]]:
         for part, count in fabric.parts_bought(bundle).items():
             assemblies[part] = assemblies.get(part, 0) + count
     counts += [("cable", part, count) for part, count in assemblies.items()]
-    counts.append(("rack", hw.rack_class.id, len(fabric.racks.racks)))
+    racks: dict[str, int] = {}
+    for rack in fabric.racks.racks:
+        racks[rack.rack_class] = racks.get(rack.rack_class, 0) + 1
+    counts += [("rack", rack_class, count) for rack_class, count in racks.items()]
     units: dict[str, int] = {}
     for device in fabric.units:
         units[device.model] = units.get(device.model, 0) + 1

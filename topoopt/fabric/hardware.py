@@ -86,6 +86,9 @@ class Hardware:
     in_rack_parts: dict[int, LinkPart]
     """By link group index: the part of its assemblies within one rack, where the design names one."""
     rack_class: RackClass
+    """The nodes' racks' class (compute or mixed racks)."""
+    infra_rack_class: RackClass
+    """The network and storage racks' class (the nodes' with mixed racks)."""
     storage: StorageTier
     cold_storage: StorageTier | None
     storage_net: StorageNetHardware
@@ -123,6 +126,21 @@ def _ports_per_cage(switch: Switch, gbps: int, what: str) -> int:
     return per_cage
 
 
+def _rack_classes(design: Design, catalog: Catalog) -> tuple[RackClass, RackClass]:
+    """The nodes' racks' class and the network and storage racks' (each role group shares one)."""
+    found = []
+    for roles in (("compute", "mixed"), ("network", "storage")):
+        ids = {group.rack_class for group in design.racks if group.role in roles}
+        if len(ids) > 1:
+            raise FabricError(f"the {'/'.join(roles)} racks must share one rack class, found {sorted(ids)}")
+        found.append(ids.pop() if ids else None)
+    nodes, infra = found
+    if nodes is None:
+        raise FabricError("the design records no compute or mixed racks")
+    racks = catalog.by_id("racks")
+    return _lookup(racks, nodes, "rack class"), _lookup(racks, infra or nodes, "rack class")
+
+
 def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
     """Look up every id of ``design`` and compute the provisioned power per device.
 
@@ -137,10 +155,7 @@ def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
     groups = [(group, _lookup(cables, group.part, "cable part")) for group in design.links]
     in_rack_parts = {i: _lookup(cables, group.in_rack_part, "cable part") for i, group in enumerate(design.links)
                      if group.in_rack_part is not None}
-    rack_ids = {group.rack_class for group in design.racks}
-    if len(rack_ids) != 1:
-        raise FabricError(f"design must use exactly one rack class, found {sorted(rack_ids) or 'none'}")
-    rack_class: RackClass = _lookup(catalog.by_id("racks"), rack_ids.pop(), "rack class")
+    rack_class, infra_rack_class = _rack_classes(design, catalog)
     tiers = catalog.by_id("storage")
     storage: StorageTier = _lookup(tiers, design.storage.tier, "storage tier")
     cold = _lookup(tiers, design.cold_storage.tier, "cold storage tier") if design.cold_storage else None
@@ -166,6 +181,7 @@ def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
         groups=groups,
         in_rack_parts=in_rack_parts,
         rack_class=rack_class,
+        infra_rack_class=infra_rack_class,
         storage=storage,
         cold_storage=cold,
         storage_net=storage_net,

@@ -25,6 +25,7 @@ from topoopt.checking.units import W_PER_KW
 from topoopt.fabric.devices import Device
 from topoopt.fabric.hardware import FabricError, Hardware
 from topoopt.fabric.names import numbered
+from topoopt.models.catalog import RackClass
 from topoopt.models.design import Design
 
 RACK_PREFIX = {"compute": "rack", "network": "net", "storage": "stor", "mixed": "rack"}
@@ -107,15 +108,15 @@ def compute_racks(nodes: int, per: int) -> int:
     return math.ceil(nodes / per)
 
 
-def _fill(role: str, devices: list[Device], per: int, first: int, total: int, hw: Hardware) -> list[Rack]:
+def _fill(role: str, devices: list[Device], per: int, first: int, total: int, rack_class: RackClass) -> list[Rack]:
     racks = []
     for start in range(0, len(devices), per):
         rack = Rack(
             name=numbered(RACK_PREFIX[role], first + len(racks), total),
             role=role,
-            rack_class=hw.rack_class.id,
-            units=hw.rack_class.rack_units,
-            power_limit_w=hw.rack_class.power_kw * W_PER_KW,
+            rack_class=rack_class.id,
+            units=rack_class.rack_units,
+            power_limit_w=rack_class.power_kw * W_PER_KW,
         )
         u = 1
         for device in devices[start:start + per]:
@@ -134,18 +135,18 @@ def by_model(devices: list[Device]) -> list[list[Device]]:
     return list(groups.values())
 
 
-def _homogeneous(role: str, devices: list[Device], hw: Hardware) -> list[Rack]:
+def _homogeneous(role: str, devices: list[Device], rack_class: RackClass) -> list[Rack]:
     """Racks of one model each, numbered on from one model to the next."""
     groups = []
     for group in by_model(devices):
-        per = devices_per_rack(hw.rack_class, group[0].power_w, group[0].rack_units)
+        per = devices_per_rack(rack_class, group[0].power_w, group[0].rack_units)
         if per < 1:
-            raise FabricError(f"a {group[0].model} ({group[0].role}) does not fit one {hw.rack_class.id} rack")
+            raise FabricError(f"a {group[0].model} ({group[0].role}) does not fit one {rack_class.id} rack")
         groups.append((group, per))
     total = sum(math.ceil(len(group) / per) for group, per in groups)
     racks: list[Rack] = []
     for group, per in groups:
-        racks += _fill(role, group, per, len(racks) + 1, total, hw)
+        racks += _fill(role, group, per, len(racks) + 1, total, rack_class)
     return racks
 
 
@@ -153,12 +154,13 @@ PDU_MODEL = "rack-pdu"
 """Model name of a rack PDU (no catalog item: its price is in the rack class's)."""
 
 
-def rack_pdus(plan: RackPlan, per_rack: int) -> list[Device]:
-    """Every rack's PDUs, ``{rack}-pdu1`` …: zero-U (``u`` 0, in the rack's ``zero_u``), on the
-    management network (one management port each); their power is the devices' they feed."""
+def rack_pdus(plan: RackPlan, per_rack: dict[str, int]) -> list[Device]:
+    """Every rack's PDUs (``per_rack`` by rack class), ``{rack}-pdu1`` …: zero-U (``u`` 0, in the
+    rack's ``zero_u``), on the management network (one management port each); their power is the
+    devices' they feed."""
     pdus = []
     for rack in plan.racks:
-        for i in range(per_rack):
+        for i in range(per_rack[rack.rack_class]):
             pdu = Device(name=f"{rack.name}-pdu{i + 1}", role="pdu", model=PDU_MODEL, rack_units=0, power_w=0.0,
                          ports=0, network="management", rack=rack.name, u=0)
             rack.zero_u.append(pdu)
@@ -177,9 +179,9 @@ def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list
     else:
         per_node = nodes_per_rack(design, hw)
         n_compute = compute_racks(len(nodes), per_node)
-        racks = _fill("compute", nodes, per_node, 1, n_compute, hw)
-        racks += _homogeneous("network", switches, hw)
-        racks += _homogeneous("storage", units, hw)
+        racks = _fill("compute", nodes, per_node, 1, n_compute, hw.rack_class)
+        racks += _homogeneous("network", switches, hw.infra_rack_class)
+        racks += _homogeneous("storage", units, hw.infra_rack_class)
     plan = RackPlan(racks=racks)
     if unplaced:
         plan.warnings.append(f"no rack holds {', '.join(d.name for d in unplaced)}")

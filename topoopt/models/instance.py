@@ -248,7 +248,7 @@ class Pins(Record):
         None, description="Fabric tiers: 1 switch, 2 leaf/spine, 3 leaf/spine/core."
     )
     leaf_switch: str | None = Field(None, description="Leaf switch id.")
-    rack_class: str | None = Field(None, description="Rack class id.")
+    rack_class: str | None = Field(None, description="Rack class id of the nodes' racks (compute or mixed racks).")
     storage: str | None = Field(None, description="Hot storage tier id.")
     cold_storage: str | None = Field(None, description="Cold storage tier id.")
     storage_network: Literal["dedicated", "converged"] | None = Field(

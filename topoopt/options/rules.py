@@ -77,14 +77,19 @@ def part_violations(option, length_m: float, instance: Instance, *, in_rack: boo
 
 
 def rack_violations(rack, price: int | None, instance: Instance) -> frozenset[str]:
+    """What rules a rack class out for every rack: its price and the site's classes."""
     found = set()
     if price is None:
         found.add("priced_in_book")
     if instance.site.rack_classes is not None and rack.id not in instance.site.rack_classes:
         found.add("racks_available")
-    if instance.constraints.pins.rack_class not in (None, rack.id):
-        found.add("pins_respected")
     return frozenset(found)
+
+
+def rack_node_violations(rack, instance: Instance) -> frozenset[str]:
+    """What rules a rack class out for the nodes' racks only: a pinned rack class is the nodes'
+    (network and storage racks take any class the site has)."""
+    return frozenset({"pins_respected"}) if instance.constraints.pins.rack_class not in (None, rack.id) else frozenset()
 
 
 def storage_violations(tier, price: int | None, instance: Instance) -> frozenset[str]:

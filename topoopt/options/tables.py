@@ -36,6 +36,7 @@ from topoopt.options.rules import (
     fabric_violations,
     node_config_violations,
     part_violations,
+    rack_node_violations,
     rack_violations,
     storage_violations,
     too_long_in_rack,
@@ -172,6 +173,8 @@ class RackOption:
     rack: RackClass
     unit_price: int | None
     violations: frozenset[str] = frozenset()
+    node_violations: frozenset[str] = frozenset()
+    """What rules the class out for the nodes' racks only (a pinned rack class pins those)."""
 
 
 @dataclass(frozen=True)
@@ -485,7 +488,8 @@ def every_option(instance: Instance, catalog: ResolvedCatalog, network_runs_m: d
     racks = []
     for rack in catalog.catalog.racks:
         price = whole_units(catalog.price(rack.id))
-        racks.append(RackOption(len(racks), rack, price, rack_violations(rack, price, instance)))
+        racks.append(RackOption(len(racks), rack, price, rack_violations(rack, price, instance),
+                                rack_node_violations(rack, instance)))
     storage = []
     for tier in catalog.catalog.storage:
         price = whole_units(catalog.price(tier.id))

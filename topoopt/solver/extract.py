@@ -35,6 +35,9 @@ class Choice:
     fabric: FabricOption
     parts: dict[str, PartOption]
     rack_index: int
+    """The nodes' rack class (compute or mixed racks)."""
+    infra_rack_index: int
+    """The network and storage racks' class (the nodes' with mixed racks)."""
     storage_index: int
     storage_net: StorageNetOption
     cold: ColdOption
@@ -57,12 +60,13 @@ def chosen(dm: DesignModel, value) -> Choice:
     fabric = dm.units.option(unit, shape)
     parts = {cls: p for cls, ps in o.parts.items() for p in ps if value(v.use_part[cls, p.index])}
     rack = next(r.index for r in o.racks if value(v.use_rack[r.index]))
+    infra_rack = next(r.index for r in o.racks if value(v.use_infra_rack[r.index]))
     storage = next(s.index for s in o.storage if value(v.use_storage[s.index]))
     net = next(s for s, lit in zip(o.storage_nets, n.use_storage_net) if value(lit))
     cold = next(c for c, lit in zip(o.cold, n.use_cold) if value(lit))
     management = next((x for x, lit in zip(o.management, n.use_mgmt) if value(lit)), None)
     rails_per_leaf = next(g for g, lit in v.use_rails_per_leaf.items() if value(lit))
-    return Choice(config, fabric, parts, rack, storage, net, cold, management, rails_per_leaf,
+    return Choice(config, fabric, parts, rack, infra_rack, storage, net, cold, management, rails_per_leaf,
                   bool(value(n.storage_on_top)))
 
 
@@ -118,9 +122,12 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
         cost = cost.model_copy(update={"rental": rental})
     operation = problem.instance.site.operation
     if cost.basis == "capex" and operation is not None:
-        rack = dm.options.racks[pick.rack_index].rack
-        owned = ownership(cost.total, value(dm.vars.power_w["total"]), sum(r.count for r in design.racks),
-                          rack.cooling, operation)
+        racks = dm.options.racks
+        node_racks_w = value(dm.vars.power_w["total"]) if value(v.mixed) else value(dm.vars.power_w["node"])
+        power_w = {racks[pick.rack_index].rack.cooling: node_racks_w}
+        infra_cooling = racks[pick.infra_rack_index].rack.cooling
+        power_w[infra_cooling] = power_w.get(infra_cooling, 0) + value(dm.vars.power_w["total"]) - node_racks_w
+        owned = ownership(cost.total, power_w, sum(r.count for r in design.racks), operation)
         cost = cost.model_copy(update={"ownership": owned})
     return design, cost, performance
 
@@ -193,11 +200,12 @@ def _in_rack(dm: DesignModel, key: tuple, part_id: str, value) -> dict:
 def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
     """One mixed rack, or compute racks, network racks per switch model (compute, storage,
     management) and storage racks per tier model — one entry per model (compute and storage
-    switches, hot and cold units may share a model)."""
+    switches, hot and cold units may share a model); network and storage racks in their own class."""
     o, v, n = dm.options, dm.vars, dm.net
     catalog = dm.problem.catalog.catalog
     switch_models, tier_models = catalog.by_id("switches"), catalog.by_id("storage")
-    rack, nodes, node_w = o.racks[pick.rack_index].rack, value(v.nodes), node_power_w(dm, pick)
+    rack, infra = o.racks[pick.rack_index].rack, o.racks[pick.infra_rack_index].rack
+    nodes, node_w = value(v.nodes), node_power_w(dm, pick)
     switch_counts = {sid: value(var) for sid, var in n.switches_of.items() if value(var)}
     unit_counts = {t: value(var) for t, var in n.units_of.items() if value(var)}
     f, net, cold = pick.fabric, pick.storage_net, pick.cold.tier
@@ -210,9 +218,9 @@ def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
     if value(v.mixed):
         return _mixed_racks(dm, rack, node_w, switch_w, switch_order, tier_order, value)
     racks = [_rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, pick.config.server.rack_units)]
-    racks += [_rack_group(rack, "network", value(n.switch_racks_of[sid]), switch_counts[sid], switch_w[sid],
+    racks += [_rack_group(infra, "network", value(n.switch_racks_of[sid]), switch_counts[sid], switch_w[sid],
                           switch_models[sid].rack_units) for sid in switch_order]
-    racks += [_rack_group(rack, "storage", value(n.unit_racks_of[t]), unit_counts[t], tier_models[t].power_w,
+    racks += [_rack_group(infra, "storage", value(n.unit_racks_of[t]), unit_counts[t], tier_models[t].power_w,
                           tier_models[t].rack_units) for t in tier_order]
     return racks
 
@@ -377,7 +385,8 @@ def _cost(dm: DesignModel, pick: Choice, design: Design, value) -> Cost:
     for link in design.links:
         for part, assemblies in link.bought:
             add("cable", part, assemblies)
-    add("rack", dm.options.racks[pick.rack_index].rack.id, sum(r.count for r in design.racks))
+    for group in design.racks:
+        add("rack", group.rack_class, group.count)
     # The hot and the cold tier each make a line, even when they are the same model.
     storage = [(design.storage.tier, design.storage.units)]
     if design.cold_storage:

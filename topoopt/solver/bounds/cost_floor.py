@@ -176,24 +176,27 @@ class Way:
     """The fewest switch models any such design has (each needs a rack of its own when there are
     several racks): the management leaf's, and the compute fabric's when no fabric option's
     switch can also be the management one."""
+    other_rack_price: int
+    """The least price of any rack class: network and storage racks take a class of their own."""
 
     def floor(self, n: int) -> float:
         """Nodes, racks, fabric and the networks' share of ``n`` such nodes, at their cheapest."""
         fabric = self.fabrics.cost(n)
         if fabric == math.inf:
             return math.inf
-        racks = min(price * self.racks_at_least(n, per, mixed) for price, per, mixed in self.racks)
+        racks = min(price * nodes + self.other_rack_price * others
+                    for price, per, mixed in self.racks for nodes, others in [self.racks_at_least(n, per, mixed)])
         return n * self.node_price + racks + fabric + self.networks.cost(n)
 
-    def racks_at_least(self, n: int, per: int, mixed: int) -> int:
-        """One single mixed rack when the ``n`` nodes and the least other equipment fit in it;
-        mixed racks ``ceil(n / per)`` when that many may be mixed; else compute racks ``ceil(n /
-        per)`` and, racks being homogeneous per device model, one for the storage units (at least
-        one) and one per switch model."""
+    def racks_at_least(self, n: int, per: int, mixed: int) -> tuple[int, int]:
+        """(the nodes' racks, other racks): one single mixed rack when the ``n`` nodes and the
+        least other equipment fit in it; mixed racks ``ceil(n / per)`` when that many may be mixed;
+        else compute racks ``ceil(n / per)`` and, racks being homogeneous per device model, one
+        for the storage units (at least one) and one per switch model."""
         if n <= mixed:
-            return 1
+            return 1, 0
         compute = -(-n // per)
-        return compute if compute <= MIXED_RACKS_MAX else compute + 1 + self.switch_models
+        return (compute, 0) if compute <= MIXED_RACKS_MAX else (compute, 1 + self.switch_models)
 
 
 class CostFloor:
@@ -224,7 +227,8 @@ class CostFloor:
                 networks = NetworksFloor(storage, self.management, 1 + c.server.oob_ports)
                 if racks:
                     ways.setdefault((price, racks, node_w, id(usable), networks),
-                                    Way(price, racks, node_w, usable, networks, self.switch_models(usable)))
+                                    Way(price, racks, node_w, usable, networks, self.switch_models(usable),
+                                        min(r.unit_price or 0 for r in o.racks)))
         return list(ways.values())
 
     def racking(self, config: NodeConfig, attached: bool, extra: tuple[float, int]) -> tuple[float, tuple]:

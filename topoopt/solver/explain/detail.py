@@ -253,15 +253,18 @@ def rack_power_within_limit(problem: Problem, nodes: int | None) -> str:
 
 
 def _cooling_mismatch(problem: Problem, configs: list[NodeConfig]) -> str:
-    """'; …' naming the cooling kinds when no allowed rack class cools both an allowed server and
-    an allowed management switch (every design has both, and one class holds all its racks)."""
+    """'; …' naming the cooling kinds when no allowed rack class cools an allowed server, or none
+    cools an allowed management switch (every design has both: nodes' racks, and network racks of
+    a class of their own)."""
     racks = [r.rack for r in _allowed(_everything(problem).racks, frozenset({"racks_available"}))]
-    servers = {c.server.cooling for c in configs}
-    switches = {x.switch.cooling for x in _allowed(_everything(problem).management)}
-    if not switches or any(rack_cools(r, s) and rack_cools(r, w) for r in racks for s in servers for w in switches):
+    kinds = {"servers": {c.server.cooling for c in configs},
+             "management switches": {x.switch.cooling for x in _allowed(_everything(problem).management)}}
+    uncooled = [f"the {what} allowed are {' or '.join(sorted(cooling))}-cooled" for what, cooling in kinds.items()
+                if cooling and not any(rack_cools(r, c) for r in racks for c in cooling)]
+    if not uncooled:
         return ""
-    return (f"; the servers allowed are {' or '.join(sorted(servers))}-cooled and the management switches "
-            f"{' or '.join(sorted(switches))}-cooled, and a design's racks are all of one class, which cools one kind")
+    classes = " or ".join(sorted({r.cooling for r in racks})) or "no"
+    return f"; {' and '.join(uncooled)}, and the allowed rack classes cool {classes}-cooled devices only"
 
 
 def rack_units_within_limit(problem: Problem, nodes: int | None) -> str:

@@ -139,34 +139,37 @@ def relax_racks(problem: Problem, settings: Settings, stats: Stats, base: Base) 
         found = fewest_racks(problem, settings, stats, base, None)
     if found is None:
         return Relaxation(family=family, message=f"relaxing {family} alone is not enough")
-    racks, rack_class = found
+    racks, rack_classes = found
     edits: dict[str, int | float | list[str]] = {}
-    if site.rack_classes is not None and rack_class not in site.rack_classes:
-        edits["site.rack_classes"] = [*site.rack_classes, rack_class]
+    added = [c for c in rack_classes if site.rack_classes is not None and c not in site.rack_classes]
+    if added:
+        edits["site.rack_classes"] = [*site.rack_classes, *added]
     if racks > site.max_racks:
         edits["site.max_racks"] = racks
-    words = {"site.rack_classes": f"rack class {rack_class} added to site.rack_classes",
+    words = {"site.rack_classes": f"rack class {' and '.join(added)} added to site.rack_classes",
              "site.max_racks": f"max_racks ≥ {racks}"}
     # Without any edit the design meets racks_available too; then the instance was feasible and
     # this is not reached, but the message stays well-formed.
-    change = " and ".join(words[field] for field in edits) or f"{racks} racks of class {rack_class}"
+    change = " and ".join(words[field] for field in edits) or f"{racks} racks of class {' and '.join(rack_classes)}"
     return Relaxation(family=family, message=f"feasible with {change}", value=racks, edits=edits)
 
 
 def fewest_racks(problem: Problem, settings: Settings, stats: Stats, base: Base,
-                  classes: list[str] | None) -> tuple[int, str] | None:
-    """(racks, rack class) of the design with the fewest racks when every family but
-    racks_available holds and the rack class is one of ``classes`` (any when None)."""
+                  classes: list[str] | None) -> tuple[int, list[str]] | None:
+    """(racks, rack classes) of the design with the fewest racks when every family but
+    racks_available holds and its rack classes are among ``classes`` (any when None): the nodes'
+    class, then the network and storage racks' when it differs."""
     dm = relaxation_model(problem, base, "racks_available")
-    for option, literal in zip(dm.options.racks, dm.vars.use_rack):
+    for option, *literals in zip(dm.options.racks, dm.vars.use_rack, dm.vars.use_infra_rack):
         if classes is not None and option.rack.id not in classes:
-            dm.model.add(literal == 0)
+            dm.model.add(sum(literals) == 0)
     dm.model.minimize(dm.vars.racks)
     status, solver = run(dm.model, settings, stats)
     if status not in OK:
         return None
-    rack_class = next(o.rack.id for o, literal in zip(dm.options.racks, dm.vars.use_rack) if solver.value(literal))
-    return solver.value(dm.vars.racks), rack_class
+    used = [o.rack.id for literals in (dm.vars.use_rack, dm.vars.use_infra_rack)
+            for o, literal in zip(dm.options.racks, literals) if solver.value(literal)]
+    return solver.value(dm.vars.racks), list(dict.fromkeys(used))
 
 
 RELAXATIONS: dict[str, Callable[[Problem, str, Settings, Stats, Base], Relaxed]] = {

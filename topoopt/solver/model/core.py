@@ -47,6 +47,10 @@ class Vars:
     run_at: dict[str, dict[str, Bool]]
     """Compute link classes: where their ends sit ("rack", "row", "site"), exactly one each."""
     use_rack: list[Bool]
+    """The nodes' rack class: of the compute racks, or of every mixed rack."""
+    use_infra_rack: list[Bool]
+    """The class of the network and storage racks (racks of one model each); with mixed racks, the
+    nodes' class."""
     use_storage: list[Bool]
     single_rack: Bool
     mixed: Bool
@@ -136,6 +140,12 @@ class DesignModel:
             for option, literal in zip(options, literals):
                 if family in option.violations:
                     self.forbid(family, literal)
+        for x, literal in zip(o.racks, v.use_infra_rack):
+            if family in x.violations:
+                self.forbid(family, literal)
+        for x, literal in zip(o.racks, v.use_rack):
+            if family in x.node_violations:  # the pin: the nodes' racks only
+                self.forbid(family, literal)
         for x, literal in zip(o.management, self.net.use_mgmt):
             if family in x.uplink_violations:  # uplinks exist only past one management leaf
                 self.forbid(family, literal, self.net.mgmt_multi)
@@ -279,6 +289,7 @@ class DesignModel:
             use_part={(cls, p.index): m.new_bool_var(f"use_{cls}_{p.part.id}") for cls, p in parts},
             run_at={cls: {level: m.new_bool_var(f"run_{cls}_{level}") for level in RUN_LEVELS} for cls in o.runs_m},
             use_rack=[m.new_bool_var(f"use_rack_{r.rack.id}") for r in o.racks],
+            use_infra_rack=[m.new_bool_var(f"use_infra_rack_{r.rack.id}") for r in o.racks],
             use_storage=[m.new_bool_var(f"use_storage_{s.tier.id}") for s in o.storage],
             single_rack=m.new_bool_var("single_rack"),
             mixed=m.new_bool_var("mixed_racks"),

@@ -61,6 +61,8 @@ def define_mixed_racks(dm: DesignModel) -> list[Slot]:
     for t, total in n.units_of.items():
         m.add(sum(s.units[t] for s in slots) == total).only_enforce_if(v.mixed)
     m.add(v.compute_racks == sum(s.used for s in slots)).only_enforce_if(v.mixed)
+    for nodes_class, infra_class in zip(v.use_rack, v.use_infra_rack):  # one class holds them all
+        m.add(infra_class == nodes_class).only_enforce_if(v.mixed)
     for var in (*n.switch_racks_of.values(), *n.unit_racks_of.values()):
         m.add(var == 0).only_enforce_if(v.mixed)
     # One rack is the single mixed rack of earlier schemas: the tie rule prefers it.

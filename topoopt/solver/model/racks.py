@@ -10,8 +10,8 @@ from topoopt.solver.model.mixed_racks import slot_limits
 
 def _rack_capacity(dm: DesignModel, family: str) -> None:
     """Homogeneous racks: per device model, count = ceil(devices / devices per rack), each family
-    owning its bound (nodes: per distinct node power or rack units; switches and storage units:
-    per model, over all networks).
+    owning its bound (nodes: per distinct node power or rack units, in the nodes' class; switches
+    and storage units: per model, over all networks, in the network and storage racks' class).
 
     A small design may instead use mixed racks, each within its class (mixed_racks.py).
     """
@@ -48,7 +48,7 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
     groups += [(tiers[t], tiers[t].power_w, count, n.unit_racks_of[t]) for t, count in n.units_of.items()]
     for device, watts, count, racks in groups:
         for r, (power_cap, units_cap) in zip(o.racks, caps(watts, device.rack_units)):
-            rack_lit = v.use_rack[r.index]
+            rack_lit = v.use_infra_rack[r.index]
             cap = power_cap if by_power else units_cap
             if cap < 1:
                 dm.add(family, m.add(count == 0), rack_lit)
@@ -60,8 +60,9 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
 
 
 def rack_power_within_limit(dm: DesignModel) -> None:
-    """Power per rack (``_rack_capacity``), and the rack class cools what it holds: a server or a
-    switch model of another cooling than the class's is not racked in it."""
+    """Power per rack (``_rack_capacity``), and the rack class cools what it holds: a server of
+    another cooling than the nodes' class, or a switch model of another cooling than the network
+    racks' class (the nodes' with mixed racks), is not racked in it."""
     _rack_capacity(dm, "rack_power_within_limit")
     o, v = dm.options, dm.vars
     switches = dm.problem.catalog.catalog.by_id("switches")
@@ -72,7 +73,7 @@ def rack_power_within_limit(dm: DesignModel) -> None:
     for sid, count in dm.net.switches_of.items():
         for r in o.racks:
             if not rack_cools(r.rack, switches[sid].cooling):
-                dm.add("rack_power_within_limit", dm.model.add(count == 0), v.use_rack[r.index])
+                dm.add("rack_power_within_limit", dm.model.add(count == 0), v.use_infra_rack[r.index])
 
 
 def rack_units_within_limit(dm: DesignModel) -> None:

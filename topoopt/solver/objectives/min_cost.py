@@ -19,7 +19,7 @@ may overflow 64-bit integers (MODEL_INVALID), and up to 2**53 it is also exact a
 
 def catalog_order(dm: DesignModel) -> list:
     """Linear expressions ranking designs by the catalog order of their options, lexicographically:
-    node configuration first, then fabric (a 2-tier fabric's shape and spines, then the rails per leaf), parts, rack class, storage tier, storage network, cold
+    node configuration first, then fabric (a 2-tier fabric's shape and spines, then the rails per leaf), parts, rack classes (the nodes', then the network and storage racks'), storage tier, storage network, cold
     tier and management switch. Groups share one expression while its weights fit
     :data:`CATALOG_ORDER_MAX`; a large catalog needs several, minimised one after the other."""
     o, v = dm.options, dm.vars
@@ -31,6 +31,7 @@ def catalog_order(dm: DesignModel) -> list:
         list(enumerate(v.use_rails_per_leaf.values())),  # fewest rails per leaf: rail-optimized first
         *[[(p.index, v.use_part[cls, p.index]) for p in ps] for cls, ps in o.parts.items()],
         list(enumerate(v.use_rack)),
+        list(enumerate(v.use_infra_rack)),
         list(enumerate(v.use_storage)),
         list(enumerate(dm.net.use_storage_net)),
         list(enumerate(dm.net.use_cold)),
@@ -96,8 +97,8 @@ def canonical_placement(dm: DesignModel, settings: Settings, stats: Stats, statu
 def hint_vars(dm: DesignModel) -> list:
     v = dm.vars
     return [*v.use_config, *v.use_fabric, *v.use_shape.values(), *v.use_spines.values(),
-            *v.use_rails_per_leaf.values(), *v.use_rack, *v.use_storage, *v.use_part.values(), *dm.net.use_storage_net, *dm.net.use_cold,
-            *dm.net.use_mgmt, v.nodes]
+            *v.use_rails_per_leaf.values(), *v.use_rack, *v.use_infra_rack, *v.use_storage, *v.use_part.values(),
+            *dm.net.use_storage_net, *dm.net.use_cold, *dm.net.use_mgmt, v.nodes]
 
 
 def min_cost(problem: Problem, settings: Settings, stats: Stats, relaxed=frozenset()):

@@ -232,7 +232,7 @@ class JobCostSearch:
         pick = chosen(dm, value)
         parts = tuple(pick.parts[cls].index if cls in pick.parts else -1 for cls in dm.options.parts)
         return (pair.configs[pick.config.index].index, pair.fabrics[pick.fabric.index].index, *parts,
-                pick.rack_index, pick.storage_index, pair.nets[pick.storage_net.index].index, pick.cold.index,
+                pick.rack_index, pick.infra_rack_index, pick.storage_index, pair.nets[pick.storage_net.index].index, pick.cold.index,
                 pick.management.index)
 
     def finish(self, pair: Pair, n: int, seconds: float, solved: Candidate) -> Solved | None:
