@@ -822,10 +822,13 @@ class Enumerator:
                 yield cost, Candidate(node, fabric, n, counts, chosen, placed, tier, units, node_w, tuple(devices), net,
                                       mgmt, block)
 
-    @staticmethod
-    def placement(placed: Racking) -> str:
+    def one_row(self, placed: Racking) -> bool:
+        """``placed``'s racks stand in one row (docs/model.md, "Cable runs")."""
+        return derive.in_one_row(placed.total, placed.mixed, self.instance.site.distances.racks_per_row)
+
+    def placement(self, placed: Racking) -> str:
         """Where ``placed`` puts the storage and management links' ends (enumeration_networks.PLACEMENTS)."""
-        return "rack" if placed.mixed and placed.total == 1 else "row" if placed.mixed else "site"
+        return "rack" if placed.mixed and placed.total == 1 else "row" if self.one_row(placed) else "site"
 
     def networks_cost(self, net, mgmt, placed: Racking) -> int | None:
         """The storage network's cables and NICs and the management network's cost at ``placed``
@@ -840,7 +843,7 @@ class Enumerator:
         d = self.instance.site.distances
         return derive.placed_runs_m(self.lengths_m, d.in_rack_m, d.in_row_m + d.slack_m,
                                     one_rack=placed.total == 1 and placed.mixed,
-                                    switches_one_rack=placed.switches_together, one_row=placed.mixed)
+                                    switches_one_rack=placed.switches_together, one_row=self.one_row(placed))
 
     def misfits(self, used, parts, placed: Racking) -> bool:
         """Some compute part falls short of its class's run at ``placed``, or is a one-piece cable

@@ -358,6 +358,25 @@ def instance_data(draw, size: Size = DEFAULT, objective: str | None = None, loos
     }
 
 
+@st.composite
+def placed(draw, instances: st.SearchStrategy) -> dict:
+    """An instance of ``instances`` with, now and then, a row size (racks of one model each in one
+    row run their switch links along it) and a liquid-cooled server beside a liquid rack class (its
+    nodes need that class, the air-cooled switches another: docs/model.md, "Racks and power")."""
+    data = copy.deepcopy(draw(instances))
+    if one_in(draw, 3):
+        data["site"]["distances"]["racks_per_row"] = draw(st.sampled_from([2, 4, 12]))
+    if one_in(draw, 4):
+        add = data["catalog"]["add"]
+        add["servers"][draw(st.integers(0, len(add["servers"]) - 1))]["cooling"] = "liquid"
+        add["racks"].append({"id": "rk-liquid", "name": "Liquid rack", "source": SRC, "rack_units": 48,
+                             "power_kw": draw(st.sampled_from([40, 80])), "cooling": "liquid"})
+        data["catalog"]["prices"]["rk-liquid"] = draw(st.sampled_from([4_000, 9_000]))
+        if data["site"].get("rack_classes"):
+            data["site"]["rack_classes"].append("rk-liquid")
+    return data
+
+
 def build(data: dict) -> Instance:
     return Instance.model_validate(copy.deepcopy(data))
 

@@ -249,6 +249,24 @@ def test_a_run_the_racks_do_not_give_is_rejected():
     assert any("cable_reach: node-leaf links: length 5 m recorded, the site gives 17 m" in v for v in found), found
 
 
+def test_racks_of_one_model_each_in_one_row_run_their_uplinks_along_the_row():
+    """27 pinned s80 nodes on a 2-tier fabric take 13 racks of one model each. Without a row size
+    only mixed racks share a row, and the management uplinks run across rows (50 + 2 m); with
+    ``racks_per_row`` 13 the racks stand in one row and they run in_row_m + slack (15 + 2 m) at no
+    higher cost. The checker recomputes the run from the racks: with 12 per row, 17 m is short."""
+    pins = {"constraints.pins.server": "s80", "constraints.pins.nodes": 27, "constraints.pins.tiers": 2,
+            "constraints.pins.nics_per_node": 1}
+    apart = optimal(tiny(**pins))
+    in_row = tiny(**pins, **{"site.distances.racks_per_row": 13})
+    together = optimal(in_row)
+    assert sum(g.count for g in together.design.racks) == 13
+    assert [g.length_m for r in (apart, together) for g in r.design.links if g.between == "mgmt-uplink"] == [52.0, 17.0]
+    assert together.cost.total <= apart.cost.total
+    assert check_design(in_row, together.design) == []
+    found = [str(v) for v in check_design(tiny(**pins, **{"site.distances.racks_per_row": 12}), together.design)]
+    assert any("cable_reach: mgmt-uplink links: length 17 m recorded, the site gives 52 m" in v for v in found), found
+
+
 def _with_liquid_racks_only() -> dict:
     catalog = copy.deepcopy(TINY_CATALOG)
     catalog["racks"] = [{"id": "l80", "name": "80 kW liquid rack", "source": "estimate: test fixture",

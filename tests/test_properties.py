@@ -43,6 +43,7 @@ from strategies import (
     id_mapping,
     instance_data,
     interconnects_of,
+    placed,
     renamed,
     reordered,
     with_networks,
@@ -269,7 +270,7 @@ def no_compute_switch() -> dict:
 
 # == Soundness ======================================================================================
 @examples(2)
-@given(instance_data())
+@given(placed(instance_data()))
 @example(mixed_protocols_min_time())
 @example(free_network_rack())
 def test_soundness_every_design_passes_the_checker_at_its_objective(data):
@@ -333,7 +334,7 @@ def test_completeness_a_checked_design_pinned_back_is_feasible_and_no_cheaper(da
 
 # == Differential ===================================================================================
 @examples(1.5)
-@given(instance_data(SMALLEST, objective="min_cost"))
+@given(placed(instance_data(SMALLEST, objective="min_cost")))
 @example(unpriced_nic())
 @example(no_compute_switch())
 def test_differential_optimum_equals_exhaustive_enumeration(data):

@@ -204,7 +204,8 @@ class CheckContext(NetworksView):
         lengths = derive.link_lengths_m(d.in_row_m, d.across_rows_m, d.slack_m)
         return derive.placed_runs_m(lengths, d.in_rack_m, d.in_row_m + d.slack_m, one_rack=self.one_rack,
                                     switches_one_rack=self.compute_switches_one_rack,
-                                    one_row=bool(self.rack_groups("mixed")))
+                                    one_row=derive.in_one_row(sum(g.count for g in self.design.racks),
+                                                              bool(self.rack_groups("mixed")), d.racks_per_row))
 
     @cached_property
     def one_rack(self) -> bool:

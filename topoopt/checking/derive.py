@@ -316,10 +316,16 @@ def in_rack_classes(classes, *, one_rack: bool, switches_one_rack: bool) -> froz
     return frozenset(c for c in classes if one_rack or (switches_one_rack and c in ("leaf-spine", "spine-core")))
 
 
+def in_one_row(racks: int, mixed: bool, racks_per_row: int | None) -> bool:
+    """The design's racks stand in one row: mixed racks (at most eight) always do; racks of one
+    model each when ``racks_per_row`` is given and holds them all."""
+    return mixed or (racks_per_row is not None and racks <= racks_per_row)
+
+
 def placed_runs_m(lengths_m: dict[str, float], in_rack_m: float, in_row_m: float, *, one_rack: bool,
                   switches_one_rack: bool, one_row: bool) -> dict[str, float]:
     """Every link class's run where its ends sit (runs with slack): ``in_rack_m`` for the classes
-    within one rack (:func:`in_rack_classes`); ``in_row_m`` between mixed racks (one row);
+    within one rack (:func:`in_rack_classes`); ``in_row_m`` between racks of one row;
     otherwise ``lengths_m``'s. A placement never lengthens a run."""
     runs = dict(lengths_m)
     inside = in_rack_classes(lengths_m, one_rack=one_rack, switches_one_rack=switches_one_rack)

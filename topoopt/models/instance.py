@@ -157,6 +157,10 @@ class Distances(Record):
     in_row_m: float = Field(15.0, gt=0, le=1000, description="Node to an end-of-row switch.")
     across_rows_m: float = Field(50.0, gt=0, le=10_000, description="Switch to switch across rows.")
     slack_m: float = Field(2.0, ge=0, le=100, description="Added to every cable run between racks.")
+    racks_per_row: int | None = Field(
+        None, ge=1, le=100_000,
+        description="Racks one row holds: a design with no more racks stands in one row, its switch-to-switch "
+                    "links run in_row_m rather than across_rows_m. None = only mixed racks (at most eight) share a row.")
 
 
 class Operation(Record):

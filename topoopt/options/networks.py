@@ -8,7 +8,7 @@ states the rules.
 
 Parts for the new link classes are not a decision of the model: per option (or per pair of a
 storage switch speed and a storage tier) and per placement (the class's run when the design is one
-rack, mixed racks in one row, or racks across the site: tables.py ``link_runs_m``) the part is
+rack, several racks in one row, or racks across the site: tables.py ``link_runs_m``) the part is
 chosen here, among the physically fitting ones, as the one violating the fewest instance rules,
 then the cheapest, then the least power hungry. Its violations at every placement become the
 option's; those at some placements only, the option's at that placement (``level_violations``),

@@ -398,7 +398,7 @@ RUN_LEVELS = ("rack", "row", "site")
 
 def link_runs_m(instance: Instance, classes: tuple[str, ...] = PLACED_CLASSES) -> dict[str, dict[str, float]]:
     """Cable run per link class at each placement: ``rack`` when the class's ends share one rack
-    (``in_rack_m``), ``row`` between mixed racks (one row: ``in_row_m``), ``site`` otherwise
+    (``in_rack_m``), ``row`` between racks of one row (``in_row_m``), ``site`` otherwise
     (:func:`link_lengths_m`); each plus ``slack_m``, and never longer than the site's run."""
     d = instance.site.distances
     site = link_lengths_m(instance)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from topoopt.options.conventions import whole_units
+from topoopt.options.racks import rack_cools
 from topoopt.options.tables import MAX_NODES, NEAR_BALANCED
 from topoopt.solver.model.core import COUNT_MAX, MONEY_MAX, DesignModel
 from topoopt.solver.model.in_rack import in_rack_costs
@@ -343,7 +344,8 @@ def cable_runs(dm: DesignModel) -> None:
     """Where each compute link class's ends sit (docs/model.md, "Cable runs"): node–leaf in one
     rack when everything is; between switches in one rack when every compute switch is (one rack
     of one model each, or one mixed rack, holds every switch of the compute model), in one row
-    between mixed racks, across the site otherwise."""
+    when the racks stand in one row (mixed racks, or as many as ``racks_per_row``), across the
+    site otherwise."""
     m, v, n = dm.model, dm.vars, dm.net
     together = m.new_bool_var("compute_switches_one_rack")
     m.add(sum(v.use_switch.values()) >= 1).only_enforce_if(together)
@@ -371,17 +373,29 @@ def cable_runs(dm: DesignModel) -> None:
         m.add_bool_or([v.single_rack, together]).only_enforce_if(at["rack"])
         m.add_implication(v.single_rack, at["rack"])
         m.add_implication(together, at["rack"])
-        m.add_bool_or([at["rack"], at["row"]]).only_enforce_if(v.mixed)
-        m.add_implication(at["row"], v.mixed)
+        m.add_bool_or([at["rack"], at["row"]]).only_enforce_if(dm.in_one_row)
+        m.add_implication(at["row"], dm.in_one_row)
 
 
 def one_rack_when_everything_fits(dm: DesignModel) -> None:
-    """A design whose devices all fit in one rack of its class uses that single mixed rack.
+    """A design whose devices all fit in one rack of the nodes' class, and which that class cools,
+    uses that single mixed rack.
 
     One rack never costs more than several nor draws more power, so this only makes the
     answer unique (free racks would otherwise leave the layout open).
     """
-    m, v = dm.model, dm.vars
+    m, v, n = dm.model, dm.vars, dm.net
+    switches = dm.problem.catalog.catalog.by_id("switches")
+    in_use: dict[str, object] = {}
+
+    def used(sid: str):
+        """Whether the design has a switch of model ``sid`` (any network)."""
+        if sid not in in_use:
+            in_use[sid] = lit = m.new_bool_var(f"uses_{sid}")
+            m.add(n.switches_of[sid] >= 1).only_enforce_if(lit)
+            m.add(n.switches_of[sid] == 0).only_enforce_if(lit.Not())
+        return in_use[sid]
+
     for r in dm.options.racks:
         power_fits, units_fits = m.new_bool_var(f"power_fits_{r.index}"), m.new_bool_var(f"units_fit_{r.index}")
         limit_w = thousandths(r.rack.power_kw)
@@ -389,7 +403,8 @@ def one_rack_when_everything_fits(dm: DesignModel) -> None:
         m.add(v.power_w["total"] >= limit_w + 1).only_enforce_if(power_fits.Not())
         m.add(v.rack_units["total"] <= r.rack.rack_units).only_enforce_if(units_fits)
         m.add(v.rack_units["total"] >= r.rack.rack_units + 1).only_enforce_if(units_fits.Not())
-        m.add_bool_or([v.use_rack[r.index].Not(), power_fits.Not(), units_fits.Not(), v.single_rack])
+        uncooled = [used(sid) for sid in n.switches_of if not rack_cools(r.rack, switches[sid].cooling)]
+        m.add_bool_or([v.use_rack[r.index].Not(), power_fits.Not(), units_fits.Not(), v.single_rack, *uncooled])
 
 
 def costs(dm: DesignModel) -> None:

@@ -101,7 +101,7 @@ def in_rack_costs(dm: DesignModel) -> None:
     (``dm.in_rack``: the assemblies bought as twins, per link class and part option)."""
     m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     dm.hubs = hubs = Hubs(dm)
-    row = dm.placement["row"]
+    row = dm.mixed_row
     terms = []
     for p in o.parts["node-leaf"]:
         twin = o.in_rack_twins.get(p.part.id)
@@ -179,7 +179,7 @@ def forbid_coiled(dm: DesignModel) -> None:
     """Family cable_reach in several mixed racks: a part too long for a rack is ruled out wherever a
     rack may hold both ends of its link and the hub's twin does not cover them."""
     o, v, n, hubs = dm.options, dm.vars, dm.net, dm.hubs
-    instance, row, family = dm.problem.instance, dm.placement["row"], "cable_reach"
+    instance, row, family = dm.problem.instance, dm.mixed_row, "cable_reach"
 
     def long(part) -> bool:
         return part is not None and too_long_in_rack(part.part, instance)
