@@ -812,7 +812,7 @@ class Enumerator:
                 continue
             mgmt = block[totals[0]]
             placed = replace(placed, total=totals[0]) if unpacked else placed
-            if placed.total > site.max_racks or self.misfits(used, chosen, placed):
+            if placed.total > site.max_racks or self.misfits(used, chosen, placed) or self.beyond_a_row(placed):
                 continue
             networks = self.networks_cost(net, mgmt, placed)
             if networks is None:
@@ -825,6 +825,11 @@ class Enumerator:
     def one_row(self, placed: Racking) -> bool:
         """``placed``'s racks stand in one row (docs/model.md, "Cable runs")."""
         return derive.in_one_row(placed.total, placed.mixed, self.instance.site.distances.racks_per_row)
+
+    def beyond_a_row(self, placed: Racking) -> bool:
+        """Mixed racks, more than the site's row holds: the model takes mixed racks within one row."""
+        per_row = self.instance.site.distances.racks_per_row
+        return placed.mixed and per_row is not None and placed.total > per_row
 
     def placement(self, placed: Racking) -> str:
         """Where ``placed`` puts the storage and management links' ends (enumeration_networks.PLACEMENTS)."""
@@ -986,7 +991,7 @@ class Enumerator:
         they cannot be packed or its parts no longer reach)."""
         cost, cand = candidate
         placed = cand.placed.packed()
-        if placed is None or placed.total not in cand.management_by_racks:
+        if placed is None or placed.total not in cand.management_by_racks or self.beyond_a_row(placed):
             return None  # its switches serve another rack count's PDUs (another block covers it)
         if placed is cand.placed:
             return candidate

@@ -267,6 +267,19 @@ def test_racks_of_one_model_each_in_one_row_run_their_uplinks_along_the_row():
     assert any("cable_reach: mgmt-uplink links: length 17 m recorded, the site gives 52 m" in v for v in found), found
 
 
+def test_mixed_racks_stay_within_the_rows_size():
+    """20 pinned s80 nodes fill seven mixed racks; with rows of two racks the design takes no mixed
+    racks beyond a row, so its racks span rows and the management uplinks run across them."""
+    pins = {"constraints.pins.server": "s80", "constraints.pins.nodes": 20, "constraints.pins.tiers": 2,
+            "constraints.pins.nics_per_node": 1}
+    assert {g.role for g in optimal(tiny(**pins)).design.racks} == {"mixed"}
+    inst = tiny(**pins, **{"site.distances.racks_per_row": 2, "site.max_racks": 30})
+    design = optimal(inst).design
+    assert "mixed" not in {g.role for g in design.racks} and sum(g.count for g in design.racks) > 2
+    assert [g.length_m for g in design.links if g.between == "mgmt-uplink"] == [52.0]
+    assert check_design(inst, design) == []
+
+
 def _with_liquid_racks_only() -> dict:
     catalog = copy.deepcopy(TINY_CATALOG)
     catalog["racks"] = [{"id": "l80", "name": "80 kW liquid rack", "source": "estimate: test fixture",
@@ -323,6 +336,30 @@ def test_liquid_cooled_servers_with_only_liquid_racks_are_explained_by_the_switc
     item = next(item for item in result.explanation.conflict if item.family == "rack_power_within_limit")
     assert "l80 80 kW/42U liquid" in item.detail, item.detail
     assert "management switches allowed are air-cooled" in item.detail, item.detail
+
+
+def test_liquid_cooled_servers_pinned_to_an_air_rack_class_are_explained_by_their_cooling():
+    """The pin fixes the nodes' class only: the explanation lists the classes it leaves the nodes
+    (not the liquid one) and names the cooling that rules them out."""
+    result = infeasible(tiny(**_with_liquid_servers(), **{"constraints.pins.rack_class": "r40"}))
+    item = next(item for item in result.explanation.conflict if item.family == "rack_power_within_limit")
+    assert "l80" not in item.detail, item.detail
+    assert "servers allowed are liquid-cooled, their allowed rack classes air-cooled" in item.detail, item.detail
+
+
+def test_switches_in_liquid_mixed_racks_are_rejected_whatever_other_groups_say():
+    """Mixed racks hold the switches: an air-cooled switch in a liquid mixed rack is a finding even
+    beside an empty network rack group of an air class."""
+    pins = {"constraints.pins.server": "s80", "constraints.pins.nodes": 6, "constraints.pins.tiers": 2,
+            "constraints.pins.nics_per_node": 1}
+    design = optimal(tiny(**pins)).design
+    assert {g.role for g in design.racks} == {"mixed"}
+    liquid = [g.model_copy(update={"rack_class": "l80"}) for g in design.racks]
+    empty = liquid[0].model_copy(update={"rack_class": "r40", "role": "network", "count": 0, "nodes_per_rack": 0,
+                                         "power_kw": 0.0, "holds": {}})
+    found = [str(v) for v in check_design(tiny(**pins, **_with_liquid_servers()),
+                                          design.model_copy(update={"racks": liquid + [empty]}))]
+    assert any("in l80: air-cooled, the rack class is liquid-cooled" in v for v in found), found
 
 
 def test_a_design_with_two_classes_for_its_network_racks_is_rejected():

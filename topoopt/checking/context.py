@@ -71,9 +71,12 @@ class CheckContext(NetworksView):
 
     @cached_property
     def infra_rack_class(self) -> RackClass | None:
-        """The network and storage racks' class (the nodes' when there are none: mixed racks)."""
-        groups = self.rack_groups("network") + self.rack_groups("storage")
-        return self._item("racks", groups[0].rack_class) if groups else self.rack_class
+        """The network and storage racks' class; with mixed racks (which hold the switches), or
+        without a network or storage rack, the nodes'."""
+        groups = [g for g in self.rack_groups("network") + self.rack_groups("storage") if g.count]
+        if self.rack_groups("mixed") or not groups:
+            return self.rack_class
+        return self._item("racks", groups[0].rack_class)
 
     def rack_class_of(self, role: str) -> RackClass | None:
         """The class of a rack role's racks: the nodes' for compute and mixed racks, else the

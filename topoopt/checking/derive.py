@@ -317,9 +317,9 @@ def in_rack_classes(classes, *, one_rack: bool, switches_one_rack: bool) -> froz
 
 
 def in_one_row(racks: int, mixed: bool, racks_per_row: int | None) -> bool:
-    """The design's racks stand in one row: mixed racks (at most eight) always do; racks of one
-    model each when ``racks_per_row`` is given and holds them all."""
-    return mixed or (racks_per_row is not None and racks <= racks_per_row)
+    """The design's racks stand in one row: when ``racks_per_row`` is given, as long as it holds
+    them all; without it, mixed racks (at most eight) do and racks of one model each do not."""
+    return mixed if racks_per_row is None else racks <= racks_per_row
 
 
 def placed_runs_m(lengths_m: dict[str, float], in_rack_m: float, in_row_m: float, *, one_rack: bool,

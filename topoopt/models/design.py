@@ -233,7 +233,8 @@ class Ownership(Record):
 
     months: int = Field(description="Ownership (depreciation) period.")
     it_power_kw: float = Field(description="Provisioned IT power of the design (site power), kW.")
-    pue: float = Field(description="PUE of the design's rack cooling.")
+    pue: float = Field(description="PUE of the design's racks: by each rack class's cooling, weighted by the IT power "
+                                   "it holds.")
     energy_kwh: float = Field(description="it_power_kw × average_load × pue × 730.5 h × months.")
     energy_cost: float
     racks: int

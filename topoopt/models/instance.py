@@ -160,7 +160,8 @@ class Distances(Record):
     racks_per_row: int | None = Field(
         None, ge=1, le=100_000,
         description="Racks one row holds: a design with no more racks stands in one row, its switch-to-switch "
-                    "links run in_row_m rather than across_rows_m. None = only mixed racks (at most eight) share a row.")
+                    "links run in_row_m rather than across_rows_m; mixed racks are used only within one row. "
+                    "None = only mixed racks (at most eight) share a row.")
 
 
 class Operation(Record):

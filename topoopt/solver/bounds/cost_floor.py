@@ -14,7 +14,8 @@ avoids, counted as the model counts it, at the cheapest option:
   ``ceil(links / q)``, which neither the per-pair count of a cable nor the per-cage count of a kit
   goes below); infinite where the option's port rules (``leaf_ports_cover_endpoints``,
   ``spine_ports_cover_uplinks``, ``core_ports_cover_uplinks``) exclude ``n``;
-* racks: at the cheapest rack class, one single mixed rack when the nodes and the least other
+* racks: at the cheapest rack class for the nodes (any class's least price for the network
+  and storage racks), one single mixed rack when the nodes and the least other
   equipment (a storage unit, a management leaf, a compute leaf) fit in it; otherwise the compute
   racks ``ceil(n / nodes per rack)`` and, unless that many racks may be mixed
   (``MIXED_RACKS_MAX``), racks being homogeneous per device model, one rack for the storage units

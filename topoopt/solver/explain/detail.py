@@ -232,16 +232,22 @@ def cable_reach(problem: Problem, nodes: int | None) -> str:
 
 # -- racks and site ---------------------------------------------------------------------------------
 
+def _racks(problem: Problem, nodes: bool) -> list[RackClass]:
+    """The rack classes the instance allows: for the nodes' racks (``nodes``: the pin too), or
+    for the network and storage racks."""
+    allowed = _allowed(_everything(problem).racks, frozenset({"racks_available"}))
+    return [r.rack for r in allowed if not (nodes and r.node_violations & INSTANCE_RULES)]
+
+
 def _rack_classes(problem: Problem, figure: Callable[[RackClass], str]) -> str:
-    """The rack classes the instance allows, each with ``figure(rack class)``."""
-    racks = _allowed(_everything(problem).racks, frozenset({"racks_available"}))
-    return ", ".join(f"{r.rack.id} {figure(r.rack)}" for r in racks) or "no rack class"
+    """The rack classes the instance allows for the nodes, each with ``figure(rack class)``."""
+    return ", ".join(f"{rack.id} {figure(rack)}" for rack in _racks(problem, nodes=True)) or "no rack class"
 
 
 def rack_power_within_limit(problem: Problem, nodes: int | None) -> str:
-    """The allowed rack classes' power, height and cooling, the least power a node draws (its
-    storage NICs aside), and, when no allowed class cools both an allowed server and a management
-    switch, that mismatch (a design's racks are of one class)."""
+    """The rack classes allowed for the nodes: power, height and cooling; the least power a node
+    draws (its storage NICs aside); and, when no allowed class cools an allowed server or none
+    cools a management switch, that mismatch."""
     configs, parts = _allowed_configs(problem), _everything(problem).all_parts
     classes = _rack_classes(problem, lambda rack: f"{rack.power_kw:g} kW/{rack.rack_units}U {rack.cooling}")
     if not configs:
@@ -256,15 +262,14 @@ def _cooling_mismatch(problem: Problem, configs: list[NodeConfig]) -> str:
     """'; …' naming the cooling kinds when no allowed rack class cools an allowed server, or none
     cools an allowed management switch (every design has both: nodes' racks, and network racks of
     a class of their own)."""
-    racks = [r.rack for r in _allowed(_everything(problem).racks, frozenset({"racks_available"}))]
-    kinds = {"servers": {c.server.cooling for c in configs},
-             "management switches": {x.switch.cooling for x in _allowed(_everything(problem).management)}}
-    uncooled = [f"the {what} allowed are {' or '.join(sorted(cooling))}-cooled" for what, cooling in kinds.items()
+    kinds = {"servers": ({c.server.cooling for c in configs}, _racks(problem, nodes=True)),
+             "management switches": ({x.switch.cooling for x in _allowed(_everything(problem).management)},
+                                     _racks(problem, nodes=False))}
+    uncooled = [f"the {what} allowed are {' or '.join(sorted(cooling))}-cooled, their allowed rack classes "
+                f"{' or '.join(sorted({r.cooling for r in racks})) or 'none'}-cooled"
+                for what, (cooling, racks) in kinds.items()
                 if cooling and not any(rack_cools(r, c) for r in racks for c in cooling)]
-    if not uncooled:
-        return ""
-    classes = " or ".join(sorted({r.cooling for r in racks})) or "no"
-    return f"; {' and '.join(uncooled)}, and the allowed rack classes cool {classes}-cooled devices only"
+    return "".join(f"; {text}" for text in uncooled)
 
 
 def rack_units_within_limit(problem: Problem, nodes: int | None) -> str:

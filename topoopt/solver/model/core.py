@@ -163,9 +163,10 @@ class DesignModel:
 
     def _placement(self) -> dict[str, Bool]:
         """The placements the storage and management parts depend on (tables.py ``RUN_LEVELS``):
-        ``rack`` one mixed rack, ``row`` several racks in one row (mixed racks, or racks of one
-        model each no more than ``distances.racks_per_row``), ``site`` otherwise; exactly one holds.
-        Sets :attr:`in_one_row` and :attr:`mixed_row` (several mixed racks) on the way."""
+        ``rack`` one mixed rack, ``row`` several racks in one row (no more than
+        ``distances.racks_per_row``; without it, mixed racks), ``site`` otherwise; exactly one
+        holds. Mixed racks stand in one row: with a row size, no more of them than it. Sets
+        :attr:`in_one_row` and :attr:`mixed_row` (several mixed racks) on the way."""
         m, v = self.model, self.vars
         self.mixed_row = m.new_bool_var("several_mixed_racks")
         m.add_bool_and([v.mixed, v.single_rack.Not()]).only_enforce_if(self.mixed_row)
@@ -177,10 +178,8 @@ class DesignModel:
         fits = m.new_bool_var("racks_fit_one_row")
         m.add(v.racks <= per_row).only_enforce_if(fits)
         m.add(v.racks >= per_row + 1).only_enforce_if(fits.Not())
-        self.in_one_row = m.new_bool_var("in_one_row")  # mixed racks (at most eight) always are
-        m.add_bool_or([v.mixed, fits]).only_enforce_if(self.in_one_row)
-        m.add_implication(v.mixed, self.in_one_row)
-        m.add_implication(fits, self.in_one_row)
+        self.in_one_row = fits
+        m.add_implication(v.mixed, fits)  # the in-rack rules of mixed racks take them in one row
         row = m.new_bool_var("placed_in_row")
         m.add_bool_and([self.in_one_row, v.single_rack.Not()]).only_enforce_if(row)
         m.add_bool_or([self.in_one_row.Not(), v.single_rack, row])
