@@ -312,6 +312,29 @@ def test_liquid_cooled_servers_sit_in_liquid_racks_beside_air_cooled_network_rac
     assert check_design(inst, design) == []
 
 
+def test_each_rack_class_brings_its_own_pdus_onto_the_management_network():
+    """Liquid racks with 4 PDUs beside air network and storage racks with 2: the management
+    network serves every rack's PDUs at its class's count, and the build-out racks them so."""
+    overrides = _with_liquid_servers()
+    overrides["catalog.add"]["racks"][-1]["pdus"] = 4
+    inst = tiny(**overrides, **{"constraints.pins.server": "s80", "constraints.pins.nodes": 27,
+                                "constraints.pins.tiers": 2, "constraints.pins.nics_per_node": 1})
+    design = optimal(inst).design
+    pdus = {"l80": 4, "r40": 2}
+    by_class = Counter()
+    for g in design.racks:
+        by_class[g.rack_class] += g.count
+    assert set(by_class) == {"l80", "r40"}
+    fabric = build_fabric(design, inst)
+    assert len(fabric.pdus) == sum(count * pdus[c] for c, count in by_class.items())
+    assert check_design(inst, design) == []
+    # Recorded as if every rack had 2 PDUs: the checker counts the liquid racks' 4 each.
+    two_each = design.management_network.ports - 2 * by_class["l80"]
+    tampered = design.management_network.model_copy(update={"ports": two_each})
+    found = [str(v) for v in check_design(inst, design.model_copy(update={"management_network": tampered}))]
+    assert any(f"{by_class['l80']} × l80 rack × 4 + {by_class['r40']} × r40 rack × 2" in v for v in found), found
+
+
 def test_ownership_charges_each_device_the_pue_of_its_racks_cooling():
     """Liquid-cooled nodes at the liquid PUE, the air-cooled network and storage racks at the air
     PUE: the reported PUE is their power-weighted mean, and the checker recomputes it."""
