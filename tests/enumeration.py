@@ -362,7 +362,7 @@ def rackings(rack: RackClass, infra: RackClass, devices: list[tuple[str, str, in
     for role, _, count, power_w, units, cooling in devices:
         home = rack if role == "compute" else infra
         per = derive.devices_per_rack(home, power_w, units) if count else 0
-        if count and (per < 1 or not cools(home, cooling)):
+        if count and (per < 1 or not derive.rack_cools(home, cooling)):
             break
         per_rack.append(per)
         total += derive.ceil_div(count, per) if count else 0
@@ -371,7 +371,7 @@ def rackings(rack: RackClass, infra: RackClass, devices: list[tuple[str, str, in
             m == compute_switch and derive.ceil_div(c, per) == 1 for (_, m, c, *_), per in zip(devices, per_rack) if c)
         out.append(Racking(rack, total, False, tuple(per_rack), infra, derive.ceil_div(devices[0][2], per_rack[0]),
                            switches_together=together))
-    if infra is not rack or not all(cools(rack, cooling) and derive.devices_per_rack(rack, w, u) >= 1
+    if infra is not rack or not all(derive.rack_cools(rack, cooling) and derive.devices_per_rack(rack, w, u) >= 1
                                     for _, _, count, w, u, cooling in devices if count):
         return out
     pooled: dict[str, list] = {}
@@ -388,11 +388,6 @@ def rackings(rack: RackClass, infra: RackClass, devices: list[tuple[str, str, in
         if compute_switch in pooled:
             out.append(replace(unpacked, switches_together=True, together=list(pooled).index(compute_switch)))
     return out
-
-
-def cools(rack: RackClass, cooling: str | None) -> bool:
-    """Whether ``rack`` cools a device of ``cooling`` (None: one that states none)."""
-    return cooling is None or derive.rack_cools(rack, cooling)
 
 
 def fewest_mixed(rack: RackClass, counts: tuple[int, ...], models: tuple) -> int:
@@ -797,8 +792,8 @@ class Enumerator:
         devices = [("compute", node.server.id, n, node_w, node.server.rack_units, node.server.cooling)]
         devices += [("network", m, c, self.switch_w(switch_models[m]), switch_models[m].rack_units,
                      switch_models[m].cooling) for m, c in models.items()]
-        # A storage tier states no cooling: the model checks servers and switches only.
-        devices += [("storage", t, c, tiers[t].power_w, tiers[t].rack_units, None) for t, c in unit_counts.items()]
+        devices += [("storage", t, c, tiers[t].power_w, tiers[t].rack_units, tiers[t].cooling)
+                    for t, c in unit_counts.items()]
         power_w = sum(c * w for _, _, c, w, *_ in devices)
         if site.power_cap_kw is not None and power_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
             return

@@ -385,6 +385,23 @@ def test_switches_in_liquid_mixed_racks_are_rejected_whatever_other_groups_say()
     assert any("in l80: air-cooled, the rack class is liquid-cooled" in v for v in found), found
 
 
+def _with_liquid_storage() -> dict:
+    catalog = copy.deepcopy(TINY_CATALOG)
+    for tier in catalog["storage"]:
+        tier["cooling"] = "liquid"
+    return {"catalog.add": catalog}
+
+
+def test_liquid_cooled_storage_units_need_a_liquid_class_for_their_racks():
+    """Storage units sit in the network and storage racks' class, which must cool them: with an
+    air-cooled class only, liquid units find no rack, and the checker rejects them in an air rack."""
+    design = optimal(tiny(**{"constraints.pins.nodes": 1})).design
+    liquid = tiny(**{"constraints.pins.nodes": 1}, **_with_liquid_storage())
+    assert "rack_power_within_limit" in conflict(infeasible(liquid))
+    found = [str(v) for v in check_design(liquid, design)]
+    assert any(f"{design.storage.tier} in r40: liquid-cooled, the rack class is air-cooled" in v for v in found), found
+
+
 def test_a_design_with_two_classes_for_its_network_racks_is_rejected():
     """The network and storage racks share one class: a design recording two is a racks_available
     finding."""

@@ -257,10 +257,11 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
 
 
 def _uncooled(ctx: CheckContext) -> list[Violation]:
-    """The server and the switch models in use that their racks' class does not cool: the nodes'
-    class, and the network racks' (the nodes' with mixed racks)."""
+    """The server, the switch models and the storage tiers in use that their racks' class does not
+    cool: the nodes' class, and the network and storage racks' (the nodes' with mixed racks)."""
     devices = [(ctx.server, ctx.nodes, ctx.rack_class)] if ctx.server is not None else []
     devices += [(switch, count, ctx.infra_rack_class) for switch, count in ctx.switch_counts]
+    devices += [(tier, units, ctx.infra_rack_class) for _, tier, units in ctx.storage_tiers if tier is not None]
     return [Violation(family="rack_power_within_limit", item=f"{device.id} in {rack.id}",
                       detail=f"{device.cooling}-cooled, the rack class is {rack.cooling}-cooled")
             for device, count, rack in devices if count and rack is not None and not rack_cools(rack, device.cooling)]

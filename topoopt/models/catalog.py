@@ -278,6 +278,7 @@ class StorageTier(Sourced):
     power_w: Annotated[float, Range(0, 100_000, "100 kW is more than a whole rack", lo_open=True)] = Field(
         description="Power of one unit, W.")
     rack_units: int = Field(ge=1, le=52, description="Height in rack units (U).")
+    cooling: Literal["air", "liquid"] = Field("air", description="How a storage unit is cooled.")
     network_ports: int = Field(ge=1, le=64, description="Data-network ports per unit.")
     port_speeds_gbps: list[Annotated[int, FASTEST_PORT]] = Field(
         min_length=1, description="Speeds (Gb/s) the unit's data ports run."

@@ -378,8 +378,8 @@ def cable_runs(dm: DesignModel) -> None:
 
 
 def one_rack_when_everything_fits(dm: DesignModel) -> None:
-    """A design whose devices all fit in one rack of the nodes' class, and which that class cools,
-    uses that single mixed rack.
+    """A design whose devices all fit in one rack of the nodes' class, and which that class cools
+    (its switches and storage units too), uses that single mixed rack.
 
     One rack never costs more than several nor draws more power, so this only makes the
     answer unique (free racks would otherwise leave the layout open).
@@ -403,6 +403,8 @@ def one_rack_when_everything_fits(dm: DesignModel) -> None:
         m.add(v.rack_units["total"] <= r.rack.rack_units).only_enforce_if(units_fits)
         m.add(v.rack_units["total"] >= r.rack.rack_units + 1).only_enforce_if(units_fits.Not())
         uncooled = [lit for sid in n.switches_of if not rack_cools(r.rack, switches[sid].cooling) for lit in using(sid)]
+        uncooled += [lit for options, literals in ((o.storage, v.use_storage), (o.cold, n.use_cold))
+                     for x, lit in zip(options, literals) if x.tier is not None and not rack_cools(r.rack, x.tier.cooling)]
         m.add_bool_or([v.use_rack[r.index].Not(), power_fits.Not(), units_fits.Not(), v.single_rack, *uncooled])
 
 

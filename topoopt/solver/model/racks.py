@@ -61,8 +61,8 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
 
 def rack_power_within_limit(dm: DesignModel) -> None:
     """Power per rack (``_rack_capacity``), and the rack class cools what it holds: a server of
-    another cooling than the nodes' class, or a switch model of another cooling than the network
-    racks' class (the nodes' with mixed racks), is not racked in it."""
+    another cooling than the nodes' class, or a switch model or storage tier of another cooling
+    than the network and storage racks' class (the nodes' with mixed racks), is not racked in it."""
     _rack_capacity(dm, "rack_power_within_limit")
     o, v = dm.options, dm.vars
     switches = dm.problem.catalog.catalog.by_id("switches")
@@ -70,9 +70,12 @@ def rack_power_within_limit(dm: DesignModel) -> None:
         for r in o.racks:
             if not rack_cools(r.rack, configs[0].server.cooling):
                 dm.forbid("rack_power_within_limit", lit, v.use_rack[r.index])
-    for sid, count in dm.net.switches_of.items():
+    tiers = dm.problem.catalog.catalog.by_id("storage")
+    held = [(switches[sid].cooling, count) for sid, count in dm.net.switches_of.items()]
+    held += [(tiers[t].cooling, count) for t, count in dm.net.units_of.items()]
+    for cooling, count in held:
         for r in o.racks:
-            if not rack_cools(r.rack, switches[sid].cooling):
+            if not rack_cools(r.rack, cooling):
                 dm.add("rack_power_within_limit", dm.model.add(count == 0), v.use_infra_rack[r.index])
 
 
