@@ -9,13 +9,14 @@ enforced by its family's assumption literal, which is how infeasibility is expla
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
 from topoopt.families import FAMILIES
 from topoopt.options.problem import Problem
-from topoopt.options.tables import MAX_NODES, RAILS_PER_LEAF, RUN_LEVELS, Options
+from topoopt.options.tables import MAX_NODES, RAILS_PER_LEAF, RUN_LEVELS, Options, RackOption
 
 COUNT_MAX = 50_000_000
 MONEY_MAX = 10**15
@@ -152,6 +153,16 @@ class DesignModel:
         for violations, literals in self.pair_rules:
             if family in violations:
                 self.forbid(family, *literals)
+
+    def over_racks(self, each: Callable[[RackOption], int], name: str):
+        """``Σ each(class)`` over the design's racks: the compute (or mixed) racks in the nodes'
+        class, the network and storage racks in theirs (a rack's price, its PDUs)."""
+        m, v = self.model, self.vars
+        nodes, others = self.int_var(MONEY_MAX, f"{name}_node_racks"), self.int_var(MONEY_MAX, f"{name}_other_racks")
+        for r in self.options.racks:
+            m.add(nodes == each(r) * v.compute_racks).only_enforce_if(v.use_rack[r.index])
+            m.add(others == each(r) * (v.switch_racks + v.storage_racks)).only_enforce_if(v.use_infra_rack[r.index])
+        return nodes + others
 
     def any_of(self, literals: list, name: str):
         """A Boolean equal to the sum of mutually exclusive option literals (one literal is reused)."""

@@ -12,7 +12,7 @@ import math
 from topoopt.options.conventions import whole_units
 from topoopt.options.racks import rack_cools
 from topoopt.options.tables import MAX_NODES, NEAR_BALANCED
-from topoopt.solver.model.core import COUNT_MAX, MONEY_MAX, DesignModel
+from topoopt.solver.model.core import COUNT_MAX, DesignModel
 from topoopt.solver.model.in_rack import in_rack_costs
 from topoopt.solver.model.integers import thousandths
 from topoopt.solver.model.mixed_racks import define_mixed_racks
@@ -425,12 +425,6 @@ def costs(dm: DesignModel) -> None:
     m.add(v.cost["cable"] == sum((p.unit_price or 0) * v.assemblies[cls, p.index]
                                  for cls, ps in o.parts.items() for p in ps)
           + sum(var for kind, var in n.cost.items() if kind != "storage_nic"))
-    # The nodes' racks (compute or mixed) at their class's price, network and storage racks at theirs.
-    node_racks, infra_racks = dm.int_var(MONEY_MAX, "cost_node_racks"), dm.int_var(MONEY_MAX, "cost_infra_racks")
-    for r in o.racks:
-        m.add(node_racks == (r.unit_price or 0) * v.compute_racks).only_enforce_if(v.use_rack[r.index])
-        m.add(infra_racks == (r.unit_price or 0) * (v.switch_racks + v.storage_racks)).only_enforce_if(
-            v.use_infra_rack[r.index])
-    m.add(v.cost["rack"] == node_racks + infra_racks)
+    m.add(v.cost["rack"] == dm.over_racks(lambda r: r.unit_price or 0, "cost_rack"))
     m.add(v.cost["storage"] == sum((whole_units(price(t)) or 0) * var for t, var in n.units_of.items()))
     m.add(v.total_cost == sum(v.cost.values()))

@@ -14,7 +14,7 @@ from ortools.sat.python import cp_model
 
 from topoopt.options.networks import StorageNetOption
 from topoopt.options.tables import RUN_LEVELS
-from topoopt.solver.model.core import COUNT_MAX, by_value, dedicated_options
+from topoopt.solver.model.core import by_value, dedicated_options
 from topoopt.solver.model.node_power import node_power_classes
 
 
@@ -168,11 +168,7 @@ def _management_shape(dm) -> None:
     switches = dm.problem.catalog.catalog.by_id("switches")
     storage = dm.problem.catalog.catalog.by_id("storage")
     data_switches = [(sid, var) for sid, var in v.switches_of.items()] + list(n.storage_of.items())
-    node_pdus, infra_pdus = dm.int_var(COUNT_MAX, "mgmt_node_rack_pdus"), dm.int_var(COUNT_MAX, "mgmt_infra_rack_pdus")
-    for r in o.racks:
-        m.add(node_pdus == r.rack.pdus * v.compute_racks).only_enforce_if(v.use_rack[r.index])
-        m.add(infra_pdus == r.rack.pdus * (v.switch_racks + v.storage_racks)).only_enforce_if(v.use_infra_rack[r.index])
-    m.add(n.mgmt_pdu_ports == node_pdus + infra_pdus)
+    m.add(n.mgmt_pdu_ports == dm.over_racks(lambda r: r.rack.pdus, "mgmt_pdu_ports"))
     m.add(n.mgmt_ports == n.mgmt_node_ports + n.mgmt_pdu_ports
           + sum(switches[sid].oob_ports * var for sid, var in data_switches)
           + sum((1 + storage[t].oob_ports) * var for t, var in n.units_of.items()))
