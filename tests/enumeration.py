@@ -53,6 +53,7 @@ from topoopt.models.catalog import Interconnect, LinkPart, Nic, RackClass, Serve
 from topoopt.models.design import (
     Design,
     FabricShape,
+    HeadNodes,
     LinkGroup,
     RackGroup,
     StorageChoice,
@@ -567,6 +568,13 @@ class Enumerator:
         self.networks = Networks(self)
         self._switch_w: dict[str, float] = {}
         self._racking: dict[tuple, Racking | None] = {}
+        heads = [c for c in self.catalog.control if c.role == "head" and self.price(c.id) is not None]
+        asked = instance.site.head_nodes
+        self.head = min(heads, key=lambda c: (self.price(c.id), c.power_w, c.rack_units, c.id)) if heads else None
+        self.heads_asked = (asked if asked is not None else 2) if heads else 0
+        self.clusters_only = asked is None
+        """The head nodes a candidate buys: ``site.head_nodes`` (unset: 2, none for a single node)
+        of the least-priced head model, none without one."""
 
     def may_fit(self, node: NodeChoice, switch: Switch | None, n: int, switches: int, node_w: float, racks) -> bool:
         """A bound that only rejects what :meth:`_complete` would: the nodes and compute switches
@@ -595,6 +603,10 @@ class Enumerator:
             if needed <= site.max_racks:
                 return True
         return False
+
+    def heads(self, nodes: int) -> int:
+        """Head nodes of a candidate of ``nodes`` nodes."""
+        return 0 if self.clusters_only and nodes <= 1 else self.heads_asked
 
     def switch_w(self, switch: Switch) -> float:
         """Provisioned switch power (cached per model)."""
@@ -746,6 +758,10 @@ class Enumerator:
         node_w = compute_w + net.node_extra_w
         fixed = (n * node_price + sum(c * price(m) for m, c in data_switches.items())
                  + sum(c * price(t) for t, c in unit_counts.items()) + net.cost)
+        heads = self.heads(n)
+        if heads:
+            ports += heads * (1 + self.head.oob_ports)
+            fixed += heads * price(self.head.id)
         converged = net.record.mode == "converged"
         compute_switch = fabric.switch.id if fabric.switch and n_switches else None
         for chosen in itertools.product(*(parts[cls] for cls in used)):
@@ -794,6 +810,9 @@ class Enumerator:
                      switch_models[m].cooling) for m, c in models.items()]
         devices += [("storage", t, c, tiers[t].power_w, tiers[t].rack_units, tiers[t].cooling)
                     for t, c in unit_counts.items()]
+        if self.heads(n):
+            h = self.head
+            devices.append(("network", h.id, self.heads(n), h.power_w, h.rack_units, h.cooling))
         power_w = sum(c * w for _, _, c, w, *_ in devices)
         if site.power_cap_kw is not None and power_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
             return
@@ -943,6 +962,7 @@ class Enumerator:
             storage=storage_choice(tier, units),
             cold_storage=storage_choice(*net.cold) if net.cold else None,
             storage_network=net.record, management_network=mgmt.record,
+            head_nodes=HeadNodes(model=self.head.id, count=self.heads(n)) if self.heads(n) else None,
             parallelism=layout.parallelism,
         )
 

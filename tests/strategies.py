@@ -361,8 +361,9 @@ def instance_data(draw, size: Size = DEFAULT, objective: str | None = None, loos
 @st.composite
 def placed(draw, instances: st.SearchStrategy) -> dict:
     """An instance of ``instances`` with, now and then, a row size (racks of one model each in one
-    row run their switch links along it) and a liquid-cooled server beside a liquid rack class (its
-    nodes need that class, the air-cooled switches another: docs/model.md, "Racks and power")."""
+    row run their switch links along it), a liquid-cooled server beside a liquid rack class (its
+    nodes need that class, the air-cooled switches another: docs/model.md, "Racks and power") and a
+    head-node model, with or without ``site.head_nodes`` (docs/model.md, "Control plane")."""
     data = copy.deepcopy(draw(instances))
     if one_in(draw, 3):
         data["site"]["distances"]["racks_per_row"] = draw(st.sampled_from([2, 4, 12]))
@@ -374,6 +375,13 @@ def placed(draw, instances: st.SearchStrategy) -> dict:
         data["catalog"]["prices"]["rk-liquid"] = draw(st.sampled_from([4_000, 9_000]))
         if data["site"].get("rack_classes"):
             data["site"]["rack_classes"].append("rk-liquid")
+    if one_in(draw, 3):
+        data["catalog"]["add"]["control"] = [{"id": "hd", "name": "Head node", "source": SRC,
+                                              "power_w": draw(st.sampled_from([600, 1100])),
+                                              "rack_units": draw(st.sampled_from([1, 2]))}]
+        data["catalog"]["prices"]["hd"] = draw(st.sampled_from([5_000, 20_000]))
+        if one_in(draw, 2):
+            data["site"]["head_nodes"] = draw(st.sampled_from([0, 1, 3]))
     return data
 
 

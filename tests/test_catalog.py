@@ -27,7 +27,7 @@ INTERCONNECTS, SWITCHES = CAT.by_id("interconnects"), CAT.by_id("switches")
 BOOKS = {book.id: book for book in CAT.price_books}
 COMPUTE_SWITCHES = [s for s in CAT.switches if s.role == "compute"]
 COPPER, OPTICAL = {"dac", "acc"}, {"aoc", "mmf", "smf"}
-BUYABLE_KINDS = ("servers", "nics", "switches", "cables", "racks", "storage")
+BUYABLE_KINDS = ("servers", "nics", "switches", "cables", "racks", "storage", "control")
 
 NODE_LEAF_RUN_M = Distances().in_row_m + Distances().slack_m
 """Default node-to-leaf cable run (end-of-row leaf): some part per NIC speed must reach it."""

@@ -346,6 +346,7 @@ def MANAGEMENT_PORTS(ports: int) -> dict:
 
 MUTATIONS = [
     # (family, instance changes, design changes, fragment of the expected message)
+    ("head_nodes_built", {"site.head_nodes": 2}, {}, "none recorded; the instance asks for 2 × head-node-2u"),
     ("memory_fits", {}, {"gpus": 33}, "33 GPUs recorded; 4 nodes × 8 = 32"),
     ("deadline_met", {"goal.deadline_days": 0.5}, {}, "> deadline 0.5 days on 4 × dgx-h100"),
     ("budget_cap", {"budget.max": 1_967_114.0}, {}, "cost 1,967,115 USD > budget 1,967,114 USD"),

@@ -115,14 +115,18 @@ def test_the_demo_buys_its_in_rack_cables_as_dacs():
     8 rails / 2 links = 16 breakout DACs (¥60) for 16 breakout AOCs (¥180), node–storage 4 nodes ×
     1 port = 4 100G DACs (¥30) for AOCs (¥60), storage-unit 2 units × ceil(2 ports / 4 legs) = 2
     25G breakout DACs (¥30) for AOCs (¥80): ¥1,920 + ¥120 + ¥100 = ¥2,140 less than buying every
-    cable at the 17 m run (¥497,380, the design before in-rack twins)."""
+    cable at the 17 m run (¥497,380, the design before in-rack twins and head nodes). The head
+    nodes add 2 × ¥9,000, and their 4 management ports (50 in all) two mgmt-48x1g-10g leaves and
+    their aggregation pair (4 × ¥510) in place of one mgmt-48x1g-4x10g (¥386), with 4 more cords
+    (¥4) and 4 uplink cords (¥6)."""
     instance = load_instance(REPO / "instances" / "llama3-70b-roce-cny.yaml").instance
     result = topoopt.solve(instance)
     twins = {g.between: (g.part, g.assemblies, g.in_rack_part, g.in_rack_assemblies) for g in result.design.links}
     assert twins["node-leaf"] == ("200g-qsfpdd-breakout-aoc-30m", 64, "200g-qsfpdd-breakout-dac-3m", 16)
     assert twins["node-storage"] == ("100g-aoc-qsfp28-to-qsfp56-30m", 16, "100g-dac-qsfp28-to-qsfp56-3m", 4)
     assert twins["storage-unit"] == ("25g-breakout-aoc-30m", 2, "25g-breakout-dac-3m", 2)
-    assert result.cost.total == 497_380 - 16 * (180 - 60) - 4 * (60 - 30) - 2 * (80 - 30)
+    heads = 2 * 9_000 + 4 * 510 - 386 + 4 * 4 + 4 * 6
+    assert result.cost.total == 497_380 - 16 * (180 - 60) - 4 * (60 - 30) - 2 * (80 - 30) + heads
 
 
 def test_netbox_cables_run_their_assemblys_length(rendered):
@@ -460,12 +464,12 @@ def test_generated_designs_coil_no_cable_in_a_rack(data):
 
 
 def test_storage_and_management_cables_in_one_rack_are_bought_for_the_rack():
-    """The video example fits one rack: its storage units' cables run in_rack_m (3 m), within the
-    3 m QSFP28 DAC's reach ($100), where a run in the row (17 m) would take the 30 m AOC ($250);
-    the management cords run 3 m too. Placement picks the storage and management parts as it picks
-    the compute ones."""
-    design = topoopt.solve(load_instance(REPO / "instances" / "video-storage-bound.yaml").instance,
-                           explain=False).design
+    """The video example without its head nodes fits one rack (their 2.2 kW take it to a second):
+    its storage units' cables run in_rack_m (3 m), within the 3 m QSFP28 DAC's reach ($100), where
+    a run in the row (17 m) would take the 30 m AOC ($250); the management cords run 3 m too.
+    Placement picks the storage and management parts as it picks the compute ones."""
+    instance = load_instance(REPO / "instances" / "video-storage-bound.yaml").instance
+    design = topoopt.solve(instance.with_changes({"site.head_nodes": 0}), explain=False).design
     assert [(group.role, group.count) for group in design.racks] == [("mixed", 1)]
     runs = {group.between: (group.part, group.length_m) for group in design.links if group.network != "compute"}
     assert runs["storage-unit"] == ("100g-dac-qsfp28-to-qsfp112-3m", 3.0)

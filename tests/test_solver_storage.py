@@ -437,6 +437,27 @@ def test_management_ports_cover_one_node_more_takes_an_aggregation_pair():
         ("mgmt", 12), ("mgmt-uplink", 4)]
 
 
+# -- head_nodes_built --------------------------------------------------------------------------------
+# The same 10-port leaves: 2 nodes fill one; a head node's 1 in-band and 1 BMC port make 12.
+HEAD = {"id": "hd", "name": "Head node", "source": SRC, "power_w": 600, "rack_units": 1}
+WITH_HEAD = {"catalog.add.control": [HEAD], "catalog.prices": {**TINY_PRICES, "m12": 800, "hd": 5_000}}
+
+
+def test_head_nodes_built_one_head_node_tips_a_full_leaf_into_an_aggregation_pair():
+    d = optimal(inst(MGMT, WITH_HEAD, {"constraints.pins.nodes": 2, "site.head_nodes": 1})).design
+    assert (d.head_nodes.model, d.head_nodes.count) == ("hd", 1)
+    mgmt = d.management_network
+    assert (mgmt.ports, mgmt.leaves, mgmt.aggregation) == (12, 2, 2) and mgmt.ports == _mgmt_ports(d) + 2
+
+
+def test_head_nodes_built_a_pair_from_two_nodes_none_for_one():
+    """Unset, a cluster buys the pair (4 ports: 14, two leaves) and a single node none."""
+    two = optimal(inst(MGMT, WITH_HEAD, {"constraints.pins.nodes": 2})).design
+    assert (two.head_nodes.count, two.management_network.ports) == (2, 14)
+    one = optimal(inst(MGMT, WITH_HEAD, {"constraints.pins.nodes": 1})).design
+    assert one.head_nodes is None and one.management_network.ports == _mgmt_ports(one)
+
+
 def test_management_uplinks_too_long_across_rows_run_in_the_row():
     """Uplinks across rows run 99 + 2 m, past RJ45's 100 m: racks of one model each cannot cable an
     aggregation pair, so four nodes (two management leaves) take mixed racks, where the uplinks

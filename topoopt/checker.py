@@ -11,7 +11,18 @@ its docstring and recomputed from first principles (docs/model.md):
 
 from __future__ import annotations
 
-from topoopt.checking import cabling, fabric, management, node, racks, selection, storage, storage_network, workload
+from topoopt.checking import (
+    cabling,
+    control,
+    fabric,
+    management,
+    node,
+    racks,
+    selection,
+    storage,
+    storage_network,
+    workload,
+)
 from topoopt.checking import cost as costing
 from topoopt.checking.context import CheckContext, Rule, build_context
 from topoopt.families import FAMILIES
@@ -30,6 +41,7 @@ CHECKER_RULES: dict[str, Rule] = {
     **storage.RULES,
     **storage_network.RULES,
     **management.RULES,
+    **control.RULES,
 }
 """Family id -> rule; each rule returns every violation of its family it finds."""
 
@@ -51,7 +63,7 @@ def check_design(
     >>> topoopt.check_design(instance, design)
     []
     >>> sorted({v.family for v in topoopt.check_design(instance, design.model_copy(update={"nodes": 2}))})[:3]
-    ['deadline_met', 'leaf_ports_cover_endpoints', 'management_ports_cover']
+    ['deadline_met', 'head_nodes_built', 'leaf_ports_cover_endpoints']
     """
     ctx = build_context(instance, design, cost, performance)
     return run_rules(ctx)

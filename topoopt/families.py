@@ -93,6 +93,8 @@ _RECORDS = (
     Family("management_ports_cover",
            "Management leaves cover every in-band and out-of-band management port; aggregation pairs cover the "
            "leaves.", source="constraints.switches"),
+    Family("head_nodes_built", "The design buys the head nodes the site asks for, of the catalog's least-priced "
+           "head model.", structural=True),
 )
 
 FAMILIES: dict[str, Family] = {family.id: family for family in _RECORDS}

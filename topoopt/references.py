@@ -76,6 +76,10 @@ def check_references(instance: Instance) -> list[tuple[Path_, str]]:
     for item_id in instance.catalog.prices:
         if item_id not in every_id:
             problems.append((("catalog", "prices", item_id), _unknown("catalog item", item_id, every_id)))
+    asked = instance.site.head_nodes
+    if asked and not any(c.role == "head" and resolved.price(c.id) is not None for c in resolved.catalog.control):
+        problems.append((("site", "head_nodes"), f"asks for {asked} head nodes, but the catalog prices no head model "
+                         f"in book {resolved.price_book.id!r} (catalog kind control, role head)"))
     added = instance.catalog.add
     for i, server in enumerate(added.servers):
         check(("catalog", "add", "servers", i, "gpu"), "gpus", server.gpu)
@@ -152,6 +156,7 @@ _KIND_NOUNS = {
     "cables": "cable",
     "racks": "rack class",
     "storage": "storage tier",
+    "control": "control-plane server",
     "models": "model preset",
 }
 

@@ -19,7 +19,7 @@ from topoopt.models.instance import Instance
 # it with the same safe constructor several times faster than the pure-Python one.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-KINDS = ("gpus", "servers", "nics", "interconnects", "switches", "cables", "racks", "storage", "models")
+KINDS = ("gpus", "servers", "nics", "interconnects", "switches", "cables", "racks", "storage", "control", "models")
 
 
 class CatalogError(ValueError):

@@ -15,7 +15,7 @@ from topoopt.catalog import ResolvedCatalog, resolve_catalog
 from topoopt.checking import derive
 from topoopt.checking.networks_view import NetworksView
 from topoopt.checking.units import SECONDS_PER_DAY
-from topoopt.models.catalog import Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
+from topoopt.models.catalog import ControlNode, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.design import Cost, Design, LinkGroup, RackGroup, Violation
 from topoopt.models.instance import Instance
 from topoopt.models.performance import Performance, StorageNeeds
@@ -40,6 +40,14 @@ class CheckContext(NetworksView):
     @cached_property
     def server(self) -> Server | None:
         return self._item("servers", self.design.server)
+
+    @cached_property
+    def head(self) -> tuple[ControlNode, int] | None:
+        """The design's head-node model and count (None without head nodes or when the catalog
+        lacks the model)."""
+        h = self.design.head_nodes
+        model = None if h is None else self._item("control", h.model)
+        return None if model is None else (model, h.count)
 
     @cached_property
     def nic(self) -> Nic | None:

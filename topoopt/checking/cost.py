@@ -22,10 +22,12 @@ def bill(ctx: CheckContext) -> list[tuple[str, str, int]]:
     A node is its server plus ``rails`` NICs unless the NICs are built in or the design has no
     compute fabric (a single node), plus its dedicated storage NICs unless those are built in;
     switches (compute, storage, management), cable assemblies and racks are summed over their
-    groups; hot and cold storage units each make a line.
+    groups; hot and cold storage units each make a line, and head nodes one beside the nodes.
     """
     d, net = ctx.design, ctx.storage_net
     lines: list[tuple[str, str, int]] = [("server", d.server, d.nodes)]
+    if d.head_nodes is not None:
+        lines.append(("server", d.head_nodes.model, d.head_nodes.count))
     if (ctx.server is None or ctx.server.builtin_compute_nics is None) and d.tiers > 0:
         lines.append(("nic", d.nic, d.nodes * d.nics_per_node))
     if not ctx.converged and net.nic is not None and (ctx.server is None or ctx.server.builtin_storage_nics is None):

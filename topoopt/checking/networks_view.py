@@ -209,7 +209,7 @@ class NetworksView:
     def mgmt_devices(self) -> list[tuple[str, int, int, int]]:
         """``(what, count, in-band ports, oob ports)`` of every device on the management network:
         nodes, compute and storage switches (no in-band port of their own), hot and cold storage
-        units, and the racks (a port per PDU); management switches themselves are not."""
+        units, head nodes, and the racks (a port per PDU); management switches themselves are not."""
         devices = []
         if self.server is not None:
             devices.append((self.server.id, self.nodes, 1, self.server.oob_ports))
@@ -218,6 +218,8 @@ class NetworksView:
         if self.storage_switch is not None:
             devices.append((self.storage_switch.id, self.n_storage_switches, 0, self.storage_switch.oob_ports))
         devices += [(tier.id, units, 1, tier.oob_ports) for _, tier, units in self.storage_tiers if tier is not None]
+        if self.head is not None:
+            devices.append((self.head[0].id, self.head[1], 1, self.head[0].oob_ports))
         for rack_id in dict.fromkeys(g.rack_class for g in self.design.racks):  # the PDUs of every rack recorded
             rack = self._item("racks", rack_id)
             if rack is not None:

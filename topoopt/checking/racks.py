@@ -75,13 +75,16 @@ def _pooled(devices: list[Device]) -> tuple[Device, ...]:
 
 def rack_roles(ctx: CheckContext) -> list[RackRole]:
     """The device models of the design whose catalog entries are known, by rack role: nodes in
-    compute racks; compute, storage and management switches in network racks; hot and cold
-    storage units in storage racks."""
+    compute racks; compute, storage and management switches, then head nodes, in network racks;
+    hot and cold storage units in storage racks."""
     roles: list[RackRole] = []
     if ctx.server is not None and ctx.node_power_w is not None:
         roles.append(RackRole("compute", (Device(ctx.server.id, ctx.nodes, ctx.node_power_w, ctx.server.rack_units),)))
     switches = [Device(switch.id, count, ctx.power_of_switch_w(switch), switch.rack_units)
                 for switch, count in ctx.switch_counts]
+    if ctx.head is not None:
+        head, count = ctx.head
+        switches.append(Device(head.id, count, head.power_w, head.rack_units))
     if switches:
         roles.append(RackRole("network", _pooled(switches)))
     units = [Device(tier.id, count, tier.power_w, tier.rack_units) for _, tier, count in ctx.storage_tiers if tier]
@@ -257,11 +260,13 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
 
 
 def _uncooled(ctx: CheckContext) -> list[Violation]:
-    """The server, the switch models and the storage tiers in use that their racks' class does not
-    cool: the nodes' class, and the network and storage racks' (the nodes' with mixed racks)."""
+    """The server, the switch models, the storage tiers and the head nodes in use that their racks'
+    class does not cool: the nodes' class, and the network and storage racks' (the nodes' with mixed racks)."""
     devices = [(ctx.server, ctx.nodes, ctx.rack_class)] if ctx.server is not None else []
     devices += [(switch, count, ctx.infra_rack_class) for switch, count in ctx.switch_counts]
     devices += [(tier, units, ctx.infra_rack_class) for _, tier, units in ctx.storage_tiers if tier is not None]
+    if ctx.head is not None:
+        devices.append((*ctx.head, ctx.infra_rack_class))
     return [Violation(family="rack_power_within_limit", item=f"{device.id} in {rack.id}",
                       detail=f"{device.cooling}-cooled, the rack class is {rack.cooling}-cooled")
             for device, count, rack in devices if count and rack is not None and not rack_cools(rack, device.cooling)]

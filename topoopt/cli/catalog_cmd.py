@@ -16,7 +16,7 @@ import typer
 from topoopt.cli.app import app
 from topoopt.cli.common import EXIT_INPUT, err, fit_to_terminal
 
-ITEM_KINDS = ("gpus", "servers", "nics", "interconnects", "switches", "cables", "racks", "storage", "models")
+ITEM_KINDS = ("gpus", "servers", "nics", "interconnects", "switches", "cables", "racks", "storage", "control", "models")
 KINDS = (*ITEM_KINDS, "prices")
 
 Column = tuple[str, Callable[[Any], Any]]
@@ -106,6 +106,13 @@ COLUMNS: dict[str, list[Column]] = {
         ("latency", lambda s: s.latency_class),
         ("power W", lambda s: _num(s.power_w)),
         ("RU", lambda s: s.rack_units),
+    ],
+    "control": [
+        ("id", lambda c: c.id),
+        ("role", lambda c: c.role),
+        ("power W", lambda c: _num(c.power_w)),
+        ("RU", lambda c: c.rack_units),
+        ("cooling", lambda c: c.cooling),
     ],
     "models": [
         ("id", lambda m: m.id),

@@ -149,8 +149,11 @@ def management_lines(d: Design) -> list[str]:
                                                             if mn.aggregation_switch not in (None, mn.switch) else "")
                    if mn.aggregation else "")
     leaves = plural(mn.leaves, "leaf", "leaves")
+    heads = d.head_nodes
     return [f"Management   {mn.ports:,} ports (in-band + out-of-band) on {leaves} of {mn.switch}{aggregation}"
-            f" · {mn.link_gbps}G to devices" + (f", {mn.uplink_gbps}G uplinks" if mn.aggregation else "")]
+            f" · {mn.link_gbps}G to devices" + (f", {mn.uplink_gbps}G uplinks" if mn.aggregation else ""),
+            "             " + (f"{heads.count} × {heads.model} head nodes (site.head_nodes)" if heads
+                               else "no head nodes (a single node, site.head_nodes 0, or no head model in the catalog)")]
 
 
 def infeasible_summary(result: SolveResult, name: str) -> str:

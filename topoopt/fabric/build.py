@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from topoopt.fabric.devices import Device, LinkBundle
 from topoopt.fabric.hardware import FabricError, Hardware, catalog_for, resolve_hardware
 from topoopt.fabric.management import make_management_switches, wire_management
-from topoopt.fabric.names import management_port_names
+from topoopt.fabric.names import management_port_names, numbered
 from topoopt.fabric.racks import RackPlan, nodes_by_rack, plan_racks, rack_pdus
 from topoopt.fabric.storage import StorageSwitches, make_storage_switches, make_units, wire_storage
 from topoopt.fabric.wiring import Switches, check_shape, make_switches, wire
@@ -43,6 +43,8 @@ class Fabric:
     racks: RackPlan
     pdus: list[Device] = field(default_factory=list)
     """Every rack's PDUs (zero-U, on the management network)."""
+    heads: list[Device] = field(default_factory=list)
+    """The cluster head nodes (on the management network)."""
     warnings: list[str] = field(default_factory=list)
     in_rack_run_m: float = Distances().in_rack_m
     """The run of a cable whose ends share a rack (the site's ``in_rack_m``)."""
@@ -72,7 +74,7 @@ class Fabric:
 
     @property
     def devices(self) -> list[Device]:
-        return self.nodes + self.switch_list + self.units + self.pdus
+        return self.nodes + self.switch_list + self.units + self.heads + self.pdus
 
     def one_rack(self, ends: list[str]) -> bool:
         """The devices at an assembly's ``ends`` share a rack."""
@@ -111,14 +113,15 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
     storage_switches = make_storage_switches(design, hw)
     mgmt_leaves, mgmt_aggregation = make_management_switches(design, hw)
     hot, cold = make_units(design, hw)
+    heads = _make_heads(design, resolved)
     links = wire(design, hw, nodes, switches)
     links += wire_storage(design, hw, nodes, hot, cold, switches, storage_switches)
     fabric = Fabric(design=design, hardware=hw, nodes=nodes, switches=switches, storage_switches=storage_switches,
                     mgmt_leaves=mgmt_leaves, mgmt_aggregation=mgmt_aggregation, storage=hot, cold_storage=cold,
-                    links=links, racks=RackPlan(racks=[]))
-    fabric.racks = plan_racks(design, hw, nodes, fabric.switch_list, fabric.units)
+                    links=links, racks=RackPlan(racks=[]), heads=heads)
+    fabric.racks = plan_racks(design, hw, nodes, fabric.switch_list + heads, fabric.units)
     fabric.pdus = rack_pdus(fabric.racks, {r.id: r.pdus for r in (hw.rack_class, hw.infra_rack_class)})
-    managed = _managed_in_order(nodes, fabric.compute_switches + storage_switches.all + hot + cold, fabric.pdus)
+    managed = _managed_in_order(nodes, fabric.compute_switches + storage_switches.all + hot + cold + heads, fabric.pdus)
     links += wire_management(design, hw, managed, _management_ports(resolved, managed), mgmt_leaves, mgmt_aggregation)
     for bundle in links:
         bundle.name_cables()
@@ -130,8 +133,8 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
 
 def _managed_in_order(nodes: list[Device], others: list[Device], pdus: list[Device]) -> list[Device]:
     """The devices on the management network in the order the leaves take them: rack by rack, a
-    rack's nodes and then its PDUs (one leaf serves a rack's power and its nodes); then the switches
-    and storage units; then the PDUs of racks without nodes."""
+    rack's nodes and then its PDUs (one leaf serves a rack's power and its nodes); then the switches,
+    storage units and head nodes; then the PDUs of racks without nodes."""
     pdus_of: dict[str, list[Device]] = {}
     for pdu in pdus:
         pdus_of.setdefault(pdu.rack, []).append(pdu)
@@ -142,14 +145,26 @@ def _managed_in_order(nodes: list[Device], others: list[Device], pdus: list[Devi
 
 
 def _management_ports(catalog: Catalog, devices: list[Device]) -> dict[tuple[str, str], list[str]]:
-    """Management port names per ``(role, model)`` from the catalog's ``oob_ports``: servers and
-    storage tiers add an in-band port, switches do not."""
+    """Management port names per ``(role, model)`` from the catalog's ``oob_ports``: servers, head
+    nodes and storage tiers add an in-band port, switches do not."""
     kinds = {"node": catalog.by_id("servers"), "storage": catalog.by_id("storage"),
-             "cold-storage": catalog.by_id("storage")}
+             "cold-storage": catalog.by_id("storage"), "head": catalog.by_id("control")}
     switches = catalog.by_id("switches")
     return {(d.role, d.model): management_port_names(1, in_band=False) if d.role == "pdu" else
             management_port_names(kinds.get(d.role, switches)[d.model].oob_ports, in_band=d.role in kinds)
             for d in devices}
+
+
+def _make_heads(design: Design, catalog: Catalog) -> list[Device]:
+    """The head nodes ``head1`` … (none when the design has none)."""
+    if design.head_nodes is None:
+        return []
+    model = catalog.by_id("control").get(design.head_nodes.model)
+    if model is None:
+        raise FabricError(f"head node model {design.head_nodes.model!r} is not in the catalog")
+    count = design.head_nodes.count
+    return [Device(name=numbered("head", i + 1, count), role="head", model=model.id, rack_units=model.rack_units,
+                   power_w=model.power_w, ports=0, network="management") for i in range(count)]
 
 
 def _make_nodes(design: Design, hw: Hardware) -> list[Device]:

@@ -26,7 +26,7 @@ class Device:
     role: str
     """``node``; compute switches ``leaf``, ``spine``, ``core``; storage switches ``storage-leaf``,
     ``storage-spine``; management switches ``mgmt-leaf``, ``mgmt-aggregation``; storage units
-    ``storage`` (hot tier) and ``cold-storage``; rack PDUs ``pdu``."""
+    ``storage`` (hot tier) and ``cold-storage``; rack PDUs ``pdu``; cluster head nodes ``head``."""
     model: str
     rack_units: int
     power_w: float

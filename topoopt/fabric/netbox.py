@@ -43,6 +43,7 @@ DEVICE_ROLE = {
     "storage-leaf": "storage-leaf", "storage-spine": "storage-spine",
     "mgmt-leaf": "management-leaf", "mgmt-aggregation": "management-aggregation",
     "storage": "storage-hot", "cold-storage": "storage-cold", "pdu": "pdu",
+    "head": "head-node",
 }
 # NetBox cable types of twisted-pair (RJ45) patch cords, the management network's, by speed (Gb/s).
 COPPER_TYPE = {1: "cat6", 10: "cat6a", 25: "cat8", 40: "cat8"}

@@ -46,7 +46,7 @@ NETWORK_OF_TIER = {
 }
 KIND_OF_ROLE = {"node": "nodes", "leaf": "compute switches", "spine": "compute switches", "core": "compute switches",
                 "storage-leaf": "storage switches", "storage-spine": "storage switches", "storage": "hot storage",
-                "cold-storage": "cold storage", "pdu": "rack PDUs"}
+                "cold-storage": "cold storage", "pdu": "rack PDUs", "head": "head nodes"}
 TIER_NAME = {"storage-leaf": "storage leaf", "storage-spine": "storage spine", "mgmt-leaf": "leaf",
              "mgmt-aggregation": "aggregation", "storage": "hot storage", "cold-storage": "cold storage"}
 """Words for a tier in box labels (management boxes sit in the management network's frame)."""

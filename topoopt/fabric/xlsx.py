@@ -28,7 +28,7 @@ from topoopt.models.design import SolveResult
 
 NETWORKS = ("compute", "storage", "management")
 COLUMNS = ["category", "part", "description", "quantity", "unit_price", "extended_price"]
-DEVICE_CATEGORY = {"node": "server", "storage": "storage", "cold-storage": "storage", "pdu": "rack"}
+DEVICE_CATEGORY = {"node": "server", "head": "server", "storage": "storage", "cold-storage": "storage", "pdu": "rack"}
 """Cost category of a device role (a rack PDU is priced in its rack, so it has no line of its own);
 every other role is a switch."""
 

@@ -288,6 +288,19 @@ class StorageTier(Sourced):
     oob_ports: int = Field(1, ge=0, le=4, description="Out-of-band management ports, besides the in-band one.")
 
 
+class ControlNode(Sourced):
+    """A control-plane server: a cluster head node (workload manager, provisioning, monitoring).
+    It holds no GPU, takes rack units, power and management ports like a node, and is bought
+    per design (``site.head_nodes``)."""
+
+    role: Literal["head"] = Field("head", description="head: cluster management (head) node.")
+    power_w: Annotated[float, Range(0, 20_000, "20 kW is more than any 1-4U CPU server draws", lo_open=True)] = Field(
+        description="Maximum power of one server, W.")
+    rack_units: int = Field(ge=1, le=8, description="Height in rack units (U).")
+    cooling: Literal["air", "liquid"] = Field("air", description="How the server is cooled.")
+    oob_ports: int = Field(1, ge=0, le=4, description="Out-of-band (BMC) management ports, besides the in-band one.")
+
+
 class ModelArchitecture(Record):
     """A dense decoder-only transformer."""
 
@@ -394,6 +407,7 @@ class Catalog(Record):
     cables: list[LinkPart] = Field(default_factory=list)
     racks: list[RackClass] = Field(default_factory=list)
     storage: list[StorageTier] = Field(default_factory=list)
+    control: list[ControlNode] = Field(default_factory=list)
     models: list[ModelPreset] = Field(default_factory=list)
     price_books: list[PriceBook] = Field(default_factory=list)
 

@@ -86,14 +86,15 @@ class LinkGroup(Record):
 class RackGroup(Record):
     rack_class: str = Field(alias="class")
     role: Literal["compute", "network", "storage", "mixed"] = Field(
-        description="mixed = racks holding any mix of nodes, switches and storage units (small designs)."
+        description="mixed = racks holding any mix of nodes, switches, storage units and head nodes (small designs); "
+                    "network racks hold switches or head nodes."
     )
     count: int = Field(ge=0)
     nodes_per_rack: int = Field(ge=0)
     power_kw: float = Field(description="Power of the fullest rack of the group, kW.")
     holds: dict[str, int] = Field(
         default_factory=dict,
-        description="Mixed racks: the switches and storage units each rack of the group holds, by model id "
+        description="Mixed racks: the switches, storage units and head nodes each rack of the group holds, by model id "
                     "(its nodes are nodes_per_rack).")
 
 
@@ -155,6 +156,11 @@ class ManagementNetwork(Record):
     uplink_gbps: int = Field(description="Leaf-to-aggregation speed, Gb/s.")
 
 
+class HeadNodes(Record):
+    model: str = Field(description="Head-node server id (catalog kind control, role head).")
+    count: int = Field(ge=1, description="Head nodes bought (site.head_nodes).")
+
+
 class Design(Record):
     """What to buy and how it is wired, as counts per choice (the installation itself, device by
     device, is generated from it by :func:`topoopt.fabric_graph`)."""
@@ -183,6 +189,7 @@ class Design(Record):
     )
     storage_network: StorageNetwork = Field(description="How nodes reach storage: dedicated or converged.")
     management_network: ManagementNetwork = Field(description="In-band and out-of-band management ports and switches.")
+    head_nodes: HeadNodes | None = Field(None, description="The cluster head (control-plane) nodes; None without.")
     parallelism: Parallelism = Field(description="The training layout the performance figures are for.")
 
 

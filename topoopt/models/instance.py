@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 
 from topoopt.models.base import NoBoolean, Range, Record
 from topoopt.models.catalog import (
+    ControlNode,
     Cooling,
     Gpu,
     Interconnect,
@@ -194,6 +195,12 @@ class Site(Record):
         None, ge=1, le=131_072,
         description="Size the compute fabric's spine and core layers for this many nodes (growth: leaves are added "
                     "later without re-cabling the spines); None = sized for the nodes built.")
+    head_nodes: int | None = Field(
+        None, ge=0, le=64,
+        description="Cluster head (control-plane) nodes, of the catalog's least-priced head model; None = 2 (a "
+                    "workload-manager and provisioning pair in HA, as the DGX BasePOD and SuperPOD reference "
+                    "architectures have) for more than one node when the catalog prices a head model, none for a "
+                    "single node; 0 = none.")
     operation: Operation | None = Field(
         None, description="capex designs: energy, facility and depreciation period for the ownership (TCO) figure; "
                           "None = purchase price only.")
@@ -208,6 +215,8 @@ class CatalogAdditions(Record):
     cables: list[LinkPart] = Field(default_factory=list, max_length=MAX_ADDED_PER_KIND, description="Extra cables / transceiver kits.")
     racks: list[RackClass] = Field(default_factory=list, max_length=MAX_ADDED_PER_KIND, description="Extra rack classes.")
     storage: list[StorageTier] = Field(default_factory=list, max_length=MAX_ADDED_PER_KIND, description="Extra storage tiers.")
+    control: list[ControlNode] = Field(default_factory=list, max_length=MAX_ADDED_PER_KIND,
+                                       description="Extra control-plane (head) servers.")
     models: list[ModelPreset] = Field(default_factory=list, max_length=MAX_ADDED_PER_KIND, description="Extra model presets.")
 
 

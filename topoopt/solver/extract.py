@@ -9,6 +9,7 @@ from topoopt.models.design import (
     CostLine,
     Design,
     FabricShape,
+    HeadNodes,
     LinkGroup,
     ManagementNetwork,
     RackGroup,
@@ -114,6 +115,7 @@ def extract(dm: DesignModel, value) -> tuple[Design, Cost, Performance | None]:
         cold_storage=_storage_choice(cold, value(n.cold_units)) if cold else None,
         storage_network=storage_net,
         management_network=management,
+        head_nodes=HeadNodes(model=dm.options.head.model.id, count=value(n.heads)) if value(n.heads) else None,
         parallelism=parallelism,
     )
     cost = _cost(dm, pick, design, value)
@@ -222,6 +224,9 @@ def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
                           switch_models[sid].rack_units) for sid in switch_order]
     racks += [_rack_group(infra, "storage", value(n.unit_racks_of[t]), unit_counts[t], tier_models[t].power_w,
                           tier_models[t].rack_units) for t in tier_order]
+    if value(n.heads):
+        head = o.head.model
+        racks.append(_rack_group(infra, "network", value(n.head_racks), value(n.heads), head.power_w, head.rack_units))
     return racks
 
 
@@ -335,16 +340,18 @@ def _mixed_racks(dm: DesignModel, rack, node_w: float, switch_w: dict, switch_or
                  value) -> list[RackGroup]:
     """One ``mixed`` group per distinct rack content, in slot order (most nodes first)."""
     tiers = dm.problem.catalog.catalog.by_id("storage")
+    head = dm.options.head.model if dm.options.head else None
     groups: dict[tuple, int] = {}
     for slot in dm.slots:
         if value(slot.used):
             holds = tuple((sid, value(slot.switches[sid])) for sid in switch_order)
             holds += tuple((t, value(slot.units[t])) for t in tier_order)
+            holds += ((head.id, value(slot.heads)),) if head else ()
             key = (value(slot.nodes), tuple((k, c) for k, c in holds if c))
             groups[key] = groups.get(key, 0) + 1
     out = []
     for (nodes, holds), count in groups.items():
-        watts = {**switch_w, **{t: tiers[t].power_w for t in tier_order}}
+        watts = {**switch_w, **{t: tiers[t].power_w for t in tier_order}, **({head.id: head.power_w} if head else {})}
         total_w = nodes * node_w + sum(c * watts[k] for k, c in holds)
         out.append(RackGroup(rack_class=rack.id, role="mixed", count=count, nodes_per_rack=nodes, holds=dict(holds),
                              power_kw=round(total_w / 1000, 3)))
@@ -376,6 +383,8 @@ def _cost(dm: DesignModel, pick: Choice, design: Design, value) -> Cost:
             quantities[category, item] = quantities.get((category, item), 0) + quantity
 
     add("server", c.server.id, nodes)
+    if design.head_nodes is not None:
+        add("server", design.head_nodes.model, design.head_nodes.count)
     if not c.builtin_nics and f.tiers > 0:
         add("nic", c.nic.id, nodes * c.rails)
     if net.mode == "dedicated" and not net.builtin:

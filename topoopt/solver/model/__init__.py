@@ -59,6 +59,7 @@ RULES: dict[str, Callable[[DesignModel], None]] = {
     "storage_fabric_ports_cover": storage_network.storage_fabric_ports_cover,
     "cold_storage_met": storage.cold_storage_met,
     "management_ports_cover": management.management_ports_cover,
+    "head_nodes_built": management.head_nodes_built,
 }
 """The function that adds each family's rules, every one enforced by the family's assumption
 literal. The model adds them in ``FAMILIES`` order."""

@@ -21,7 +21,7 @@ from topoopt.options.tables import MAX_NODES, RAILS_PER_LEAF, RUN_LEVELS, Option
 COUNT_MAX = 50_000_000
 MONEY_MAX = 10**15
 POWER_MAX_W = 10**11
-COST_KINDS = ("server", "nic", "switch", "cable", "rack", "storage")
+COST_KINDS = ("server", "nic", "switch", "cable", "rack", "storage", "head")
 
 
 Bool = cp_model.IntVar
@@ -431,6 +431,11 @@ class NetVars:
     units_of: dict[str, Int]
     switch_racks_of: dict[str, Int]
     unit_racks_of: dict[str, Int]
+    heads: Int
+    """Head nodes (the instance's rule, options/control.py)."""
+    has_heads: Bool
+    head_racks: Int
+    """Racks of head nodes alone, network racks (0 with mixed racks)."""
     node_racks_by_power: Int
     node_racks_by_units: Int
     power_sets_node_racks: Bool
@@ -492,6 +497,9 @@ def network_variables(dm) -> NetVars:
         units_of={t: iv(count_max, f"units_{t}") for t in tier_ids},
         switch_racks_of={sid: iv(count_max, f"racks_{sid}") for sid in all_ids},
         unit_racks_of={t: iv(count_max, f"racks_{t}") for t in tier_ids},
+        heads=iv(count_max, "heads"),
+        has_heads=m.new_bool_var("has_heads"),
+        head_racks=iv(count_max, "head_racks"),
         node_racks_by_power=iv(count_max, "node_racks_by_power"),
         node_racks_by_units=iv(count_max, "node_racks_by_units"),
         power_sets_node_racks=m.new_bool_var("power_sets_node_racks"),

@@ -315,7 +315,8 @@ def _kit_assemblies(dm: DesignModel, cls: str, shape: dict, total: dict, kit_end
 
 
 def power_and_units(dm: DesignModel) -> None:
-    """Provisioned power (W, rounded up) and rack units of nodes, switches and storage units.
+    """Provisioned power (W, rounded up) and rack units of nodes, switches, storage units and head
+    nodes.
 
     A node without a fabric draws only its server's power (no compute NICs, no optics); its
     dedicated storage network adds storage NICs and modules (node power classes,
@@ -331,8 +332,10 @@ def power_and_units(dm: DesignModel) -> None:
     m.add(v.rack_units["switch"] == sum(switches[sid].rack_units * var for sid, var in n.switches_of.items()))
     m.add(v.power_w["storage"] == sum(math.ceil(tiers[t].power_w) * var for t, var in n.units_of.items()))
     m.add(v.rack_units["storage"] == sum(tiers[t].rack_units * var for t, var in n.units_of.items()))
-    for quantity in (v.power_w, v.rack_units):
-        m.add(quantity["total"] == quantity["node"] + quantity["switch"] + quantity["storage"])
+    head = o.head.model if o.head else None
+    head_w, head_u = (math.ceil(head.power_w), head.rack_units) if head else (0, 0)
+    for quantity, each in ((v.power_w, head_w), (v.rack_units, head_u)):
+        m.add(quantity["total"] == quantity["node"] + quantity["switch"] + quantity["storage"] + each * n.heads)
     m.add(v.racks == v.compute_racks + v.switch_racks + v.storage_racks)
     dm.slots = define_mixed_racks(dm)
     one_rack_when_everything_fits(dm)
@@ -405,6 +408,8 @@ def one_rack_when_everything_fits(dm: DesignModel) -> None:
         uncooled = [lit for sid in n.switches_of if not rack_cools(r.rack, switches[sid].cooling) for lit in using(sid)]
         uncooled += [lit for options, literals in ((o.storage, v.use_storage), (o.cold, n.use_cold))
                      for x, lit in zip(options, literals) if x.tier is not None and not rack_cools(r.rack, x.tier.cooling)]
+        if o.head is not None and not rack_cools(r.rack, o.head.model.cooling):
+            uncooled.append(n.has_heads)
         m.add_bool_or([v.use_rack[r.index].Not(), power_fits.Not(), units_fits.Not(), v.single_rack, *uncooled])
 
 
@@ -412,7 +417,8 @@ def costs(dm: DesignModel) -> None:
     """Cost per kind at whole-unit prices (unpriced options are ruled out by priced_in_book).
 
     Compute NICs are bought only for nodes attached to a fabric (kind "server"); storage NICs
-    are kind "nic". Switches and storage units are priced per model over all networks.
+    are kind "nic". Switches and storage units are priced per model over all networks; head nodes
+    are kind "head".
     """
     m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     for c in o.node_configs:
@@ -427,4 +433,5 @@ def costs(dm: DesignModel) -> None:
           + sum(var for kind, var in n.cost.items() if kind != "storage_nic"))
     m.add(v.cost["rack"] == dm.over_racks(lambda r: r.unit_price or 0, "cost_rack"))
     m.add(v.cost["storage"] == sum((whole_units(price(t)) or 0) * var for t, var in n.units_of.items()))
+    m.add(v.cost["head"] == (whole_units(price(o.head.model.id)) if o.head else 0) * n.heads)
     m.add(v.total_cost == sum(v.cost.values()))

@@ -18,3 +18,8 @@ def management_ports_cover(dm: DesignModel) -> None:
         dm.add(family, m.add(d * n.mgmt_leaves <= n.mgmt_ports + d - 1), lit)
         dm.add(family, m.add(k * n.mgmt_pairs >= n.mgmt_leaves), lit, n.mgmt_multi)
         dm.add(family, m.add(k * n.mgmt_pairs <= n.mgmt_leaves + k - 1), lit, n.mgmt_multi)
+
+
+def head_nodes_built(dm: DesignModel) -> None:
+    """Structural: the option tables fix the head-node model and rule (options/control.py), which
+    the model's definitions count (network_definitions._head_count); nothing here to relax."""

@@ -1,5 +1,5 @@
-"""Mixed racks: a small design may put any mix of nodes, switches and storage units in each of at
-most ``MIXED_RACKS_MAX`` racks of its class (docs/model.md, "Racks and power").
+"""Mixed racks: a small design may put any mix of nodes, switches, storage units and head nodes in
+each of at most ``MIXED_RACKS_MAX`` racks of its class (docs/model.md, "Racks and power").
 
 Each rack is a *slot* with its own counts, so the model's size depends on the slot limit and the
 device models, never on the node count. Slots are used in order and hold non-increasing node
@@ -18,20 +18,21 @@ from topoopt.solver.model.integers import thousandths
 
 @dataclass
 class Slot:
-    """One mixed rack: whether it is used, its nodes, their power (mW), and its switches and
-    storage units by model id."""
+    """One mixed rack: whether it is used, its nodes, their power (mW), its switches and storage
+    units by model id, and its head nodes."""
 
     used: Bool
     nodes: Int
     nodes_mw: Int
     switches: dict[str, Int]
     units: dict[str, Int]
+    heads: Int
 
 
 def define_mixed_racks(dm: DesignModel) -> list[Slot]:
     """The slots, and what ties them to the design: with ``mixed``, the slots hold every node,
-    switch and storage unit, the design's racks are the slots used (all counted as compute racks)
-    and no rack is homogeneous; without it every slot is empty."""
+    switch, storage unit and head node, the design's racks are the slots used (all counted as
+    compute racks) and no rack is homogeneous; without it every slot is empty."""
     m, v, n = dm.model, dm.vars, dm.net
     # A rack never holds more devices than it has units (every device takes at least one): small
     # domains keep the search out of counts no rack can hold.
@@ -44,7 +45,8 @@ def define_mixed_racks(dm: DesignModel) -> list[Slot]:
         slots.append(Slot(
             used=m.new_bool_var(f"slot{i}_used"), nodes=nodes, nodes_mw=nodes_mw,
             switches={sid: dm.int_var(count_max, f"slot{i}_{sid}") for sid in n.switches_of},
-            units={t: dm.int_var(count_max, f"slot{i}_{t}") for t in n.units_of}))
+            units={t: dm.int_var(count_max, f"slot{i}_{t}") for t in n.units_of},
+            heads=dm.int_var(count_max, f"slot{i}_heads")))
     for before, after in zip(slots, slots[1:]):
         m.add_implication(after.used, before.used)
         m.add(before.nodes >= after.nodes)
@@ -53,17 +55,18 @@ def define_mixed_racks(dm: DesignModel) -> list[Slot]:
     for slot in slots:
         # An unused slot holds nothing (every device takes rack units, so the units rule says it
         # too; stated here it holds when an explanation relaxes that family).
-        for var in (slot.nodes, *slot.switches.values(), *slot.units.values()):
+        for var in (slot.nodes, *slot.switches.values(), *slot.units.values(), slot.heads):
             m.add(var == 0).only_enforce_if(slot.used.Not())
     m.add(sum(s.nodes for s in slots) == v.nodes).only_enforce_if(v.mixed)
     for sid, total in n.switches_of.items():
         m.add(sum(s.switches[sid] for s in slots) == total).only_enforce_if(v.mixed)
     for t, total in n.units_of.items():
         m.add(sum(s.units[t] for s in slots) == total).only_enforce_if(v.mixed)
+    m.add(sum(s.heads for s in slots) == n.heads).only_enforce_if(v.mixed)
     m.add(v.compute_racks == sum(s.used for s in slots)).only_enforce_if(v.mixed)
     for nodes_class, infra_class in zip(v.use_rack, v.use_infra_rack):  # one class holds them all
         m.add(infra_class == nodes_class).only_enforce_if(v.mixed)
-    for var in (*n.switch_racks_of.values(), *n.unit_racks_of.values()):
+    for var in (*n.switch_racks_of.values(), *n.unit_racks_of.values(), n.head_racks):
         m.add(var == 0).only_enforce_if(v.mixed)
     # One rack is the single mixed rack of earlier schemas: the tie rule prefers it.
     m.add(v.single_rack == 1).only_enforce_if([v.mixed, slots[1].used.Not()])
@@ -87,12 +90,14 @@ def slot_limits(dm: DesignModel, family: str) -> None:
     # power is the nodes' own, one product that bounds the node count: over the slots' sum the
     # most nodes 8 racks hold took 84 s to prove on one worker.
     totals = Slot(used=None, nodes=v.nodes, nodes_mw=dm.net.nodes_mw,
-                  switches=dm.net.switches_of, units=dm.net.units_of)
+                  switches=dm.net.switches_of, units=dm.net.units_of, heads=dm.net.heads)
+    head = o.head.model if o.head else None
+    head_u, head_mw = (head.rack_units, 1000 * math.ceil(head.power_w)) if head else (0, 0)
     for slot in (*dm.slots, totals):
         others_u = (sum(switch_u[sid] * var for sid, var in slot.switches.items())
-                    + sum(unit_u[t] * var for t, var in slot.units.items()))
+                    + sum(unit_u[t] * var for t, var in slot.units.items()) + head_u * slot.heads)
         others_mw = (sum(switch_mw[sid] * var for sid, var in slot.switches.items())
-                     + sum(unit_mw[t] * var for t, var in slot.units.items()))
+                     + sum(unit_mw[t] * var for t, var in slot.units.items()) + head_mw * slot.heads)
         # A slot holds one rack; the totals as many as the slots used.
         racks, when = (1, slot.used) if slot is not totals else (v.compute_racks, v.mixed)
         for r in o.racks:

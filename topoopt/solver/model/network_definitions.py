@@ -77,7 +77,8 @@ def define_networks(dm) -> None:
     m.add(n.leaves >= 1).only_enforce_if(n.dedicated)
     m.add(n.mgmt_leaves >= 1)
     # Racks are homogeneous per device model (racks.py families size each model's racks).
-    m.add(v.switch_racks == sum(n.switch_racks_of.values()))
+    _head_count(dm)
+    m.add(v.switch_racks == sum(n.switch_racks_of.values()) + n.head_racks)
     m.add(v.storage_racks == sum(n.unit_racks_of.values()))
     # Compute racks = max(ceil(n / nodes per rack by power), ceil(n / nodes per rack by units)):
     # the families bound them from below; one of the two bounds them from above.
@@ -157,10 +158,29 @@ def _storage_shape(dm, ded: list, lits: list) -> None:
         m.add_linear_expression_in_domain(n.spines, cp_model.Domain.from_values(spines)).only_enforce_if(lit)
 
 
+def _head_count(dm) -> None:
+    """The head nodes (options/control.py): the rule's count, none for a single node when the
+    rule is for clusters only; ``has_heads`` when there are any."""
+    m, v, n, rule = dm.model, dm.vars, dm.net, dm.options.head
+    if rule is None:
+        for var in (n.heads, n.head_racks, n.has_heads):
+            m.add(var == 0)
+        return
+    if rule.clusters_only:
+        m.add(n.heads == rule.count).only_enforce_if(n.has_heads)
+        m.add(n.heads == 0).only_enforce_if(n.has_heads.Not())
+        m.add(v.nodes >= 2).only_enforce_if(n.has_heads)
+        m.add(v.nodes <= 1).only_enforce_if(n.has_heads.Not())
+    else:
+        m.add(n.heads == rule.count)
+        m.add(n.has_heads == 1)
+
+
 def _management_shape(dm) -> None:
     """Management ports: 1 in-band plus the out-of-band ports of every node and storage unit, the
     management ports of every compute and storage switch (``oob_ports``: a switch's in-band
-    management rides its data ports) and of every rack's PDUs. Aggregation: none with one leaf, else pairs (the ceilings are the
+    management rides its data ports), of every rack's PDUs, and 1 in-band plus the out-of-band
+    ports of every head node. Aggregation: none with one leaf, else pairs (the ceilings are the
     rule management_ports_cover). Switches per model: the option's leaves and its aggregation."""
     m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     for oob_lit, configs in dm.node_groups(lambda c: c.server.oob_ports):
@@ -171,7 +191,8 @@ def _management_shape(dm) -> None:
     m.add(n.mgmt_pdu_ports == dm.over_racks(lambda r: r.rack.pdus, "mgmt_pdu_ports"))
     m.add(n.mgmt_ports == n.mgmt_node_ports + n.mgmt_pdu_ports
           + sum(switches[sid].oob_ports * var for sid, var in data_switches)
-          + sum((1 + storage[t].oob_ports) * var for t, var in n.units_of.items()))
+          + sum((1 + storage[t].oob_ports) * var for t, var in n.units_of.items())
+          + (1 + o.head.model.oob_ports if o.head else 0) * n.heads)
     m.add(n.mgmt_leaves >= 2).only_enforce_if(n.mgmt_multi)
     m.add(n.mgmt_leaves <= 1).only_enforce_if(n.mgmt_multi.Not())
     m.add(n.mgmt_pairs == 0).only_enforce_if(n.mgmt_multi.Not())

@@ -11,7 +11,8 @@ from topoopt.solver.model.mixed_racks import slot_limits
 def _rack_capacity(dm: DesignModel, family: str) -> None:
     """Homogeneous racks: per device model, count = ceil(devices / devices per rack), each family
     owning its bound (nodes: per distinct node power or rack units, in the nodes' class; switches
-    and storage units: per model, over all networks, in the network and storage racks' class).
+    and storage units: per model, over all networks, in the network and storage racks' class; head
+    nodes likewise, in network racks of their own).
 
     A small design may instead use mixed racks, each within its class (mixed_racks.py).
     """
@@ -46,6 +47,8 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
     groups = [(switches[sid], o.switch_power_w(switches[sid]), count, n.switch_racks_of[sid])
               for sid, count in n.switches_of.items()]
     groups += [(tiers[t], tiers[t].power_w, count, n.unit_racks_of[t]) for t, count in n.units_of.items()]
+    if o.head is not None:
+        groups.append((o.head.model, o.head.model.power_w, n.heads, n.head_racks))
     for device, watts, count, racks in groups:
         for r, (power_cap, units_cap) in zip(o.racks, caps(watts, device.rack_units)):
             rack_lit = v.use_infra_rack[r.index]
@@ -61,8 +64,9 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
 
 def rack_power_within_limit(dm: DesignModel) -> None:
     """Power per rack (``_rack_capacity``), and the rack class cools what it holds: a server of
-    another cooling than the nodes' class, or a switch model or storage tier of another cooling
-    than the network and storage racks' class (the nodes' with mixed racks), is not racked in it."""
+    another cooling than the nodes' class, or a switch model, storage tier or head node of another
+    cooling than the network and storage racks' class (the nodes' with mixed racks), is not racked
+    in it."""
     _rack_capacity(dm, "rack_power_within_limit")
     o, v = dm.options, dm.vars
     switches = dm.problem.catalog.catalog.by_id("switches")
@@ -73,6 +77,8 @@ def rack_power_within_limit(dm: DesignModel) -> None:
     tiers = dm.problem.catalog.catalog.by_id("storage")
     held = [(switches[sid].cooling, count) for sid, count in dm.net.switches_of.items()]
     held += [(tiers[t].cooling, count) for t, count in dm.net.units_of.items()]
+    if o.head is not None:
+        held.append((o.head.model.cooling, dm.net.heads))
     for cooling, count in held:
         for r in o.racks:
             if not rack_cools(r.rack, cooling):

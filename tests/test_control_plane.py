@@ -1,0 +1,96 @@
+"""The control plane: the head nodes a cluster buys, racks, powers and manages
+(docs/model.md, "Control plane")."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from solver_fixtures import SRC, TINY_CATALOG, TINY_PRICES, optimal, tiny
+
+from topoopt.checker import check_design
+from topoopt.fabric import build_fabric
+from topoopt.loader import load_instance
+from topoopt.references import check_references
+
+HEAD = {"id": "hd", "name": "Head node", "source": SRC, "power_w": 1100, "rack_units": 2}
+DEAR_HEAD = {**HEAD, "id": "hd-dear", "power_w": 500, "rack_units": 1}
+
+
+def with_heads(*heads: dict, **changes):
+    """The tiny instance with head models (hd at $20,000, hd-dear at $30,000) in its catalog."""
+    catalog = copy.deepcopy(TINY_CATALOG)
+    catalog["control"] = list(heads)
+    prices = {**TINY_PRICES, "hd": 20_000, "hd-dear": 30_000}
+    return tiny(**{"catalog.add": catalog, "catalog.prices": prices, **changes})
+
+
+PINNED = {"constraints.pins.server": "s80", "constraints.pins.nodes": 8}
+
+
+def test_a_cluster_buys_the_reference_pair_of_the_least_priced_head_model():
+    """8 pinned nodes, site.head_nodes unset: 2 × hd (not the dearer hd-dear, though it draws less).
+    Against the same instance with ``head_nodes: 0`` (3 mixed r40 racks, the first with the switches
+    and the storage unit at 34.313 kW): 2 × (1 in-band + 1 BMC) = 4 more management ports, still
+    one m48 leaf; both head nodes in that first rack, 34.313 + 2 × 1.1 = 36.513 kW ≤ 40 kW; cost
+    2 × $20,000 + 4 cat6 cords × $5 = $40,020 more."""
+    base = optimal(with_heads(HEAD, DEAR_HEAD, **PINNED, **{"site.head_nodes": 0}))
+    inst = with_heads(HEAD, DEAR_HEAD, **PINNED)
+    result = optimal(inst)
+    design, without = result.design, base.design
+    assert (design.head_nodes.model, design.head_nodes.count) == ("hd", 2)
+    assert design.management_network.ports == without.management_network.ports + 4
+    assert result.cost.total == base.cost.total + 40_020
+    line = next(x for x in result.cost.breakdown if x.item == "hd")
+    assert (line.category, line.quantity, line.total) == ("server", 2, 40_000)
+    first, first_before = design.racks[0], without.racks[0]
+    assert first.holds == {**first_before.holds, "hd": 2}
+    assert first.power_kw == pytest.approx(first_before.power_kw + 2.2, abs=2e-3)
+    assert [g.count for g in design.racks] == [g.count for g in without.racks]
+    assert check_design(inst, design, result.cost) == []
+    fabric = build_fabric(design, inst)
+    heads = [d for d in fabric.devices if d.role == "head"]
+    assert [d.name for d in heads] == ["head01", "head02"] and all(d.rack for d in heads)
+    managed = {b for bundle in fabric.links if bundle.between == "mgmt" for b in bundle.b_device}
+    assert {"head01", "head02"} <= managed
+    assert fabric.warnings == []
+
+
+def test_a_single_node_manages_itself_unless_head_nodes_are_asked_for():
+    one = {"constraints.pins.nodes": 1, "constraints.pins.server": "s80", "goal.deadline_days": None}
+    assert optimal(with_heads(HEAD, **one)).design.head_nodes is None
+    inst = with_heads(HEAD, **one, **{"site.head_nodes": 1})
+    result = optimal(inst)
+    assert (result.design.head_nodes.model, result.design.head_nodes.count) == ("hd", 1)
+    assert check_design(inst, result.design, result.cost) == []
+
+
+def test_the_checker_rejects_head_nodes_the_instance_does_not_ask_for():
+    inst = with_heads(HEAD, DEAR_HEAD, **PINNED)
+    design = optimal(inst).design
+    for heads, fragment in (({"count": 3}, "3 × hd recorded; the instance asks for 2 × hd"),
+                            ({"model": "hd-dear"}, "2 × hd-dear recorded; the instance asks for 2 × hd")):
+        tampered = design.model_copy(update={"head_nodes": design.head_nodes.model_copy(update=heads)})
+        found = [str(v) for v in check_design(inst, tampered)]
+        assert any(fragment in v for v in found), found
+    # Dropped from the design: the head nodes' line, racks and management ports go with them.
+    found = {v.family for v in check_design(inst, design.model_copy(update={"head_nodes": None}))}
+    assert {"head_nodes_built", "racks_available", "management_ports_cover"} <= found
+
+
+def test_asking_for_head_nodes_without_a_head_model_is_an_instance_error():
+    problems = check_references(tiny(**{"site.head_nodes": 2}))
+    assert [path for path, _ in problems] == [("site", "head_nodes")]
+    assert "prices no head model" in problems[0][1]
+
+
+@pytest.mark.parametrize("name", ["llama3-70b-roce-cny", "llama2-7b-finetune-8gpu"])
+def test_examples_buy_head_nodes_for_clusters_only(name):
+    instance = load_instance(f"instances/{name}.yaml").instance
+    from topoopt.solver import solve
+
+    design = solve(instance, explain=False).design
+    if design.nodes > 1:
+        assert (design.head_nodes.model, design.head_nodes.count) == ("head-node-2u", 2)
+    else:
+        assert design.head_nodes is None
