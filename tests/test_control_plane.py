@@ -94,3 +94,16 @@ def test_examples_buy_head_nodes_for_clusters_only(name):
         assert (design.head_nodes.model, design.head_nodes.count) == ("head-node-2u", 2)
     else:
         assert design.head_nodes is None
+
+
+def test_an_infiniband_fabric_past_the_embedded_subnet_manager_says_its_fabric_manager_is_not_bought():
+    """4 DGX H100 on 8 NDR rails and 12 qm9700: 44 InfiniBand nodes, within the 2,048 a switch's
+    subnet manager serves; recorded with 256 nodes: 256 × 8 + 12 = 2,060, past it."""
+    from checker_fixtures import base_design
+
+    from topoopt.cli.summary import subnet_manager_line
+
+    design = base_design()
+    assert subnet_manager_line(design) == []
+    (line,) = subnet_manager_line(design.model_copy(update={"nodes": 256}))
+    assert "fabric manager (UFM servers) for 2,060 InfiniBand nodes" in line

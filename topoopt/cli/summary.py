@@ -143,6 +143,27 @@ def storage_network_lines(d: Design) -> list[str]:
     return [("Storage net  " if i == 0 else "             ") + line for i, line in enumerate(lines)]
 
 
+EMBEDDED_SM_NODES = 2048
+"""InfiniBand nodes a managed switch's embedded subnet manager serves ("supports up to 2048 nodes",
+https://docs.nvidia.com/networking/display/qm97x0pub/software+management); beyond, UFM servers."""
+
+
+def subnet_manager_line(d: Design) -> list[str]:
+    """A line for an InfiniBand fabric (a built-in interconnect's protocol) larger than an embedded
+    subnet manager serves: the fabric manager it needs is not in the design (docs/model.md, "What
+    the model does not do")."""
+    from topoopt.catalog import load_builtin_catalog
+
+    interconnect = load_builtin_catalog().by_id("interconnects").get(d.interconnect)
+    if interconnect is None or interconnect.protocol != "ib" or d.tiers == 0:
+        return []
+    ib_nodes = d.nodes * d.nics_per_node + sum(g.count for g in d.switches if g.network == "compute")
+    if ib_nodes <= EMBEDDED_SM_NODES:
+        return []
+    return [f"             not bought: a fabric manager (UFM servers) for {ib_nodes:,} InfiniBand nodes, past the "
+            f"{EMBEDDED_SM_NODES:,} a switch's embedded subnet manager serves"]
+
+
 def management_lines(d: Design) -> list[str]:
     mn = d.management_network
     aggregation = (f" + {mn.aggregation:,} aggregation" + (f" of {mn.aggregation_switch}"
@@ -153,7 +174,8 @@ def management_lines(d: Design) -> list[str]:
     return [f"Management   {mn.ports:,} ports (in-band + out-of-band) on {leaves} of {mn.switch}{aggregation}"
             f" · {mn.link_gbps}G to devices" + (f", {mn.uplink_gbps}G uplinks" if mn.aggregation else ""),
             "             " + (f"{heads.count} × {heads.model} head nodes (site.head_nodes)" if heads
-                               else "no head nodes (a single node, site.head_nodes 0, or no head model in the catalog)")]
+                               else "no head nodes (a single node, site.head_nodes 0, or no head model in the catalog)"),
+            *subnet_manager_line(d)]
 
 
 def infeasible_summary(result: SolveResult, name: str) -> str:
