@@ -58,17 +58,19 @@ def tie_break(dm: DesignModel):
 def placement_order(dm: DesignModel, solver) -> list:
     """The counts that make the contents of mixed racks unique, each maximised in turn (so
     returned negated): the first rack as full as it can be (its nodes, then each switch and
-    storage model in catalog order, which renaming leaves alone), then the second, and so on, over
-    the racks and models of ``solver``'s design (the others hold nothing once cost and racks are
-    fixed). The last rack holds what is left. One count per stage: a proof over one small integer
+    storage model in catalog order, which renaming leaves alone, then its head nodes), then the
+    second, and so on, over the racks and models of ``solver``'s design (the others hold nothing
+    once cost and racks are fixed). The last rack holds what is left. One count per stage: a proof over one small integer
     is immediate, where one weighted sum of them all took minutes unproven (40 nodes on 8-port
     switches in 3 tiers)."""
     n, catalog = dm.net, dm.problem.catalog.catalog
     switches = [s.id for s in catalog.switches if s.id in n.switches_of and solver.value(n.switches_of[s.id])]
     units = [t.id for t in catalog.storage if t.id in n.units_of and solver.value(n.units_of[t.id])]
     used = [slot for slot in dm.slots if solver.value(slot.used)]
+    heads = bool(solver.value(n.heads))
     return [-count for slot in used[:-1]
-            for count in (slot.nodes, *(slot.switches[k] for k in switches), *(slot.units[k] for k in units))]
+            for count in (slot.nodes, *(slot.switches[k] for k in switches), *(slot.units[k] for k in units),
+                          *((slot.heads,) if heads else ()))]
 
 
 def canonical_placement(dm: DesignModel, settings: Settings, stats: Stats, status, solver):
