@@ -568,7 +568,10 @@ class Enumerator:
         self.networks = Networks(self)
         self._switch_w: dict[str, float] = {}
         self._racking: dict[tuple, Racking | None] = {}
-        heads = [c for c in self.catalog.control if c.role == "head" and self.price(c.id) is not None]
+        allowed = [r for r in self.catalog.racks if instance.site.rack_classes is None or
+                   r.id in instance.site.rack_classes]
+        heads = [c for c in self.catalog.control if c.role == "head" and self.price(c.id) is not None and any(
+            derive.rack_cools(r, c.cooling) and derive.devices_per_rack(r, c.power_w, c.rack_units) for r in allowed)]
         asked = instance.site.head_nodes
         self.head = min(heads, key=lambda c: (self.price(c.id), c.power_w, c.rack_units, c.id)) if heads else None
         self.heads_asked = (asked if asked is not None else 2) if heads else 0

@@ -107,3 +107,27 @@ def test_an_infiniband_fabric_past_the_embedded_subnet_manager_says_its_fabric_m
     assert subnet_manager_line(design) == []
     (line,) = subnet_manager_line(design.model_copy(update={"nodes": 256}))
     assert "fabric manager (UFM servers) for 2,060 InfiniBand nodes" in line
+
+
+def test_a_head_model_no_allowed_rack_cools_is_passed_over():
+    """The cheaper hd is liquid-cooled and the tiny catalog's one rack class (r40) is air-cooled:
+    the design takes the dearer air-cooled hd-dear, on both sides of the checker line."""
+    inst = with_heads({**HEAD, "cooling": "liquid"}, DEAR_HEAD, **PINNED)
+    result = optimal(inst)
+    assert (result.design.head_nodes.model, result.design.head_nodes.count) == ("hd-dear", 2)
+    assert check_design(inst, result.design, result.cost) == []
+
+
+def test_a_head_node_id_must_not_be_another_items():
+    inst = with_heads({**HEAD, "id": "s80"}, **{"catalog.prices": TINY_PRICES})
+    problems = check_references(inst)
+    assert [path for path, _ in problems] == [("catalog", "add", "control", 0, "id")]
+    assert "already the id of another catalog item" in problems[0][1]
+
+
+def test_the_bill_of_a_design_without_a_cost_counts_the_head_nodes():
+    from topoopt.fabric.export import _counts
+
+    inst = with_heads(HEAD, **PINNED)
+    fabric = build_fabric(optimal(inst).design, inst)
+    assert ("server", "hd", 2) in _counts(fabric)

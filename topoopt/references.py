@@ -81,6 +81,11 @@ def check_references(instance: Instance) -> list[tuple[Path_, str]]:
         problems.append((("site", "head_nodes"), f"asks for {asked} head nodes, but the catalog prices no head model "
                          f"in book {resolved.price_book.id!r} (catalog kind control, role head)"))
     added = instance.catalog.add
+    others = {item_id for kind, table in ids.items() if kind != "control" for item_id in table}
+    for i, head in enumerate(added.control):
+        if head.id in others:  # a head node is billed and racked beside the nodes and switches by id
+            problems.append((("catalog", "add", "control", i, "id"), f"{head.id!r} is already the id of another "
+                             "catalog item; a control-plane server needs an id of its own"))
     for i, server in enumerate(added.servers):
         check(("catalog", "add", "servers", i, "gpu"), "gpus", server.gpu)
         for j, nic in enumerate(server.nic_options):

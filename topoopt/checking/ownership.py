@@ -1,7 +1,7 @@
 """A reported ownership (TCO) figure of a bought design, recomputed.
 
 Over ``site.operation.months``: energy = Σ IT power × PUE of its racks' cooling (the nodes' in
-their class, switches and storage units in the network and storage racks' class; all in one class
+their class, switches, storage units and head nodes in the network and storage racks' class; all in one class
 with mixed racks) × average load × 730.5 h a month × months, at the electricity price; facility = racks × the per-rack monthly cost
 × months; total = purchase + energy + facility. IT power is the provisioned site power the checker
 sums for ``site_power_within_limit`` (racks.py); the solver rounds each device's power up to a whole

@@ -1,13 +1,13 @@
 """Rack and power rules: provisioned power and rack units per rack, rack count, site power.
 
 Power is provisioned power (docs/model.md): devices at their maximum with every cage holding the
-hungriest module that fits it. Either compute racks hold nodes only, network racks switches only
-(compute, storage and management switches) and storage racks storage units only (hot and cold),
+hungriest module that fits it. Either compute racks hold nodes only, network racks switches
+(compute, storage and management switches) or head nodes, and storage racks storage units only (hot and cold),
 every rack holding devices of one model, the compute racks of the nodes' rack class and the
 network and storage racks of one class of their own; or a small design puts everything in
 *mixed* racks of one class, each group recording the nodes and the devices by model one rack
 holds. A role's racks are recorded as one group, or as one group per model in the
-order compute, storage, management switch (hot, cold tier).
+order compute, storage, management switch, head node (hot, cold tier).
 """
 
 from __future__ import annotations
@@ -383,13 +383,15 @@ def racks_available(ctx: CheckContext) -> list[Violation]:
 
 
 def site_power_w(ctx: CheckContext) -> float:
-    """Provisioned site power, W: every node, switch and storage unit at its provisioned power."""
+    """Provisioned site power, W: every node, switch, storage unit and head node at its provisioned
+    power."""
     return sum(d.count * d.power_w for d in _devices(rack_roles(ctx)))
 
 
 def site_power_within_limit(ctx: CheckContext) -> list[Violation]:
-    """``nodes · node W + Σ switches · switch W + Σ storage units · unit W ≤ power_cap_kw`` over the
-    compute, storage and management switches and the hot and cold storage units."""
+    """``nodes · node W + Σ switches · switch W + Σ storage units · unit W + heads · head W ≤
+    power_cap_kw`` over the compute, storage and management switches, the hot and cold storage
+    units and the head nodes."""
     family = "site_power_within_limit"
     cap_kw = ctx.instance.site.power_cap_kw
     if cap_kw is None:

@@ -113,7 +113,7 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
     storage_switches = make_storage_switches(design, hw)
     mgmt_leaves, mgmt_aggregation = make_management_switches(design, hw)
     hot, cold = make_units(design, hw)
-    heads = _make_heads(design, resolved)
+    heads = _make_heads(design, hw)
     links = wire(design, hw, nodes, switches)
     links += wire_storage(design, hw, nodes, hot, cold, switches, storage_switches)
     fabric = Fabric(design=design, hardware=hw, nodes=nodes, switches=switches, storage_switches=storage_switches,
@@ -155,13 +155,11 @@ def _management_ports(catalog: Catalog, devices: list[Device]) -> dict[tuple[str
             for d in devices}
 
 
-def _make_heads(design: Design, catalog: Catalog) -> list[Device]:
-    """The head nodes ``head1`` … (none when the design has none)."""
-    if design.head_nodes is None:
-        return []
-    model = catalog.by_id("control").get(design.head_nodes.model)
+def _make_heads(design: Design, hw: Hardware) -> list[Device]:
+    """The head nodes ``head01`` … (none when the design has none)."""
+    model = hw.head
     if model is None:
-        raise FabricError(f"head node model {design.head_nodes.model!r} is not in the catalog")
+        return []
     count = design.head_nodes.count
     return [Device(name=numbered("head", i + 1, count), role="head", model=model.id, rack_units=model.rack_units,
                    power_w=model.power_w, ports=0, network="management") for i in range(count)]

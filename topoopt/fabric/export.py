@@ -110,7 +110,7 @@ def _descriptions(fabric: Fabric) -> dict[str, str]:
     hw = fabric.hardware
     parts = [part for _, part in hw.groups] + list(hw.in_rack_parts.values())
     items = [hw.server, hw.nic, hw.switch, hw.rack_class, hw.infra_rack_class, hw.storage, hw.cold_storage, hw.storage_net.nic,
-             hw.storage_net.switch, hw.management.switch, hw.management.aggregation, *parts]
+             hw.storage_net.switch, hw.management.switch, hw.management.aggregation, hw.head, *parts]
     text = {item.id: item.name for item in items if item is not None}
     for part in parts:
         if part.components:
@@ -122,6 +122,8 @@ def _counts(fabric: Fabric) -> list[tuple[str, str, int]]:
     """``(category, item, quantity)`` of everything installed, for a design without a cost."""
     design, hw = fabric.design, fabric.hardware
     counts = [("server", design.server, len(fabric.nodes))]
+    if fabric.heads:
+        counts.append(("server", fabric.heads[0].model, len(fabric.heads)))
     sn = design.storage_network
     if hw.storage_net.nic is not None and hw.storage_net.nics_bought:
         counts.append(("nic", hw.storage_net.nic.id, len(fabric.nodes) * sn.nics_per_node))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from topoopt.catalog import load_builtin_catalog, resolve_catalog
 from topoopt.catalog.power import node_power_w, storage_nic_power_w, switch_power_w
 from topoopt.fabric.names import UPLINK_PORT_PREFIX, port_names
-from topoopt.models.catalog import Catalog, LinkPart, Nic, RackClass, Server, StorageTier, Switch
+from topoopt.models.catalog import Catalog, ControlNode, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.design import Design, LinkGroup
 from topoopt.models.instance import Instance
 
@@ -103,6 +103,8 @@ class Hardware:
     """Logical switch ports at the link speed: ``cages × switch_ports_per_cage``."""
     node_power_w: float
     switch_power_w: float
+    head: ControlNode | None = None
+    """The head-node model (None without head nodes)."""
 
 
 def catalog_for(instance: Instance | None) -> Catalog:
@@ -193,6 +195,7 @@ def resolve_hardware(design: Design, catalog: Catalog) -> Hardware:
         node_power_w=node_w,
         switch_power_w=switch_power_w(switch, all_parts) if switch else 0.0,
         rails=rails,
+        head=_lookup(catalog.by_id("control"), design.head_nodes.model, "head node") if design.head_nodes else None,
     )
 
 

@@ -82,7 +82,7 @@ def model_names(fabric: Fabric) -> dict[str, str]:
     """Catalog id → catalog name of every device model of the installation."""
     hw = fabric.hardware
     items = [hw.server, hw.switch, hw.storage_net.switch, hw.management.switch, hw.management.aggregation,
-             hw.storage, hw.cold_storage]
+             hw.storage, hw.cold_storage, hw.head]
     return {item.id: item.name for item in items if item is not None}
 
 

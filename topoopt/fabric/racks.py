@@ -1,13 +1,14 @@
 """The rack plan: which rack and U position every device takes, and each rack's power.
 
 Rules (``docs/model.md``, "Racks and power"): the nodes' rack class for compute (or mixed)
-racks, the network and storage racks' class for the others; compute racks hold nodes only, ``nodes_per_rack`` each (from the design). Network racks hold switches of one model
-only — compute, storage and management switches alike, so a storage network on the compute
-fabric's switch model shares its racks — and storage racks units of one storage tier only, as many
+racks, the network and storage racks' class for the others; compute racks hold nodes only,
+``nodes_per_rack`` each (from the design). Network racks hold switches of one model only —
+compute, storage and management switches alike, so a storage network on the compute fabric's
+switch model shares its racks — or head nodes, and storage racks units of one storage tier only, as many
 as the class's power and rack units allow (``min(floor(rack_w / device_w), floor(rack_u /
 device_u))``, counted by the checker's :func:`~topoopt.checking.derive.devices_per_rack` so that
 the plan and the check agree); models take racks in order of appearance (compute fabric, storage
-network, management network; hot tier, cold tier). Devices stack from U1 upwards in wiring order (a
+network, management network, head nodes; hot tier, cold tier). Devices stack from U1 upwards in wiring order (a
 scalable unit's leaves share racks). A small design may instead use ``mixed`` racks, each holding
 the nodes and the devices by model its group records: nodes from U1 up, then storage, and the
 switches at the top of the rack. Power is
@@ -172,7 +173,8 @@ def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list
                units: list[Device]) -> RackPlan:
     """Place every device (sets ``rack`` and ``u``) and check every rack against its class.
 
-    ``switches`` are every network's switches, ``units`` the hot and cold storage units."""
+    ``switches`` are every network's switches and the head nodes, ``units`` the hot and cold
+    storage units."""
     unplaced: list[Device] = []
     if mixed_racks(design):
         racks, unplaced = _mixed(design, nodes, switches, units, hw)

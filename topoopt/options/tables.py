@@ -16,9 +16,9 @@ from operator import attrgetter
 
 from topoopt.catalog import ResolvedCatalog
 from topoopt.catalog.power import CatalogParts, node_devices_power_w, node_power_w, part_fits_cage, switch_power_w
-from topoopt.models.catalog import ControlNode, Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
+from topoopt.models.catalog import Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
 from topoopt.models.instance import Instance
-from topoopt.options.control import head_nodes
+from topoopt.options.control import HeadRule, head_nodes
 from topoopt.options.conventions import switch_protocol, whole_units
 from topoopt.options.dominance import dominated_items, undominated
 from topoopt.options.networks import (
@@ -211,8 +211,8 @@ class Options:
     converged_speeds: frozenset[tuple[str, int]] = frozenset()
     """(switch protocol, Gb/s) some storage tier of the catalog runs: the compute speeds a
     converged storage network is offered at (storage units cannot attach to a fabric otherwise)."""
-    head: tuple[ControlNode, int] | None = None
-    """The head nodes every design buys, (model, count) (control.py); None without any."""
+    head: HeadRule | None = None
+    """The head nodes a design buys (control.py); None when no design has any."""
     _switch_w: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 
     def switch_power_w(self, switch: Switch) -> float:

@@ -370,7 +370,8 @@ def storage_fabric_ports_cover(problem: Problem, nodes: int | None) -> str:
 
 
 def management_ports_cover(problem: Problem, nodes: int | None) -> str:
-    return "1 in-band and the out-of-band management ports of every node, data switch and storage unit, and every rack's PDUs"
+    return ("1 in-band and the out-of-band management ports of every node, data switch, storage unit and head node, "
+            "and every rack's PDUs")
 
 
 Detail = Callable[[Problem, int | None], str]
