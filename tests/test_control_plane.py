@@ -131,3 +131,14 @@ def test_the_bill_of_a_design_without_a_cost_counts_the_head_nodes():
     inst = with_heads(HEAD, **PINNED)
     fabric = build_fabric(optimal(inst).design, inst)
     assert ("server", "hd", 2) in _counts(fabric)
+
+
+def test_rack_and_power_explanations_name_the_head_nodes_beside_the_nodes():
+    from topoopt.options.problem import Problem
+    from topoopt.solver.explain.detail import racks_available, site_power_within_limit
+
+    problem = Problem.of(with_heads(HEAD, **PINNED, **{"site.power_cap_kw": 50}))
+    heads = "beside the nodes, 2 × hd head nodes (site.head_nodes) at 1,100 W and 2U each"
+    assert racks_available(problem, 8).endswith(heads)
+    assert site_power_within_limit(problem, 8) == f"site power cap 50 kW; {heads}"
+    assert heads not in racks_available(problem, 1)  # a single node has none

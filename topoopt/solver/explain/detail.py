@@ -280,15 +280,26 @@ def rack_units_within_limit(problem: Problem, nodes: int | None) -> str:
     return f"rack classes {classes}; {node}"
 
 
+def _heads(problem: Problem, nodes: int | None) -> str:
+    """'; …' naming the head nodes a design of ``nodes`` nodes buys beside them (site.head_nodes),
+    which take rack space, power and budget that no relaxation gives back."""
+    rule = problem.options.head
+    if rule is None or (rule.clusters_only and nodes is not None and nodes <= 1):
+        return ""
+    head = rule.model
+    return (f"; beside the nodes, {rule.count} × {head.id} head nodes (site.head_nodes) at {head.power_w:,.0f} W and "
+            f"{head.rack_units}U each")
+
+
 def racks_available(problem: Problem, nodes: int | None) -> str:
     site = problem.instance.site
     classes = ", ".join(site.rack_classes) if site.rack_classes else "any class"
-    return f"at most {site.max_racks} racks ({classes})"
+    return f"at most {site.max_racks} racks ({classes})" + _heads(problem, nodes)
 
 
 def site_power_within_limit(problem: Problem, nodes: int | None) -> str:
     cap_kw = problem.instance.site.power_cap_kw
-    return "no site power cap" if cap_kw is None else f"site power cap {cap_kw:g} kW"
+    return ("no site power cap" if cap_kw is None else f"site power cap {cap_kw:g} kW") + _heads(problem, nodes)
 
 
 # -- storage ----------------------------------------------------------------------------------------
