@@ -10,7 +10,7 @@ from topoopt.models.base import NoBoolean, Record
 from topoopt.models.catalog import Price, PriceProvenance
 from topoopt.models.performance import Parallelism, Performance
 
-SCHEMA_VERSION = "1.7"
+SCHEMA_VERSION = "1.8"
 
 Network = Literal["compute", "storage", "management"]
 Tier = Literal["leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf", "mgmt-aggregation"]
