@@ -98,15 +98,20 @@ def test_examples_buy_head_nodes_for_clusters_only(name):
 
 def test_an_infiniband_fabric_past_the_embedded_subnet_manager_says_its_fabric_manager_is_not_bought():
     """4 DGX H100 on 8 NDR rails and 12 qm9700: 44 InfiniBand nodes, within the 2,048 a switch's
-    subnet manager serves; recorded with 256 nodes: 256 × 8 + 12 = 2,060, past it."""
+    subnet manager serves; recorded with 256 nodes: 256 × 8 + 12 = 2,060, past it; with its 4
+    storage-unit ports converged on the fabric, 2,064."""
     from checker_fixtures import base_design
 
     from topoopt.cli.summary import subnet_manager_line
 
     design = base_design()
     assert subnet_manager_line(design) == []
-    (line,) = subnet_manager_line(design.model_copy(update={"nodes": 256}))
+    big = design.model_copy(update={"nodes": 256})
+    (line,) = subnet_manager_line(big)
     assert "fabric manager (UFM servers) for 2,060 InfiniBand nodes" in line
+    converged = big.storage_network.model_copy(update={"mode": "converged"})
+    (line,) = subnet_manager_line(big.model_copy(update={"storage_network": converged}))
+    assert "for 2,064 InfiniBand nodes" in line
 
 
 def test_a_head_model_no_allowed_rack_cools_is_passed_over():

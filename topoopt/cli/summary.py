@@ -150,14 +150,17 @@ https://docs.nvidia.com/networking/display/qm97x0pub/software+management); beyon
 
 def subnet_manager_line(d: Design) -> list[str]:
     """A line for an InfiniBand fabric (a built-in interconnect's protocol) larger than an embedded
-    subnet manager serves: the fabric manager it needs is not in the design (docs/model.md, "What
-    the model does not do")."""
+    subnet manager serves (its nodes: node ports, compute switches, and storage-unit ports when
+    storage is converged on it): the fabric manager it needs is not in the design (docs/model.md,
+    "What the model does not do")."""
     from topoopt.catalog import load_builtin_catalog
 
     interconnect = load_builtin_catalog().by_id("interconnects").get(d.interconnect)
     if interconnect is None or interconnect.protocol != "ib" or d.tiers == 0:
         return []
-    ib_nodes = d.nodes * d.nics_per_node + sum(g.count for g in d.switches if g.network == "compute")
+    sn = d.storage_network
+    ib_nodes = (d.nodes * d.nics_per_node + sum(g.count for g in d.switches if g.network == "compute")
+                + (sn.unit_ports if sn.mode == "converged" else 0))
     if ib_nodes <= EMBEDDED_SM_NODES:
         return []
     return [f"             not bought: a fabric manager (UFM servers) for {ib_nodes:,} InfiniBand nodes, past the "
