@@ -328,6 +328,8 @@ class Racking:
     switches_together: bool = False
     """One rack holds every switch of the compute switches' model."""
     counts: tuple[int, ...] = ()
+    host: int | None = None
+    """Racks of one model each: the device (index) whose last rack also holds the head nodes."""
     together: int | None = None
     """Mixed: the pooled model (index) kept in one rack, if any."""
     compute_switch: str | None = None
@@ -350,8 +352,25 @@ class Racking:
         return self.node_racks * price(self.rack.id) + (self.total - self.node_racks) * price(self.infra.id)
 
 
+def hosting(infra: RackClass, devices: list, head: str | None) -> int | None:
+    """The first switch model or storage tier whose last rack also holds the head nodes (the last
+    device, model ``head``) at whole watts and within the rack units; None without one."""
+    if head is None or not devices or devices[-1][1] != head or not devices[-1][2]:
+        return None
+    _, _, heads, head_w, head_u, _ = devices[-1]
+    for i, (role, _, count, w, u, _) in enumerate(devices[:-1]):
+        per = derive.devices_per_rack(infra, w, u)
+        if role == "compute" or not count or per < 1:
+            continue
+        last = count - per * (derive.ceil_div(count, per) - 1)
+        if (math.ceil(w) * last + math.ceil(head_w) * heads <= math.floor(infra.power_kw * 1000 + 1e-6)
+                and u * last + head_u * heads <= infra.rack_units):
+            return i
+    return None
+
+
 def rackings(rack: RackClass, infra: RackClass, devices: list[tuple[str, str, int, float, int, str]],
-             compute_switch: str | None) -> list[Racking]:
+             compute_switch: str | None, head: str | None = None) -> list[Racking]:
     """The ways to rack (role, model, count, power W, rack units, cooling) of each device model,
     the nodes in ``rack``, that can each be the cheapest: each model in racks of its own, the
     network and storage racks in ``infra``; and, when ``infra`` is ``rack``, mixed racks (at most
@@ -372,6 +391,9 @@ def rackings(rack: RackClass, infra: RackClass, devices: list[tuple[str, str, in
             m == compute_switch and derive.ceil_div(c, per) == 1 for (_, m, c, *_), per in zip(devices, per_rack) if c)
         out.append(Racking(rack, total, False, tuple(per_rack), infra, derive.ceil_div(devices[0][2], per_rack[0]),
                            switches_together=together))
+        host = hosting(infra, devices, head)
+        if host is not None:  # the head nodes' own racks saved
+            out.append(replace(out[-1], total=total - derive.ceil_div(devices[-1][2], per_rack[-1]), host=host))
     if infra is not rack or not all(derive.rack_cools(rack, cooling) and derive.devices_per_rack(rack, w, u) >= 1
                                     for _, _, count, w, u, cooling in devices if count):
         return out
@@ -821,7 +843,7 @@ class Enumerator:
             return
         key = (*(r.id for r in classes), tuple(devices), compute_switch)
         if key not in self._racking:
-            self._racking[key] = rackings(*classes, devices, compute_switch)
+            self._racking[key] = rackings(*classes, devices, compute_switch, self.head.id if self.heads(n) else None)
         for placed in self._racking[key]:
             unpacked = placed.mixed and placed.bins is None
             totals = [total for total in block if total >= placed.total] if unpacked else [placed.total]
@@ -954,6 +976,14 @@ class Enumerator:
                                count=derive.ceil_div(count, per), nodes_per_rack=per if role == "compute" else 0,
                                power_kw=round(min(per, count) * power_w / 1000, 3))
                      for (role, _, count, power_w, *_), per in zip(cand.devices, placed.per_rack) if count]
+            if placed.host is not None:  # the head nodes in the host's last rack, no racks of their own
+                (_, head, heads, head_w, *_), racks = cand.devices[-1], racks[:-1]
+                _, _, count, power_w, *_ = cand.devices[placed.host]
+                per = placed.per_rack[placed.host]
+                last_w = (count - per * (derive.ceil_div(count, per) - 1)) * power_w + heads * head_w
+                i = sum(1 for d in cand.devices[:placed.host] if d[2])
+                racks[i] = racks[i].model_copy(update={"holds": {head: heads},
+                                                       "power_kw": max(racks[i].power_kw, round(last_w / 1000, 3))})
         tier, units = cand.tier, cand.units
         layout = perf.evaluate(self.job, self.hardware(node, fabric, n, net.record.mode == "converged"))
         return Design(

@@ -147,3 +147,36 @@ def test_rack_and_power_explanations_name_the_head_nodes_beside_the_nodes():
     assert racks_available(problem, 8).endswith(heads)
     assert site_power_within_limit(problem, 8) == f"site power cap 50 kW; {heads}"
     assert heads not in racks_available(problem, 1)  # a single node has none
+
+
+P27 = {"constraints.pins.server": "s80", "constraints.pins.nodes": 27, "constraints.pins.tiers": 2,
+       "constraints.pins.nics_per_node": 1}
+
+
+def test_beyond_mixed_racks_head_nodes_share_the_last_rack_of_a_model_that_has_room():
+    """27 nodes take 9 compute racks and racks of one model each: the 4.488 kW rack of the compute
+    switches has room for 2 × 1.1 kW, so the head nodes add no rack: 13 racks either way, and
+    2 × $20,000 + 4 cords × $5 = $40,020 more. Three 19 kW head nodes (57 kW) fit no 40 kW rack
+    beside anything: 2 racks of their own (2 per rack)."""
+    base = optimal(with_heads(HEAD, **P27, **{"site.head_nodes": 0}))
+    inst = with_heads(HEAD, **P27)
+    result = optimal(inst)
+    racks = result.design.racks
+    assert sum(g.count for g in racks) == sum(g.count for g in base.design.racks) == 13
+    assert result.cost.total == base.cost.total + 40_020
+    (host,) = [g for g in racks if g.holds]
+    before = next(g for g in base.design.racks if g.role == host.role and g.power_kw == pytest.approx(host.power_kw - 2.2))
+    assert host.holds == {"hd": 2} and host.count == before.count
+    assert check_design(inst, result.design, result.cost) == []
+    fabric = build_fabric(result.design, inst)
+    assert fabric.warnings == [] and len({d.rack for d in fabric.heads}) == 1
+    # Recorded in a rack that cannot take them, or beside other devices: rejected.
+    crowded = [g.model_copy(update={"holds": {"hd": 2}}) if g.role == "compute" else
+               g.model_copy(update={"holds": {}}) for g in racks]
+    found = {v.family for v in check_design(inst, result.design.model_copy(update={"racks": crowded}))}
+    assert "racks_available" in found
+    heavy = with_heads({**HEAD, "power_w": 19_000}, **P27, **{"site.head_nodes": 3})
+    result = optimal(heavy)
+    own = [g for g in result.design.racks if g.role == "network" and g.power_kw == pytest.approx(38.0)]
+    assert not any(g.holds for g in result.design.racks) and [g.count for g in own] == [2]
+    assert check_design(heavy, result.design, result.cost) == []

@@ -7,7 +7,8 @@ every rack holding devices of one model, the compute racks of the nodes' rack cl
 network and storage racks of one class of their own; or a small design puts everything in
 *mixed* racks of one class, each group recording the nodes and the devices by model one rack
 holds. A role's racks are recorded as one group, or as one group per model in the
-order compute, storage, management switch, head node (hot, cold tier).
+order compute, storage, management switch, head node (hot, cold tier); the head nodes may instead
+sit in the last rack of one network or storage group, which names them in ``holds``.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def rack_roles(ctx: CheckContext) -> list[RackRole]:
         roles.append(RackRole("compute", (Device(ctx.server.id, ctx.nodes, ctx.node_power_w, ctx.server.rack_units),)))
     switches = [Device(switch.id, count, ctx.power_of_switch_w(switch), switch.rack_units)
                 for switch, count in ctx.switch_counts]
-    if ctx.head is not None:
+    if ctx.head is not None and ctx.head_host is None:  # else in another model's last rack
         head, count = ctx.head
         switches.append(Device(head.id, count, head.power_w, head.rack_units))
     if switches:
@@ -253,6 +254,12 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
         if short:
             out.append(Violation(family=family, item=item, detail=short))
         fullest_w, how = fullest_rack_w(role, group, rack)
+        if group is ctx.head_host:
+            last_w, last_u, last_how = _hosting_rack(ctx, role, group, rack)
+            if last_w > rack_w * (1 + 1e-9):
+                out.append(Violation(family=family, item=item, detail=f"its last rack: {last_how} = {kw(last_w)} > {kw(rack_w)}"))
+            if last_w > fullest_w:
+                fullest_w, how = last_w, f"its last rack: {last_how}"
         if not close(group.power_kw, fullest_w / W_PER_KW, rel=1e-4, abs_=1e-3):
             out.append(Violation(family=family, item=item,
                                  detail=f"{num(group.power_kw)} kW recorded for the fullest rack; {how} = {kw(fullest_w)}"))
@@ -302,6 +309,44 @@ def rack_units_within_limit(ctx: CheckContext) -> list[Violation]:
         short = _shortage(role, group, rack, "units")
         if short:
             out.append(Violation(family=family, item=item, detail=short))
+        if group is ctx.head_host:
+            _, last_u, last_how = _hosting_rack(ctx, role, group, rack)
+            if last_u > rack.rack_units:
+                out.append(Violation(family=family, item=item,
+                                     detail=f"its last rack: {last_how} = {last_u} U > {rack.rack_units} U"))
+    return out
+
+
+def _hosting_rack(ctx: CheckContext, role: RackRole, group: RackGroup, rack: RackClass) -> tuple[float, int, str]:
+    """Power (W), rack units and make-up of the last rack of a group that also holds the head
+    nodes: ``count − per · (racks − 1)`` devices of its model beside them."""
+    d, (head, heads) = role.devices[0], ctx.head
+    last = d.count - d.per_rack(rack) * (group.count - 1)
+    how = f"{num(last)} × {d.device} at {kw(d.power_w)} + {num(heads)} × {head.id} at {kw(head.power_w)}"
+    return last * d.power_w + heads * head.power_w, last * d.rack_units + heads * head.rack_units, how
+
+
+def _head_host_record(ctx: CheckContext) -> list[Violation]:
+    """A group of network or storage racks of one model holds nothing but the design's head nodes,
+    all of them, in one group (they sit in the network and storage racks' class)."""
+    family = "racks_available"
+    hosts = [g for g in ctx.design.racks if g.role != "mixed" and g.holds]
+    out = [Violation(family=family, item="racks", detail=f"{len(hosts)} groups of racks of one model hold other "
+                                                         "devices; only one may, the head nodes")] if len(hosts) > 1 else []
+    host, head = ctx.head_host, ctx.head
+    if host is None:
+        return out
+    want = {head[0].id: head[1]} if head is not None else {}
+    if host.holds != want:
+        out.append(Violation(family=family, item=f"{host.role} racks ({host.rack_class})",
+                             detail=f"hold {host.holds} in their last rack; only the head nodes may ({want or 'none'})"))
+    pairs = [role for role, group in _racks(ctx, rack_roles(ctx)) if group is host]
+    if host.role not in ("network", "storage"):
+        out.append(Violation(family=family, item=f"{host.role} racks ({host.rack_class})",
+                             detail="hold the head nodes; they sit in network or storage racks"))
+    elif not pairs or len([d for d in pairs[0].devices if d.count]) != 1:
+        out.append(Violation(family=family, item=f"{host.role} racks ({host.rack_class})",
+                             detail="the head nodes are recorded in a group that is not of one model"))
     return out
 
 
@@ -375,7 +420,7 @@ def racks_available(ctx: CheckContext) -> list[Violation]:
             out.append(Violation(family=family, item=f"rack class {rack_id}",
                                  detail=f"not among the site's rack classes ({', '.join(site.rack_classes)})"))
     if ctx.rack_class is not None:
-        out += _rack_counts(ctx)
+        out += _rack_counts(ctx) + _head_host_record(ctx)
     total = sum(g.count for g in ctx.design.racks)
     if total > site.max_racks:
         out.append(Violation(family=family, item="racks", detail=f"{num(total)} racks > {num(site.max_racks)} the site has"))

@@ -182,8 +182,13 @@ def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list
         per_node = nodes_per_rack(design, hw)
         n_compute = compute_racks(len(nodes), per_node)
         racks = _fill("compute", nodes, per_node, 1, n_compute, hw.rack_class)
-        racks += _homogeneous("network", switches, hw.infra_rack_class)
-        racks += _homogeneous("storage", units, hw.infra_rack_class)
+        host = next((g for g in design.racks if g.role != "mixed" and g.holds), None)
+        heads = [d for d in switches if d.role == "head"] if host is not None else []
+        network = _homogeneous("network", [d for d in switches if d not in heads], hw.infra_rack_class)
+        storage = _homogeneous("storage", units, hw.infra_rack_class)
+        racks += network + storage
+        if heads:
+            unplaced = _host_heads(design, host, network if host.role == "network" else storage, heads)
     plan = RackPlan(racks=racks)
     if unplaced:
         plan.warnings.append(f"no rack holds {', '.join(d.name for d in unplaced)}")
@@ -191,6 +196,23 @@ def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list
         plan.warnings.extend(rack.problems())
     plan.warnings.extend(_compare_with_design(design, plan))
     return plan
+
+
+def _host_heads(design: Design, host, racks: list[Rack], heads: list[Device]) -> list[Device]:
+    """The head nodes at the top of the last rack of the model whose group records them (the
+    groups of a role follow its models' order); those left unplaced."""
+    groups = [g for g in design.racks if g.role == host.role and g.role != "mixed"]
+    models = list(dict.fromkeys(d.model for rack in racks for d in rack.devices))
+    model = models[groups.index(host)] if groups.index(host) < len(models) else None
+    last = next((rack for rack in reversed(racks) if any(d.model == model for d in rack.devices)), None)
+    if last is None:
+        return heads
+    ceiling = last.units + 1
+    for head in heads:
+        ceiling -= head.rack_units
+        head.rack, head.u = last.name, ceiling
+        last.devices.append(head)
+    return []
 
 
 def _mixed(design: Design, nodes: list[Device], switches: list[Device], storage: list[Device],

@@ -20,7 +20,7 @@ from topoopt.models.design import (
 from topoopt.models.performance import Parallelism, Performance
 from topoopt.options.networks import ColdOption, ManagementOption, StorageNetOption
 from topoopt.options.problem import SECONDS_PER_DAY
-from topoopt.options.racks import per_rack
+from topoopt.options.racks import hosts_heads, last_rack, per_rack
 from topoopt.options.tables import FabricOption, NodeConfig, PartOption
 from topoopt.perf import evaluate
 from topoopt.solver.billing import Billing
@@ -202,7 +202,9 @@ def _in_rack(dm: DesignModel, key: tuple, part_id: str, value) -> dict:
 def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
     """One mixed rack, or compute racks, network racks per switch model (compute, storage,
     management) and storage racks per tier model — one entry per model (compute and storage
-    switches, hot and cold units may share a model); network and storage racks in their own class."""
+    switches, hot and cold units may share a model) — and the head nodes' network racks, unless
+    they sit in another model's last rack (that group's ``holds``); network and storage racks in
+    their own class."""
     o, v, n = dm.options, dm.vars, dm.net
     catalog = dm.problem.catalog.catalog
     switch_models, tier_models = catalog.by_id("switches"), catalog.by_id("storage")
@@ -220,13 +222,25 @@ def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
     if value(v.mixed):
         return _mixed_racks(dm, rack, node_w, switch_w, switch_order, tier_order, value)
     racks = [_rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, pick.config.server.rack_units)]
-    racks += [_rack_group(infra, "network", value(n.switch_racks_of[sid]), switch_counts[sid], switch_w[sid],
-                          switch_models[sid].rack_units) for sid in switch_order]
-    racks += [_rack_group(infra, "storage", value(n.unit_racks_of[t]), unit_counts[t], tier_models[t].power_w,
-                          tier_models[t].rack_units) for t in tier_order]
-    if value(n.heads):
-        head = o.head.model
-        racks.append(_rack_group(infra, "network", value(n.head_racks), value(n.heads), head.power_w, head.rack_units))
+    models = [("network", n.switch_racks_of[sid], switch_counts[sid], switch_w[sid], switch_models[sid].rack_units)
+              for sid in switch_order]
+    models += [("storage", n.unit_racks_of[t], unit_counts[t], tier_models[t].power_w, tier_models[t].rack_units)
+               for t in tier_order]
+    heads, head = value(n.heads), o.head.model if o.head else None
+    # Hosted head nodes go to the first model whose last rack holds them (the model found one;
+    # which one does not change a count).
+    host = next((x for x, (_, _, count, w, u) in enumerate(models)
+                 if hosts_heads(infra, (w, u), count, (head.power_w, head.rack_units), heads)),
+                None) if value(n.heads_hosted) else None
+    for x, (role, model_racks, count, w, u) in enumerate(models):
+        group = _rack_group(infra, role, value(model_racks), count, w, u)
+        if x == host:
+            last_w = last_rack(count, per_rack(infra, w, u)) * w + heads * head.power_w
+            group = group.model_copy(update={"holds": {head.id: heads},
+                                             "power_kw": max(group.power_kw, round(last_w / 1000, 3))})
+        racks.append(group)
+    if heads and host is None:
+        racks.append(_rack_group(infra, "network", value(n.head_racks), heads, head.power_w, head.rack_units))
     return racks
 
 

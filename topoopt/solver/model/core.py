@@ -434,6 +434,10 @@ class NetVars:
     heads: Int
     """Head nodes (the instance's rule, options/control.py)."""
     has_heads: Bool
+    heads_with: dict[str, Bool]
+    """Per switch model and storage tier: the head nodes sit in the last of its racks."""
+    heads_hosted: Bool
+    """The head nodes sit in another model's last rack (racks of one model each)."""
     head_racks: Int
     """Racks of head nodes alone, network racks (0 with mixed racks)."""
     node_racks_by_power: Int
@@ -499,6 +503,8 @@ def network_variables(dm) -> NetVars:
         unit_racks_of={t: iv(count_max, f"racks_{t}") for t in tier_ids},
         heads=iv(count_max, "heads"),
         has_heads=m.new_bool_var("has_heads"),
+        heads_with={x: m.new_bool_var(f"heads_with_{x}") for x in (*all_ids, *tier_ids)},
+        heads_hosted=m.new_bool_var("heads_hosted"),
         head_racks=iv(count_max, "head_racks"),
         node_racks_by_power=iv(count_max, "node_racks_by_power"),
         node_racks_by_units=iv(count_max, "node_racks_by_units"),

@@ -160,12 +160,21 @@ def _storage_shape(dm, ded: list, lits: list) -> None:
 
 def _head_count(dm) -> None:
     """The head nodes (options/control.py): the rule's count, none for a single node when the
-    rule is for clusters only; ``has_heads`` when there are any."""
+    rule is for clusters only; ``has_heads`` when there are any; ``heads_hosted`` when they sit in
+    another model's last rack (``heads_with``)."""
     m, v, n, rule = dm.model, dm.vars, dm.net, dm.options.head
+    m.add(sum(n.heads_with.values()) == n.heads_hosted)
     if rule is None:
-        for var in (n.heads, n.head_racks, n.has_heads):
+        for var in (n.heads, n.head_racks, n.has_heads, n.heads_hosted):
             m.add(var == 0)
         return
+    # Beyond mixed racks the head nodes take racks of their own, or the last rack of one switch
+    # model or storage tier that has room (racks.py); the design holds that model.
+    m.add_implication(n.heads_hosted, n.has_heads)
+    m.add_implication(n.heads_hosted, v.mixed.Not())
+    m.add(n.head_racks == 0).only_enforce_if(n.heads_hosted)
+    for x, host in n.heads_with.items():
+        m.add((n.switches_of[x] if x in n.switches_of else n.units_of[x]) >= 1).only_enforce_if(host)
     if rule.clusters_only:
         m.add(n.heads == rule.count).only_enforce_if(n.has_heads)
         m.add(n.heads == 0).only_enforce_if(n.has_heads.Not())
