@@ -173,6 +173,7 @@ def _head_count(dm) -> None:
     m.add_implication(n.heads_hosted, n.has_heads)
     m.add_implication(n.heads_hosted, v.mixed.Not())
     m.add(n.head_racks == 0).only_enforce_if(n.heads_hosted)
+    m.add(n.head_racks >= 1).only_enforce_if([n.has_heads, n.heads_hosted.Not(), v.mixed.Not()])
     for x, host in n.heads_with.items():
         m.add((n.switches_of[x] if x in n.switches_of else n.units_of[x]) >= 1).only_enforce_if(host)
     if rule.clusters_only:
