@@ -343,6 +343,55 @@ class Networks:
                                       leaf_down_ports=down, leaf_up_ports=half))
             if network is not None:
                 yield network
+        yield from self._three_tier_shapes(k, endpoints, need_gbps, node_extra_w, switch, gbps, cage, edge, common,
+                                           spine_parts)
+
+    def _three_tier_shapes(self, k, endpoints, need_gbps, node_extra_w, switch, gbps, cage, edge, common, spine_parts):
+        """3 tiers (docs/model.md), only past k / m leaves (below it 2 tiers of the shape dominate):
+        per split and m (1, or 2 when the leaf–spine part carries several links), pods of
+        floor(k/2) / m leaves and up / m spines, and each count C of cores per plane dividing the
+        spines' k − floor(k/2) uplinks whose cores hold pods × uplinks / C ports."""
+        core_parts = {placement: self.part_between(cage, cage, gbps, runs["storage-spine-core"], placement)
+                      for placement, runs in self.runs.items()}
+        multi = any(p is not None and p.links > 1 for p in spine_parts.values())
+        half, spine_up = k // 2, k - k // 2
+        for (down, up), m in ((split, m) for split in storage_leaf_splits(k) for m in ((1, 2) if multi else (1,))):
+            leaves = ceil_div(endpoints, down)
+            if up % m or half % m or half < m or leaves * m <= k or leaves * up * gbps < need_gbps * (1 - TOLERANCE):
+                continue
+            per_pod, planes = half // m, up // m
+            pods = ceil_div(leaves, per_pod)
+            spines = pods * planes
+            for per_plane in (c for c in range(1, spine_up + 1) if spine_up % c == 0 and pods * (spine_up // c) <= k):
+                m2 = spine_up // per_plane
+                placed = {}
+                for placement, (cost, links) in edge.items():
+                    ls, sc = spine_parts[placement], core_parts[placement]
+                    if ls is None or sc is None:
+                        continue
+                    ls_n, sc_n = leaves * planes * ceil_div(m, ls.links), spines * per_plane * ceil_div(m2, sc.links)
+                    placed[placement] = (
+                        cost + ls_n * self.price(ls.id) + sc_n * self.price(sc.id),
+                        links + [LinkGroup(network="storage", between="storage-leaf-spine", count=leaves * up,
+                                           part=ls.id, assemblies=ls_n, gbps=gbps,
+                                           length_m=self.runs[placement]["storage-leaf-spine"]),
+                                 LinkGroup(network="storage", between="storage-spine-core", count=spines * spine_up,
+                                           part=sc.id, assemblies=sc_n, gbps=gbps,
+                                           length_m=self.runs[placement]["storage-spine-core"])])
+                cores = planes * per_plane
+                network = Network.cabled(
+                    placed, node_extra_w=node_extra_w, switches={switch.id: leaves + spines + cores},
+                    switch_groups=[
+                        SwitchGroup(network="storage", tier="storage-leaf", model=switch.id, count=leaves,
+                                    ports_used=endpoints + leaves * up),
+                        SwitchGroup(network="storage", tier="storage-spine", model=switch.id, count=spines,
+                                    ports_used=leaves * up + spines * spine_up),
+                        SwitchGroup(network="storage", tier="storage-core", model=switch.id, count=cores,
+                                    ports_used=spines * spine_up)],
+                    record=StorageNetwork(**common, tiers=3, leaves=leaves, spines=spines, cores=cores,
+                                          links_per_leaf_spine=m, leaf_down_ports=down, leaf_up_ports=up))
+                if network is not None:
+                    yield network
 
     # -- management network ---------------------------------------------------------------------------
     def management_networks_cached(self, ports: int) -> list[Network]:

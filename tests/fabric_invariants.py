@@ -21,10 +21,10 @@ SWITCH_PORT = re.compile(r"^(p|up)(\d+)(?:/(\d+))?$")
 """A switch port: ``p<cage>`` or ``p<cage>/<lane>``; ``up<cage>`` on a management switch's own uplink cages."""
 NETWORK_OF_ROLE = {
     "node": "compute", "leaf": "compute", "spine": "compute", "core": "compute",
-    "storage-leaf": "storage", "storage-spine": "storage", "storage": "storage", "cold-storage": "storage",
+    "storage-leaf": "storage", "storage-spine": "storage", "storage-core": "storage", "storage": "storage", "cold-storage": "storage",
     "mgmt-leaf": "management", "mgmt-aggregation": "management", "pdu": "management",
 }
-SWITCH_ROLES = {"leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf", "mgmt-aggregation"}
+SWITCH_ROLES = {"leaf", "spine", "core", "storage-leaf", "storage-spine", "storage-core", "mgmt-leaf", "mgmt-aggregation"}
 
 
 def _switch_ends(graph: nx.MultiGraph, attrs: dict):
@@ -86,7 +86,7 @@ def _speed_of(design: Design, role: str, link_class: str) -> int:
         return design.management_network.uplink_gbps
     if role in ("mgmt-leaf", "mgmt-aggregation"):
         return design.management_network.link_gbps
-    if role in ("storage-leaf", "storage-spine"):
+    if role in ("storage-leaf", "storage-spine", "storage-core"):
         return design.storage_network.link_gbps
     return design.link_gbps
 
@@ -232,6 +232,8 @@ def check_uplinks(design: Design, graph: nx.MultiGraph) -> None:
         up = sn.leaf_up_ports or graph.nodes[leaves[0]]["ports"] // 2  # records without a split: k // 2
         for leaf in leaves:
             assert [pairs[(leaf, s)] for s in spines] == [up // len(spines)] * len(spines)
+    if sn.mode == "dedicated" and sn.tiers == 3:
+        _check_storage_three_tiers(sn, graph, of_role)
     mn = design.management_network
     pairs = _pairs(graph, ("mgmt-uplink",))
     aggregation = of_role("mgmt-aggregation")
@@ -241,6 +243,26 @@ def check_uplinks(design: Design, graph: nx.MultiGraph) -> None:
         if above:
             assert aggregation.index(above[1]) == aggregation.index(above[0]) + 1
             assert aggregation.index(above[0]) % 2 == 0
+
+
+def _check_storage_three_tiers(sn, graph: nx.MultiGraph, of_role) -> None:
+    """3 tiers: every storage leaf reaches the Q = up / m spines of its pod with m links each and
+    no other; spine j of every pod reaches each core of plane j with u2 / C links and no other core,
+    u2 = the spine's ports less its floor(k/2) down-ports."""
+    nodes, m = graph.nodes, sn.links_per_leaf_spine
+    pairs = _pairs(graph, ("storage-leaf-spine", "storage-spine-core"))
+    leaves, spines, cores = of_role("storage-leaf"), of_role("storage-spine"), of_role("storage-core")
+    planes = sn.leaf_up_ports // m
+    for leaf in leaves:
+        reached = {s: pairs[(leaf, s)] for s in spines if pairs[(leaf, s)]}
+        assert set(reached.values()) == {m} and len(reached) == planes
+        assert {nodes[s]["pod"] for s in reached} == {nodes[leaf]["pod"]}
+    k = nodes[spines[0]]["ports"]
+    per_core = (k - k // 2) // (len(cores) // planes)
+    for spine in spines:
+        reached = {c: pairs[(spine, c)] for c in cores if pairs[(spine, c)]}
+        assert set(reached.values()) == {per_core} and len(reached) == len(cores) // planes
+        assert {nodes[c]["plane"] for c in reached} == {nodes[spine]["plane"]}
 
 
 def check_connected(design: Design, graph: nx.MultiGraph) -> None:
@@ -262,7 +284,7 @@ def check_connected(design: Design, graph: nx.MultiGraph) -> None:
     if design.tiers:
         assert connected(("node-leaf", "leaf-spine", "spine-core") + (("storage-unit",) if converged else ()))
     if design.storage_network.mode == "dedicated":
-        assert connected(("node-storage", "storage-unit", "storage-leaf-spine"))
+        assert connected(("node-storage", "storage-unit", "storage-leaf-spine", "storage-spine-core"))
 
 
 def _one_end(links: list[dict], end: str, ends: int) -> bool:

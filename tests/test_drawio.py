@@ -47,8 +47,8 @@ def test_drawio_boxes_hold_every_device_and_lines_every_link(name):
         geometry = vertex.find("mxCell/mxGeometry")
         assert float(geometry.get("width")) > 0 and float(geometry.get("height")) > 0
     assert nodes == written.result.design.nodes
-    switches = sum(held[role] for role in ("leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf",
-                                           "mgmt-aggregation"))
+    switches = sum(held[role] for role in ("leaf", "spine", "core", "storage-leaf", "storage-spine", "storage-core",
+                                           "mgmt-leaf", "mgmt-aggregation"))
     assert switches == len(fabric.switch_list)
     labels = " ".join(v.get("label") for v in vertices.values())
     assert not re.search(r"<table|<tr", labels)  # plain text, not Graphviz's HTML-like labels

@@ -80,6 +80,7 @@ def test_names_follow_the_scheme(built):
         "cold-storage": r"^cold-\d{2,}$",
         "storage-leaf": r"^sleaf-\d{2,}$",
         "storage-spine": r"^sspine-\d{2,}$",
+        "storage-core": r"^score-p\d+-\d{2,}$",
         "mgmt-leaf": r"^mgmt-\d{2,}$",
         "mgmt-aggregation": r"^mgmt-agg-\d{2,}$",
         "pdu": r"^(rack|net|stor)\d{2,}-pdu\d+$",

@@ -32,7 +32,7 @@ def test_every_device_in_exactly_one_rack(fabric):
 
 
 def test_racks_hold_one_kind_of_device(fabric):
-    switches = {"leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf", "mgmt-aggregation"}
+    switches = {"leaf", "spine", "core", "storage-leaf", "storage-spine", "storage-core", "mgmt-leaf", "mgmt-aggregation"}
     kinds = {"compute": {"node"}, "network": switches, "storage": {"storage", "cold-storage"},
              "mixed": switches | {"node", "storage", "cold-storage"}}
     for rack in fabric.racks.racks:

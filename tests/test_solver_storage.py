@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from fabric_invariants import check_all
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from solver_fixtures import SRC, TINY_CATALOG, TINY_PRICES, conflict, infeasible, inst, optimal, tiny
@@ -21,7 +22,7 @@ from solver_fixtures import SRC, TINY_CATALOG, TINY_PRICES, conflict, infeasible
 from topoopt import perf
 from topoopt.catalog import resolve_catalog
 from topoopt.checker import check_design
-from topoopt.fabric import build_fabric
+from topoopt.fabric import build_fabric, fabric_graph
 from topoopt.loader import load_instance
 from topoopt.models.design import SolveResult
 from topoopt.models.instance import Instance
@@ -131,11 +132,88 @@ def test_storage_fabric_ports_cover_one_node_past_one_switch_takes_two_tiers():
     assert (path.leaf_down_ports, path.leaf_up_ports) == (28, 4)
 
 
-def test_storage_fabric_ports_cover_infeasible_one_node_past_two_tiers():
-    result = infeasible(inst(SMALL_STORAGE_SWITCH, {"constraints.pins.nodes": 448}))
+# Past 32 leaves 2 tiers cannot hold them (every leaf reaches every spine: leaves × u/S ≤ 32), so
+# the storage network takes a third tier (docs/model.md, "Storage network"): the 100G part carries
+# one link, so m = 1 link per leaf–spine pair, pods of P = floor(32/2) = 16 leaves and Q = u spines,
+# each spine's u2 = 16 uplinks over the C cores of its plane (C divides 16), a core using
+# pods × 16 / C ≤ 32 ports; cores = Q · C.
+@cache
+def _three_tiers() -> tuple[Instance, SolveResult]:
+    instance = inst(SMALL_STORAGE_SWITCH, {"constraints.pins.nodes": 448})
+    return instance, optimal(instance)
+
+
+def test_storage_fabric_ports_cover_one_node_past_two_tiers_takes_three():
+    """448 nodes × 2 ports + the unit's 2 = 898 endpoint ports. Per split (d, u): leaves =
+    ceil(898 / d), pods = ceil(leaves / 16), spines = pods · u, C = 2 (3 or 4 pods × 16 / C ≤ 32),
+    cores = u · C: (16, 16) 57 + 64 + 32 = 153 switches; (20, 12) 45 + 36 + 24 = 105; (24, 8)
+    38 + 24 + 16 = 78; (28, 4) 33 + 12 + 8 = 53, the fewest, at $15,000 each."""
+    instance, result = _three_tiers()
+    d = result.design
+    path = d.storage_network
+    assert (path.tiers, path.leaves, path.spines, path.cores, path.links_per_leaf_spine) == (3, 33, 12, 8, 1)
+    assert (path.leaf_down_ports, path.leaf_up_ports) == (28, 4)
+    groups = {g.tier: (g.count, g.ports_used) for g in d.switches if g.network == "storage"}
+    # Leaves: 898 endpoints + 33 × 4 uplinks; spines: those 132 + 12 × 16 uplinks; cores: the 192.
+    assert groups == {"storage-leaf": (33, 898 + 132), "storage-spine": (12, 132 + 192), "storage-core": (8, 192)}
+    links = {g.between: (g.count, g.assemblies) for g in d.links if g.network == "storage"}
+    # One assembly per link (q = 1): 33 leaves × 4 spines × 1 link; 12 spines × 2 cores × 8 links.
+    assert links["storage-leaf-spine"] == (132, 132) and links["storage-spine-core"] == (192, 192)
+    [line] = [c for c in result.cost.breakdown if c.item == "esw32"]
+    assert (line.quantity, line.total) == (53, 53 * 15_000)
+    assert check_design(instance, d, result.cost, result.performance) == []
+    catalog = resolve_catalog(instance).catalog
+    check_all(d, fabric_graph(d, catalog=catalog), catalog)
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"spines": 11}, "storage_network.spines"),
+    ({"cores": 12}, "storage core switches"),  # 4 planes of 3: 3 does not divide 16
+    ({"links_per_leaf_spine": 3}, "storage leaf–spine links"),
+    ({"leaves": 32}, "storage_network.leaves"),
+])
+def test_a_tampered_three_tier_storage_network_is_rejected(change, field):
+    instance, result = _three_tiers()
+    d = result.design
+    tampered = d.model_copy(update={"storage_network": d.storage_network.model_copy(update=change)})
+    found = check_design(instance, tampered, result.cost, result.performance)
+    assert any(v.family == "storage_fabric_ports_cover" and v.item.startswith(field) for v in found), found
+
+
+def test_storage_fabric_ports_cover_three_tiers_at_their_limit():
+    """A core takes pods × 16 / C ≤ 32 ports, so at most 32 pods (C = 16) of 16 leaves: 512 leaves
+    × 28 = 14,336 endpoint ports, 7,167 nodes with the unit's 2; one node more is infeasible."""
+    path = optimal(inst(SMALL_STORAGE_SWITCH, {"constraints.pins.nodes": 7167})).design.storage_network
+    assert (path.tiers, path.leaves, path.spines, path.cores) == (3, 512, 32 * 4, 4 * 16)
+    result = infeasible(inst(SMALL_STORAGE_SWITCH, {"constraints.pins.nodes": 7168}))
     # The bigger storage switch is denied (allowed_by_lists); converged is not offered (the units
     # run 100G Ethernet, the compute fabric 400G InfiniBand).
     assert conflict(result) == {"storage_fabric_ports_cover", "pins_respected", "allowed_by_lists"}
+
+
+def test_a_storage_network_past_two_tiers_of_ndr200_takes_three():
+    """frontier-131k on InfiniBand: 8,192 DGX B200 (the most a 3-tier QM9700 compute fabric
+    holds: 65,536 rails), InfiniBand switches only, 2 storage ports per node pinned. QM9700 at
+    NDR200 has k = 128 ports; the 8:1 split is 112 down / 16 up, so 2 tiers end at 128 leaves ×
+    112 = 14,336 endpoint ports, below 16,384 node ports + 32 unit ports. 3 tiers: 147 leaves
+    (ceil(16,416 / 112)); the twin kit carries several links, so m = 2 links per leaf–spine pair
+    (fewer kits than m = 1): pods of P = 64 / 2 = 32 leaves and Q = 16 / 2 = 8 spines, ceil(147 /
+    32) = 5 pods, 40 spines; a spine's u2 = 64 uplinks over C cores per plane with 5 × 64 / C ≤ 128,
+    C = 4 (the least divisor of 64 ≥ 2.5), 8 × 4 = 32 cores."""
+    data = load_instance(REPO / "instances" / "frontier-131k.yaml").instance.model_dump(by_alias=True,
+                                                                                         exclude_unset=True)
+    data["goal"]["deadline_days"] = 120
+    data["constraints"]["switches"] = {"deny": ["sn4700", "sn5600", "th5-64x800", "th4-64x400", "tor-32x100",
+                                                "sn2410"]}
+    data["constraints"]["pins"].update(nodes=8192, interconnect="ib-ndr", storage_network="dedicated",
+                                       storage_ports_per_node=2)
+    instance = Instance.model_validate(data)
+    result = optimal(instance)
+    path = result.design.storage_network
+    assert (path.switch, path.link_gbps, path.unit_ports) == ("qm9700", 200, 32)
+    assert (path.tiers, path.leaf_down_ports, path.leaf_up_ports, path.links_per_leaf_spine) == (3, 112, 16, 2)
+    assert (path.leaves, path.spines, path.cores) == (147, 40, 32)
+    assert check_design(instance, result.design, result.cost, result.performance) == []
 
 
 # QSFP28 ports that run 25G only: the 100G parts fit their cages, but not their speed.

@@ -49,13 +49,32 @@ def link_ends(ctx: CheckContext, group: LinkGroup, carried: list | None = None) 
         upper = ctx.switch if ctx.converged else ctx.storage_switch
         return [Ends(g, upper, tier.port_form_factor if tier else None, 1, f"{role} storage {tier.id}" if tier else role)
                 for role, tier, _ in (carried or [])]
-    if cls == "storage-leaf-spine":
+    if cls in ("storage-leaf-spine", "storage-spine-core"):
         return [Ends(g, ctx.storage_switch, *_switch_cage(ctx.storage_switch, g))]
     if cls == "mgmt":
         return [Ends(g, ctx.mgmt_switch, MANAGEMENT_PORT_FORM_FACTOR, 1, "management port")]
     leaf = ctx.mgmt_leaf  # mgmt-uplink: from the aggregation switch down to the leaf's uplink cage
     lower = leaf.uplink_cage if leaf else (None, 1)
     return [Ends(g, ctx.mgmt_aggregation_switch, *lower, ctx.mgmt_switch.id if ctx.mgmt_switch else "switch")]
+
+
+def _storage_switch_assemblies(ctx: CheckContext, cls: str, q: int) -> tuple[int, str] | None:
+    """Storage leaf–spine (every leaf to every spine; 3 tiers: of its pod) and spine–core (every
+    spine to the cores of its plane) assemblies, per switch pair (None when not derivable)."""
+    s, net = ctx.storage_counts, ctx.storage_net
+    if s is None:
+        return None
+    if net.tiers == 3:
+        planes = s.up // s.links_per_leaf_spine if s.links_per_leaf_spine else 0
+        if cls == "storage-leaf-spine":
+            return networks.assemblies_needed(cls, q, 0, 0, s.leaves * planes, s.links_per_leaf_spine)
+        if planes < 1 or s.cores % planes or s.links_per_spine_core is None:
+            return None
+        return networks.assemblies_needed(cls, q, 0, 0, s.spines * (s.cores // planes), s.links_per_spine_core)
+    if cls != "storage-leaf-spine" or net.spines < 1:
+        return None
+    per_pair = s.links_per_leaf_spine if s.links_per_leaf_spine is not None else -(-s.up // net.spines)
+    return networks.assemblies_needed(cls, q, 0, 0, s.leaves * net.spines, per_pair)
 
 
 def _switch_cage(switch: Switch | None, gbps: int) -> tuple[str | None, int, str]:
@@ -87,12 +106,8 @@ def _assemblies(ctx: CheckContext, group: LinkGroup, part: LinkPart, carried: li
         counted = [networks.assemblies_needed(cls, q, ports // tier.network_ports, tier.network_ports)
                    for tier, ports in tiers]
         return sum(n for n, _ in counted), " + ".join(how for _, how in counted) or "no units"
-    if cls == "storage-leaf-spine":
-        s, net = ctx.storage_counts, ctx.storage_net
-        if s is None or net.spines < 1:
-            return None
-        per_pair = s.links_per_leaf_spine if s.links_per_leaf_spine is not None else -(-s.up // net.spines)
-        return networks.assemblies_needed(cls, q, 0, 0, s.leaves * net.spines, per_pair)
+    if cls in ("storage-leaf-spine", "storage-spine-core"):
+        return _storage_switch_assemblies(ctx, cls, q)
     m = ctx.mgmt_counts
     if m is None:
         return None

@@ -305,7 +305,7 @@ def link_lengths_m(in_row_m: float, across_rows_m: float, slack_m: float) -> dic
     in_row, across = in_row_m + slack_m, across_rows_m + slack_m
     return {
         "node-leaf": in_row, "leaf-spine": across, "spine-core": across,
-        "node-storage": in_row, "storage-unit": in_row, "storage-leaf-spine": across,
+        "node-storage": in_row, "storage-unit": in_row, "storage-leaf-spine": across, "storage-spine-core": across,
         "mgmt": in_row, "mgmt-uplink": across,
     }
 

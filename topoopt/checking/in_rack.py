@@ -78,7 +78,7 @@ def _ends(ctx: CheckContext, group: LinkGroup, part: LinkPart) -> tuple | None:
     storage = ctx.storage_net.switch if not ctx.converged else (ctx.switch.id if ctx.switch else None)
     if cls == "node-storage" and storage:
         return storage, "node", ctx.storage_net.ports_per_node if q == 1 else None
-    if cls == "storage-leaf-spine" and storage:
+    if cls in ("storage-leaf-spine", "storage-spine-core") and storage:
         return storage, "pair", None
     if cls == "storage-unit" and storage:
         carried = next((tiers for g, tiers in ctx.unit_link_groups if g is group), [])

@@ -11,7 +11,12 @@ the storage switch's logical radix at the storage speed):
   :func:`storage_leaf_splits` (``d = floor(k·r / (r + 1))``, ``u = k − d`` for a ratio ``r`` of
   :data:`STORAGE_LEAF_RATIOS`; records before the split was recorded: ``d = u = floor(k/2)``);
   ``leaves = ceil(E / d)``; ``S`` spines, ``S`` dividing ``u``, every leaf reaching every spine
-  with ``u / S`` links; a spine uses ``leaves · u / S ≤ k`` ports.
+  with ``u / S`` links; a spine uses ``leaves · u / S ≤ k`` ports;
+* 3 tiers: leaves as in 2 tiers; a spine has ``floor(k/2)`` down-ports and ``u2 = k − floor(k/2)``
+  up; a pod holds ``P = floor(k/2) / m`` leaves and ``Q = u / m`` spines, every leaf reaching every
+  spine of its pod with ``m`` links; ``pods = ceil(leaves / P)``, ``spines = pods · Q``; spine *j* of
+  every pod reaches every core of plane *j*: ``Q`` planes of ``C`` cores (``C`` dividing ``u2``),
+  ``m2 = u2 / C`` links per spine–core pair, a core using ``pods · m2 ≤ k`` ports.
 
 Management network (``M`` management ports): a leaf has ``d`` device ports and 2 uplinks
 (:func:`management_leaf`: ``d = k_m − 2`` of its ``k_m`` ports at its device speed, or all ``k_m``
@@ -59,6 +64,13 @@ class StorageFabricCounts:
     spine_ports_used: int
     ports_per_leaf: int
     ports_per_spine: int
+    pods: int = 0
+    """3 tiers: the pods, ``ceil(leaves / P)``."""
+    cores: int = 0
+    links_per_spine_core: int | None = 0
+    spine_core_links: int = 0
+    core_ports_used: int = 0
+    ports_per_core: int = 0
 
 
 def storage_leaf_splits(radix: int) -> list[tuple[int, int]]:
@@ -91,13 +103,15 @@ def unit_slots(units: int, ports_per_unit: int, unit_gbps: int, link_gbps: int, 
 
 
 def storage_fabric_counts(node_ports: int, unit_ports: int, radix: int, tiers: int, spines: int,
-                          split: tuple[int, int] | None = None, unit_slots: int | None = None) -> StorageFabricCounts:
-    """Storage leaves, spines, links and ports in use for ``tiers`` (1 or 2), ``spines`` and the
-    leaf ``split`` ``(d, u)`` (2 tiers; None: non-blocking ``floor(k/2)`` each), the units taking
-    ``unit_slots`` switch ports (None: their ports).
+                          split: tuple[int, int] | None = None, unit_slots: int | None = None,
+                          links_per_leaf_spine: int = 0, cores: int = 0) -> StorageFabricCounts:
+    """Storage leaves, spines, cores, links and ports in use for ``tiers`` (1, 2 or 3), ``spines``
+    (2 tiers) and the leaf ``split`` ``(d, u)`` (2 or 3 tiers; None: non-blocking ``floor(k/2)``
+    each), the units taking ``unit_slots`` switch ports (None: their ports); 3 tiers: the links
+    ``m`` between a leaf and each spine of its pod and the ``cores`` recorded.
 
-    When ``spines`` does not divide the uplinks the per-pair link count is None and the busiest
-    spine's load is computed with the rounded-up count.
+    When ``spines`` (2 tiers) or the cores per plane (3 tiers) do not divide the uplinks the
+    per-pair link count is None and the busiest switch's load is computed with the rounded-up count.
     """
     slots = unit_ports if unit_slots is None else unit_slots
     endpoints = node_ports + slots
@@ -110,14 +124,41 @@ def storage_fabric_counts(node_ports: int, unit_ports: int, radix: int, tiers: i
         )
     down, up = split if split is not None else (radix // 2, radix // 2)
     leaves = ceil_div(endpoints, down) if down >= 1 else 0
+    links = leaves * up
+    if tiers == 3:
+        return _three_tier_counts(node_ports, unit_ports, slots, radix, down, up, leaves, links_per_leaf_spine, cores)
     per_pair = up // spines if spines >= 1 and up % spines == 0 else None
     load = ceil_div(up, spines) if spines >= 1 else up
-    links = leaves * up
     return StorageFabricCounts(
         node_ports=node_ports, unit_ports=unit_ports, unit_slots=slots, endpoints=endpoints, down=down, up=up,
         leaves=leaves,
         spines=spines, links_per_leaf_spine=per_pair, leaf_spine_links=links, leaf_ports_used=endpoints + links,
         spine_ports_used=links, ports_per_leaf=down + up, ports_per_spine=leaves * load,
+    )
+
+
+def storage_pod(radix: int, up: int, links_per_leaf_spine: int) -> tuple[int, int, int]:
+    """``(P, Q, u2)`` of a 3-tier storage network: leaves and spines per pod, spine uplinks."""
+    m, half = links_per_leaf_spine, radix // 2
+    return (half // m if m >= 1 else 0), (up // m if m >= 1 else 0), radix - half
+
+
+def _three_tier_counts(node_ports: int, unit_ports: int, slots: int, radix: int, down: int, up: int, leaves: int,
+                       m: int, cores: int) -> StorageFabricCounts:
+    """The 3-tier counts (module docstring); the cores are the record's, the rest follows from it."""
+    per_pod, spines_per_pod, spine_up = storage_pod(radix, up, m)
+    pods = ceil_div(leaves, per_pod) if per_pod >= 1 else 0
+    spines = pods * spines_per_pod
+    per_plane = cores // spines_per_pod if spines_per_pod >= 1 and cores % spines_per_pod == 0 else 0
+    per_pair = spine_up // per_plane if per_plane >= 1 and spine_up % per_plane == 0 else None
+    load = ceil_div(spine_up, per_plane) if per_plane >= 1 else spine_up
+    links, up_links = leaves * up, spines * spine_up
+    return StorageFabricCounts(
+        node_ports=node_ports, unit_ports=unit_ports, unit_slots=slots, endpoints=node_ports + slots, down=down, up=up,
+        leaves=leaves, spines=spines, links_per_leaf_spine=m, leaf_spine_links=links,
+        leaf_ports_used=node_ports + slots + links, spine_ports_used=links + up_links, ports_per_leaf=down + up,
+        ports_per_spine=per_pod * m + spine_up, pods=pods, cores=cores, links_per_spine_core=per_pair,
+        spine_core_links=up_links, core_ports_used=up_links, ports_per_core=pods * load,
     )
 
 
@@ -199,11 +240,12 @@ def assemblies_needed(link_class: str, links_per_assembly: int, devices: int, po
     * ``storage-unit``: per unit, as a fan-out does not span units: ``units · ceil(ports / q)``
       (per tier);
     * ``mgmt``: every management port on its own: ``ceil(M / q)``;
-    * switch-to-switch classes (``storage-leaf-spine``, ``mgmt-uplink``) per pair of switches:
+    * switch-to-switch classes (``storage-leaf-spine``, ``storage-spine-core``, ``mgmt-uplink``)
+      per pair of switches:
       ``pairs · ceil(links per pair / q)``.
     """
     q = links_per_assembly
-    if link_class in ("storage-leaf-spine", "mgmt-uplink"):
+    if link_class in ("storage-leaf-spine", "storage-spine-core", "mgmt-uplink"):
         return (pairs * ceil_div(links_per_pair, q),
                 f"{pairs:,} switch pairs × ceil({links_per_pair} links / {q} per assembly)")
     if link_class == "node-storage":

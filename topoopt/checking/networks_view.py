@@ -75,7 +75,7 @@ class NetworksView:
 
     @property
     def storage_leaf_split(self) -> tuple[int, int] | None:
-        """``(d, u)`` of a 2-tier storage leaf as recorded; None (non-blocking ``floor(k/2)`` each)
+        """``(d, u)`` of a 2- or 3-tier storage leaf as recorded; None (non-blocking ``floor(k/2)`` each)
         when the record predates the split (both 0)."""
         net = self.storage_net
         if net.leaf_down_ports == 0 and net.leaf_up_ports == 0:
@@ -84,7 +84,7 @@ class NetworksView:
 
     @property
     def storage_leaf_uplinks(self) -> int:
-        """Uplinks of a 2-tier storage leaf: the recorded split's, or ``floor(k/2)`` (non-blocking)."""
+        """Uplinks of a 2- or 3-tier storage leaf: the recorded split's, or ``floor(k/2)`` (non-blocking)."""
         split = self.storage_leaf_split
         return split[1] if split is not None else self.storage_radix // 2
 
@@ -176,21 +176,22 @@ class NetworksView:
     @cached_property
     def storage_counts(self) -> networks.StorageFabricCounts | None:
         """The dedicated storage network the free choices imply; None when converged, or when the
-        storage switch cannot run the storage speed, or the tier count is not 1 or 2."""
+        storage switch cannot run the storage speed, or the tier count is not 1, 2 or 3."""
         net = self.storage_net
-        if self.converged or net.tiers not in (1, 2) or self.storage_radix < (2 if net.tiers == 2 else 1):
+        if self.converged or net.tiers not in (1, 2, 3) or self.storage_radix < (2 if net.tiers >= 2 else 1):
             return None
         return networks.storage_fabric_counts(self.nodes * self.storage_ports_per_node, self.unit_ports,
                                               self.storage_radix, net.tiers, net.spines,
-                                              self.storage_leaf_split if net.tiers == 2 else None, self.unit_slots)
+                                              self.storage_leaf_split if net.tiers >= 2 else None, self.unit_slots,
+                                              net.links_per_leaf_spine, net.cores)
 
     @property
     def n_storage_switches(self) -> int:
         """Storage leaves and spines implied (the record's when they cannot be derived)."""
         if self.converged:
             return 0
-        c = self.storage_counts
-        return c.leaves + c.spines if c is not None else self.storage_net.leaves + self.storage_net.spines
+        c, net = self.storage_counts, self.storage_net
+        return c.leaves + c.spines + c.cores if c is not None else net.leaves + net.spines + net.cores
 
     # ---- the management network
 

@@ -185,7 +185,7 @@ def link_speed(ctx: CheckContext) -> list[Violation]:
 
 NETWORK_OF_CLASS = {
     "node-leaf": "compute", "leaf-spine": "compute", "spine-core": "compute",
-    "node-storage": "storage", "storage-unit": "storage", "storage-leaf-spine": "storage",
+    "node-storage": "storage", "storage-unit": "storage", "storage-leaf-spine": "storage", "storage-spine-core": "storage",
     "mgmt": "management", "mgmt-uplink": "management",
 }
 """The network each link class belongs to (storage-unit links carry storage traffic even when

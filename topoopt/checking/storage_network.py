@@ -18,7 +18,7 @@ from topoopt.models.design import Violation
 TOLERANCE = 1e-9
 """Relative slack on supply ≥ need, so a need computed through another float path still matches."""
 
-STORAGE_SWITCH_TIERS = {"storage-leaf": "leaves", "storage-spine": "spines"}
+STORAGE_SWITCH_TIERS = {"storage-leaf": "leaves", "storage-spine": "spines", "storage-core": "cores"}
 
 
 def need_gbps(ctx: CheckContext) -> float:
@@ -29,7 +29,7 @@ def need_gbps(ctx: CheckContext) -> float:
 
 def _dedicated_bandwidth(ctx: CheckContext, family: str, needed: float) -> list[Violation]:
     """Dedicated: the node–storage bandwidth cabled is at most ``max(8 · need, n · 400)`` Gb/s, and
-    2 tiers' leaf uplinks carry the need: ``leaves · u · g ≥ need``."""
+    2 or 3 tiers' leaf uplinks carry the need: ``leaves · u · g ≥ need``."""
     out: list[Violation] = []
     total = ctx.nodes * ctx.storage_ports_per_node * ctx.storage_gbps
     cap = networks.storage_cap_gbps(ctx.nodes, needed)
@@ -39,7 +39,7 @@ def _dedicated_bandwidth(ctx: CheckContext, family: str, needed: float) -> list[
                                     f"{num(total)} Gb/s cabled > max({networks.STORAGE_CAP_NEED_FACTOR} × {num(needed)}, "
                                     f"{num(ctx.nodes)} × {networks.STORAGE_CAP_NODE_GBPS}) = {num(cap)} Gb/s"))
     c = ctx.storage_counts
-    if ctx.storage_net.tiers == 2 and c is not None:
+    if ctx.storage_net.tiers >= 2 and c is not None:
         uplink = c.leaves * c.up * ctx.storage_gbps
         if uplink < needed * (1 - TOLERANCE):
             out.append(Violation(family=family, item="storage leaf uplinks",
@@ -52,7 +52,7 @@ def storage_nic_bandwidth_met(ctx: CheckContext) -> list[Violation]:
     """``n · P · g ≥ 8 · max(read, write)`` GB/s of storage traffic, where a node has ``P``
     dedicated storage ports cabled at the storage speed ``g``, or, converged, its ``rails`` compute
     ports at the compute link speed; the record states ``P``, ``P · g`` and the need. Dedicated,
-    also at most ``max(8 · need, n · 400 Gb/s)`` cabled, and 2 tiers' uplinks carry the need."""
+    also at most ``max(8 · need, n · 400 Gb/s)`` cabled, and 2 or 3 tiers' uplinks carry the need."""
     family = "storage_nic_bandwidth_met"
     out: list[Violation] = []
     net = ctx.storage_net
@@ -109,7 +109,7 @@ def _switch_groups(ctx: CheckContext, family: str, expected: dict[str, tuple[int
 def _link_counts(ctx: CheckContext, family: str, expected: dict[str, int]) -> list[Violation]:
     """Storage link groups carry the expected links (absent classes: none)."""
     out: list[Violation] = []
-    for link_class in ("node-storage", "storage-unit", "storage-leaf-spine"):
+    for link_class in ("node-storage", "storage-unit", "storage-leaf-spine", "storage-spine-core"):
         groups = [g for g in ctx.design.links if g.between == link_class]
         links = expected.get(link_class, 0)
         if link_class != "storage-unit" and len(groups) > 1:
@@ -176,7 +176,7 @@ def _converged(ctx: CheckContext, family: str) -> list[Violation]:
     link of its own."""
     out: list[Violation] = []
     net, f, c, k = ctx.storage_net, ctx.design.fabric, ctx.counts, ctx.radix
-    for name, value in (("switch", None), ("tiers", 0), ("leaves", 0), ("spines", 0)):
+    for name, value in (("switch", None), ("tiers", 0), ("leaves", 0), ("spines", 0), ("cores", 0)):
         _field(out, family, name, getattr(net, name), value, "converged")
     if not ctx.has_fabric:
         out.append(Violation(family=family, item="storage network (converged)",
@@ -234,9 +234,9 @@ def _top_ports(ctx: CheckContext, family: str, c, prefix: str) -> list[Violation
 
 
 def _dedicated(ctx: CheckContext, family: str) -> list[Violation]:
-    """Dedicated: 1 tier ``E ≤ k``; 2 tiers a leaf split ``(d, u)`` of ``storage_leaf_splits``,
-    ``ceil(E / d)`` leaves and spines using ``leaves · u/S ≤ k`` ports; the storage switch is a
-    data-fabric switch (role compute)."""
+    """Dedicated: 1 tier ``E ≤ k``; 2 or 3 tiers a leaf split ``(d, u)`` of ``storage_leaf_splits``
+    and ``ceil(E / d)`` leaves; 2 tiers spines using ``leaves · u/S ≤ k`` ports; 3 tiers pods and
+    cores (:func:`_three_tiers`); the storage switch is a data-fabric switch (role compute)."""
     out: list[Violation] = []
     net, c, k = ctx.storage_net, ctx.storage_counts, ctx.storage_radix
     switch = ctx.storage_switch
@@ -246,9 +246,9 @@ def _dedicated(ctx: CheckContext, family: str) -> list[Violation]:
     if switch is not None and switch.role != "compute":
         out.append(Violation(family=family, item=f"storage switch {switch.id}",
                              detail=f"role {switch.role}; storage networks use data-fabric (compute) switches"))
-    if net.tiers not in (1, 2):
+    if net.tiers not in (1, 2, 3):
         out.append(Violation(family=family, item="storage network (dedicated)",
-                             detail=f"{net.tiers} storage switch tiers; a dedicated network has 1 or 2"))
+                             detail=f"{net.tiers} storage switch tiers; a dedicated network has 1, 2 or 3"))
         return out
     if c is None:
         return out  # the switch is unknown or runs no port at the storage speed (nic_supports_interconnect)
@@ -262,13 +262,14 @@ def _dedicated(ctx: CheckContext, family: str) -> list[Violation]:
         _field(out, family, "leaf_down_ports", net.leaf_down_ports, 0, "one switch")
         _field(out, family, "leaf_up_ports", net.leaf_up_ports, 0, "one switch")
         expected = {"storage-leaf": (1, c.leaf_ports_used)}
+    elif net.tiers == 3:
+        out += _leaf_split(ctx, family, switch, k)
+        _field(out, family, "leaves", net.leaves, c.leaves, f"ceil(({where}) / {c.down} down-ports)")
+        out += _three_tiers(ctx, family, c, k)
+        expected = {"storage-leaf": (c.leaves, c.leaf_ports_used), "storage-spine": (c.spines, c.spine_ports_used),
+                    "storage-core": (net.cores, c.core_ports_used)}
     else:
-        split = ctx.storage_leaf_split
-        if split is not None and split not in networks.storage_leaf_splits(k):
-            ratios = ", ".join(f"{r}:1" for r in networks.STORAGE_LEAF_RATIOS)
-            out.append(Violation(family=family, item=f"storage leaf ({switch.id})",
-                                 detail=f"{split[0]} down / {split[1]} up ports is not a split of its {k} ports "
-                                        f"at a down:up ratio of {ratios} (down = floor(k·r/(r+1)), up = k − down)"))
+        out += _leaf_split(ctx, family, switch, k)
         _field(out, family, "leaves", net.leaves, c.leaves, f"ceil(({where}) / {c.down} down-ports)")
         if net.spines < 1:
             out.append(Violation(family=family, item=f"storage spine switches ({switch.id})", detail="2 tiers with no spine"))
@@ -279,7 +280,44 @@ def _dedicated(ctx: CheckContext, family: str) -> list[Violation]:
         expected = {"storage-leaf": (c.leaves, c.leaf_ports_used), "storage-spine": (net.spines, c.spine_ports_used)}
     out += _switch_groups(ctx, family, expected)
     out += _link_counts(ctx, family, {"node-storage": c.node_ports, "storage-unit": c.unit_ports,
-                                      "storage-leaf-spine": c.leaf_spine_links})
+                                      "storage-leaf-spine": c.leaf_spine_links,
+                                      "storage-spine-core": c.spine_core_links})
+    return out
+
+
+def _leaf_split(ctx: CheckContext, family: str, switch, k: int) -> list[Violation]:
+    """A 2- or 3-tier storage leaf's ``(d, u)`` is one of ``storage_leaf_splits(k)``."""
+    split = ctx.storage_leaf_split
+    if split is None or split in networks.storage_leaf_splits(k):
+        return []
+    ratios = ", ".join(f"{r}:1" for r in networks.STORAGE_LEAF_RATIOS)
+    return [Violation(family=family, item=f"storage leaf ({switch.id})",
+                      detail=f"{split[0]} down / {split[1]} up ports is not a split of its {k} ports "
+                             f"at a down:up ratio of {ratios} (down = floor(k·r/(r+1)), up = k − down)")]
+
+
+def _three_tiers(ctx: CheckContext, family: str, c, k: int) -> list[Violation]:
+    """3 tiers: ``m`` links per leaf–spine pair (1 or 2, dividing the uplinks and a spine's
+    ``floor(k/2)`` down-ports), ``pods = ceil(leaves / P)``, ``spines = pods · Q``, cores in ``Q``
+    planes of ``C`` dividing the spine uplinks ``u2``, a core using ``pods · u2 / C ≤ k`` ports."""
+    out: list[Violation] = []
+    net, m, switch = ctx.storage_net, c.links_per_leaf_spine, ctx.storage_switch
+    if m not in (1, 2) or c.up % m or (k // 2) % m:
+        out.append(Violation(family=family, item=f"storage leaf–spine links ({switch.id})",
+                             detail=f"{m} links per leaf–spine pair: 3 tiers take 1 or 2 dividing the {c.up} uplinks "
+                                    f"per leaf and a spine's {k // 2} down-ports"))
+        return out
+    per_pod, planes, spine_up = networks.storage_pod(k, c.up, m)
+    _field(out, family, "spines", net.spines, c.spines,
+           f"ceil({num(c.leaves)} leaves / {per_pod} per pod) = {num(c.pods)} pods × {planes} spines")
+    if c.links_per_spine_core is None:
+        out.append(Violation(family=family, item=f"storage core switches ({switch.id})",
+                             detail=f"{num(net.cores)} cores are not {planes} planes of a count dividing the "
+                                    f"{spine_up} spine uplinks"))
+    elif c.ports_per_core > k:
+        out.append(Violation(family=family, item=f"storage core switches ({switch.id})",
+                             detail=f"{num(c.pods)} pods × {c.links_per_spine_core} links = {num(c.ports_per_core)} "
+                                    f"ports in use per core > {k}"))
     return out
 
 

@@ -125,8 +125,12 @@ def storage_network_lines(d: Design) -> list[str]:
         else:
             down, up = sn.leaf_down_ports, sn.leaf_up_ports
             split = f"{down} down / {up} up, {down / up:g}:1" if down and up else "non-blocking"
-            switches = (f"2 tiers of {sn.switch}: {plural(sn.leaves, 'leaf', 'leaves')} ({split}), "
+            switches = (f"{sn.tiers} tiers of {sn.switch}: {plural(sn.leaves, 'leaf', 'leaves')} ({split}), "
                         f"{plural(sn.spines, 'spine', 'spines')}")
+            if sn.tiers == 3 and sn.links_per_leaf_spine and up:
+                planes = up // sn.links_per_leaf_spine
+                switches += (f" ({plural(sn.spines // planes, 'pod', 'pods')} × {planes}), "
+                             f"{plural(sn.cores, 'core', 'cores')} ({planes} planes × {sn.cores // planes})")
         other = [g for g in d.links if g.between == "storage-unit" and g.gbps != sn.link_gbps]
         speeds = "".join(f" ({g.count:,} at {g.gbps}G on {plural(g.assemblies, 'assembly', 'assemblies')} in cages of "
                          f"their own)" for g in other)

@@ -202,7 +202,7 @@ def _cage_ports(fabric: Fabric, group: LinkGroup) -> tuple[int, int]:
         return hw.storage_net.cage_ports(group.gbps), 1
     if link_class == "node-storage":
         return hw.storage_net.ports_per_cage, 1
-    if link_class == "storage-leaf-spine":
+    if link_class in ("storage-leaf-spine", "storage-spine-core"):
         return hw.storage_net.ports_per_cage, hw.storage_net.ports_per_cage
     if link_class == "mgmt":
         return hw.management.ports_per_cage, 1

@@ -25,7 +25,7 @@ class Device:
     name: str
     role: str
     """``node``; compute switches ``leaf``, ``spine``, ``core``; storage switches ``storage-leaf``,
-    ``storage-spine``; management switches ``mgmt-leaf``, ``mgmt-aggregation``; storage units
+    ``storage-spine``, ``storage-core``; management switches ``mgmt-leaf``, ``mgmt-aggregation``; storage units
     ``storage`` (hot tier) and ``cold-storage``; rack PDUs ``pdu``; cluster head nodes ``head``."""
     model: str
     rack_units: int

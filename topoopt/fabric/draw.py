@@ -40,13 +40,15 @@ from topoopt.models.design import SolveResult
 RACKS_PER_ROW = 8
 """Racks drawn side by side before the next row starts (detail view)."""
 
-ROWS = (("core",), ("spine",), ("leaf",), ("node",), ("storage-leaf",), ("storage-spine", "storage", "cold-storage"),
+ROWS = (("core",), ("spine",), ("leaf",), ("node",), ("storage-leaf",),
+        ("storage-spine", "storage-core", "storage", "cold-storage"),
         ("mgmt-aggregation",), ("mgmt-leaf",), (MANAGED,))
 """Tiers drawn on each row, top to bottom."""
 
 TIER_COLOUR = {
     "core": "#c9dbf5", "spine": "#dbe7fa", "leaf": "#eaf1fd", "node": "#fff4d6",
-    "storage-leaf": "#fde3c4", "storage-spine": "#fbd3a5", "storage": "#fff0de", "cold-storage": "#f1e7dc",
+    "storage-leaf": "#fde3c4", "storage-spine": "#fbd3a5", "storage-core": "#f9c283",
+    "storage": "#fff0de", "cold-storage": "#f1e7dc",
     "mgmt-aggregation": "#e4d5f3", "mgmt-leaf": "#efe6f8", MANAGED: "#f8f4fc",
 }
 NETWORK_COLOUR = {"compute": "#1f4e9e", "storage": "#c2570c", "management": "#7a4cb0"}
@@ -54,12 +56,12 @@ NETWORK_NAME = {"compute": "compute fabric", "storage": "storage network", "mana
 CLASS_COLOUR = {
     "node-leaf": "#3b7dd8", "leaf-spine": "#1f4e9e", "spine-core": "#0f2c63",
     "node-storage": "#e07b00", "storage-unit": "#a64b00", "storage-leaf-spine": "#f0a13a",
-    "mgmt": "#9b6fd0", "mgmt-uplink": "#5b2f8f",
+    "storage-spine-core": "#c97a12", "mgmt": "#9b6fd0", "mgmt-uplink": "#5b2f8f",
 }
 CLASS_NAME = {
     "node-leaf": "node–leaf", "leaf-spine": "leaf–spine", "spine-core": "spine–core",
     "node-storage": "node–storage", "storage-unit": "storage unit", "storage-leaf-spine": "storage leaf–spine",
-    "mgmt": "management", "mgmt-uplink": "management uplink",
+    "storage-spine-core": "storage spine–core", "mgmt": "management", "mgmt-uplink": "management uplink",
 }
 CLASS_STYLE = {"mgmt": "dashed", "mgmt-uplink": "dashed"}
 

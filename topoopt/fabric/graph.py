@@ -6,7 +6,7 @@ only (so the graph writes to GraphML as is):
 
 =================  ================================================================================
 ``role``           ``node``; ``leaf``, ``spine``, ``core`` (compute); ``storage-leaf``,
-                   ``storage-spine``; ``mgmt-leaf``, ``mgmt-aggregation``; ``storage`` (hot unit),
+                   ``storage-spine``, ``storage-core``; ``mgmt-leaf``, ``mgmt-aggregation``; ``storage`` (hot unit),
                    ``cold-storage`` (cold unit)
 ``network``        ``compute`` (nodes, compute switches), ``storage`` (storage switches and units)
                    or ``management``

@@ -12,7 +12,7 @@ Naming scheme (numbers are 1-based and zero-padded to the width of the largest o
   leaves (and a rail-only fabric's switches) stand as one switch ``su07`` (:mod:`topoopt.fabric.slurm`);
 * spines ``spine-05`` (numbered over all pods), cores ``core-p2-03`` (plane 2, 3rd core);
 * storage units ``storage-01`` (hot tier) and ``cold-01`` (cold tier);
-* storage network: leaves ``sleaf-01``, spines ``sspine-01``; a converged storage network's units
+* storage network: leaves ``sleaf-01``, spines ``sspine-01``, cores ``score-p1-01`` (plane 1); a converged storage network's units
   hang off compute leaves ``leaf-st-01``;
 * management network: leaves ``mgmt-01``, aggregation switches ``mgmt-agg-01``.
 

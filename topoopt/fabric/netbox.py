@@ -40,7 +40,7 @@ from topoopt.fabric.netbox_types import device_types, slug
 CABLE_TYPE = {"dac": "dac-passive", "acc": "dac-active", "aoc": "aoc", "mmf": "mmf", "smf": "smf"}
 DEVICE_ROLE = {
     "node": "gpu-node", "leaf": "leaf", "spine": "spine", "core": "core",
-    "storage-leaf": "storage-leaf", "storage-spine": "storage-spine",
+    "storage-leaf": "storage-leaf", "storage-spine": "storage-spine", "storage-core": "storage-core",
     "mgmt-leaf": "management-leaf", "mgmt-aggregation": "management-aggregation",
     "storage": "storage-hot", "cold-storage": "storage-cold", "pdu": "pdu",
     "head": "head-node",

@@ -12,6 +12,11 @@ choices the counts leave open:
   ``leaf_up_ports`` uplinks (``k // 2`` each in records without them; ``k`` the switch's radix at
   the link speed), and reaches every storage spine with ``m = up / spines`` links, bought as
   ``ceil(m / part.links)`` assemblies per (spine, leaf) pair (a kit is never split over two leaves).
+  Three tiers: pods of ``P = floor(k/2) / m`` leaves (in order) and ``Q = up / m`` spines
+  (``sspine-01`` … pod by pod), ``m = links_per_leaf_spine``; leaf *i* of a pod reaches spine *j*
+  of its pod with ``m`` links (its uplinks in spine order, the spine's down-ports in leaf order);
+  spine *j* of every pod reaches each of the ``C = cores / Q`` cores of plane *j* (``score-p1-01``
+  …) with ``u2 / C`` links from its ``u2 = k − floor(k/2)`` uplinks; assemblies per switch pair.
 * **Converged.** No storage NICs: the units hang off the compute fabric — in 2 or 3 tiers off the
   extra ``compute_storage_leaves`` leaves (``leaf-st-01`` …, ``k − u`` unit ports each) when
   ``converged_attach`` is ``leaves``, or off free ports of the spines (2 tiers) or cores (3 tiers)
@@ -34,7 +39,7 @@ from dataclasses import dataclass
 
 from topoopt.fabric.devices import Assembler, Device, LinkBundle, Run, fill, uplink_base
 from topoopt.fabric.hardware import FabricError, Hardware
-from topoopt.fabric.names import cabled_storage_port_names, data_port_names, numbered, port_names
+from topoopt.fabric.names import cabled_storage_port_names, data_port_names, numbered, port_names, width
 from topoopt.fabric.wiring import Switches, attach_on_top, converged_on_top, group_index, new_bundle
 from topoopt.fabric.wiring import storage_leaf_ports as compute_storage_leaf_ports
 from topoopt.models.catalog import StorageTier
@@ -47,10 +52,11 @@ class StorageSwitches:
 
     leaves: list[Device]
     spines: list[Device]
+    cores: list[Device]
 
     @property
     def all(self) -> list[Device]:
-        return self.leaves + self.spines
+        return self.leaves + self.spines + self.cores
 
 
 def make_units(design: Design, hw: Hardware) -> tuple[list[Device], list[Device]]:
@@ -66,7 +72,7 @@ def make_units(design: Design, hw: Hardware) -> tuple[list[Device], list[Device]
 
 
 def storage_leaf_ports(design: Design, hw: Hardware) -> tuple[int, int]:
-    """``(down, up)`` ports of a dedicated storage leaf: the whole radix in 1 tier; in 2 the
+    """``(down, up)`` ports of a dedicated storage leaf: the whole radix in 1 tier; in 2 or 3 the
     design's split (half and half in records without one)."""
     k, sn = hw.storage_net.radix, design.storage_network
     if sn.tiers == 1:
@@ -80,10 +86,10 @@ def make_storage_switches(design: Design, hw: Hardware) -> StorageSwitches:
     """The storage leaves and spines of a dedicated storage network."""
     sn, net = design.storage_network, hw.storage_net
     if sn.mode == "converged" or net.switch is None:
-        return StorageSwitches(leaves=[], spines=[])
+        return StorageSwitches(leaves=[], spines=[], cores=[])
     problems = []
     down, up = storage_leaf_ports(design, hw)
-    if sn.tiers == 2 and (down < 1 or up < 1 or down + up > net.radix):
+    if sn.tiers >= 2 and (down < 1 or up < 1 or down + up > net.radix):
         problems.append(f"a storage leaf's {down} down- and {up} up-ports do not fit its {net.radix} ports")
     if sn.tiers == 1 and (sn.leaves != 1 or sn.spines):
         problems.append("a 1-tier storage network has exactly one switch")
@@ -92,6 +98,10 @@ def make_storage_switches(design: Design, hw: Hardware) -> StorageSwitches:
             problems.append(f"{sn.spines} storage spines do not divide the {up} uplinks of a storage leaf")
         elif sn.leaves * (up // sn.spines) > net.radix:
             problems.append(f"{sn.leaves} storage leaves × {up // sn.spines} links exceed the spine radix {net.radix}")
+    if sn.tiers == 3:
+        problems += _three_tier_problems(design, hw)
+    if sn.tiers != 3 and sn.cores:
+        problems.append(f"a {sn.tiers}-tier storage network has no cores")
     if problems:
         raise FabricError("inconsistent storage network counts: " + "; ".join(problems))
 
@@ -99,10 +109,49 @@ def make_storage_switches(design: Design, hw: Hardware) -> StorageSwitches:
         return Device(name=name, role=role, model=net.switch.id, rack_units=net.switch.rack_units,
                       power_w=net.switch_power_w, ports=net.radix, network="storage")
 
-    return StorageSwitches(
+    switches = StorageSwitches(
         leaves=[switch(numbered("sleaf-", j + 1, sn.leaves), "storage-leaf") for j in range(sn.leaves)],
-        spines=[switch(numbered("sspine-", j + 1, sn.spines), "storage-spine") for j in range(sn.spines)],
-    )
+        spines=[switch(numbered("sspine-", j + 1, sn.spines), "storage-spine") for j in range(sn.spines)], cores=[])
+    if sn.tiers == 3:
+        _, per_pod, planes, _ = storage_pod(design, hw)
+        per_plane = sn.cores // planes
+        switches.cores = [switch(f"score-p{j + 1}-{i + 1:0{width(per_plane)}d}", "storage-core")
+                          for j in range(planes) for i in range(per_plane)]
+        for i, leaf in enumerate(switches.leaves):
+            leaf.pod = i // per_pod + 1
+        for s, spine in enumerate(switches.spines):
+            spine.pod, spine.plane = s // planes + 1, s % planes + 1
+        for c, core in enumerate(switches.cores):
+            core.plane = c // per_plane + 1
+    return switches
+
+
+def storage_pod(design: Design, hw: Hardware) -> tuple[int, int, int, int]:
+    """3 tiers: ``(m, P, Q, u2)``: links per leaf–spine pair, leaves and spines per pod, spine uplinks."""
+    m, k = design.storage_network.links_per_leaf_spine, hw.storage_net.radix
+    _, up = storage_leaf_ports(design, hw)
+    return m, (k // 2) // m if m else 0, up // m if m else 0, k - k // 2
+
+
+def _three_tier_problems(design: Design, hw: Hardware) -> list[str]:
+    """What makes a 3-tier record unwirable: ``m`` not 1 or 2 dividing the uplinks and a spine's
+    half, spines other than pods × Q, cores not ``Q`` planes of a count dividing ``u2``, or a
+    core's ports exceeded."""
+    sn, k = design.storage_network, hw.storage_net.radix
+    m, per_pod, planes, spine_up = storage_pod(design, hw)
+    _, up = storage_leaf_ports(design, hw)
+    if m not in (1, 2) or up % m or (k // 2) % m:
+        return [f"{m} links per storage leaf–spine pair (1 or 2, dividing {up} uplinks and {k // 2})"]
+    pods = -(-sn.leaves // per_pod)
+    problems = []
+    if sn.spines != pods * planes:
+        problems.append(f"{sn.spines} storage spines, {pods} pods × {planes} spines need {pods * planes}")
+    per_plane = sn.cores // planes
+    if per_plane < 1 or sn.cores % planes or spine_up % per_plane:
+        problems.append(f"{sn.cores} storage cores are not {planes} planes of a count dividing {spine_up}")
+    elif pods * (spine_up // per_plane) > k:
+        problems.append(f"{pods} pods × {spine_up // per_plane} links exceed the core radix {k}")
+    return problems
 
 
 def wire_storage(design: Design, hw: Hardware, nodes: list[Device], hot: list[Device], cold: list[Device],
@@ -133,6 +182,8 @@ def wire_storage(design: Design, hw: Hardware, nodes: list[Device], hot: list[De
     bundles = [node_bundle, *unit_bundles]
     if sn.tiers == 2:
         bundles.append(_storage_leaf_spine(design, hw, storage))
+    if sn.tiers == 3:
+        bundles += _storage_three_tiers(design, hw, storage)
     return bundles
 
 
@@ -196,3 +247,31 @@ def _storage_leaf_spine(design: Design, hw: Hardware, storage: StorageSwitches) 
         for i, leaf in enumerate(storage.leaves):
             out.add_device(spine.name, ports[i * m:(i + 1) * m], [leaf.name] * m, ports[leaf_up + j * m:leaf_up + (j + 1) * m])
     return bundle
+
+
+def _storage_three_tiers(design: Design, hw: Hardware, storage: StorageSwitches) -> list[LinkBundle]:
+    """3 tiers: leaf *i* of pod *p* reaches spine *j* of pod *p* with ``m`` links; spine *j* of
+    every pod reaches each core of plane *j* with ``m2 = u2 / C`` links (assemblies per pair)."""
+    net = hw.storage_net
+    ports = port_names(net.switch.cages, net.ports_per_cage)
+    down, up = storage_leaf_ports(design, hw)
+    m, per_pod, planes, spine_up = storage_pod(design, hw)
+    leaf_up = uplink_base(net.radix, net.ports_per_cage, down, up)
+    spine_base = uplink_base(net.radix, net.ports_per_cage, per_pod * m, spine_up)
+    leaf_spine = new_bundle(design, hw, group_index(hw, "storage-leaf-spine"))
+    out = Assembler(leaf_spine)
+    for s, spine in enumerate(storage.spines):
+        pod, j = divmod(s, planes)
+        for i, leaf in enumerate(storage.leaves[pod * per_pod:(pod + 1) * per_pod]):
+            out.add_device(spine.name, ports[i * m:(i + 1) * m], [leaf.name] * m,
+                           ports[leaf_up + j * m:leaf_up + (j + 1) * m])
+    spine_core = new_bundle(design, hw, group_index(hw, "storage-spine-core"))
+    out = Assembler(spine_core)
+    per_plane = len(storage.cores) // planes
+    m2 = spine_up // per_plane
+    for c, core in enumerate(storage.cores):
+        j, i = divmod(c, per_plane)
+        for pod, spine in enumerate(storage.spines[j::planes]):
+            out.add_device(core.name, ports[pod * m2:(pod + 1) * m2], [spine.name] * m2,
+                           ports[spine_base + i * m2:spine_base + (i + 1) * m2])
+    return [leaf_spine, spine_core]

@@ -41,13 +41,15 @@ MANAGED = "managed"
 
 NETWORK_OF_TIER = {
     "core": "compute", "spine": "compute", "leaf": "compute", "node": "compute",
-    "storage-leaf": "storage", "storage-spine": "storage", "storage": "storage", "cold-storage": "storage",
+    "storage-leaf": "storage", "storage-spine": "storage", "storage-core": "storage", "storage": "storage", "cold-storage": "storage",
     "mgmt-aggregation": "management", "mgmt-leaf": "management", MANAGED: "management",
 }
 KIND_OF_ROLE = {"node": "nodes", "leaf": "compute switches", "spine": "compute switches", "core": "compute switches",
-                "storage-leaf": "storage switches", "storage-spine": "storage switches", "storage": "hot storage",
+                "storage-leaf": "storage switches", "storage-spine": "storage switches",
+                "storage-core": "storage switches", "storage": "hot storage",
                 "cold-storage": "cold storage", "pdu": "rack PDUs", "head": "head nodes"}
-TIER_NAME = {"storage-leaf": "storage leaf", "storage-spine": "storage spine", "mgmt-leaf": "leaf",
+TIER_NAME = {"storage-leaf": "storage leaf", "storage-spine": "storage spine", "storage-core": "storage core",
+             "mgmt-leaf": "leaf",
              "mgmt-aggregation": "aggregation", "storage": "hot storage", "cold-storage": "cold storage"}
 """Words for a tier in box labels (management boxes sit in the management network's frame)."""
 

@@ -65,7 +65,7 @@ from topoopt.models.design import Design
 
 CABLE_PREFIX = {
     "node-leaf": "NL", "leaf-spine": "LS", "spine-core": "SC",
-    "node-storage": "NS", "storage-unit": "SU", "storage-leaf-spine": "SS",
+    "node-storage": "NS", "storage-unit": "SU", "storage-leaf-spine": "SS", "storage-spine-core": "SX",
     "mgmt": "MG", "mgmt-uplink": "MU",
 }
 """Cable id prefix per link class; a second storage-unit group (cold units on another part) uses ``CU``."""

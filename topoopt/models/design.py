@@ -10,13 +10,13 @@ from topoopt.models.base import NoBoolean, Record
 from topoopt.models.catalog import Price, PriceProvenance
 from topoopt.models.performance import Parallelism, Performance
 
-SCHEMA_VERSION = "1.8"
+SCHEMA_VERSION = "1.9"
 
 Network = Literal["compute", "storage", "management"]
-Tier = Literal["leaf", "spine", "core", "storage-leaf", "storage-spine", "mgmt-leaf", "mgmt-aggregation"]
+Tier = Literal["leaf", "spine", "core", "storage-leaf", "storage-spine", "storage-core", "mgmt-leaf", "mgmt-aggregation"]
 LinkClass = Literal[
     "node-leaf", "leaf-spine", "spine-core",  # compute fabric
-    "node-storage", "storage-unit", "storage-leaf-spine",  # storage network (storage-unit also when converged)
+    "node-storage", "storage-unit", "storage-leaf-spine", "storage-spine-core",  # storage network (storage-unit also when converged)
     "mgmt", "mgmt-uplink",  # management network
 ]
 
@@ -111,9 +111,11 @@ class StorageNetwork(Record):
     """The path between the nodes and the storage units.
 
     dedicated: ``nics_per_node`` storage NICs per node, ``ports_per_node`` of their ports cabled,
-    and the storage units on storage switches in 1 tier or 2 (leaves of ``leaf_down_ports``
+    and the storage units on storage switches in 1, 2 or 3 tiers (leaves of ``leaf_down_ports``
     endpoint ports and ``leaf_up_ports`` uplinks, oversubscribed up to 8:1; 0 and 0 in records
-    written before these fields: non-blocking, ``floor(k/2)`` each). converged: storage traffic rides the
+    written before these fields: non-blocking, ``floor(k/2)`` each; 3 tiers: pods of
+    ``floor(k/2) / links_per_leaf_spine`` leaves and ``leaf_up_ports / links_per_leaf_spine``
+    spines, and ``cores`` in as many planes). converged: storage traffic rides the
     compute NICs and fabric (the performance model charges the contention) and the storage units
     sit on ``compute_storage_leaves`` extra leaves of the compute fabric (or on its single switch).
     """
@@ -126,12 +128,15 @@ class StorageNetwork(Record):
     node_gbps: float = Field(description="Storage bandwidth of one node, Gb/s.")
     need_gbps: float = Field(description="Storage traffic all nodes together carry: max(read, checkpoint write), Gb/s.")
     switch: str | None = Field(description="Storage switch model; None when converged.")
-    tiers: Annotated[Literal[0, 1, 2], NoBoolean] = Field(description="Storage switch tiers; 0 when converged.")
+    tiers: Annotated[Literal[0, 1, 2, 3], NoBoolean] = Field(description="Storage switch tiers; 0 when converged.")
     leaves: int = Field(ge=0, description="Storage leaf switches (dedicated).")
-    spines: int = Field(ge=0, description="Storage spine switches (dedicated, 2 tiers).")
-    leaf_down_ports: int = Field(0, ge=0, description="Endpoint ports of a storage leaf (dedicated, 2 tiers); "
+    spines: int = Field(ge=0, description="Storage spine switches (dedicated, 2 or 3 tiers).")
+    cores: int = Field(0, ge=0, description="Storage core switches (dedicated, 3 tiers).")
+    links_per_leaf_spine: int = Field(0, ge=0, description="3 tiers: links between a storage leaf and each "
+                                      "spine of its pod (1 or 2); 0 otherwise.")
+    leaf_down_ports: int = Field(0, ge=0, description="Endpoint ports of a storage leaf (dedicated, 2 or 3 tiers); "
                                  "0 = non-blocking floor(k/2) (records before this field).")
-    leaf_up_ports: int = Field(0, ge=0, description="Uplinks of a storage leaf (dedicated, 2 tiers); "
+    leaf_up_ports: int = Field(0, ge=0, description="Uplinks of a storage leaf (dedicated, 2 or 3 tiers); "
                                "0 = non-blocking floor(k/2) (records before this field).")
     compute_storage_leaves: int = Field(ge=0, description="Compute-fabric leaves carrying storage units (converged).")
     converged_attach: Literal["leaves", "top"] = Field(

@@ -167,9 +167,11 @@ class PartChooser:
 @dataclass(frozen=True)
 class StorageNetOption:
     """One storage network: converged on the compute fabric, or dedicated (storage NIC model and
-    count, the storage ports cabled per node, port speed, storage switch model, 1 tier or 2 tiers
+    count, the storage ports cabled per node, port speed, storage switch model, 1 tier, or 2 tiers
     with a leaf down:up split and, when the leaf–spine part carries several links per assembly,
-    the spine count)."""
+    the spine count). A 2-tier option whose leaves reach each spine with 1 or 2 links (``m``) may
+    take a third tier instead, a choice of the model: pods of ``up / m`` spines (the option's spine
+    count, so the leaf–spine cables are the same), and cores (``core_part``)."""
 
     @property
     def spine_counts(self) -> list[int]:
@@ -177,6 +179,24 @@ class StorageNetOption:
         if self.tiers != 2:
             return [0]
         return [self.spines] if self.spines else [d for d in range(1, self.up + 1) if self.up % d == 0]
+
+    @property
+    def three_tier_links(self) -> int:
+        """``m``, the links between a leaf and each spine of its pod should the option take 3
+        tiers: 1 with a free spine count (one link per assembly), else the option's own links per
+        pair when 1 or 2, dividing a spine's ``floor(k/2)`` down-ports; 0: no third tier."""
+        if self.tiers != 2 or self.core_part is None:
+            return 0
+        m = self.links_per_leaf_spine if self.spines else 1
+        return m if m in (1, 2) and (self.radix // 2) % m == 0 and self.radix // 2 >= m else 0
+
+    @property
+    def pod(self) -> tuple[int, int, int]:
+        """3 tiers: ``(P, Q, u2)``: a spine's ``floor(k/2)`` down-ports take ``P = floor(k/2) / m``
+        leaves, a leaf's ``u`` uplinks reach ``Q = u / m`` spines, and a spine has ``u2 = k −
+        floor(k/2)`` uplinks."""
+        m, half = self.three_tier_links, self.radix // 2
+        return half // m, self.up // m, self.radix - half
 
     index: int
     mode: str  # "dedicated" | "converged"
@@ -189,16 +209,19 @@ class StorageNetOption:
     radix: int = 0
     tiers: int = 0
     ports: int = 0  # storage ports cabled per node (1 … the NICs' ports, the server's storage_ports_max)
-    down: int = 0  # 2 tiers: endpoint ports of a leaf
-    up: int = 0  # 2 tiers: uplinks of a leaf (down ≤ ratio × up, storage_leaf_split)
+    down: int = 0  # 2 or 3 tiers: endpoint ports of a leaf
+    up: int = 0  # 2 or 3 tiers: uplinks of a leaf (down ≤ ratio × up, storage_leaf_split)
     spines: int = 0  # 2 tiers: the spine count, or 0 when the model picks it among the divisors of half
-    links_per_leaf_spine: int = 0
+    links_per_leaf_spine: int = 0  # 2 tiers: up / spines (0: the model's)
     nic_price: int | None = 0
     switch_price: int | None = 0
     node_w: float = 0.0
     parts: dict = field(default_factory=dict)  # link class -> Placed
     violations: frozenset[str] = frozenset()
     level_violations: dict = field(default_factory=dict)  # placement -> further violations there
+    core_part: Placed | None = None  # 3 tiers: the spine–core part at each placement
+    core_violations: frozenset[str] = frozenset()  # what 3 tiers break: the spine–core part's
+    core_level_violations: dict = field(default_factory=dict)
 
     @property
     def ports_per_node(self) -> int:
@@ -242,11 +265,16 @@ class StorageNetOption:
 
     @property
     def label(self) -> str:
+        return self.described(three_tiers=False)
+
+    def described(self, three_tiers: bool) -> str:
+        """The option in words, with its third tier when the design takes it."""
         if self.mode == "converged":
             return "storage converged on the compute fabric"
         split = f" ({self.down} down / {self.up} up per leaf)" if self.tiers == 2 else ""
+        tiers = 3 if three_tiers else self.tiers
         return (f"{self.nics} x {self.nic.id} ({self.ports_per_node} x {self.gbps}G cabled) per node, "
-                f"{self.tiers} tier{'s' if self.tiers > 1 else ''} of {self.switch.id}{split}")
+                f"{tiers} tier{'s' if tiers > 1 else ''} of {self.switch.id}{split}")
 
 
 @dataclass(frozen=True)
@@ -381,9 +409,9 @@ def server_takes(server, choice: tuple) -> bool:
 def storage_net_options(catalog: ResolvedCatalog, instance: Instance, runs_m: dict[str, dict[str, float]],
                         parts: PartChooser) -> list[StorageNetOption]:
     """The converged option, then every dedicated network: NIC choice × ports cabled × speed the
-    NIC runs × storage switch speaking that protocol at that speed × 1 tier, or 2 tiers with each
+    NIC runs × storage switch speaking that protocol at that speed × 1 tier, 2 tiers with each
     leaf split (storage_leaf_splits) and, with multi-link leaf–spine parts, each divisor of the
-    leaf uplinks as the spine count."""
+    leaf uplinks as the spine count (and the spine–core part should it take 3 tiers)."""
     cat = catalog.catalog
     interconnects = cat.by_id("interconnects")
     options: list[StorageNetOption] = []
@@ -391,8 +419,9 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, runs_m: di
     def add(**kwargs) -> None:
         option = StorageNetOption(index=len(options), **kwargs)
         common, at = placed_violations(list(option.parts.values()))
+        core, core_at = placed_violations([option.core_part]) if option.core_part else (frozenset(), {})
         options.append(replace(option, violations=storage_net_violations(option, instance) | common,
-                               level_violations=at))
+                               level_violations=at, core_violations=core, core_level_violations=core_at))
 
     add(mode="converged")
     for nic, count, builtin in nic_choices(catalog):
@@ -415,10 +444,11 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, runs_m: di
                               switch_price=whole_units(catalog.price(switch.id)), node_w=node_w)
                 add(tiers=1, parts={"node-storage": node_part}, **common)
                 spine_part = parts.placed(switch_cage, switch_cage, gbps, runs_m["storage-leaf-spine"])
+                core_part = parts.placed(switch_cage, switch_cage, gbps, runs_m["storage-spine-core"])
                 # One link per assembly at every placement: the spine count is the model's.
                 spine_links = {chosen.part.links for chosen in spine_part.values() if chosen} or {1}
                 for down, up in storage_leaf_splits(radix):
-                    two = dict(tiers=2, down=down, up=up,
+                    two = dict(tiers=2, down=down, up=up, core_part=core_part,
                                parts={"node-storage": node_part, "storage-leaf-spine": spine_part})
                     if spine_links == {1}:
                         # One link per assembly: the spine count (a divisor of the uplinks) is a count

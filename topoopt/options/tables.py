@@ -385,7 +385,7 @@ def link_lengths_m(instance: Instance) -> dict[str, float]:
     in_row, across = d.in_row_m + d.slack_m, d.across_rows_m + d.slack_m
     return {
         "node-leaf": in_row, "leaf-spine": across, "spine-core": across,
-        "node-storage": in_row, "storage-unit": in_row, "storage-leaf-spine": across,
+        "node-storage": in_row, "storage-unit": in_row, "storage-leaf-spine": across, "storage-spine-core": across,
         "mgmt": in_row, "mgmt-uplink": across,
     }
 
@@ -393,7 +393,7 @@ def link_lengths_m(instance: Instance) -> dict[str, float]:
 PLACED_CLASSES = ("node-leaf", "leaf-spine", "spine-core")
 """The compute link classes, whose parts the model chooses by where their ends sit (docs/model.md,
 "Cable runs")."""
-NETWORK_CLASSES = ("node-storage", "storage-unit", "storage-leaf-spine", "mgmt", "mgmt-uplink")
+NETWORK_CLASSES = ("node-storage", "storage-unit", "storage-leaf-spine", "storage-spine-core", "mgmt", "mgmt-uplink")
 """The storage and management link classes, whose parts the option tables choose per placement."""
 
 RUN_LEVELS = ("rack", "row", "site")

@@ -270,6 +270,38 @@ def placed_runs(dm: DesignModel, value) -> tuple[str, dict[str, float]]:
     return level, {cls: runs[level] for cls, runs in dm.options.network_runs_m.items()}
 
 
+def _storage_switches(net, three: bool, leaves: int, spines: int, cores: int, endpoints: int) -> list[SwitchGroup]:
+    """The dedicated storage network's switch groups: leaves (endpoints and uplinks), spines (the
+    leaves' uplinks, and in 3 tiers their own) and cores."""
+    uplinks = leaves * net.up if net.tiers == 2 else 0
+    spine_up = spines * net.pod[2] if three else 0
+    groups = [("storage-leaf", leaves, endpoints + uplinks), ("storage-spine", spines, uplinks + spine_up),
+              ("storage-core", cores, spine_up)]
+    return [SwitchGroup(network="storage", tier=tier, model=net.switch.id, count=count, ports_used=used)
+            for tier, count, used in groups if count]
+
+
+def _storage_switch_links(net, three: bool, leaves: int, spines: int, cores: int, level: str,
+                          lengths: dict) -> list[LinkGroup]:
+    """Storage leaf–spine links (every leaf to every spine, 3 tiers: of its pod) and, in 3 tiers,
+    spine–core links (every spine to the cores of its plane), in whole assemblies per switch pair."""
+    out = []
+    if three:
+        _, planes, spine_up = net.pod
+        per_plane = cores // planes
+        classes = (("storage-leaf-spine", leaves * net.up, leaves * planes, net.three_tier_links),
+                   ("storage-spine-core", spines * spine_up, spines * per_plane, spine_up // per_plane))
+    else:
+        classes = (("storage-leaf-spine", leaves * net.up, leaves * spines, net.up // spines if spines else 0),)
+    for cls, count, pairs, per_pair in classes:
+        part = net.core_part[level] if cls == "storage-spine-core" else net.part(cls, level)
+        if count and part:
+            out.append(LinkGroup(network="storage", between=cls, count=count, part=part.part.id,
+                                 assemblies=pairs * -(-per_pair // part.part.links), length_m=lengths[cls],
+                                 gbps=net.gbps))
+    return out
+
+
 def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwork, list, list]:
     """The storage network record, its switch groups and its link groups (hot units, then cold)."""
     o, v, n = dm.options, dm.vars, dm.net
@@ -281,27 +313,19 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
     key = attach_key(pick)
     if net.mode == "dedicated":
         ports = net.ports_per_node
+        three = bool(value(n.three_tiers))
         record = dict(mode="dedicated", nic=net.nic.id, nics_per_node=net.nics, ports_per_node=ports,
-                      link_gbps=net.gbps, node_gbps=float(net.node_gbps), switch=net.switch.id, tiers=net.tiers,
-                      leaf_down_ports=net.down, leaf_up_ports=net.up)
-        uplinks = leaves * net.up if net.tiers == 2 else 0
-        if leaves:
-            switches.append(SwitchGroup(network="storage", tier="storage-leaf", model=net.switch.id, count=leaves,
-                                        ports_used=endpoints + uplinks))
-        if spines:
-            switches.append(SwitchGroup(network="storage", tier="storage-spine", model=net.switch.id, count=spines,
-                                        ports_used=uplinks))
+                      link_gbps=net.gbps, node_gbps=float(net.node_gbps), switch=net.switch.id,
+                      tiers=3 if three else net.tiers, leaf_down_ports=net.down, leaf_up_ports=net.up)
+        if three:
+            record.update(cores=value(n.cores), links_per_leaf_spine=net.three_tier_links)
+        switches += _storage_switches(net, three, leaves, spines, value(n.cores), endpoints)
         part = net.part("node-storage", level)
         if part:
             links.append(LinkGroup(network="storage", between="node-storage", count=nodes * ports, part=part.part.id,
                                    assemblies=ports * -(-nodes // part.part.links), length_m=lengths["node-storage"],
                                    gbps=net.gbps, **_in_rack(dm, ("node-storage", net.index), part.part.id, value)))
-        spine_part = net.part("storage-leaf-spine", level)
-        if uplinks and spine_part:
-            per_pair = -(-(net.up // spines) // spine_part.part.links)
-            links.append(LinkGroup(network="storage", between="storage-leaf-spine", count=uplinks,
-                                   part=spine_part.part.id, assemblies=leaves * spines * per_pair,
-                                   length_m=lengths["storage-leaf-spine"], gbps=net.gbps))
+        links += _storage_switch_links(net, three, leaves, spines, value(n.cores), level, lengths)
     else:
         record = dict(mode="converged", nic=None, nics_per_node=0, ports_per_node=c.rails,
                       link_gbps=c.interconnect.gbps, node_gbps=float(c.rails * c.interconnect.gbps), switch=None,

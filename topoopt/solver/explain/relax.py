@@ -111,7 +111,8 @@ def relax_by_dropping(problem: Problem, family: str, settings: Settings, stats: 
         return not_enough(family)
     value = int(round(solver.objective_value))  # an integer cost, reported as a double
     pick = chosen(dm, solver.value)
-    what = f"{pick.config.label}, {pick.fabric.label}, {pick.storage_net.label}"
+    storage = pick.storage_net.described(bool(solver.value(dm.net.three_tiers)))
+    what = f"{pick.config.label}, {pick.fabric.label}, {storage}"
     return Relaxation(family=family, message=f"feasible without {family} (e.g. {what}; cost {value:,.0f})",
                       value=value), solver.value(dm.vars.nodes)
 

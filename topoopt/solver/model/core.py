@@ -413,6 +413,14 @@ class NetVars:
     endpoints: Int
     leaves: Int
     spines: Int
+    three_tiers: Bool
+    """The dedicated storage network takes a third tier (a 2-tier option's ``three_tier_links``)."""
+    pods: Int
+    """3 tiers: the storage pods (0 otherwise)."""
+    cores: Int
+    """3 tiers: the storage cores (0 otherwise)."""
+    cores_per_plane: dict[int, Bool]
+    """3 tiers: the cores per plane, one literal per value the spine uplinks of an option allow."""
     compute_storage_leaves: Int
     storage_on_top: Bool
     """Converged, 2 or 3 tiers: the storage units on free ports of the top tier (spines or cores)."""
@@ -449,8 +457,8 @@ class NetVars:
     cost: dict[str, Int]
 
 
-NET_COSTS = ("storage_nic", "node_storage", "unit_hot", "unit_cold", "storage_leaf_spine", "mgmt", "mgmt_uplink",
-             "in_rack")
+NET_COSTS = ("storage_nic", "node_storage", "unit_hot", "unit_cold", "storage_leaf_spine", "storage_spine_core", "mgmt",
+             "mgmt_uplink", "in_rack")
 """Network cost kinds; ``in_rack`` is the in-rack twins' price difference, which may be negative."""
 
 
@@ -474,16 +482,17 @@ def network_variables(dm) -> NetVars:
         use_cold=[m.new_bool_var(f"use_cold{c.index}") for c in o.cold],
         use_mgmt=[m.new_bool_var(f"use_mgmt_{x.switch.id}_{x.aggregation.id}") for x in o.management],
         cold_units=iv(count_max, "cold_units"),
-        hot_ports=iv(count_max, "hot_unit_ports"),
-        cold_ports=iv(count_max, "cold_unit_ports"),
+        hot_ports=iv(count_max, "hot_unit_ports"), cold_ports=iv(count_max, "cold_unit_ports"),
         unit_ports=iv(count_max, "unit_ports"),
-        hot_slots=iv(count_max, "hot_unit_slots"),
-        cold_slots=iv(count_max, "cold_unit_slots"),
+        hot_slots=iv(count_max, "hot_unit_slots"), cold_slots=iv(count_max, "cold_unit_slots"),
         unit_slots=iv(count_max, "unit_slots"),
         node_ports=iv(count_max, "node_storage_ports"),
         endpoints=iv(count_max, "storage_endpoints"),
         leaves=iv(count_max, "storage_leaves"),
         spines=iv(count_max, "storage_spines"),
+        three_tiers=m.new_bool_var("storage_three_tiers"),
+        pods=iv(count_max, "storage_pods"), cores=iv(count_max, "storage_cores"),
+        cores_per_plane=_cores_per_plane(m, o),
         compute_storage_leaves=iv(count_max, "compute_storage_leaves"),
         storage_on_top=m.new_bool_var("storage_on_top"),
         mgmt_ports=iv(count_max, "mgmt_ports"),
@@ -513,6 +522,12 @@ def network_variables(dm) -> NetVars:
         nodes_mw=iv(10**16, "nodes_mw"),
         cost={k: iv(10**15, f"cost_{k}", -10**15 if k == "in_rack" else 0) for k in NET_COSTS},
     )
+
+
+def _cores_per_plane(m, o) -> dict:
+    """3 tiers: one literal per count of cores per plane, every divisor of some option's spine uplinks."""
+    counts = {c for s in o.storage_nets if s.three_tier_links for c in range(1, s.pod[2] + 1) if s.pod[2] % c == 0}
+    return {c: m.new_bool_var(f"storage_cores_per_plane_{c}") for c in sorted(counts)}
 
 
 def _grouped(items: list, key) -> dict:

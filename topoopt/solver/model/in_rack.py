@@ -201,6 +201,8 @@ def forbid_coiled(dm: DesignModel) -> None:
             dm.forbid(family, lit, hubs.sharing(sid, "node"), row, *([hubs.unique(sid).Not()] if covered else []))
         if long(s.part("storage-leaf-spine", "row")):
             dm.forbid(family, lit, hubs.sharing(sid, "pair"), row)
+        if s.three_tier_links and long(s.core_part["row"]):
+            dm.forbid(family, lit, n.three_tiers, hubs.sharing(sid, "pair"), row)
     for key, attach, _ in dm.attachments:
         for kind, options, literals in _tier_tables(dm):
             for option, lit in zip(options, literals):

@@ -144,7 +144,7 @@ def _units_and_ports(dm) -> None:
 
 def _storage_shape(dm, ded: list, lits: list) -> None:
     """Node storage ports, storage endpoints, and the tier shape of each dedicated option (the
-    leaf count's ceiling is the rule storage_fabric_ports_cover)."""
+    leaf count's ceiling and the pods are the rule storage_fabric_ports_cover)."""
     m, v, n = dm.model, dm.vars, dm.net
     for ports, lit in by_value(dm, ded, lits, lambda s: s.ports_per_node, "storage_ports").items():
         m.add(n.node_ports == ports * v.nodes).only_enforce_if(lit)
@@ -155,7 +155,33 @@ def _storage_shape(dm, ded: list, lits: list) -> None:
                                          "storage_shape").items():
         if tiers == 1:
             m.add(n.leaves == 1).only_enforce_if(lit)
-        m.add_linear_expression_in_domain(n.spines, cp_model.Domain.from_values(spines)).only_enforce_if(lit)
+        m.add_linear_expression_in_domain(n.spines, cp_model.Domain.from_values(spines)).only_enforce_if(
+            [lit, n.three_tiers.Not()])
+    _three_tier_shape(dm, ded, lits)
+
+
+def _three_tier_shape(dm, ded: list, lits: list) -> None:
+    """3 tiers, on a 2-tier option with ``three_tier_links`` (what the spine–core part breaks rules
+    3 tiers out): spines = pods × Q, cores = Q × C for the one cores-per-plane literal C (pods =
+    ceil(leaves / P) and pods × u2 / C ≤ k are the rule storage_fabric_ports_cover); none otherwise."""
+    m, n = dm.model, dm.net
+    three = [(s, x) for s, x in zip(ded, lits) if s.three_tier_links]
+    m.add(sum(x for _, x in three) >= n.three_tiers)
+    for s, lit in three:
+        dm.pair_rules.append((s.core_violations, (lit, n.three_tiers)))
+        for level, violations in s.core_level_violations.items():
+            dm.pair_rules.append((violations, (lit, n.three_tiers, dm.placement[level])))
+    m.add(sum(n.cores_per_plane.values()) == n.three_tiers)
+    for var in (n.pods, n.cores):
+        m.add(var == 0).only_enforce_if(n.three_tiers.Not())
+    for (per_pod, spine_up), lit in by_value(dm, [s for s, _ in three], [x for _, x in three],
+                                             lambda s: s.pod[1:], "storage_pod_spines").items():
+        m.add(n.spines == per_pod * n.pods).only_enforce_if([lit, n.three_tiers])
+        for c, c_lit in n.cores_per_plane.items():
+            if spine_up % c:
+                dm.forbid("storage_fabric_ports_cover", lit, c_lit)
+            else:
+                m.add(n.cores == per_pod * c).only_enforce_if([lit, c_lit])
 
 
 def _head_count(dm) -> None:
@@ -224,7 +250,7 @@ def _switch_totals(dm, ded: list, lits: list) -> None:
     for sid, var in n.storage_of.items():
         model_lits = [lit for s, lit in zip(ded, lits) if s.switch.id == sid]
         lit = dm.any_of(model_lits, f"storage_switch_{sid}")
-        m.add(var == n.leaves + n.spines).only_enforce_if(lit)
+        m.add(var == n.leaves + n.spines + n.cores).only_enforce_if(lit)
         m.add(var == 0).only_enforce_if(lit.Not())
     for sid, total in n.switches_of.items():
         parts = [d[sid] for d in (v.switches_of, n.storage_of, n.mgmt_of) if sid in d]
@@ -261,10 +287,11 @@ def _network_costs(dm, ded: list, lits: list) -> None:
         for (q, coef), where in dm.at_placements(dict(by_level)):
             m.add(cost["node_storage"] == (coef * per_q[q] if q else 0)).only_enforce_if([lit, *where])
 
-    # Storage leaf–spine: leaves × spines × ceil(links per pair / q).
+    # Storage leaf–spine: leaves × spines × ceil(links per pair / q); the same in 3 tiers, whose
+    # pods have the option's spine count (up / m).
     def spine_coef(s, level):
-        """Cost per storage leaf: one assembly per link (free spine count), else per spine
-        ceil(links per pair / q) assemblies."""
+        """Cost per storage leaf: one assembly per link (free spine count), else per spine it
+        reaches ceil(links per pair / q) assemblies."""
         part = s.part("storage-leaf-spine", level) if s.tiers == 2 else None
         if part is None:
             return 0
@@ -275,6 +302,29 @@ def _network_costs(dm, ded: list, lits: list) -> None:
     for by_level, lit in by_value(dm, options, literals, placed(spine_coef), "storage_spine_cost").items():
         for coef, where in dm.at_placements(dict(by_level)):
             m.add(cost["storage_leaf_spine"] == coef * n.leaves).only_enforce_if([lit, *where])
+    _storage_spine_core_cost(dm, options, literals, placed)
+
+
+def _storage_spine_core_cost(dm, options: list, literals: list, placed) -> None:
+    """3 tiers: every spine reaches the C cores of its plane with u2 / C links each, ceil((u2 / C)
+    / q) assemblies per pair: pods × Q × C × ceil(u2 / C / q) × price; none otherwise."""
+    m, n = dm.model, dm.net
+    cost = n.cost["storage_spine_core"]
+
+    def per_pod(s, level):
+        part = s.core_part.get(level) if s.three_tier_links else None
+        return (s.pod[1], s.pod[2], part.part.links, part.unit_price or 0) if part else None
+
+    m.add(cost == 0).only_enforce_if(n.three_tiers.Not())
+    for by_level, lit in by_value(dm, options, literals, placed(per_pod), "storage_core_cost").items():
+        for value, where in dm.at_placements(dict(by_level)):
+            if value is None:
+                continue  # no third tier here (_three_tier_shape)
+            spines, spine_up, q, price = value
+            for c, c_lit in n.cores_per_plane.items():
+                if spine_up % c == 0:
+                    coef = spines * c * -(-(spine_up // c) // q) * price
+                    m.add(cost == coef * n.pods).only_enforce_if([lit, c_lit, *where])
 
 
 def _management_costs(dm) -> None:

@@ -18,7 +18,7 @@ def storage_need_gbps(dm: DesignModel) -> float:
 def storage_nic_bandwidth_met(dm: DesignModel) -> None:
     """n × storage Gb/s per node ≥ the storage traffic: dedicated, the storage ports cabled × their
     speed; converged, the compute rails × the link speed. Dedicated, also: the storage leaves'
-    uplinks carry the traffic (2 tiers: leaves × up × g ≥ need), and the nodes are not cabled
+    uplinks carry the traffic (2 or 3 tiers: leaves × up × g ≥ need), and the nodes are not cabled
     beyond max(8 × need, nodes × 400 Gb/s) (for P × g ≤ 400 that always holds)."""
     v, m, n = dm.vars, dm.model, dm.net
     need_gbps = storage_need_gbps(dm)
@@ -39,8 +39,9 @@ def storage_nic_bandwidth_met(dm: DesignModel) -> None:
 
 
 def storage_fabric_ports_cover(dm: DesignModel) -> None:
-    """Dedicated: 1 tier, node and unit ports ≤ k; 2 tiers, storage leaves = ceil(ports / down)
-    exactly and leaves × links per leaf–spine pair (up / spines) ≤ k. Converged (docs/model.md,
+    """Dedicated: 1 tier, node and unit ports ≤ k; 2 or 3 tiers, storage leaves = ceil(ports /
+    down) exactly; 2 tiers, leaves × links per leaf–spine pair (up / spines) ≤ k; 3 tiers
+    (_three_tiers, a 2-tier option's third tier), pods of P leaves and cores within k. Converged (docs/model.md,
     "Storage network"): a compute fabric is needed, not rail-only; on one switch, node and unit
     ports ≤ k; otherwise the units sit on free top-tier ports (spines: ``U + leaves·u ≤ S·k``;
     cores: ``U + spines·u2 ≤ cores·k``) or on compute_storage_leaves = ceil(U / (k − u)) exactly,
@@ -57,11 +58,29 @@ def storage_fabric_ports_cover(dm: DesignModel) -> None:
     for down, lit in by_value(dm, [s for s, _ in two], [x for _, x in two], lambda s: s.down, "storage_down").items():
         dm.add(family, m.add(down * n.leaves >= n.endpoints), lit)
         dm.add(family, m.add(down * n.leaves <= n.endpoints + down - 1), lit)
-    # Each leaf reaches each spine with up / spines links: leaves × up / spines ≤ k.
+    # Each leaf reaches each spine with up / spines links: leaves × up / spines ≤ k (2 tiers).
     for (up, radix), lit in by_value(dm, [s for s, _ in two], [x for _, x in two],
                                      lambda s: (s.up, s.radix), "storage_spine_ports").items():
-        dm.add(family, m.add(up * n.leaves <= radix * n.spines), lit)
+        dm.add(family, m.add(up * n.leaves <= radix * n.spines), lit, n.three_tiers.Not())
+    _three_tiers(dm, family, [(s, x) for s, x in zip(ded, lits) if s.three_tier_links])
     _converged_attach(dm, family)
+
+
+def _three_tiers(dm: DesignModel, family: str, three: list) -> None:
+    """3 tiers: pods = ceil(leaves / P) exactly, and a core's pods × u2 / C ports ≤ k for the
+    cores per plane C. Taken only beyond what the same shape holds in 2 tiers (leaves × m > k):
+    below it the 2 tiers need no more spines, cables or cores, so the restriction keeps the
+    optimum (docs/model.md, "Storage network")."""
+    m, n = dm.model, dm.net
+    for (per_pod, spine_up, radix, links), lit in by_value(
+            dm, [s for s, _ in three], [x for _, x in three],
+            lambda s: (s.pod[0], s.pod[2], s.radix, s.three_tier_links), "storage_pods").items():
+        dm.add(family, m.add(per_pod * n.pods >= n.leaves), lit, n.three_tiers)
+        dm.add(family, m.add(per_pod * n.pods <= n.leaves + per_pod - 1), lit, n.three_tiers)
+        dm.add(family, m.add(links * n.leaves >= radix + 1), lit, n.three_tiers)
+        for c, c_lit in n.cores_per_plane.items():
+            if spine_up % c == 0:
+                dm.add(family, m.add(n.pods * (spine_up // c) <= radix), lit, c_lit)
 
 
 def _converged_attach(dm: DesignModel, family: str) -> None:
