@@ -33,6 +33,16 @@ def switch_protocol(protocol: str) -> str:
     return "ib" if protocol == "ib" else "ethernet"
 
 
+def _by_cages(part) -> bool:
+    """A transceiver kit of several links between switches: counted by the cages it fills."""
+    return not part.one_piece and part.links > 1
+
+
+def _kits(part, upper_cages: int, lower_cages: int) -> int:
+    """Kits filling ``upper_cages`` and ``lower_cages``: ``max(ceil(A / a_ends), ceil(B / b_ends))``."""
+    return max(ceil_div(upper_cages, part.a_ends), ceil_div(lower_cages, part.b_ends))
+
+
 @dataclass
 class Network:
     """What a storage (or management) network adds to a compute candidate: before it is placed,
@@ -316,6 +326,7 @@ class Networks:
                 record=StorageNetwork(**common, tiers=1, leaves=1, spines=0))
         spine_parts = {placement: self.part_between(cage, cage, gbps, runs["storage-leaf-spine"], placement)
                        for placement, runs in self.runs.items()}
+        per_cage = cage[1]
         for (down, half), spines in ((split, s) for split in storage_leaf_splits(k)
                                      for s in range(1, split[1] + 1) if split[1] % s == 0):
             leaves = ceil_div(endpoints, down)
@@ -325,9 +336,12 @@ class Networks:
             placed = {}
             for placement, (cost, links) in edge.items():
                 spine_part = spine_parts[placement]
-                if spine_part is None:
+                if spine_part is None or per_pair % spine_part.links_together:
                     continue
                 assemblies = leaves * spines * ceil_div(per_pair, spine_part.links)
+                if _by_cages(spine_part):  # kits: the cages filled, spines of leaves·m, leaves of u
+                    assemblies = _kits(spine_part, spines * ceil_div(leaves * per_pair, per_cage),
+                                       leaves * ceil_div(half, per_cage))
                 placed[placement] = (cost + assemblies * self.price(spine_part.id), links + [LinkGroup(
                     network="storage", between="storage-leaf-spine", count=leaves * half,
                     part=spine_part.id, assemblies=assemblies,
@@ -348,16 +362,20 @@ class Networks:
 
     def _three_tier_shapes(self, k, endpoints, need_gbps, node_extra_w, switch, gbps, cage, edge, common, spine_parts):
         """3 tiers (docs/model.md), only past k / m leaves (below it 2 tiers of the shape dominate):
-        per split and m (1, or 2 when the leaf–spine part carries several links), pods of
+        per split and m (1, or any divisor of the uplinks leaving 2 spines per pod at least when the
+        leaf–spine part carries several links: the 2-tier spine counts), pods of
         floor(k/2) / m leaves and up / m spines, and each count C of cores per plane dividing the
         spines' k − floor(k/2) uplinks whose cores hold pods × uplinks / C ports."""
         core_parts = {placement: self.part_between(cage, cage, gbps, runs["storage-spine-core"], placement)
                       for placement, runs in self.runs.items()}
+        per_cage = cage[1]
         multi = any(p is not None and p.links > 1 for p in spine_parts.values())
         half, spine_up = k // 2, k - k // 2
-        for (down, up), m in ((split, m) for split in storage_leaf_splits(k) for m in ((1, 2) if multi else (1,))):
+        for (down, up), m in ((split, m) for split in storage_leaf_splits(k)
+                              for m in (range(1, split[1] + 1) if multi else (1,))):
             leaves = ceil_div(endpoints, down)
-            if up % m or half % m or half < m or leaves * m <= k or leaves * up * gbps < need_gbps * (1 - TOLERANCE):
+            if (up % m or half % m or half < m or up // m < 2 or leaves * m <= k
+                    or leaves * up * gbps < need_gbps * (1 - TOLERANCE)):
                 continue
             per_pod, planes = half // m, up // m
             pods = ceil_div(leaves, per_pod)
@@ -367,9 +385,16 @@ class Networks:
                 placed = {}
                 for placement, (cost, links) in edge.items():
                     ls, sc = spine_parts[placement], core_parts[placement]
-                    if ls is None or sc is None:
+                    if ls is None or sc is None or m % ls.links_together or m2 % sc.links_together:
                         continue
                     ls_n, sc_n = leaves * planes * ceil_div(m, ls.links), spines * per_plane * ceil_div(m2, sc.links)
+                    if _by_cages(ls):  # the last pod's spines carry its leaves' links only
+                        last = leaves - per_pod * (pods - 1)
+                        ls_n = _kits(ls, planes * ((pods - 1) * ceil_div(per_pod * m, per_cage)
+                                                   + ceil_div(last * m, per_cage)), leaves * ceil_div(up, per_cage))
+                    if _by_cages(sc):
+                        sc_n = _kits(sc, planes * per_plane * ceil_div(pods * m2, per_cage),
+                                     spines * ceil_div(spine_up, per_cage))
                     placed[placement] = (
                         cost + ls_n * self.price(ls.id) + sc_n * self.price(sc.id),
                         links + [LinkGroup(network="storage", between="storage-leaf-spine", count=leaves * up,

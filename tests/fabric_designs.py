@@ -325,7 +325,9 @@ def three_tier_16k() -> Design:
                _links("spine-core", 16384, "ndr-dr4-twin-kit-500m", 2, 52, 400),
                _links("node-storage", 8192, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, network="storage"),
                _links("storage-unit", 32, "ndr200-dr4-splitter-kit-qsfp112-50m", 4, 17, 200, network="storage"),
-               _links("storage-leaf-spine", 8320, "ndr200-dr4-twin-kit-500m", 4, 52, 200, assemblies=4160,
+               # Kits by the cages filled: 64 spines × ceil(65 leaves × 2 / 4) = 2,112 above,
+               # 65 leaves × ceil(128 / 4) = 2,080 below.
+               _links("storage-leaf-spine", 8320, "ndr200-dr4-twin-kit-500m", 4, 52, 200, assemblies=2112,
                       network="storage"),
                *mgmt_links],
         # 2,048 / 4 = 512 racks of 4 × 10,288 = 41,152 W. Network racks: 1,280 qm9700 / 34 per rack

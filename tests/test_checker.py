@@ -83,6 +83,26 @@ def test_switch_kits_are_counted_by_cages_filled():
         "ceil(16 leaves × ceil(4 uplinks / 2) cages / 1)) (kits by cages filled) = 32"]
 
 
+def test_storage_switch_kits_are_counted_by_cages_filled():
+    """frontier-131k's storage network: 74 leaves of 32 uplinks to 16 TH5 spines at 200G, 4 ports
+    per cage, 2 links per leaf–spine pair, the twin DR4 kit of 4 links. Spines: 16 × ceil(74 × 2 /
+    4) = 592 cages; leaves: 74 × ceil(32 / 4) = 592: 592 kits, not one per pair (1,184, each with 2
+    of its 4 links, two kits' modules in one leaf cage)."""
+    written = written_example("frontier-131k.yaml")
+    d = written.result.design
+    sn = d.storage_network
+    assert (sn.mode, sn.tiers, sn.leaves, sn.spines, sn.leaf_up_ports) == ("dedicated", 2, 74, 16, 32)
+    index = next(i for i, g in enumerate(d.links) if g.between == "storage-leaf-spine")
+    assert (d.links[index].count, d.links[index].assemblies) == (2_368, 592)
+    per_pair = d.model_copy(update={"links": [g.model_copy(update={"assemblies": 1_184}) if i == index else g
+                                              for i, g in enumerate(d.links)]})
+    found = [str(v) for v in check_design(written.instance, per_pair) if "assemblies" in str(v)]
+    assert found == [
+        "port_form_factor_match: storage-leaf-spine links (ndr200-dr4-twin-kit-500m): 1,184 assemblies recorded; "
+        "max(ceil(16 spines × ceil(74 × 2 / 4) cages / 1), ceil(74 leaves × ceil(32 / 4) cages / 1)) "
+        "(kits by cages filled) = 592"]
+
+
 def test_switch_kits_count_the_part_filled_cages_of_the_fuller_end():
     # 2 links per spine-core pair on 1 core per plane: a spine's 4 uplinks fill 2 cages, a core's
     # 4 pods × 2 = 8 links fill 4. Twin cages below: 16 spines × 2 = 32; above 4 cores × 4 = 16.

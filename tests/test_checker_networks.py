@@ -197,13 +197,13 @@ STORAGE_MUTATIONS = {
         {"base": STORAGE_2, "storage_network.spines": 3, "switches.3.count": 3, "links.4.assemblies": 6,
          **management_ports(39, 4, 5)},
         "8 uplinks per storage leaf do not divide evenly over 3 storage spines"),
-    # One spine for 2 leaves of 8 uplinks at ratio 1 on st16 fits (16 ≤ 16); 2 leaves of 10 uplinks
-    # do not, and 6 down / 10 up is no allowed split either (down ≥ up at ratios 1 … 8).
+    # 8 down / 4 up leaves a leaf's 4 ports idle: the splits of 16 ports are 8/8 and 12/4 (up =
+    # k − down). The 8 uplinks fill 2 spine cages and 2 leaf cages: 2 kits.
     "storage_fabric_ports_cover-storage-leaf-split": (
         "storage_fabric_ports_cover", STORAGE_TWO_TIER_INSTANCE_CHANGES,
-        {"base": STORAGE_2, "storage_network.leaf_down_ports": 6, "storage_network.leaf_up_ports": 10,
-         "links.4.count": 20, "links.4.assemblies": 8, "switches.2.ports_used": 32, "switches.3.ports_used": 20},
-        "6 down / 10 up ports is not a split of its 16 ports"),
+        {"base": STORAGE_2, "storage_network.leaf_down_ports": 8, "storage_network.leaf_up_ports": 4,
+         "links.4.count": 8, "links.4.assemblies": 2, "switches.2.ports_used": 20, "switches.3.ports_used": 8},
+        "8 down / 4 up ports is not a split of its 16 ports"),
     # Fewer storage switches than the ports need.
     "storage_fabric_ports_cover-storage-leaves": (
         "storage_fabric_ports_cover", STORAGE_TWO_TIER_INSTANCE_CHANGES, {"base": STORAGE_2, "storage_network.leaves": 1},

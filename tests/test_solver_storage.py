@@ -194,12 +194,17 @@ def test_storage_fabric_ports_cover_three_tiers_at_their_limit():
 def test_a_storage_network_past_two_tiers_of_ndr200_takes_three():
     """frontier-131k on InfiniBand: 8,192 DGX B200 (the most a 3-tier QM9700 compute fabric
     holds: 65,536 rails), InfiniBand switches only, 2 storage ports per node pinned. QM9700 at
-    NDR200 has k = 128 ports; the 8:1 split is 112 down / 16 up, so 2 tiers end at 128 leaves ×
-    112 = 14,336 endpoint ports, below 16,384 node ports + 32 unit ports. 3 tiers: 147 leaves
-    (ceil(16,416 / 112)); the twin kit carries several links, so m = 2 links per leaf–spine pair
-    (fewer kits than m = 1): pods of P = 64 / 2 = 32 leaves and Q = 16 / 2 = 8 spines, ceil(147 /
-    32) = 5 pods, 40 spines; a spine's u2 = 64 uplinks over C cores per plane with 5 × 64 / C ≤ 128,
-    C = 4 (the least divisor of 64 ≥ 2.5), 8 × 4 = 32 cores."""
+    NDR200 has k = 128 ports in 4-port cages; the 8:1 split is 112 down / 16 up, so 2 tiers end
+    at 128 leaves × 112 = 14,336 endpoint ports, below 16,384 node ports + 32 unit ports. 3 tiers:
+    147 leaves (ceil(16,416 / 112)). The twin DR4 kit's fibre carries 2 links, so m is even and
+    leaves 2 spines per pod at least: m ∈ {2, 4, 8}, pods of 64 / m leaves and 16 / m spines, and
+    C cores per plane, the least divisor of 64 with pods × 64 / C ≤ 128:
+    m = 2: 5 pods, 40 spines, C = 4, 32 cores (219 switches);
+    m = 4: 10 pods, 40 spines, C = 8, 32 cores (219);
+    m = 8: 19 pods, 38 spines, C = 16, 32 cores (217), the fewest.
+    Its kits by the cages filled: leaf–spine max(2 spines × (18 full pods × 16 + the last pod's 3
+    leaves × 8 / 4 = 6), 147 leaves × 4) = 588; spine–core max(32 cores × ceil(19 × 4 / 4),
+    38 spines × 16) = 608 — also the fewest (m = 2: 592 and 640)."""
     data = load_instance(REPO / "instances" / "frontier-131k.yaml").instance.model_dump(by_alias=True,
                                                                                          exclude_unset=True)
     data["goal"]["deadline_days"] = 120
@@ -211,8 +216,10 @@ def test_a_storage_network_past_two_tiers_of_ndr200_takes_three():
     result = optimal(instance)
     path = result.design.storage_network
     assert (path.switch, path.link_gbps, path.unit_ports) == ("qm9700", 200, 32)
-    assert (path.tiers, path.leaf_down_ports, path.leaf_up_ports, path.links_per_leaf_spine) == (3, 112, 16, 2)
-    assert (path.leaves, path.spines, path.cores) == (147, 40, 32)
+    assert (path.tiers, path.leaf_down_ports, path.leaf_up_ports, path.links_per_leaf_spine) == (3, 112, 16, 8)
+    assert (path.leaves, path.spines, path.cores) == (147, 38, 32)
+    kits = {g.between: g.assemblies for g in result.design.links if g.network == "storage"}
+    assert (kits["storage-leaf-spine"], kits["storage-spine-core"]) == (588, 608)
     assert check_design(instance, result.design, result.cost, result.performance) == []
 
 

@@ -58,12 +58,16 @@ def link_ends(ctx: CheckContext, group: LinkGroup, carried: list | None = None) 
     return [Ends(g, ctx.mgmt_aggregation_switch, *lower, ctx.mgmt_switch.id if ctx.mgmt_switch else "switch")]
 
 
-def _storage_switch_assemblies(ctx: CheckContext, cls: str, q: int) -> tuple[int, str] | None:
+def _storage_switch_assemblies(ctx: CheckContext, cls: str, part: LinkPart) -> tuple[int, str] | None:
     """Storage leaf–spine (every leaf to every spine; 3 tiers: of its pod) and spine–core (every
-    spine to the cores of its plane) assemblies, per switch pair (None when not derivable)."""
-    s, net = ctx.storage_counts, ctx.storage_net
-    if s is None:
+    spine to the cores of its plane) assemblies: transceiver kits by the cages they fill, other
+    parts per switch pair (None when not derivable)."""
+    s, net, q = ctx.storage_counts, ctx.storage_net, part.links
+    if s is None or (cls == "storage-spine-core" and net.tiers != 3):
         return None
+    if not part.one_piece and q > 1:
+        ppc = ctx.storage_switch.ports_per_cage.get(ctx.storage_gbps, 0) if ctx.storage_switch else 0
+        return networks.storage_kits_by_cages(cls, s, ctx.storage_radix, ppc, part)
     if net.tiers == 3:
         planes = s.up // s.links_per_leaf_spine if s.links_per_leaf_spine else 0
         if cls == "storage-leaf-spine":
@@ -107,7 +111,7 @@ def _assemblies(ctx: CheckContext, group: LinkGroup, part: LinkPart, carried: li
                    for tier, ports in tiers]
         return sum(n for n, _ in counted), " + ".join(how for _, how in counted) or "no units"
     if cls in ("storage-leaf-spine", "storage-spine-core"):
-        return _storage_switch_assemblies(ctx, cls, q)
+        return _storage_switch_assemblies(ctx, cls, part)
     m = ctx.mgmt_counts
     if m is None:
         return None
@@ -128,7 +132,13 @@ def _links_per_switch_pair(ctx: CheckContext, link_class: str) -> int | None:
 
 def _links_per_pair(ctx: CheckContext, link_class: str) -> list[int]:
     """The link counts of the class's switch pairs: 2 tiers ``floor(u/S)`` and, when the uplinks
-    do not divide evenly, ``ceil(u/S)`` (``derive.pair_links``); else the one per-pair count."""
+    do not divide evenly, ``ceil(u/S)`` (``derive.pair_links``); else the one per-pair count;
+    storage leaf–spine and spine–core: theirs."""
+    if link_class in ("storage-leaf-spine", "storage-spine-core"):
+        s = ctx.storage_counts
+        per_pair = None if s is None else (
+            s.links_per_leaf_spine if link_class == "storage-leaf-spine" else s.links_per_spine_core)
+        return [per_pair] if per_pair else []
     c = ctx.counts
     if link_class == "leaf-spine" and c is not None and c.tiers == 2 and c.spines >= 1:
         return [links for _, links in pair_links(c.up, c.spines)]
@@ -141,9 +151,10 @@ def port_form_factor_match(ctx: CheckContext) -> list[Violation]:
     ports_per_cage[g]``); end *b* likewise fits the node cage (node–leaf), the storage NIC's or
     storage unit's single-port cages (node–storage, storage-unit), an RJ45 management port (mgmt)
     or the lower switch's cage; the part runs at its network's speed; assemblies are whole, counted
-    per pair of devices, except transceiver kits between compute switches, which are counted by the
-    cages they fill (``derive.assemblies_needed``, ``networks.assemblies_needed``). Between
-    compute switches the links that reach one far switch together — all of a one-piece cable's,
+    per pair of devices, except transceiver kits between compute or storage switches, which are
+    counted by the cages they fill (``derive.assemblies_needed``, ``networks.assemblies_needed``,
+    ``networks.storage_kits_by_cages``). Between compute or storage switches the links that reach
+    one far switch together — all of a one-piece cable's,
     ``links_per_fibre`` (default 1) of a kit's — divide the links per pair. A DAC, ACC
     or AOC whose node end carries several links serves only 0 or 1 tier: with leaves per rail the
     links of one node cage go to different leaves; likewise a rail-only 1-tier fabric whose

@@ -162,6 +162,37 @@ def _three_tier_counts(node_ports: int, unit_ports: int, slots: int, radix: int,
     )
 
 
+def storage_kits_by_cages(link_class: str, c: StorageFabricCounts, radix: int, ports_per_cage: int,
+                          part: LinkPart) -> tuple[int, str]:
+    """Transceiver kits of a storage switch-to-switch class, counted by the cages they fill (a
+    module's ports are cabled one by one, so they may reach several switches):
+    ``max(ceil(A / a_ends), ceil(B / b_ends))``, ``A`` (``B``) the cages on the upper (lower)
+    switches, each ``ceil(its links / ports per cage)``. Leaf–spine: spines of ``leaves · m``
+    links (3 tiers: ``P · m``, the last pod's ``last · m``), leaves of ``u``; spine–core: cores of
+    ``pods · m2``, spines of ``u2``."""
+    ppc = max(ports_per_cage, 1)
+    if link_class == "storage-leaf-spine":
+        m = c.links_per_leaf_spine or (ceil_div(c.up, c.spines) if c.spines else 0)
+        lower, lower_text = c.leaves * ceil_div(c.up, ppc), f"{c.leaves:,} leaves × ceil({c.up} / {ppc})"
+        if c.pods:
+            per_pod, planes, _ = storage_pod(radix, c.up, m)
+            last = c.leaves - per_pod * (c.pods - 1)
+            upper = planes * ((c.pods - 1) * ceil_div(per_pod * m, ppc) + ceil_div(last * m, ppc))
+            upper_text = (f"{planes} spines per pod × ({c.pods - 1} full pods × ceil({per_pod} × {m} / {ppc}) + "
+                          f"ceil({last} × {m} / {ppc}))")
+        else:
+            upper = c.spines * ceil_div(c.leaves * m, ppc)
+            upper_text = f"{c.spines} spines × ceil({c.leaves:,} × {m} / {ppc})"
+    else:
+        m2, spine_up = c.links_per_spine_core or 0, storage_pod(radix, c.up, 1)[2]
+        upper = c.cores * ceil_div(c.pods * m2, ppc)
+        upper_text = f"{c.cores:,} cores × ceil({c.pods} pods × {m2} / {ppc})"
+        lower, lower_text = c.spines * ceil_div(spine_up, ppc), f"{c.spines:,} spines × ceil({spine_up} / {ppc})"
+    kits = max(ceil_div(upper, part.a_ends), ceil_div(lower, part.b_ends))
+    return kits, (f"max(ceil({upper_text} cages / {part.a_ends}), ceil({lower_text} cages / {part.b_ends})) "
+                  f"(kits by cages filled)")
+
+
 def switch_protocol(interconnect_protocol: str) -> str:
     """The switch protocol an interconnect needs: ``ib`` → InfiniBand, ``roce``/``tcp`` → Ethernet."""
     return "ib" if interconnect_protocol == "ib" else "ethernet"

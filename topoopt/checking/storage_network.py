@@ -253,6 +253,9 @@ def _dedicated(ctx: CheckContext, family: str) -> list[Violation]:
     if c is None:
         return out  # the switch is unknown or runs no port at the storage speed (nic_supports_interconnect)
     where = f"{num(c.node_ports)} node ports + {num(c.unit_slots)} unit ports"
+    if net.tiers < 3:
+        _field(out, family, "cores", net.cores, 0, f"{net.tiers} tier(s)")
+        _field(out, family, "links_per_leaf_spine", net.links_per_leaf_spine, 0, f"{net.tiers} tier(s)")
     if net.tiers == 1:
         if c.endpoints > k:
             out.append(Violation(family=family, item=f"storage switch ({switch.id})",
@@ -297,15 +300,15 @@ def _leaf_split(ctx: CheckContext, family: str, switch, k: int) -> list[Violatio
 
 
 def _three_tiers(ctx: CheckContext, family: str, c, k: int) -> list[Violation]:
-    """3 tiers: ``m`` links per leaf–spine pair (1 or 2, dividing the uplinks and a spine's
-    ``floor(k/2)`` down-ports), ``pods = ceil(leaves / P)``, ``spines = pods · Q``, cores in ``Q``
+    """3 tiers: ``m`` links per leaf–spine pair (dividing the uplinks and a spine's ``floor(k/2)``
+    down-ports), ``pods = ceil(leaves / P)``, ``spines = pods · Q``, cores in ``Q``
     planes of ``C`` dividing the spine uplinks ``u2``, a core using ``pods · u2 / C ≤ k`` ports."""
     out: list[Violation] = []
     net, m, switch = ctx.storage_net, c.links_per_leaf_spine, ctx.storage_switch
-    if m not in (1, 2) or c.up % m or (k // 2) % m:
+    if m < 1 or c.up % m or (k // 2) % m or c.up // m < 2:
         out.append(Violation(family=family, item=f"storage leaf–spine links ({switch.id})",
-                             detail=f"{m} links per leaf–spine pair: 3 tiers take 1 or 2 dividing the {c.up} uplinks "
-                                    f"per leaf and a spine's {k // 2} down-ports"))
+                             detail=f"{m} links per leaf–spine pair: 3 tiers take a count dividing the {c.up} "
+                                    f"uplinks per leaf (into 2 spines at least) and a spine's {k // 2} down-ports"))
         return out
     per_pod, planes, spine_up = networks.storage_pod(k, c.up, m)
     _field(out, family, "spines", net.spines, c.spines,
@@ -324,8 +327,9 @@ def _three_tiers(ctx: CheckContext, family: str, c, k: int) -> list[Violation]:
 def storage_fabric_ports_cover(ctx: CheckContext) -> list[Violation]:
     """The storage ports are covered and compatible: every storage unit runs a speed its switch's
     cages run (converged: the compute speed) in a protocol the network speaks and records ``units ·
-    network_ports`` ports; dedicated: storage switches (1 tier ``E ≤ k``; 2 tiers a leaf split
-    ``(d, u)`` at a ratio of at most 8:1, ``ceil(E / d)`` leaves, spines within ``k``) with ``E = n·P
+    network_ports`` ports; dedicated: storage switches (1 tier ``E ≤ k``; 2 or 3 tiers a leaf split
+    ``(d, u)`` at a ratio of at most 8:1, ``ceil(E / d)`` leaves; 2 tiers spines within ``k``; 3
+    tiers pods, spines and cores, :func:`_three_tiers`) with ``E = n·P
     + the units' switch ports`` (``networks.unit_slots``: whole cages at another speed); converged (never on a rail-only
     fabric): the compute fabric's one switch (``g·n + U ≤ k``), the top tier's free ports
     (``attach = top``) or ``ceil(U / (k − u))`` storage leaves whose uplinks carry the storage

@@ -10,13 +10,12 @@ choices the counts leave open:
   of every NIC first), all at ``link_gbps``; the others stay empty. One tier: one storage switch
   takes every node and unit port. Two tiers: a storage leaf has ``leaf_down_ports`` down-ports and
   ``leaf_up_ports`` uplinks (``k // 2`` each in records without them; ``k`` the switch's radix at
-  the link speed), and reaches every storage spine with ``m = up / spines`` links, bought as
-  ``ceil(m / part.links)`` assemblies per (spine, leaf) pair (a kit is never split over two leaves).
+  the link speed), and reaches every storage spine with ``m = up / spines`` links.
   Three tiers: pods of ``P = floor(k/2) / m`` leaves (in order) and ``Q = up / m`` spines
   (``sspine-01`` … pod by pod), ``m = links_per_leaf_spine``; leaf *i* of a pod reaches spine *j*
   of its pod with ``m`` links (its uplinks in spine order, the spine's down-ports in leaf order);
   spine *j* of every pod reaches each of the ``C = cores / Q`` cores of plane *j* (``score-p1-01``
-  …) with ``u2 / C`` links from its ``u2 = k − floor(k/2)`` uplinks; assemblies per switch pair.
+  …) with ``u2 / C`` links from its ``u2 = k − floor(k/2)`` uplinks.
 * **Converged.** No storage NICs: the units hang off the compute fabric — in 2 or 3 tiers off the
   extra ``compute_storage_leaves`` leaves (``leaf-st-01`` …, ``k − u`` unit ports each) when
   ``converged_attach`` is ``leaves``, or off free ports of the spines (2 tiers) or cores (3 tiers)
@@ -27,10 +26,14 @@ choices the counts leave open:
   link group starting on a fresh cable assembly (never a cage shared by two parts).
 * **Assemblies.** As the model counts them: one joins the same storage port (``snic1/1``) of
   consecutive nodes on a switch, like a rail (``ports_per_node × ceil(nodes / part.links)``),
-  and one serves one storage unit (``units × ceil(ports / part.links)``).
+  and one serves one storage unit (``units × ceil(ports / part.links)``). Between storage
+  switches a one-piece cable joins one (upper, lower) pair, ``ceil(links per pair / part.links)``
+  each; transceiver kits are counted by the cages their modules fill at each end
+  (``LinkBundle.kits_by_cage``: a module's ports may reach several switches).
 * **Parts.** Node ports use the ``node-storage`` link group, leaf–spine links the
-  ``storage-leaf-spine`` group. Unit ports use the design's ``storage-unit`` groups in order
-  (hot tier, then cold tier), or the only one for both.
+  ``storage-leaf-spine`` group, spine–core links the ``storage-spine-core`` group. Unit ports use
+  the design's ``storage-unit`` groups in order (hot tier, then cold tier), or the only one for
+  both.
 """
 
 from __future__ import annotations
@@ -83,7 +86,8 @@ def storage_leaf_ports(design: Design, hw: Hardware) -> tuple[int, int]:
 
 
 def make_storage_switches(design: Design, hw: Hardware) -> StorageSwitches:
-    """The storage leaves and spines of a dedicated storage network."""
+    """The storage leaves, spines and cores of a dedicated storage network (3 tiers: each with
+    its pod and plane)."""
     sn, net = design.storage_network, hw.storage_net
     if sn.mode == "converged" or net.switch is None:
         return StorageSwitches(leaves=[], spines=[], cores=[])
@@ -134,14 +138,14 @@ def storage_pod(design: Design, hw: Hardware) -> tuple[int, int, int, int]:
 
 
 def _three_tier_problems(design: Design, hw: Hardware) -> list[str]:
-    """What makes a 3-tier record unwirable: ``m`` not 1 or 2 dividing the uplinks and a spine's
-    half, spines other than pods × Q, cores not ``Q`` planes of a count dividing ``u2``, or a
-    core's ports exceeded."""
+    """What makes a 3-tier record unwirable: ``m`` not dividing the uplinks (into 2 spines at
+    least) and a spine's half, spines other than pods × Q, cores not ``Q`` planes of a count
+    dividing ``u2``, or a core's ports exceeded."""
     sn, k = design.storage_network, hw.storage_net.radix
     m, per_pod, planes, spine_up = storage_pod(design, hw)
     _, up = storage_leaf_ports(design, hw)
-    if m not in (1, 2) or up % m or (k // 2) % m:
-        return [f"{m} links per storage leaf–spine pair (1 or 2, dividing {up} uplinks and {k // 2})"]
+    if m < 1 or up % m or (k // 2) % m or up // m < 2:
+        return [f"{m} links per storage leaf–spine pair (dividing {up} uplinks into 2 spines at least, and {k // 2})"]
     pods = -(-sn.leaves // per_pod)
     problems = []
     if sn.spines != pods * planes:
@@ -156,7 +160,8 @@ def _three_tier_problems(design: Design, hw: Hardware) -> list[str]:
 
 def wire_storage(design: Design, hw: Hardware, nodes: list[Device], hot: list[Device], cold: list[Device],
                  compute: Switches, storage: StorageSwitches) -> list[LinkBundle]:
-    """Every storage-network link: node and unit ports to their switches, storage leaves to spines."""
+    """Every storage-network link: node and unit ports to their switches, storage leaves to
+    spines, storage spines to cores."""
     sn = design.storage_network
     unit_runs, unit_bundles = _unit_runs(design, hw, hot, cold)
     if sn.mode == "converged":
@@ -234,10 +239,10 @@ def _attach_converged(design: Design, hw: Hardware, compute: Switches, runs: lis
 
 
 def _storage_leaf_spine(design: Design, hw: Hardware, storage: StorageSwitches) -> LinkBundle:
-    """Every storage leaf reaches every storage spine with ``m = up / spines`` links, in whole
-    assemblies per (spine, leaf) pair: ``ceil(m / part.links)`` each."""
+    """Every storage leaf reaches every storage spine with ``m = up / spines`` links (assemblies:
+    :func:`_switch_bundle`)."""
     net = hw.storage_net
-    bundle = new_bundle(design, hw, group_index(hw, "storage-leaf-spine"))
+    bundle = _switch_bundle(design, hw, "storage-leaf-spine")
     out = Assembler(bundle)
     ports = port_names(net.switch.cages, net.ports_per_cage)
     down, up = storage_leaf_ports(design, hw)
@@ -249,23 +254,32 @@ def _storage_leaf_spine(design: Design, hw: Hardware, storage: StorageSwitches) 
     return bundle
 
 
+def _switch_bundle(design: Design, hw: Hardware, link_class: str) -> LinkBundle:
+    """A storage switch-to-switch bundle: a transceiver kit is counted by the cages it fills (its
+    modules' ports may reach several switches), a one-piece cable per pair of switches."""
+    bundle = new_bundle(design, hw, group_index(hw, link_class))
+    bundle.kits_by_cage = not bundle.part.one_piece
+    return bundle
+
+
 def _storage_three_tiers(design: Design, hw: Hardware, storage: StorageSwitches) -> list[LinkBundle]:
     """3 tiers: leaf *i* of pod *p* reaches spine *j* of pod *p* with ``m`` links; spine *j* of
-    every pod reaches each core of plane *j* with ``m2 = u2 / C`` links (assemblies per pair)."""
+    every pod reaches each core of plane *j* with ``m2 = u2 / C`` links (assemblies:
+    :func:`_switch_bundle`)."""
     net = hw.storage_net
     ports = port_names(net.switch.cages, net.ports_per_cage)
     down, up = storage_leaf_ports(design, hw)
     m, per_pod, planes, spine_up = storage_pod(design, hw)
     leaf_up = uplink_base(net.radix, net.ports_per_cage, down, up)
     spine_base = uplink_base(net.radix, net.ports_per_cage, per_pod * m, spine_up)
-    leaf_spine = new_bundle(design, hw, group_index(hw, "storage-leaf-spine"))
+    leaf_spine = _switch_bundle(design, hw, "storage-leaf-spine")
     out = Assembler(leaf_spine)
     for s, spine in enumerate(storage.spines):
         pod, j = divmod(s, planes)
         for i, leaf in enumerate(storage.leaves[pod * per_pod:(pod + 1) * per_pod]):
             out.add_device(spine.name, ports[i * m:(i + 1) * m], [leaf.name] * m,
                            ports[leaf_up + j * m:leaf_up + (j + 1) * m])
-    spine_core = new_bundle(design, hw, group_index(hw, "storage-spine-core"))
+    spine_core = _switch_bundle(design, hw, "storage-spine-core")
     out = Assembler(spine_core)
     per_plane = len(storage.cores) // planes
     m2 = spine_up // per_plane

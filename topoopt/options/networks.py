@@ -32,7 +32,6 @@ from topoopt.options.rules import (
     storage_net_violations,
 )
 
-STORAGE_TIERS = (1, 2)
 STORAGE_LEAF_RATIOS = (1, 2, 3, 4, 6, 8)
 """Down:up port ratios a 2-tier storage leaf may have (estimate: the usual oversubscriptions of
 storage and front-end leaves). A storage network's traffic is bounded by the storage need, so it
@@ -169,9 +168,10 @@ class StorageNetOption:
     """One storage network: converged on the compute fabric, or dedicated (storage NIC model and
     count, the storage ports cabled per node, port speed, storage switch model, 1 tier, or 2 tiers
     with a leaf down:up split and, when the leaf–spine part carries several links per assembly,
-    the spine count). A 2-tier option whose leaves reach each spine with 1 or 2 links (``m``) may
-    take a third tier instead, a choice of the model: pods of ``up / m`` spines (the option's spine
-    count, so the leaf–spine cables are the same), and cores (``core_part``)."""
+    the spine count). A 2-tier option whose leaves reach each spine with ``m`` links, ``m``
+    dividing a spine's ``floor(k/2)`` down-ports, may take a third tier instead, a choice of the
+    model: pods of ``up / m`` spines (the option's spine count, so the leaf–spine cables are the
+    same), and cores (``core_part``)."""
 
     @property
     def spine_counts(self) -> list[int]:
@@ -184,11 +184,13 @@ class StorageNetOption:
     def three_tier_links(self) -> int:
         """``m``, the links between a leaf and each spine of its pod should the option take 3
         tiers: 1 with a free spine count (one link per assembly), else the option's own links per
-        pair when 1 or 2, dividing a spine's ``floor(k/2)`` down-ports; 0: no third tier."""
+        pair, when it divides a spine's ``floor(k/2)`` down-ports and leaves a pod 2 spines at
+        least (a leaf keeps two paths up); 0: no third tier."""
         if self.tiers != 2 or self.core_part is None:
             return 0
         m = self.links_per_leaf_spine if self.spines else 1
-        return m if m in (1, 2) and (self.radix // 2) % m == 0 and self.radix // 2 >= m else 0
+        fits = 1 <= m <= self.radix // 2 and (self.radix // 2) % m == 0 and self.up // m >= 2
+        return m if fits else 0
 
     @property
     def pod(self) -> tuple[int, int, int]:

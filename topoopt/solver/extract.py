@@ -25,6 +25,7 @@ from topoopt.options.tables import FabricOption, NodeConfig, PartOption
 from topoopt.perf import evaluate
 from topoopt.solver.billing import Billing
 from topoopt.solver.model.core import DesignModel
+from topoopt.solver.model.storage_cables import leaf_spine_case, spine_core_case
 from topoopt.solver.ownership import ownership
 
 
@@ -281,10 +282,11 @@ def _storage_switches(net, three: bool, leaves: int, spines: int, cores: int, en
             for tier, count, used in groups if count]
 
 
-def _storage_switch_links(net, three: bool, leaves: int, spines: int, cores: int, level: str,
-                          lengths: dict) -> list[LinkGroup]:
+def _storage_switch_links(net, three: bool, leaves: int, spines: int, cores: int, level: str, lengths: dict,
+                          kits: dict) -> list[LinkGroup]:
     """Storage leaf–spine links (every leaf to every spine, 3 tiers: of its pod) and, in 3 tiers,
-    spine–core links (every spine to the cores of its plane), in whole assemblies per switch pair."""
+    spine–core links (every spine to the cores of its plane): a one-piece cable per switch pair,
+    transceiver kits by the cages they fill (``kits``, the model's count; storage_cables.py)."""
     out = []
     if three:
         _, planes, spine_up = net.pod
@@ -293,12 +295,14 @@ def _storage_switch_links(net, three: bool, leaves: int, spines: int, cores: int
                    ("storage-spine-core", spines * spine_up, spines * per_plane, spine_up // per_plane))
     else:
         classes = (("storage-leaf-spine", leaves * net.up, leaves * spines, net.up // spines if spines else 0),)
+    cases = {"storage-leaf-spine": leaf_spine_case(net, level), "storage-spine-core": spine_core_case(net, level)}
     for cls, count, pairs, per_pair in classes:
         part = net.core_part[level] if cls == "storage-spine-core" else net.part(cls, level)
         if count and part:
+            by_cage = cases[cls] is not None and cases[cls][0] == "kits"
+            assemblies = kits[cls] if by_cage else pairs * -(-per_pair // part.part.links)
             out.append(LinkGroup(network="storage", between=cls, count=count, part=part.part.id,
-                                 assemblies=pairs * -(-per_pair // part.part.links), length_m=lengths[cls],
-                                 gbps=net.gbps))
+                                 assemblies=assemblies, length_m=lengths[cls], gbps=net.gbps))
     return out
 
 
@@ -325,7 +329,8 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
             links.append(LinkGroup(network="storage", between="node-storage", count=nodes * ports, part=part.part.id,
                                    assemblies=ports * -(-nodes // part.part.links), length_m=lengths["node-storage"],
                                    gbps=net.gbps, **_in_rack(dm, ("node-storage", net.index), part.part.id, value)))
-        links += _storage_switch_links(net, three, leaves, spines, value(n.cores), level, lengths)
+        kits = {cls: value(k.kits) for cls, k in n.storage_kits.items()}
+        links += _storage_switch_links(net, three, leaves, spines, value(n.cores), level, lengths, kits)
     else:
         record = dict(mode="converged", nic=None, nics_per_node=0, ports_per_node=c.rails,
                       link_gbps=c.interconnect.gbps, node_gbps=float(c.rails * c.interconnect.gbps), switch=None,

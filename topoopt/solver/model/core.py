@@ -10,7 +10,7 @@ enforced by its family's assumption literal, which is how infeasibility is expla
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
@@ -455,6 +455,8 @@ class NetVars:
     nodes_mw: Int
     """The nodes' power, exactly (mW; node_power.py)."""
     cost: dict[str, Int]
+    storage_kits: dict = field(default_factory=dict)
+    """Per storage switch-to-switch class, its kits counted by cages (storage_cables.py)."""
 
 
 NET_COSTS = ("storage_nic", "node_storage", "unit_hot", "unit_cold", "storage_leaf_spine", "storage_spine_core", "mgmt",

@@ -16,6 +16,7 @@ from topoopt.options.networks import StorageNetOption
 from topoopt.options.tables import RUN_LEVELS
 from topoopt.solver.model.core import by_value, dedicated_options
 from topoopt.solver.model.node_power import node_power_classes
+from topoopt.solver.model.storage_cables import storage_switch_cables
 
 
 def unit_attachments(dm) -> list[tuple[tuple, object, bool]]:
@@ -258,9 +259,10 @@ def _switch_totals(dm, ded: list, lits: list) -> None:
 
 
 def _network_costs(dm, ded: list, lits: list) -> None:
-    """Storage NICs, node–storage and storage leaf–spine cables, each cable class at its part for
-    where the design places its ends (dm.at_placements; storage-unit cables are per unit tier:
-    _unit_links); the parts' violations at a placement rule out the option there."""
+    """Storage NICs, node–storage and storage switch-to-switch cables (storage_cables.py), each
+    cable class at its part for where the design places its ends (dm.at_placements; storage-unit
+    cables are per unit tier: _unit_links); the parts' violations at a placement rule out the
+    option there."""
     m, o, v, n = dm.model, dm.options, dm.vars, dm.net
     cost = n.cost
     everything = list(zip(o.storage_nets, n.use_storage_net))
@@ -287,44 +289,7 @@ def _network_costs(dm, ded: list, lits: list) -> None:
         for (q, coef), where in dm.at_placements(dict(by_level)):
             m.add(cost["node_storage"] == (coef * per_q[q] if q else 0)).only_enforce_if([lit, *where])
 
-    # Storage leaf–spine: leaves × spines × ceil(links per pair / q); the same in 3 tiers, whose
-    # pods have the option's spine count (up / m).
-    def spine_coef(s, level):
-        """Cost per storage leaf: one assembly per link (free spine count), else per spine it
-        reaches ceil(links per pair / q) assemblies."""
-        part = s.part("storage-leaf-spine", level) if s.tiers == 2 else None
-        if part is None:
-            return 0
-        if not s.spines:
-            return s.up * (part.unit_price or 0)
-        return s.spines * -(-s.links_per_leaf_spine // part.part.links) * (part.unit_price or 0)
-
-    for by_level, lit in by_value(dm, options, literals, placed(spine_coef), "storage_spine_cost").items():
-        for coef, where in dm.at_placements(dict(by_level)):
-            m.add(cost["storage_leaf_spine"] == coef * n.leaves).only_enforce_if([lit, *where])
-    _storage_spine_core_cost(dm, options, literals, placed)
-
-
-def _storage_spine_core_cost(dm, options: list, literals: list, placed) -> None:
-    """3 tiers: every spine reaches the C cores of its plane with u2 / C links each, ceil((u2 / C)
-    / q) assemblies per pair: pods × Q × C × ceil(u2 / C / q) × price; none otherwise."""
-    m, n = dm.model, dm.net
-    cost = n.cost["storage_spine_core"]
-
-    def per_pod(s, level):
-        part = s.core_part.get(level) if s.three_tier_links else None
-        return (s.pod[1], s.pod[2], part.part.links, part.unit_price or 0) if part else None
-
-    m.add(cost == 0).only_enforce_if(n.three_tiers.Not())
-    for by_level, lit in by_value(dm, options, literals, placed(per_pod), "storage_core_cost").items():
-        for value, where in dm.at_placements(dict(by_level)):
-            if value is None:
-                continue  # no third tier here (_three_tier_shape)
-            spines, spine_up, q, price = value
-            for c, c_lit in n.cores_per_plane.items():
-                if spine_up % c == 0:
-                    coef = spines * c * -(-(spine_up // c) // q) * price
-                    m.add(cost == coef * n.pods).only_enforce_if([lit, c_lit, *where])
+    storage_switch_cables(dm, options, literals)
 
 
 def _management_costs(dm) -> None:
