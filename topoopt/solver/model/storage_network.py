@@ -61,7 +61,7 @@ def storage_fabric_ports_cover(dm: DesignModel) -> None:
     # Each leaf reaches each spine with up / spines links: leaves × up / spines ≤ k (2 tiers).
     for (up, radix), lit in by_value(dm, [s for s, _ in two], [x for _, x in two],
                                      lambda s: (s.up, s.radix), "storage_spine_ports").items():
-        dm.add(family, m.add(up * n.leaves <= radix * n.spines), lit, n.three_tiers.Not())
+        dm.add(family, m.add(up * n.leaves <= radix * n.spines), lit)
     _three_tiers(dm, family, [(s, x) for s, x in zip(ded, lits) if s.three_tier_links])
     _converged_attach(dm, family)
 
