@@ -420,7 +420,7 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, runs_m: di
 
     def add(**kwargs) -> None:
         option = StorageNetOption(index=len(options), **kwargs)
-        common, at = _apart(option, *placed_violations(list(option.parts.values())))
+        common, at = placed_violations(list(option.parts.values()))
         core, core_at = placed_violations([option.core_part]) if option.core_part else (frozenset(), {})
         options.append(replace(option, violations=storage_net_violations(option, instance) | common,
                                level_violations=at, core_violations=core, core_level_violations=core_at))
@@ -460,19 +460,6 @@ def storage_net_options(catalog: ResolvedCatalog, instance: Instance, runs_m: di
                     for spines in (d for d in range(1, up + 1) if up % d == 0):
                         add(spines=spines, links_per_leaf_spine=up // spines, **two, **common)
     return options
-
-
-def _apart(option: StorageNetOption, common: frozenset[str], at: dict) -> tuple[frozenset[str], dict]:
-    """``(common, at)`` with port_form_factor_match where the leaf–spine part's links that reach
-    one far switch together (a one-piece cable's all, a kit's per fibre) do not divide a 2-tier
-    option's links per pair: its cages would be part-filled or shared."""
-    placed = option.parts.get("storage-leaf-spine", {}) if option.spines else {}
-    apart = {level for level, chosen in placed.items()
-             if chosen and option.links_per_leaf_spine % chosen.part.links_together}
-    rule = frozenset({"port_form_factor_match"})
-    if apart and apart == set(placed):
-        return common | rule, {level: found - rule for level, found in at.items() if found - rule}
-    return common, {**at, **{level: at.get(level, frozenset()) | rule for level in apart if rule - common}}
 
 
 def unit_links(catalog: ResolvedCatalog, instance: Instance, keys: set[tuple], runs_m: dict[str, float],

@@ -168,12 +168,9 @@ def _three_tier_shape(dm, ded: list, lits: list) -> None:
     m, n = dm.model, dm.net
     three = [(s, x) for s, x in zip(ded, lits) if s.three_tier_links]
     m.add(sum(x for _, x in three) >= n.three_tiers)
-    # What the spine–core part breaks, one rule per distinct set (options share parts).
-    broken = by_value(dm, [s for s, _ in three], [x for _, x in three],
-                      lambda s: (s.core_violations, tuple(sorted(s.core_level_violations.items()))), "storage_core_rules")
-    for (everywhere, at), lit in broken.items():
-        dm.pair_rules.append((everywhere, (lit, n.three_tiers)))
-        for level, violations in at:
+    for s, lit in three:
+        dm.pair_rules.append((s.core_violations, (lit, n.three_tiers)))
+        for level, violations in s.core_level_violations.items():
             dm.pair_rules.append((violations, (lit, n.three_tiers, dm.placement[level])))
     m.add(sum(n.cores_per_plane.values()) == n.three_tiers)
     # The search runs without the LP: from a first design in 3 tiers it would walk the cost down

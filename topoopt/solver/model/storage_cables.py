@@ -88,9 +88,8 @@ class _Ceilings:
 
 def storage_switch_cables(dm, options: list, literals: list) -> None:
     """The costs ``storage_leaf_spine`` and ``storage_spine_core`` (module docstring); the kits
-    are ``dm.net.storage_kits[cls].kits``. A leaf–spine part whose links together do not divide
-    the links per pair rules its option out there (options/networks.py ``_apart``), a spine–core
-    one the cores per plane that give such pairs (port_form_factor_match)."""
+    are ``dm.net.storage_kits[cls].kits``; a part whose links together do not divide the links per
+    pair rules its option out there (port_form_factor_match)."""
     m, n = dm.model, dm.net
     ceilings = _Ceilings(dm)
     n.storage_kits = {cls: _Kits(dm, cls) for cls in ("storage-leaf-spine", "storage-spine-core")}
@@ -98,6 +97,11 @@ def storage_switch_cables(dm, options: list, literals: list) -> None:
     def placed(case):
         return lambda s: tuple((level, case(s, level)) for level in RUN_LEVELS)
 
+    for s, lit in zip(options, literals):
+        for level in RUN_LEVELS:
+            part = s.part("storage-leaf-spine", level) if s.tiers == 2 and s.spines else None
+            if part is not None and s.links_per_leaf_spine % part.part.links_together:
+                dm.pair_rules.append((frozenset({"port_form_factor_match"}), (lit, dm.placement[level])))
     cost = n.cost["storage_leaf_spine"]
     for by_level, lit in by_value(dm, options, literals, placed(leaf_spine_case), "storage_ls_case").items():
         for case, where in dm.at_placements(dict(by_level)):
