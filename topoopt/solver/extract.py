@@ -20,7 +20,7 @@ from topoopt.models.design import (
 from topoopt.models.performance import Parallelism, Performance
 from topoopt.options.networks import ColdOption, ManagementOption, StorageNetOption
 from topoopt.options.problem import SECONDS_PER_DAY
-from topoopt.options.racks import hosts_heads, last_rack, per_rack
+from topoopt.options.racks import per_rack
 from topoopt.options.tables import FabricOption, NodeConfig, PartOption
 from topoopt.perf import evaluate
 from topoopt.solver.billing import Billing
@@ -201,11 +201,10 @@ def _in_rack(dm: DesignModel, key: tuple, part_id: str, value) -> dict:
 
 
 def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
-    """One mixed rack, or compute racks, network racks per switch model (compute, storage,
-    management) and storage racks per tier model — one entry per model (compute and storage
-    switches, hot and cold units may share a model) — and the head nodes' network racks, unless
-    they sit in another model's last rack (that group's ``holds``); network and storage racks in
-    their own class."""
+    """Mixed racks; or compute racks, the full network racks per switch model (compute, storage,
+    management; one entry per model: compute and storage switches may share one), the full storage
+    racks per tier model (hot, cold) and the head nodes' full racks, then the shared racks holding
+    the rest, in the network and storage racks' class."""
     o, v, n = dm.options, dm.vars, dm.net
     catalog = dm.problem.catalog.catalog
     switch_models, tier_models = catalog.by_id("switches"), catalog.by_id("storage")
@@ -221,28 +220,17 @@ def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
                                     if x in unit_counts))
     switch_w = {sid: o.switch_power_w(switch_models[sid]) for sid in switch_order}
     if value(v.mixed):
-        return _mixed_racks(dm, rack, node_w, switch_w, switch_order, tier_order, value)
+        return _slot_racks(dm, rack, "mixed", node_w, switch_w, switch_order, tier_order, value)
     racks = [_rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, pick.config.server.rack_units)]
-    models = [("network", n.switch_racks_of[sid], switch_counts[sid], switch_w[sid], switch_models[sid].rack_units)
-              for sid in switch_order]
-    models += [("storage", n.unit_racks_of[t], unit_counts[t], tier_models[t].power_w, tier_models[t].rack_units)
-               for t in tier_order]
-    heads, head = value(n.heads), o.head.model if o.head else None
-    # Hosted head nodes go to the first model whose last rack holds them (the model found one;
-    # which one does not change a count).
-    host = next((x for x, (_, _, count, w, u) in enumerate(models)
-                 if hosts_heads(infra, (w, u), count, (head.power_w, head.rack_units), heads)),
-                None) if value(n.heads_hosted) else None
-    for x, (role, model_racks, count, w, u) in enumerate(models):
-        group = _rack_group(infra, role, value(model_racks), count, w, u)
-        if x == host:
-            last_w = last_rack(count, per_rack(infra, w, u)) * w + heads * head.power_w
-            group = group.model_copy(update={"holds": {head.id: heads},
-                                             "power_kw": max(group.power_kw, round(last_w / 1000, 3))})
-        racks.append(group)
-    if heads and host is None:
-        racks.append(_rack_group(infra, "network", value(n.head_racks), heads, head.power_w, head.rack_units))
-    return racks
+    full = [("network", n.switch_racks_of[sid], switch_w[sid], switch_models[sid].rack_units) for sid in switch_order]
+    full += [("storage", n.unit_racks_of[t], tier_models[t].power_w, tier_models[t].rack_units) for t in tier_order]
+    if o.head is not None:
+        full.append(("network", n.head_racks, o.head.model.power_w, o.head.model.rack_units))
+    for role, model_racks, w, u in full:
+        if value(model_racks):
+            per = per_rack(infra, w, u)
+            racks.append(_rack_group(infra, role, value(model_racks), per * value(model_racks), w, u))
+    return racks + _slot_racks(dm, infra, "shared", node_w, switch_w, switch_order, tier_order, value)
 
 
 def _storage_choice(tier, units: int) -> StorageChoice:
@@ -379,9 +367,10 @@ def _management_network(dm: DesignModel, pick: Choice, value) -> tuple[Managemen
     return record, switches, links
 
 
-def _mixed_racks(dm: DesignModel, rack, node_w: float, switch_w: dict, switch_order: list, tier_order: list,
-                 value) -> list[RackGroup]:
-    """One ``mixed`` group per distinct rack content, in slot order (most nodes first)."""
+def _slot_racks(dm: DesignModel, rack, role: str, node_w: float, switch_w: dict, switch_order: list,
+                tier_order: list, value) -> list[RackGroup]:
+    """One group of ``role`` (mixed or shared) per distinct content of the slots used, in slot
+    order (mixed: most nodes first)."""
     tiers = dm.problem.catalog.catalog.by_id("storage")
     head = dm.options.head.model if dm.options.head else None
     groups: dict[tuple, int] = {}
@@ -396,7 +385,7 @@ def _mixed_racks(dm: DesignModel, rack, node_w: float, switch_w: dict, switch_or
     for (nodes, holds), count in groups.items():
         watts = {**switch_w, **{t: tiers[t].power_w for t in tier_order}, **({head.id: head.power_w} if head else {})}
         total_w = nodes * node_w + sum(c * watts[k] for k, c in holds)
-        out.append(RackGroup(rack_class=rack.id, role="mixed", count=count, nodes_per_rack=nodes, holds=dict(holds),
+        out.append(RackGroup(rack_class=rack.id, role=role, count=count, nodes_per_rack=nodes, holds=dict(holds),
                              power_kw=round(total_w / 1000, 3)))
     return out
 
