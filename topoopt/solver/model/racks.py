@@ -60,9 +60,9 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
                 dm.add(family, m.add(count == 0), rack_lit)
                 continue
             dm.add(family, m.add(cap * racks + shared >= count), rack_lit)
-            if cap == min(power_cap, units_cap):  # the binding bound: full racks are full, as many
-                dm.add(family, m.add(cap * racks + shared <= count), rack_lit)  # as the model fills
-                dm.add(family, m.add(shared <= cap - 1), rack_lit, several)
+            if cap == min(power_cap, units_cap):  # the binding bound also fixes the ceiling exactly
+                dm.add(family, m.add(cap * racks + shared <= count + cap - 1), rack_lit)
+                dm.add(family, m.add(shared <= cap - 1), rack_lit, several)  # less than a rack of it
     slot_limits(dm, family)
 
 
