@@ -10,8 +10,8 @@ floor(rack_u / device_u))``, counted by the checker's
 :func:`~topoopt.checking.derive.devices_per_rack` so that the plan and the check agree); models
 take racks in order of appearance (compute fabric, storage network, management network, head
 nodes; hot tier, cold tier). Devices stack from U1 upwards in wiring order (a scalable unit's
-leaves share racks). ``shared`` racks hold the last devices of each model, what its full racks
-leave, as the design's groups record them. A small design may instead use ``mixed`` racks, each
+leaves share racks). ``shared`` racks hold the last devices of each model, its share, as the
+design's groups record them. A small design may instead use ``mixed`` racks, each
 holding the nodes and the devices by model its group records. In shared and mixed racks nodes
 and storage stack from U1 up and the switches and head nodes from the top down. Power is
 provisioned power (see :mod:`topoopt.fabric.hardware`); each rack's total is checked against the
@@ -202,7 +202,7 @@ def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list
 
 def _shares(groups: list, devices: list[Device]) -> dict[str, list[Device]]:
     """The devices the shared racks hold, by model: the last of each model in wiring order (its
-    full racks take the first)."""
+    own racks take the first)."""
     held: dict[str, int] = {}
     for group in groups:
         for model, count in group.holds.items():

@@ -201,10 +201,10 @@ def _in_rack(dm: DesignModel, key: tuple, part_id: str, value) -> dict:
 
 
 def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
-    """Mixed racks; or compute racks, the full network racks per switch model (compute, storage,
-    management; one entry per model: compute and storage switches may share one), the full storage
-    racks per tier model (hot, cold) and the head nodes' full racks, then the shared racks holding
-    the rest, in the network and storage racks' class."""
+    """Mixed racks; or compute racks, the network racks of each switch model (compute, storage,
+    management; one entry per model: compute and storage switches may share one), the storage racks
+    of each tier model (hot, cold) and the head nodes' racks, each holding what the model does not
+    share, then the shared racks, in the network and storage racks' class."""
     o, v, n = dm.options, dm.vars, dm.net
     catalog = dm.problem.catalog.catalog
     switch_models, tier_models = catalog.by_id("switches"), catalog.by_id("storage")
@@ -222,15 +222,19 @@ def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
     if value(v.mixed):
         return _slot_racks(dm, rack, "mixed", node_w, switch_w, switch_order, tier_order, value)
     racks = [_rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, pick.config.server.rack_units)]
-    full = [("network", n.switch_racks_of[sid], switch_w[sid], switch_models[sid].rack_units) for sid in switch_order]
-    full += [("storage", n.unit_racks_of[t], tier_models[t].power_w, tier_models[t].rack_units) for t in tier_order]
+    shared = _slot_racks(dm, infra, "shared", node_w, switch_w, switch_order, tier_order, value)
+    own = [("network", n.switch_racks_of[sid], sid, switch_counts[sid], switch_w[sid], switch_models[sid].rack_units)
+           for sid in switch_order]
+    own += [("storage", n.unit_racks_of[t], t, unit_counts[t], tier_models[t].power_w, tier_models[t].rack_units)
+            for t in tier_order]
     if o.head is not None:
-        full.append(("network", n.head_racks, o.head.model.power_w, o.head.model.rack_units))
-    for role, model_racks, w, u in full:
+        own.append(("network", n.head_racks, o.head.model.id, value(n.heads), o.head.model.power_w,
+                    o.head.model.rack_units))
+    for role, model_racks, model, count, w, u in own:
         if value(model_racks):
-            per = per_rack(infra, w, u)
-            racks.append(_rack_group(infra, role, value(model_racks), per * value(model_racks), w, u))
-    return racks + _slot_racks(dm, infra, "shared", node_w, switch_w, switch_order, tier_order, value)
+            left = count - sum(g.count * g.holds.get(model, 0) for g in shared)
+            racks.append(_rack_group(infra, role, value(model_racks), left, w, u))
+    return racks + shared
 
 
 def _storage_choice(tier, units: int) -> StorageChoice:

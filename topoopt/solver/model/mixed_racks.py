@@ -4,8 +4,8 @@
 * **Mixed racks**: a small design may put all its nodes, switches, storage units and head nodes in
   slots of the nodes' class.
 * **Shared racks**: otherwise the slots hold no nodes; each switch model, storage tier and the
-  head nodes fill full racks of their own (racks.py), and the rest of each shares the slots, in
-  the network and storage racks' class.
+  head nodes take racks of their own (racks.py) and may put a share, less than a rack of it, in
+  one of the slots, in the network and storage racks' class.
 
 Each rack is a *slot* with its own counts, so the model's size depends on the slot limit and the
 device models, never on the node count. Slots are used in order and hold non-increasing node
@@ -39,7 +39,7 @@ def define_mixed_racks(dm: DesignModel) -> list[Slot]:
     """The slots, and what ties them to the design: with ``mixed``, the slots hold every node,
     switch, storage unit and head node, the design's racks are the slots used (all counted as
     compute racks) and no rack is homogeneous; without it the slots hold no nodes and are the
-    shared racks (racks.py ties each model's full racks and its share of the slots to its count)."""
+    shared racks (racks.py ties each model's own racks and its share of the slots to its count)."""
     m, v, n = dm.model, dm.vars, dm.net
     # A rack never holds more devices than it has units (every device takes at least one): small
     # domains keep the search out of counts no rack can hold.
@@ -68,7 +68,7 @@ def define_mixed_racks(dm: DesignModel) -> list[Slot]:
     shares = [(n.switches_of[sid], [s.switches[sid] for s in slots]) for sid in n.switches_of]
     shares += [(n.units_of[t], [s.units[t] for s in slots]) for t in n.units_of]
     shares.append((n.heads, [s.heads for s in slots]))
-    for total, held in shares:  # the rest of each model, beside its full racks (racks.py)
+    for total, held in shares:  # each model's share, beside its own racks (racks.py)
         m.add(sum(held) == total).only_enforce_if(v.mixed)
         m.add(sum(held) <= total)
 
@@ -88,10 +88,10 @@ def define_mixed_racks(dm: DesignModel) -> list[Slot]:
 
 
 def _one_slot_each(dm: DesignModel, slots: list[Slot], shares: list[list]) -> None:
-    """Shared racks: each model's rest sits in one of them, the ``i``-th model's in one of the
-    first ``i + 1`` (which removes the symmetry of swapping two racks). A rest is less than a
-    rack of its model holds (racks.py), so it fits one; the model then only chooses which
-    models share a rack."""
+    """Shared racks: each model's share sits in one of them, the ``i``-th model's in one of the
+    first ``i + 1`` (which removes the symmetry of swapping two racks). A share is less than a
+    rack of its model (racks.py), so it fits one; the model then chooses which models share a
+    rack."""
     m, v = dm.model, dm.vars
     for i, held in enumerate(shares):
         within = held[:i + 1]

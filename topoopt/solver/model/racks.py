@@ -11,9 +11,9 @@ from topoopt.solver.model.mixed_racks import slot_limits
 def _rack_capacity(dm: DesignModel, family: str) -> None:
     """Homogeneous racks, each family owning its bound: compute racks = ceil(nodes / nodes per
     rack), per distinct node power or rack units, in the nodes' class; per switch model (over all
-    networks), storage tier and the head nodes, ``full = floor(count / per)`` racks of ``per``
-    devices each (``per`` the fewer a rack holds by power or by units) and the rest in the shared
-    racks: ``per · full + shared = count``, ``shared < per``, in the network and storage racks' class.
+    networks), storage tier and the head nodes, a share ``shared < per`` in the shared racks and
+    ``ceil((count − shared) / per)`` racks of its own (``per`` the fewer a rack holds by power or
+    by units), in the network and storage racks' class.
 
     A small design may instead use mixed racks, each within its class; shared and mixed racks are
     the slots of mixed_racks.py.
@@ -45,7 +45,7 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
             dm.add(family, m.add(cap * racks >= v.nodes), lit, rack_lit, several)
             dm.add(family, m.add(cap * racks <= v.nodes + cap - 1), lit, rack_lit, several)
     dm.add(family, m.add(v.compute_racks >= racks), several)
-    # Switches, storage units and head nodes, per model: full racks, and the rest in shared racks.
+    # Switches, storage units and head nodes, per model: its own racks, and a share in shared racks.
     groups = [(switches[sid], o.switch_power_w(switches[sid]), count, n.switch_racks_of[sid],
                sum(slot.switches[sid] for slot in dm.slots)) for sid, count in n.switches_of.items()]
     groups += [(tiers[t], tiers[t].power_w, count, n.unit_racks_of[t], sum(slot.units[t] for slot in dm.slots))
