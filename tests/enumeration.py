@@ -328,8 +328,8 @@ class Racking:
     switches_together: bool = False
     """One rack holds every switch of the compute switches' model."""
     counts: tuple[int, ...] = ()
-    shared: tuple[tuple[tuple[str, int], ...], ...] = ()
-    """Racks of one model each: each shared rack's (model, count) pairs, the rests of the full racks."""
+    host: int | None = None
+    """Racks of one model each: the device (index) whose last rack also holds the head nodes."""
     together: int | None = None
     """Mixed: the pooled model (index) kept in one rack, if any."""
     compute_switch: str | None = None
@@ -352,64 +352,48 @@ class Racking:
         return self.node_racks * price(self.rack.id) + (self.total - self.node_racks) * price(self.infra.id)
 
 
-def shared_racks(infra: RackClass, rests: list[tuple[str, int, float, int]]) -> list[tuple[tuple[str, int], ...]]:
-    """The fewest racks of ``infra`` holding each model's rest (model, count, W, rack units) whole,
-    at whole watts (as the model counts them) and within the rack units: every partition of the
-    few rests, smallest first."""
-    limit_w, limit_u = math.floor(infra.power_kw * 1000 + 1e-6), infra.rack_units
-
-    def fits(block) -> bool:
-        return (sum(c * math.ceil(w) for _, c, w, _ in block) <= limit_w
-                and sum(c * u for _, c, _, u in block) <= limit_u)
-
-    def partitions(items):
-        if not items:
-            yield []
-            return
-        first, rest = items[0], items[1:]
-        for tail in partitions(rest):
-            yield [[first], *tail]
-            for i in range(len(tail)):
-                yield [*tail[:i], [first, *tail[i]], *tail[i + 1:]]
-
-    best = None
-    for blocks in partitions(rests):
-        if all(fits(b) for b in blocks) and (best is None or len(blocks) < len(best)):
-            best = blocks
-    return [tuple((m, c) for m, c, _, _ in block) for block in best or []]
+def hosting(infra: RackClass, devices: list, head: str | None) -> int | None:
+    """The first switch model or storage tier whose last rack also holds the head nodes (the last
+    device, model ``head``) at whole watts and within the rack units; None without one."""
+    if head is None or not devices or devices[-1][1] != head or not devices[-1][2]:
+        return None
+    _, _, heads, head_w, head_u, _ = devices[-1]
+    for i, (role, _, count, w, u, _) in enumerate(devices[:-1]):
+        per = derive.devices_per_rack(infra, w, u)
+        if role == "compute" or not count or per < 1:
+            continue
+        last = count - per * (derive.ceil_div(count, per) - 1)
+        if (math.ceil(w) * last + math.ceil(head_w) * heads <= math.floor(infra.power_kw * 1000 + 1e-6)
+                and u * last + head_u * heads <= infra.rack_units):
+            return i
+    return None
 
 
 def rackings(rack: RackClass, infra: RackClass, devices: list[tuple[str, str, int, float, int, str]],
-             compute_switch: str | None) -> list[Racking]:
+             compute_switch: str | None, head: str | None = None) -> list[Racking]:
     """The ways to rack (role, model, count, power W, rack units, cooling) of each device model,
-    the nodes in ``rack``, that can each be the cheapest: each model in full racks of its own and
-    the rests, each whole, in the fewest shared racks (docs/model.md, "Racks and power"), the
-    network, storage and shared racks in ``infra``; and, when ``infra`` is ``rack``, mixed racks (at most
+    the nodes in ``rack``, that can each be the cheapest: each model in racks of its own, the
+    network and storage racks in ``infra``; and, when ``infra`` is ``rack``, mixed racks (at most
     ``MIXED_RACKS_MAX``, an exact bin packing over the pooled models, left unpacked) and mixed
     racks with every switch of the compute model in one, which shortens the switch links' runs
     (docs/model.md, "Cable runs"). A class holds only the coolings it cools."""
     out = []
-    per_rack, total, pooled_infra = [], 0, {}
-    for role, model, count, power_w, units, cooling in devices:
+    per_rack, total = [], 0
+    for role, _, count, power_w, units, cooling in devices:
         home = rack if role == "compute" else infra
         per = derive.devices_per_rack(home, power_w, units) if count else 0
         if count and (per < 1 or not derive.rack_cools(home, cooling)):
             break
         per_rack.append(per)
-        if role == "compute":
-            total += derive.ceil_div(count, per) if count else 0
-        elif count:
-            pooled_infra.setdefault(model, [model, 0, power_w, units, per])[1] += count
+        total += derive.ceil_div(count, per) if count else 0
     else:
-        # Full racks of each pooled model, its rest in the fewest shared racks, whole.
-        rests = [(m, c % per, w, u) for m, c, w, u, per in pooled_infra.values() if c % per]
-        shared = shared_racks(infra, rests)
-        full = sum(c // per for _, c, _, _, per in pooled_infra.values())
-        compute = next((x for x in pooled_infra.values() if x[0] == compute_switch), None)
-        together = compute is not None and (compute[1] // compute[4] == 0 or compute[1] == compute[4])
-        out.append(Racking(rack, total + full + len(shared), False, tuple(per_rack), infra,
-                           derive.ceil_div(devices[0][2], per_rack[0]), switches_together=together,
-                           shared=tuple(shared)))
+        together = compute_switch is not None and any(
+            m == compute_switch and derive.ceil_div(c, per) == 1 for (_, m, c, *_), per in zip(devices, per_rack) if c)
+        out.append(Racking(rack, total, False, tuple(per_rack), infra, derive.ceil_div(devices[0][2], per_rack[0]),
+                           switches_together=together))
+        host = hosting(infra, devices, head)
+        if host is not None:  # the head nodes' own racks saved
+            out.append(replace(out[-1], total=total - derive.ceil_div(devices[-1][2], per_rack[-1]), host=host))
     if infra is not rack or not all(derive.rack_cools(rack, cooling) and derive.devices_per_rack(rack, w, u) >= 1
                                     for _, _, count, w, u, cooling in devices if count):
         return out
@@ -859,7 +843,7 @@ class Enumerator:
             return
         key = (*(r.id for r in classes), tuple(devices), compute_switch)
         if key not in self._racking:
-            self._racking[key] = rackings(*classes, devices, compute_switch)
+            self._racking[key] = rackings(*classes, devices, compute_switch, self.head.id if self.heads(n) else None)
         for placed in self._racking[key]:
             unpacked = placed.mixed and placed.bins is None
             totals = [total for total in block if total >= placed.total] if unpacked else [placed.total]
@@ -988,21 +972,18 @@ class Enumerator:
                                power_kw=round(sum(x * w for x, (_, w, _) in zip(v, placed.models)) / 1000, 3))
                      for v, count in groups.items()]
         else:
-            racks, full = [], {}
-            for (role, model, count, power_w, _, _), per in zip(cand.devices, placed.per_rack):
-                if role == "compute":
-                    racks.append(RackGroup(rack_class=rack.id, role=role, count=derive.ceil_div(count, per),
-                                           nodes_per_rack=per, power_kw=round(min(per, count) * power_w / 1000, 3)))
-                elif count:
-                    pooled = full.setdefault(model, [role, 0, power_w, per])
-                    pooled[1] += count
-            watts = {model: w for model, (_, _, w, _) in full.items()}
-            racks += [RackGroup(rack_class=placed.infra.id, role=role, count=count // per, nodes_per_rack=0,
-                                power_kw=round(per * w / 1000, 3))
-                      for role, count, w, per in full.values() if count // per]
-            racks += [RackGroup(rack_class=placed.infra.id, role="shared", count=1, nodes_per_rack=0, holds=dict(held),
-                                power_kw=round(sum(c * watts[m] for m, c in held) / 1000, 3))
-                      for held in placed.shared]
+            racks = [RackGroup(rack_class=(rack if role == "compute" else placed.infra).id, role=role,
+                               count=derive.ceil_div(count, per), nodes_per_rack=per if role == "compute" else 0,
+                               power_kw=round(min(per, count) * power_w / 1000, 3))
+                     for (role, _, count, power_w, *_), per in zip(cand.devices, placed.per_rack) if count]
+            if placed.host is not None:  # the head nodes in the host's last rack, no racks of their own
+                (_, head, heads, head_w, *_), racks = cand.devices[-1], racks[:-1]
+                _, _, count, power_w, *_ = cand.devices[placed.host]
+                per = placed.per_rack[placed.host]
+                last_w = (count - per * (derive.ceil_div(count, per) - 1)) * power_w + heads * head_w
+                i = sum(1 for d in cand.devices[:placed.host] if d[2])
+                racks[i] = racks[i].model_copy(update={"holds": {head: heads},
+                                                       "power_kw": max(racks[i].power_kw, round(last_w / 1000, 3))})
         tier, units = cand.tier, cand.units
         layout = perf.evaluate(self.job, self.hardware(node, fabric, n, net.record.mode == "converged"))
         return Design(

@@ -50,6 +50,12 @@ class CheckContext(NetworksView):
         return None if model is None else (model, h.count)
 
     @cached_property
+    def head_host(self) -> RackGroup | None:
+        """The group of racks of one model whose last rack also holds the head nodes (its
+        ``holds``); None when the head nodes take racks of their own or mixed racks."""
+        return next((g for g in self.design.racks if g.role != "mixed" and g.holds), None)
+
+    @cached_property
     def nic(self) -> Nic | None:
         return self._item("nics", self.design.nic)
 
@@ -81,7 +87,7 @@ class CheckContext(NetworksView):
     def infra_rack_class(self) -> RackClass | None:
         """The network and storage racks' class; with mixed racks (which hold the switches), or
         without a network or storage rack, the nodes'."""
-        groups = [g for role in ("network", "storage", "shared") for g in self.rack_groups(role) if g.count]
+        groups = [g for g in self.rack_groups("network") + self.rack_groups("storage") if g.count]
         if self.rack_groups("mixed") or not groups:
             return self.rack_class
         return self._item("racks", groups[0].rack_class)
@@ -233,17 +239,14 @@ class CheckContext(NetworksView):
     @cached_property
     def compute_switches_one_rack(self) -> bool:
         """One rack holds every switch of the compute switches' model (with the storage and
-        management switches of that model): a mixed or shared rack holding them all, or, in racks
-        of one model each with none in a shared rack, the model fits in one rack of the network
-        racks' class."""
+        management switches of that model): a mixed rack holding them all, or, in racks of one
+        model each, the model fits in one rack of the network racks' class."""
         if self.switch is None or self.infra_rack_class is None:
             return False
         count = sum(n for s, n in self.switch_counts if s.id == self.switch.id)
-        slots = self.rack_groups("mixed") or self.rack_groups("shared")
-        if any(g.count == 1 and g.holds.get(self.switch.id, 0) >= count for g in slots):
-            return True
-        if self.rack_groups("mixed") or any(g.holds.get(self.switch.id, 0) for g in slots):
-            return False
+        mixed = self.rack_groups("mixed")
+        if mixed:
+            return any(g.count == 1 and g.holds.get(self.switch.id, 0) >= count for g in mixed)
         per_rack = derive.devices_per_rack(self.infra_rack_class, self.power_of_switch_w(self.switch),
                                            self.switch.rack_units)
         return count <= per_rack

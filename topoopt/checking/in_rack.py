@@ -2,7 +2,7 @@
 "Cables within one rack"; family cable_reach).
 
 In several mixed racks, a one-piece cable longer than ``in_rack_m + slack_m`` never runs between two
-devices of one rack; beyond mixed racks, nor between two devices of a shared rack. The cables that do are bought as the link group's ``in_rack_part``: where the
+devices of one rack. The cables that do are bought as the link group's ``in_rack_part``: where the
 class's switch is the only one of its model (its *hub*), as many as the devices in the hub's rack
 times their assemblies each; a rack that may hold both ends of such a part's link anywhere else
 rules the part out.
@@ -40,29 +40,7 @@ def in_rack_violations(ctx: CheckContext) -> list[Violation]:
             out += _in_rack_part(ctx, group, part, item, racks, ends)
         elif racks and _too_long(ctx, part) and ends is not None and _sharing(racks, *ends[:2]):
             out.append(coiled(ctx, item, part))
-        elif not racks and _too_long(ctx, part) and _in_a_shared_rack(ctx, group, part):
-            out.append(coiled(ctx, item, part))
     return out
-
-
-def _in_a_shared_rack(ctx: CheckContext, group: LinkGroup, part: LinkPart) -> bool:
-    """A shared rack holds both ends of one of the group's links: a storage tier's units and the
-    switch they attach to, a management leaf (its rack's PDUs are its devices), or a management
-    leaf and an aggregation switch (two, when they are one model). Racks of one model each may
-    hold two switches of a model: their switch-to-switch links are not checked."""
-    racks = [holds for g in ctx.rack_groups("shared") for holds in [g.holds] * g.count]
-    mgmt = ctx.design.management_network
-    if group.between == "storage-unit":
-        ends = _ends(ctx, group, part)
-        return ends is not None and any(holds.get(ends[0], 0) and holds.get(ends[1], 0) for holds in racks)
-    if group.between == "mgmt":
-        return any(holds.get(mgmt.switch, 0) for holds in racks)
-    if group.between == "mgmt-uplink" and mgmt.aggregation_switch:
-        leaf, aggregation = mgmt.switch, mgmt.aggregation_switch
-        if leaf == aggregation:
-            return any(holds.get(leaf, 0) >= 2 for holds in racks)
-        return any(holds.get(leaf, 0) and holds.get(aggregation, 0) for holds in racks)
-    return False
 
 
 def _in_rack_part(ctx: CheckContext, group: LinkGroup, part: LinkPart, item: str, racks: list,

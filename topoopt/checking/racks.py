@@ -2,13 +2,13 @@
 
 Power is provisioned power (docs/model.md): devices at their maximum with every cage holding the
 hungriest module that fits it. Either compute racks hold nodes only, network racks switches
-(compute, storage and management switches) or head nodes, and storage racks storage units only
-(hot and cold), every such rack holding devices of one model, and *shared* racks any mix of what
-those leave; the compute racks are of the nodes' rack class and the network, storage and shared
-racks of one class of their own. Or a small design puts everything in *mixed* racks of one class.
-Mixed and shared groups record the devices by model one rack holds (``holds``). A role's racks of
-one model each are recorded as one group, or as one group per model in the order compute,
-storage, management switch, head node (hot, cold tier).
+(compute, storage and management switches) or head nodes, and storage racks storage units only (hot and cold),
+every rack holding devices of one model, the compute racks of the nodes' rack class and the
+network and storage racks of one class of their own; or a small design puts everything in
+*mixed* racks of one class, each group recording the nodes and the devices by model one rack
+holds. A role's racks are recorded as one group, or as one group per model in the
+order compute, storage, management switch, head node (hot, cold tier); the head nodes may instead
+sit in the last rack of one network or storage group, which names them in ``holds``.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def rack_roles(ctx: CheckContext) -> list[RackRole]:
         roles.append(RackRole("compute", (Device(ctx.server.id, ctx.nodes, ctx.node_power_w, ctx.server.rack_units),)))
     switches = [Device(switch.id, count, ctx.power_of_switch_w(switch), switch.rack_units)
                 for switch, count in ctx.switch_counts]
-    if ctx.head is not None:
+    if ctx.head is not None and ctx.head_host is None:  # else in another model's last rack
         head, count = ctx.head
         switches.append(Device(head.id, count, head.power_w, head.rack_units))
     if switches:
@@ -92,23 +92,6 @@ def rack_roles(ctx: CheckContext) -> list[RackRole]:
     if units:
         roles.append(RackRole("storage", _pooled(units)))
     return roles
-
-
-def _shared_held(ctx: CheckContext) -> dict[str, int]:
-    """Devices by model over the shared racks."""
-    held: dict[str, int] = {}
-    for group in ctx.rack_groups("shared"):
-        for model, count in group.holds.items():
-            held[model] = held.get(model, 0) + group.count * count
-    return held
-
-
-def one_model_roles(ctx: CheckContext) -> list[RackRole]:
-    """The roles as racks of one model each hold them: each model less what the shared racks hold
-    (none below zero; racks_available reports a shared rack holding more than the design has)."""
-    held = _shared_held(ctx)
-    return [RackRole(role.role, tuple(Device(d.device, max(d.count - held.get(d.device, 0), 0), d.power_w, d.rack_units)
-                                      for d in role.devices)) for role in rack_roles(ctx)]
 
 
 def recorded_racks(ctx: CheckContext, role: RackRole) -> list[tuple[RackRole, RackGroup | None]] | None:
@@ -124,9 +107,8 @@ def recorded_racks(ctx: CheckContext, role: RackRole) -> list[tuple[RackRole, Ra
     return None
 
 
-def _racks(ctx: CheckContext) -> list[tuple[RackRole, RackGroup | None]]:
-    """Racks of one model each, with the groups recording them."""
-    return [pair for role in one_model_roles(ctx) for pair in recorded_racks(ctx, role) or []]
+def _racks(ctx: CheckContext, roles: list[RackRole]) -> list[tuple[RackRole, RackGroup | None]]:
+    return [pair for role in roles for pair in recorded_racks(ctx, role) or []]
 
 
 def _mixed(ctx: CheckContext) -> list[RackGroup]:
@@ -144,16 +126,14 @@ def _mixed_load(group: RackGroup, devices: list[Device]) -> tuple[list[Device], 
     return nodes + held, [m for m in group.holds if m not in known]
 
 
-def _slot_limits(ctx: CheckContext, role: str, rack: RackClass, by: str) -> list[Violation]:
-    """Each mixed or shared rack (``role``) within the class's power (``by="power"``, recording
-    its power) or units."""
+def _mixed_limits(ctx: CheckContext, rack: RackClass, by: str) -> list[Violation]:
+    """Each mixed rack within the class's power (``by="power"``, recording its power) or units."""
     family = "rack_power_within_limit" if by == "power" else "rack_units_within_limit"
     devices = _devices(rack_roles(ctx))
     out: list[Violation] = []
-    for group in ctx.rack_groups(role):
+    for group in _mixed(ctx):
         load, _ = _mixed_load(group, devices)
-        item = f"mixed racks ({rack.id}, {group.nodes_per_rack} nodes each)" if role == "mixed" else \
-            f"shared racks ({rack.id}, {_listing(load, 'count')})"
+        item = f"mixed racks ({rack.id}, {group.nodes_per_rack} nodes each)"
         if by == "power":
             total_w, limit_w = sum(d.count * d.power_w for d in load), rack.power_kw * W_PER_KW
             if total_w > limit_w * (1 + 1e-9):
@@ -166,27 +146,6 @@ def _slot_limits(ctx: CheckContext, role: str, rack: RackClass, by: str) -> list
             if total_u > rack.rack_units:
                 out.append(Violation(family=family, item=item,
                                      detail=f"{_listing(load, 'units')} = {total_u} U > {rack.rack_units} U"))
-    return out
-
-
-def _shared_counts(ctx: CheckContext) -> list[Violation]:
-    """Shared racks hold no nodes and no more of a model than the design has; compute racks and
-    racks of one model each record no ``holds`` (what else they hold would go uncounted)."""
-    family = "racks_available"
-    out = [Violation(family=family, item=f"{g.role} racks ({g.rack_class})",
-                     detail=f"record {g.holds} beside {g.role} racks' own devices; only mixed and shared racks hold a mix")
-           for g in ctx.design.racks if g.role in ("compute", "network", "storage") and g.holds]
-    devices = {d.device: d for d in _devices(rack_roles(ctx)) if d.device != getattr(ctx.server, "id", None)}
-    for group in ctx.rack_groups("shared"):
-        unknown = [m for m in group.holds if m not in devices]
-        if unknown or group.nodes_per_rack:
-            what = f"hold {', '.join(unknown)}, which the design has none of" if unknown else \
-                f"{group.nodes_per_rack} nodes per rack recorded in a shared rack"
-            out.append(Violation(family=family, item=f"shared racks ({group.rack_class})", detail=what))
-    for model, count in _shared_held(ctx).items():
-        if model in devices and count > devices[model].count:
-            out.append(Violation(family=family, item=f"shared racks of {model}",
-                                 detail=f"hold {num(count)} × {model}; the design has {num(devices[model].count)}"))
     return out
 
 
@@ -222,10 +181,7 @@ def _devices(roles: list[RackRole]) -> list[Device]:
 
 
 def _listing(devices: list[Device], value: str) -> str:
-    """``"4 × dgx-h100 at 10.3 kW + 12 × qm9700 at 1.55 kW"`` (or ``at 8 U``; ``count``: the
-    counts alone)."""
-    if value == "count":
-        return " + ".join(f"{num(d.count)} × {d.device}" for d in devices if d.count)
+    """``"4 × dgx-h100 at 10.3 kW + 12 × qm9700 at 1.55 kW"`` (or ``at 8 U``)."""
     if value == "power":
         return " + ".join(f"{num(d.count)} × {d.device} at {kw(d.power_w)}" for d in devices if d.count)
     return " + ".join(f"{num(d.count)} × {d.device} at {d.rack_units} U" for d in devices if d.count)
@@ -274,11 +230,10 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
     if ctx.rack_class is None:
         return out
     out += _uncooled(ctx)
+    roles = rack_roles(ctx)
     if _mixed(ctx):
-        return out + _slot_limits(ctx, "mixed", ctx.rack_class, "power")
-    if ctx.infra_rack_class is not None:
-        out += _slot_limits(ctx, "shared", ctx.infra_rack_class, "power")
-    for role, group in _racks(ctx):
+        return out + _mixed_limits(ctx, ctx.rack_class, "power")
+    for role, group in _racks(ctx, roles):
         rack = ctx.rack_class_of(role.role)
         if rack is None:
             continue
@@ -299,6 +254,12 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
         if short:
             out.append(Violation(family=family, item=item, detail=short))
         fullest_w, how = fullest_rack_w(role, group, rack)
+        if group is ctx.head_host:
+            last_w, last_u, last_how = _hosting_rack(ctx, role, group, rack)
+            if last_w > rack_w * (1 + 1e-9):
+                out.append(Violation(family=family, item=item, detail=f"its last rack: {last_how} = {kw(last_w)} > {kw(rack_w)}"))
+            if last_w > fullest_w:
+                fullest_w, how = last_w, f"its last rack: {last_how}"
         if not close(group.power_kw, fullest_w / W_PER_KW, rel=1e-4, abs_=1e-3):
             out.append(Violation(family=family, item=item,
                                  detail=f"{num(group.power_kw)} kW recorded for the fullest rack; {how} = {kw(fullest_w)}"))
@@ -326,11 +287,10 @@ def rack_units_within_limit(ctx: CheckContext) -> list[Violation]:
     out: list[Violation] = []
     if ctx.rack_class is None:
         return out
+    roles = rack_roles(ctx)
     if _mixed(ctx):
-        return _slot_limits(ctx, "mixed", ctx.rack_class, "units")
-    if ctx.infra_rack_class is not None:
-        out += _slot_limits(ctx, "shared", ctx.infra_rack_class, "units")
-    for role, group in _racks(ctx):
+        return _mixed_limits(ctx, ctx.rack_class, "units")
+    for role, group in _racks(ctx, roles):
         rack = ctx.rack_class_of(role.role)
         if rack is None:
             continue
@@ -349,6 +309,44 @@ def rack_units_within_limit(ctx: CheckContext) -> list[Violation]:
         short = _shortage(role, group, rack, "units")
         if short:
             out.append(Violation(family=family, item=item, detail=short))
+        if group is ctx.head_host:
+            _, last_u, last_how = _hosting_rack(ctx, role, group, rack)
+            if last_u > rack.rack_units:
+                out.append(Violation(family=family, item=item,
+                                     detail=f"its last rack: {last_how} = {last_u} U > {rack.rack_units} U"))
+    return out
+
+
+def _hosting_rack(ctx: CheckContext, role: RackRole, group: RackGroup, rack: RackClass) -> tuple[float, int, str]:
+    """Power (W), rack units and make-up of the last rack of a group that also holds the head
+    nodes: ``count − per · (racks − 1)`` devices of its model beside them."""
+    d, (head, heads) = role.devices[0], ctx.head
+    last = d.count - d.per_rack(rack) * (group.count - 1)
+    how = f"{num(last)} × {d.device} at {kw(d.power_w)} + {num(heads)} × {head.id} at {kw(head.power_w)}"
+    return last * d.power_w + heads * head.power_w, last * d.rack_units + heads * head.rack_units, how
+
+
+def _head_host_record(ctx: CheckContext) -> list[Violation]:
+    """A group of network or storage racks of one model holds nothing but the design's head nodes,
+    all of them, in one group (they sit in the network and storage racks' class)."""
+    family = "racks_available"
+    hosts = [g for g in ctx.design.racks if g.role != "mixed" and g.holds]
+    out = [Violation(family=family, item="racks", detail=f"{len(hosts)} groups of racks of one model hold other "
+                                                         "devices; only one may, the head nodes")] if len(hosts) > 1 else []
+    host, head = ctx.head_host, ctx.head
+    if host is None:
+        return out
+    want = {head[0].id: head[1]} if head is not None else {}
+    if host.holds != want:
+        out.append(Violation(family=family, item=f"{host.role} racks ({host.rack_class})",
+                             detail=f"hold {host.holds} in their last rack; only the head nodes may ({want or 'none'})"))
+    pairs = [role for role, group in _racks(ctx, rack_roles(ctx)) if group is host]
+    if host.role not in ("network", "storage"):
+        out.append(Violation(family=family, item=f"{host.role} racks ({host.rack_class})",
+                             detail="hold the head nodes; they sit in network or storage racks"))
+    elif not pairs or len([d for d in pairs[0].devices if d.count]) != 1:
+        out.append(Violation(family=family, item=f"{host.role} racks ({host.rack_class})",
+                             detail="the head nodes are recorded in a group that is not of one model"))
     return out
 
 
@@ -359,7 +357,7 @@ def _rack_counts(ctx: CheckContext) -> list[Violation]:
     out: list[Violation] = []
     if _mixed(ctx):
         return _mixed_counts(ctx, ctx.rack_class)
-    for whole in one_model_roles(ctx):
+    for whole in rack_roles(ctx):
         rack = ctx.rack_class_of(whole.role)
         pairs = recorded_racks(ctx, whole)
         if rack is None:
@@ -409,7 +407,7 @@ def racks_available(ctx: CheckContext) -> list[Violation]:
     family = "racks_available"
     out: list[Violation] = []
     site = ctx.instance.site
-    for what, roles in (("the nodes' racks", ("compute", "mixed")), ("the network and storage racks", ("network", "storage", "shared"))):
+    for what, roles in (("the nodes' racks", ("compute", "mixed")), ("the network and storage racks", ("network", "storage"))):
         held = sorted({g.rack_class for g in ctx.design.racks if g.role in roles})
         if len(held) > 1:
             out.append(Violation(family=family, item="racks",
@@ -422,7 +420,7 @@ def racks_available(ctx: CheckContext) -> list[Violation]:
             out.append(Violation(family=family, item=f"rack class {rack_id}",
                                  detail=f"not among the site's rack classes ({', '.join(site.rack_classes)})"))
     if ctx.rack_class is not None:
-        out += _rack_counts(ctx) + _shared_counts(ctx)
+        out += _rack_counts(ctx) + _head_host_record(ctx)
     total = sum(g.count for g in ctx.design.racks)
     if total > site.max_racks:
         out.append(Violation(family=family, item="racks", detail=f"{num(total)} racks > {num(site.max_racks)} the site has"))

@@ -65,12 +65,12 @@ def solved_summary(result: SolveResult, name: str) -> str:
     for i, rack in enumerate(d.racks):
         head = "Racks        " if i == 0 else "             "
         per_rack = f"{rack.nodes_per_rack} node{'s' if rack.nodes_per_rack != 1 else ''}"
-        if rack.role in ("mixed", "shared"):
-            held = [f"{count} × {model}" for model, count in rack.holds.items()]
-            each = " + ".join([per_rack, *held] if rack.role == "mixed" else held)
-            lines.append(f"{head}{rack.count:,} × {rack.rack_class} {rack.role}, each {each}: {rack.power_kw:g} kW")
+        if rack.role == "mixed":
+            held = "".join(f" + {count} × {model}" for model, count in rack.holds.items())
+            lines.append(f"{head}{rack.count:,} × {rack.rack_class} mixed, each {per_rack}{held}: {rack.power_kw:g} kW")
             continue
         extra = f", {per_rack} each" if rack.role == "compute" else ""
+        extra += "".join(f", the last also {count} × {model}" for model, count in rack.holds.items())
         lines.append(f"{head}{rack.count:,} × {rack.rack_class} {rack.role}{extra}, fullest {rack.power_kw:g} kW")
     s = d.storage
     lines.append(f"Storage      hot: {s.units:,} × {s.tier}: {s.read_gbps / BITS_PER_BYTE:,.1f} GB/s read, {s.write_gbps / BITS_PER_BYTE:,.1f} GB/s write, "

@@ -4,19 +4,18 @@ Rules (``docs/model.md``, "Racks and power"): the nodes' rack class for compute 
 racks, the network and storage racks' class for the others; compute racks hold nodes only,
 ``nodes_per_rack`` each (from the design). Network racks hold switches of one model only —
 compute, storage and management switches alike, so a storage network on the compute fabric's
-switch model shares its racks — or head nodes, and storage racks units of one storage tier only,
-each as many as the class's power and rack units allow (``min(floor(rack_w / device_w),
-floor(rack_u / device_u))``, counted by the checker's
-:func:`~topoopt.checking.derive.devices_per_rack` so that the plan and the check agree); models
-take racks in order of appearance (compute fabric, storage network, management network, head
-nodes; hot tier, cold tier). Devices stack from U1 upwards in wiring order (a scalable unit's
-leaves share racks). ``shared`` racks hold the last devices of each model, its share, as the
-design's groups record them. A small design may instead use ``mixed`` racks, each
-holding the nodes and the devices by model its group records. In shared and mixed racks nodes
-and storage stack from U1 up and the switches and head nodes from the top down. Power is
+switch model shares its racks — or head nodes, and storage racks units of one storage tier only, as many
+as the class's power and rack units allow (``min(floor(rack_w / device_w), floor(rack_u /
+device_u))``, counted by the checker's :func:`~topoopt.checking.derive.devices_per_rack` so that
+the plan and the check agree); models take racks in order of appearance (compute fabric, storage
+network, management network, head nodes; hot tier, cold tier). Devices stack from U1 upwards in wiring order (a
+scalable unit's leaves share racks). A small design may instead use ``mixed`` racks, each holding
+the nodes and the devices by model its group records: nodes from U1 up, then storage, and the
+switches at the top of the rack. Power is
 provisioned power (see :mod:`topoopt.fabric.hardware`); each rack's total is checked against the
 class's ``power_kw`` and rack units, and every excess is reported.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,15 +29,14 @@ from topoopt.fabric.names import numbered
 from topoopt.models.catalog import RackClass
 from topoopt.models.design import Design
 
-RACK_PREFIX = {"compute": "rack", "network": "net", "storage": "stor", "mixed": "rack", "shared": "shr"}
+RACK_PREFIX = {"compute": "rack", "network": "net", "storage": "stor", "mixed": "rack"}
 
 
 @dataclass
 class Rack:
     name: str
     role: str
-    """``compute``, ``network`` (switches), ``storage``, ``shared`` (what those leave, any mix) or
-    ``mixed`` (everything, small designs)."""
+    """``compute``, ``network`` (switches), ``storage`` or ``mixed`` (everything, small designs)."""
     rack_class: str
     units: int
     power_limit_w: float
@@ -184,13 +182,13 @@ def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list
         per_node = nodes_per_rack(design, hw)
         n_compute = compute_racks(len(nodes), per_node)
         racks = _fill("compute", nodes, per_node, 1, n_compute, hw.rack_class)
-        shared_groups = [g for g in design.racks if g.role == "shared"]
-        rest = _shares(shared_groups, switches + units)
-        shared = {id(d) for left in rest.values() for d in left}
-        racks += _homogeneous("network", [d for d in switches if id(d) not in shared], hw.infra_rack_class)
-        racks += _homogeneous("storage", [d for d in units if id(d) not in shared], hw.infra_rack_class)
-        racks += _slot_racks(shared_groups, hw.infra_rack_class, rest, units)
-        unplaced = [d for left in rest.values() for d in left]
+        host = next((g for g in design.racks if g.role != "mixed" and g.holds), None)
+        heads = [d for d in switches if d.role == "head"] if host is not None else []
+        network = _homogeneous("network", [d for d in switches if d not in heads], hw.infra_rack_class)
+        storage = _homogeneous("storage", units, hw.infra_rack_class)
+        racks += network + storage
+        if heads:
+            unplaced = _host_heads(design, host, network if host.role == "network" else storage, heads)
     plan = RackPlan(racks=racks)
     if unplaced:
         plan.warnings.append(f"no rack holds {', '.join(d.name for d in unplaced)}")
@@ -200,40 +198,38 @@ def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list
     return plan
 
 
-def _shares(groups: list, devices: list[Device]) -> dict[str, list[Device]]:
-    """The devices the shared racks hold, by model: the last of each model in wiring order (its
-    own racks take the first)."""
-    held: dict[str, int] = {}
-    for group in groups:
-        for model, count in group.holds.items():
-            held[model] = held.get(model, 0) + group.count * count
-    return {model: of_model[len(of_model) - held[model]:] for of_model in by_model(devices)
-            if (model := of_model[0].model) in held}
+def _host_heads(design: Design, host, racks: list[Rack], heads: list[Device]) -> list[Device]:
+    """The head nodes at the top of the last rack of the model whose group records them (the
+    groups of a role follow its models' order); those left unplaced."""
+    groups = [g for g in design.racks if g.role == host.role and g.role != "mixed"]
+    models = list(dict.fromkeys(d.model for rack in racks for d in rack.devices))
+    model = models[groups.index(host)] if groups.index(host) < len(models) else None
+    last = next((rack for rack in reversed(racks) if any(d.model == model for d in rack.devices)), None)
+    if last is None:
+        return heads
+    ceiling = last.units + 1
+    for head in heads:
+        ceiling -= head.rack_units
+        head.rack, head.u = last.name, ceiling
+        last.devices.append(head)
+    return []
 
 
 def _mixed(design: Design, nodes: list[Device], switches: list[Device], storage: list[Device],
            hw: Hardware) -> tuple[list[Rack], list[Device]]:
     """Mixed racks as the design's groups record them, and the devices none holds: each rack takes
-    its nodes and, by model, its switches and storage units in wiring order."""
+    its nodes and, by model, its switches and storage units in wiring order; nodes and storage
+    stack from U1, switches from the top down."""
+    groups = [g for g in design.racks if g.role == "mixed"]
+    total = sum(g.count for g in groups)
     waiting = {"node": list(nodes)}
     for device in switches + storage:
         waiting.setdefault(device.model, []).append(device)
-    racks = _slot_racks([g for g in design.racks if g.role == "mixed"], hw.rack_class, waiting, storage)
-    return racks, [d for left in waiting.values() for d in left]
-
-
-def _slot_racks(groups: list, rack_class: RackClass, waiting: dict[str, list[Device]],
-                storage: list[Device]) -> list[Rack]:
-    """Mixed or shared racks as their groups record them, taking each rack's devices by model from
-    ``waiting`` (nodes under ``"node"``) in order: nodes and storage stack from U1, switches and
-    head nodes from the top down."""
-    total = sum(g.count for g in groups)
     racks: list[Rack] = []
     for group in groups:
         for _ in range(group.count):
-            rack = Rack(name=numbered(RACK_PREFIX[group.role], len(racks) + 1, total), role=group.role,
-                        rack_class=rack_class.id, units=rack_class.rack_units,
-                        power_limit_w=rack_class.power_kw * W_PER_KW)
+            rack = Rack(name=numbered("rack", len(racks) + 1, total), role="mixed", rack_class=hw.rack_class.id,
+                        units=hw.rack_class.rack_units, power_limit_w=hw.rack_class.power_kw * W_PER_KW)
             take = [("node", group.nodes_per_rack), *group.holds.items()]
             held = [d for model, count in take for d in _take(waiting.get(model, []), count)]
             bottom = [d for d in held if d.role == "node" or d in storage]
@@ -248,7 +244,7 @@ def _slot_racks(groups: list, rack_class: RackClass, waiting: dict[str, list[Dev
                 device.rack, device.u = rack.name, ceiling
             rack.devices = bottom + top
             racks.append(rack)
-    return racks
+    return racks, [d for left in waiting.values() for d in left]
 
 
 def _take(devices: list[Device], count: int) -> list[Device]:

@@ -10,7 +10,7 @@ from topoopt.models.base import NoBoolean, Record
 from topoopt.models.catalog import Price, PriceProvenance
 from topoopt.models.performance import Parallelism, Performance
 
-SCHEMA_VERSION = "1.10"
+SCHEMA_VERSION = "1.9"
 
 Network = Literal["compute", "storage", "management"]
 Tier = Literal["leaf", "spine", "core", "storage-leaf", "storage-spine", "storage-core", "mgmt-leaf", "mgmt-aggregation"]
@@ -85,18 +85,17 @@ class LinkGroup(Record):
 
 class RackGroup(Record):
     rack_class: str = Field(alias="class")
-    role: Literal["compute", "network", "storage", "mixed", "shared"] = Field(
+    role: Literal["compute", "network", "storage", "mixed"] = Field(
         description="mixed = racks holding any mix of nodes, switches, storage units and head nodes (small designs); "
-                    "network racks hold switches or head nodes of one model, storage racks storage units of one "
-                    "model; shared = network and storage racks holding what those leave, any mix."
+                    "network racks hold switches or head nodes."
     )
     count: int = Field(ge=0)
     nodes_per_rack: int = Field(ge=0)
     power_kw: float = Field(description="Power of the fullest rack of the group, kW.")
     holds: dict[str, int] = Field(
         default_factory=dict,
-        description="Mixed and shared racks: the switches, storage units and head nodes each rack of the group holds, "
-                    "by model id (a mixed rack's nodes are nodes_per_rack).")
+        description="Mixed racks: the switches, storage units and head nodes each rack of the group holds, by model id "
+                    "(its nodes are nodes_per_rack); racks of one model each: the head nodes its last rack also holds.")
 
 
 class StorageChoice(Record):

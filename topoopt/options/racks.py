@@ -13,13 +13,14 @@ compared in W with a 1e-6 W allowance so that decimal kW stay exact: 64.448 kW i
 
 from __future__ import annotations
 
+import math
+
 from topoopt.models.catalog import RackClass
 
 MIXED_RACKS_MAX = 8
 """Most racks a design may fill with a mix of nodes, switches and storage units (docs/model.md,
 "Racks and power"): small installations share racks; larger ones keep racks of one model each, as
-the reference architectures do, and share at most as many racks for what those leave. It bounds
-the model's size, not a rule of the checker."""
+the reference architectures do. It bounds the model's size, not a rule of the checker."""
 
 
 def rack_cools(rack: RackClass, cooling: str) -> bool:
@@ -50,3 +51,18 @@ def per_rack(rack: RackClass, power_w: float, rack_units: int, reserved: tuple[f
     reserved_w, reserved_units = reserved
     return min(devices_per_rack_by_power(rack, power_w, reserved_w),
                devices_per_rack_by_units(rack, rack_units, reserved_units))
+
+
+def last_rack(count: int, per: int) -> int:
+    """Devices in the last of ``ceil(count / per)`` racks filled ``per`` at a time."""
+    return count - per * (math.ceil(count / per) - 1) if count else 0
+
+
+def hosts_heads(rack: RackClass, device: tuple[float, int], count: int, head: tuple[float, int], heads: int) -> bool:
+    """Whether the last rack of ``count`` devices of one model, (W, rack units) each, racked
+    ``per_rack`` at a time, also holds ``heads`` head nodes: its load at whole watts (as the model
+    counts it) and its rack units within the class."""
+    (w, u), (head_w, head_u) = device, head
+    last = last_rack(count, per_rack(rack, w, u))
+    return (math.ceil(w) * last + math.ceil(head_w) * heads <= math.floor(rack.power_kw * 1000 + 1e-6)
+            and u * last + head_u * heads <= rack.rack_units)

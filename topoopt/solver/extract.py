@@ -20,7 +20,7 @@ from topoopt.models.design import (
 from topoopt.models.performance import Parallelism, Performance
 from topoopt.options.networks import ColdOption, ManagementOption, StorageNetOption
 from topoopt.options.problem import SECONDS_PER_DAY
-from topoopt.options.racks import per_rack
+from topoopt.options.racks import hosts_heads, last_rack, per_rack
 from topoopt.options.tables import FabricOption, NodeConfig, PartOption
 from topoopt.perf import evaluate
 from topoopt.solver.billing import Billing
@@ -201,10 +201,11 @@ def _in_rack(dm: DesignModel, key: tuple, part_id: str, value) -> dict:
 
 
 def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
-    """Mixed racks; or compute racks, the network racks of each switch model (compute, storage,
-    management; one entry per model: compute and storage switches may share one), the storage racks
-    of each tier model (hot, cold) and the head nodes' racks, each holding what the model does not
-    share, then the shared racks, in the network and storage racks' class."""
+    """One mixed rack, or compute racks, network racks per switch model (compute, storage,
+    management) and storage racks per tier model — one entry per model (compute and storage
+    switches, hot and cold units may share a model) — and the head nodes' network racks, unless
+    they sit in another model's last rack (that group's ``holds``); network and storage racks in
+    their own class."""
     o, v, n = dm.options, dm.vars, dm.net
     catalog = dm.problem.catalog.catalog
     switch_models, tier_models = catalog.by_id("switches"), catalog.by_id("storage")
@@ -220,21 +221,28 @@ def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
                                     if x in unit_counts))
     switch_w = {sid: o.switch_power_w(switch_models[sid]) for sid in switch_order}
     if value(v.mixed):
-        return _slot_racks(dm, rack, "mixed", node_w, switch_w, switch_order, tier_order, value)
+        return _mixed_racks(dm, rack, node_w, switch_w, switch_order, tier_order, value)
     racks = [_rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, pick.config.server.rack_units)]
-    shared = _slot_racks(dm, infra, "shared", node_w, switch_w, switch_order, tier_order, value)
-    own = [("network", n.switch_racks_of[sid], sid, switch_counts[sid], switch_w[sid], switch_models[sid].rack_units)
-           for sid in switch_order]
-    own += [("storage", n.unit_racks_of[t], t, unit_counts[t], tier_models[t].power_w, tier_models[t].rack_units)
-            for t in tier_order]
-    if o.head is not None:
-        own.append(("network", n.head_racks, o.head.model.id, value(n.heads), o.head.model.power_w,
-                    o.head.model.rack_units))
-    for role, model_racks, model, count, w, u in own:
-        if value(model_racks):
-            left = count - sum(g.count * g.holds.get(model, 0) for g in shared)
-            racks.append(_rack_group(infra, role, value(model_racks), left, w, u))
-    return racks + shared
+    models = [("network", n.switch_racks_of[sid], switch_counts[sid], switch_w[sid], switch_models[sid].rack_units)
+              for sid in switch_order]
+    models += [("storage", n.unit_racks_of[t], unit_counts[t], tier_models[t].power_w, tier_models[t].rack_units)
+               for t in tier_order]
+    heads, head = value(n.heads), o.head.model if o.head else None
+    # Hosted head nodes go to the first model whose last rack holds them (the model found one;
+    # which one does not change a count).
+    host = next((x for x, (_, _, count, w, u) in enumerate(models)
+                 if hosts_heads(infra, (w, u), count, (head.power_w, head.rack_units), heads)),
+                None) if value(n.heads_hosted) else None
+    for x, (role, model_racks, count, w, u) in enumerate(models):
+        group = _rack_group(infra, role, value(model_racks), count, w, u)
+        if x == host:
+            last_w = last_rack(count, per_rack(infra, w, u)) * w + heads * head.power_w
+            group = group.model_copy(update={"holds": {head.id: heads},
+                                             "power_kw": max(group.power_kw, round(last_w / 1000, 3))})
+        racks.append(group)
+    if heads and host is None:
+        racks.append(_rack_group(infra, "network", value(n.head_racks), heads, head.power_w, head.rack_units))
+    return racks
 
 
 def _storage_choice(tier, units: int) -> StorageChoice:
@@ -371,10 +379,9 @@ def _management_network(dm: DesignModel, pick: Choice, value) -> tuple[Managemen
     return record, switches, links
 
 
-def _slot_racks(dm: DesignModel, rack, role: str, node_w: float, switch_w: dict, switch_order: list,
-                tier_order: list, value) -> list[RackGroup]:
-    """One group of ``role`` (mixed or shared) per distinct content of the slots used, in slot
-    order (mixed: most nodes first)."""
+def _mixed_racks(dm: DesignModel, rack, node_w: float, switch_w: dict, switch_order: list, tier_order: list,
+                 value) -> list[RackGroup]:
+    """One ``mixed`` group per distinct rack content, in slot order (most nodes first)."""
     tiers = dm.problem.catalog.catalog.by_id("storage")
     head = dm.options.head.model if dm.options.head else None
     groups: dict[tuple, int] = {}
@@ -389,7 +396,7 @@ def _slot_racks(dm: DesignModel, rack, role: str, node_w: float, switch_w: dict,
     for (nodes, holds), count in groups.items():
         watts = {**switch_w, **{t: tiers[t].power_w for t in tier_order}, **({head.id: head.power_w} if head else {})}
         total_w = nodes * node_w + sum(c * watts[k] for k, c in holds)
-        out.append(RackGroup(rack_class=rack.id, role=role, count=count, nodes_per_rack=nodes, holds=dict(holds),
+        out.append(RackGroup(rack_class=rack.id, role="mixed", count=count, nodes_per_rack=nodes, holds=dict(holds),
                              power_kw=round(total_w / 1000, 3)))
     return out
 

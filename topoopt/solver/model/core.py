@@ -438,16 +438,16 @@ class NetVars:
     cold_of: dict[str, Int]
     units_of: dict[str, Int]
     switch_racks_of: dict[str, Int]
-    """Per switch model, its full racks (racks of one model each; the rest sit in shared racks)."""
     unit_racks_of: dict[str, Int]
-    """Per storage tier model, its full racks."""
-    shared_racks: Int
-    """Network and storage racks holding what the full racks leave, any mix (0 with mixed racks)."""
     heads: Int
     """Head nodes (the instance's rule, options/control.py)."""
     has_heads: Bool
+    heads_with: dict[str, Bool]
+    """Per switch model and storage tier: the head nodes sit in the last of its racks."""
+    heads_hosted: Bool
+    """The head nodes sit in another model's last rack (racks of one model each)."""
     head_racks: Int
-    """Full racks of head nodes, network racks (0 with mixed racks)."""
+    """Racks of head nodes alone, network racks (0 with mixed racks)."""
     node_racks_by_power: Int
     node_racks_by_units: Int
     power_sets_node_racks: Bool
@@ -512,9 +512,10 @@ def network_variables(dm) -> NetVars:
         units_of={t: iv(count_max, f"units_{t}") for t in tier_ids},
         switch_racks_of={sid: iv(count_max, f"racks_{sid}") for sid in all_ids},
         unit_racks_of={t: iv(count_max, f"racks_{t}") for t in tier_ids},
-        shared_racks=iv(count_max, "shared_racks"),
         heads=iv(count_max, "heads"),
         has_heads=m.new_bool_var("has_heads"),
+        heads_with={x: m.new_bool_var(f"heads_with_{x}") for x in (*all_ids, *tier_ids)},
+        heads_hosted=m.new_bool_var("heads_hosted"),
         head_racks=iv(count_max, "head_racks"),
         node_racks_by_power=iv(count_max, "node_racks_by_power"),
         node_racks_by_units=iv(count_max, "node_racks_by_units"),

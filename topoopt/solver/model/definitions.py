@@ -345,24 +345,24 @@ def power_and_units(dm: DesignModel) -> None:
 
 def cable_runs(dm: DesignModel) -> None:
     """Where each compute link class's ends sit (docs/model.md, "Cable runs"): node–leaf in one
-    rack when everything is; between switches in one rack when every compute switch is (one full
-    rack of the model and no share of a slot, or one mixed or shared rack, holds every switch of
-    the compute model), in one row when the racks stand in one row (mixed racks, or as many as
-    ``racks_per_row``), across the site otherwise."""
+    rack when everything is; between switches in one rack when every compute switch is (one rack
+    of one model each, or one mixed rack, holds every switch of the compute model), in one row
+    when the racks stand in one row (mixed racks, or as many as ``racks_per_row``), across the
+    site otherwise."""
     m, v, n = dm.model, dm.vars, dm.net
     together = m.new_bool_var("compute_switches_one_rack")
     m.add(sum(v.use_switch.values()) >= 1).only_enforce_if(together)
     for sid, used in v.use_switch.items():
-        # One rack holds them all: the model's one full rack and no share of a slot (full + 2 ·
-        # shared = 1), or some slot (mixed or shared) holds every switch of it.
+        # One rack holds them all: the model's own racks are one, or some slot holds every switch.
         holders = [m.new_bool_var(f"switch_racks_one_{sid}")]
-        one_full_rack = n.switch_racks_of[sid] + 2 * sum(slot.switches[sid] for slot in dm.slots)
-        m.add(one_full_rack == 1).only_enforce_if(holders[0])
-        m.add(one_full_rack != 1).only_enforce_if(holders[0].Not())
+        m.add(n.switch_racks_of[sid] <= 1).only_enforce_if([holders[0], v.mixed.Not()])
+        m.add(n.switch_racks_of[sid] >= 2).only_enforce_if([holders[0].Not(), v.mixed.Not()])
+        m.add(holders[0] == 0).only_enforce_if(v.mixed)
         for i, slot in enumerate(dm.slots):
             holds = m.new_bool_var(f"slot{i}_holds_every_{sid}")
-            m.add(slot.switches[sid] >= n.switches_of[sid]).only_enforce_if(holds)
-            m.add(slot.switches[sid] <= n.switches_of[sid] - 1).only_enforce_if(holds.Not())
+            m.add(slot.switches[sid] >= n.switches_of[sid]).only_enforce_if([holds, v.mixed])
+            m.add(slot.switches[sid] <= n.switches_of[sid] - 1).only_enforce_if([holds.Not(), v.mixed])
+            m.add(holds == 0).only_enforce_if(v.mixed.Not())
             holders.append(holds)
         m.add_bool_or([together.Not(), used.Not(), *holders])
         for holder in holders:

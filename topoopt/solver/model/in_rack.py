@@ -69,29 +69,6 @@ class Hubs:
             return count
         return self._once(("held", sid, lower), make)
 
-    def together(self, upper: str, lower: str) -> Bool:
-        """Some slot holds a switch of model ``upper`` and one of model ``lower`` (two, when they
-        are one model)."""
-        if upper == lower:
-            return self.sharing(upper, "pair")
-
-        def make():
-            dm = self.dm
-            lit = dm.model.new_bool_var(f"{lower}_beside_{upper}")
-            for i, slot in enumerate(dm.slots):
-                dm.model.add(slot.switches[lower] == 0).only_enforce_if([self.holds(upper, i), lit.Not()])
-            return lit
-        return self._once(("together", upper, lower), make)
-
-    def anywhere(self, sid: str) -> Bool:
-        """Some slot holds a switch of the model."""
-        def make():
-            lit = self.dm.model.new_bool_var(f"{sid}_in_a_slot")
-            for i in range(len(self.dm.slots)):
-                self.dm.model.add_implication(self.holds(sid, i), lit)
-            return lit
-        return self._once(("anywhere", sid), make)
-
     def sharing(self, sid: str, lower: str) -> Bool:
         """Some rack holds a switch of the model and a node (``lower="node"``), a unit of tier
         ``lower``, or (``lower="pair"``) a second switch of the model."""
@@ -245,26 +222,3 @@ def forbid_coiled(dm: DesignModel) -> None:
             dm.forbid(family, lit, row)
         if long(x.uplink_part["row"]):
             dm.forbid(family, lit, n.mgmt_multi, row)
-    _coiled_in_shared_racks(dm, long)
-
-
-def _coiled_in_shared_racks(dm: DesignModel, long) -> None:
-    """Family cable_reach in shared racks (beyond mixed racks): a part too long for a rack is ruled
-    out, at the placement that buys it, where a shared rack holds both ends of its link — a
-    storage tier's units and the switch they attach to, a management leaf (its rack's PDUs are
-    its devices), an aggregation switch and a management leaf. Racks of one model each may hold
-    two switches of a model, as before: switch-to-switch parts are not checked there."""
-    o, v, n, hubs = dm.options, dm.vars, dm.net, dm.hubs
-    family = "cable_reach"
-    for level in ("row", "site"):
-        placed = [dm.placement[level], v.mixed.Not()]
-        for key, attach, _ in dm.attachments:
-            for _, options, literals in _tier_tables(dm):
-                for option, lit in zip(options, literals):
-                    if long(o.unit_links[key, option.tier.id].part[level]):
-                        dm.forbid(family, attach, lit, hubs.sharing(key[0], option.tier.id), *placed)
-        for x, lit in zip(o.management, n.use_mgmt):
-            if long(x.part[level]):
-                dm.forbid(family, lit, hubs.anywhere(x.switch.id), *placed)
-            if long(x.uplink_part[level]):
-                dm.forbid(family, lit, n.mgmt_multi, hubs.together(x.aggregation.id, x.switch.id), *placed)

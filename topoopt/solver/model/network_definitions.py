@@ -77,9 +77,9 @@ def define_networks(dm) -> None:
     m.add(n.compute_storage_leaves >= 1).only_enforce_if([n.converged, v.multi_tier, n.storage_on_top.Not()])
     m.add(n.leaves >= 1).only_enforce_if(n.dedicated)
     m.add(n.mgmt_leaves >= 1)
-    # Full racks per device model, and shared racks for the rest (racks.py, mixed_racks.py).
+    # Racks are homogeneous per device model (racks.py families size each model's racks).
     _head_count(dm)
-    m.add(v.switch_racks == sum(n.switch_racks_of.values()) + n.head_racks + n.shared_racks)
+    m.add(v.switch_racks == sum(n.switch_racks_of.values()) + n.head_racks)
     m.add(v.storage_racks == sum(n.unit_racks_of.values()))
     # Compute racks = max(ceil(n / nodes per rack by power), ceil(n / nodes per rack by units)):
     # the families bound them from below; one of the two bounds them from above.
@@ -190,12 +190,22 @@ def _three_tier_shape(dm, ded: list, lits: list) -> None:
 
 def _head_count(dm) -> None:
     """The head nodes (options/control.py): the rule's count, none for a single node when the
-    rule is for clusters only; ``has_heads`` when there are any."""
+    rule is for clusters only; ``has_heads`` when there are any; ``heads_hosted`` when they sit in
+    another model's last rack (``heads_with``)."""
     m, v, n, rule = dm.model, dm.vars, dm.net, dm.options.head
+    m.add(sum(n.heads_with.values()) == n.heads_hosted)
     if rule is None:
-        for var in (n.heads, n.head_racks, n.has_heads):
+        for var in (n.heads, n.head_racks, n.has_heads, n.heads_hosted):
             m.add(var == 0)
         return
+    # Beyond mixed racks the head nodes take racks of their own, or the last rack of one switch
+    # model or storage tier that has room (racks.py); the design holds that model.
+    m.add_implication(n.heads_hosted, n.has_heads)
+    m.add_implication(n.heads_hosted, v.mixed.Not())
+    m.add(n.head_racks == 0).only_enforce_if(n.heads_hosted)
+    m.add(n.head_racks >= 1).only_enforce_if([n.has_heads, n.heads_hosted.Not(), v.mixed.Not()])
+    for x, host in n.heads_with.items():
+        m.add((n.switches_of[x] if x in n.switches_of else n.units_of[x]) >= 1).only_enforce_if(host)
     if rule.clusters_only:
         m.add(n.heads == rule.count).only_enforce_if(n.has_heads)
         m.add(n.heads == 0).only_enforce_if(n.has_heads.Not())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from topoopt.options.racks import devices_per_rack_by_power, devices_per_rack_by_units, rack_cools
 from topoopt.solver.model.core import DesignModel
 from topoopt.solver.model.integers import thousandths
@@ -9,14 +11,12 @@ from topoopt.solver.model.mixed_racks import slot_limits
 
 
 def _rack_capacity(dm: DesignModel, family: str) -> None:
-    """Homogeneous racks, each family owning its bound: compute racks = ceil(nodes / nodes per
-    rack), per distinct node power or rack units, in the nodes' class; per switch model (over all
-    networks), storage tier and the head nodes, a share ``shared < per`` in the shared racks and
-    ``ceil((count − shared) / per)`` racks of its own (``per`` the fewer a rack holds by power or
-    by units), in the network and storage racks' class.
+    """Homogeneous racks: per device model, count = ceil(devices / devices per rack), each family
+    owning its bound (nodes: per distinct node power or rack units, in the nodes' class; switches
+    and storage units: per model, over all networks, in the network and storage racks' class; head
+    nodes likewise, in network racks of their own).
 
-    A small design may instead use mixed racks, each within its class; shared and mixed racks are
-    the slots of mixed_racks.py.
+    A small design may instead use mixed racks, each within its class (mixed_racks.py).
     """
     o, v, m, n = dm.options, dm.vars, dm.model, dm.net
     by_power = family == "rack_power_within_limit"
@@ -45,25 +45,46 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
             dm.add(family, m.add(cap * racks >= v.nodes), lit, rack_lit, several)
             dm.add(family, m.add(cap * racks <= v.nodes + cap - 1), lit, rack_lit, several)
     dm.add(family, m.add(v.compute_racks >= racks), several)
-    # Switches, storage units and head nodes, per model: its own racks, and a share in shared racks.
-    groups = [(switches[sid], o.switch_power_w(switches[sid]), count, n.switch_racks_of[sid],
-               sum(slot.switches[sid] for slot in dm.slots)) for sid, count in n.switches_of.items()]
-    groups += [(tiers[t], tiers[t].power_w, count, n.unit_racks_of[t], sum(slot.units[t] for slot in dm.slots))
-               for t, count in n.units_of.items()]
+    # Switches and storage units, per model.
+    groups = [(switches[sid], o.switch_power_w(switches[sid]), count, n.switch_racks_of[sid])
+              for sid, count in n.switches_of.items()]
+    groups += [(tiers[t], tiers[t].power_w, count, n.unit_racks_of[t]) for t, count in n.units_of.items()]
+    hosts = [n.heads_with[device.id] for device, *_ in groups]
     if o.head is not None:
-        groups.append((o.head.model, o.head.model.power_w, n.heads, n.head_racks, sum(slot.heads for slot in dm.slots)))
-    for device, watts, count, racks, shared in groups:
+        groups.append((o.head.model, o.head.model.power_w, n.heads, n.head_racks))
+    for device, watts, count, racks in groups:
+        alone = [n.heads_hosted.Not()] if device is getattr(o.head, "model", None) else []
         for r, (power_cap, units_cap) in zip(o.racks, caps(watts, device.rack_units)):
             rack_lit = v.use_infra_rack[r.index]
             cap = power_cap if by_power else units_cap
             if cap < 1:
-                dm.add(family, m.add(count == 0), rack_lit)
+                dm.add(family, m.add(count == 0), rack_lit, *alone)
                 continue
-            dm.add(family, m.add(cap * racks + shared >= count), rack_lit)
+            dm.add(family, m.add(cap * racks >= count), rack_lit, several, *alone)
             if cap == min(power_cap, units_cap):  # the binding bound also fixes the ceiling exactly
-                dm.add(family, m.add(cap * racks + shared <= count + cap - 1), rack_lit)
-                dm.add(family, m.add(shared <= cap - 1), rack_lit, several)  # less than a rack of it
+                dm.add(family, m.add(cap * racks <= count + cap - 1), rack_lit, several, *alone)
+    if o.head is not None:
+        _heads_in_a_last_rack(dm, family, groups[:len(hosts)], hosts, caps)
     slot_limits(dm, family)
+
+
+def _heads_in_a_last_rack(dm: DesignModel, family: str, groups: list, hosts: list, caps) -> None:
+    """Head nodes in the last rack of a switch model or storage tier (``heads_with``): that rack's
+    ``count − per · (racks − 1)`` devices and the head nodes within the class's power (whole
+    watts) or rack units (options/racks.py ``hosts_heads``)."""
+    m, o, v, n = dm.model, dm.options, dm.vars, dm.net
+    head = o.head.model
+    by_power = family == "rack_power_within_limit"
+    for (device, watts, count, racks), host in zip(groups, hosts):
+        for r, (power_cap, units_cap) in zip(o.racks, caps(watts, device.rack_units)):
+            per = min(power_cap, units_cap)
+            rack_lit = v.use_infra_rack[r.index]
+            if per < 1:
+                dm.forbid(family, host, rack_lit)
+                continue
+            each, head_each, limit = ((math.ceil(watts), math.ceil(head.power_w), thousandths(r.rack.power_kw))
+                                      if by_power else (device.rack_units, head.rack_units, r.rack.rack_units))
+            dm.add(family, m.add(each * (count - per * racks + per) + head_each * n.heads <= limit), host, rack_lit)
 
 
 def rack_power_within_limit(dm: DesignModel) -> None:

@@ -56,7 +56,7 @@ def tie_break(dm: DesignModel):
 
 
 def placement_order(dm: DesignModel, solver) -> list:
-    """The counts that make the contents of mixed or shared racks unique, each maximised in turn (so
+    """The counts that make the contents of mixed racks unique, each maximised in turn (so
     returned negated): the first rack as full as it can be (its nodes, then each switch and
     storage model in catalog order, which renaming leaves alone, then its head nodes), then the
     second, and so on, over the racks and models of ``solver``'s design (the others hold nothing
@@ -75,7 +75,7 @@ def placement_order(dm: DesignModel, solver) -> list:
 
 def canonical_placement(dm: DesignModel, settings: Settings, stats: Stats, status, solver):
     """Fewer racks at the optimum found, then racks of one model each over mixed ones, then, if
-    the devices share racks (mixed or shared), their canonical placement (:func:`placement_order`). Cost,
+    the devices still share racks, their canonical placement (:func:`placement_order`). Cost,
     power and options are fixed by then: these stages only choose among equal designs. If a time
     limit cuts them short, the optimum found stands."""
     v = dm.vars
@@ -89,7 +89,7 @@ def canonical_placement(dm: DesignModel, settings: Settings, stats: Stats, statu
     if status not in OK:
         return found
     found = status, solver
-    if any(solver.value(slot.used) for slot in dm.slots):
+    if solver.value(v.mixed):
         status, solver, _, _ = lexicographic(dm.model, placement_order(dm, solver), settings, stats, hint_vars(dm))
         if status in OK:
             found = status, solver
