@@ -6,8 +6,8 @@ own colours (compute blue, storage orange, management purple, dashed), boxes and
 its own frame; the legend lists each network's link classes with their colour.
 
 Rows run top-down: compute core, spine, leaf; the nodes (compute racks); storage leaves; storage
-spines and cores beside the storage units (hot, cold); management aggregation, management leaves, and the
-table of what the management network reaches. Every line is a bundle labelled with its size,
+spines and cores beside the storage units (hot, cold); management aggregation, management leaves,
+and the table of what the management network reaches. Every line is a bundle labelled with its size,
 speed, media and the part's reach ("512 × 400G mmf ≤ 50 m"); boxes and lines carry a tooltip
 "<count> × …" for the SVG. The title gives GPUs, cost and time to train.
 """
