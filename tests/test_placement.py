@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import math
 from collections import Counter
 from pathlib import Path
 
@@ -64,6 +65,29 @@ def test_a_cable_within_one_rack_runs_the_in_rack_distance(rendered):
     assert within  # every small example has a rack holding a device and its switch
 
 
+def test_a_cable_between_racks_is_as_long_as_the_floor_puts_its_racks_apart(rendered):
+    """cables.csv against racks.csv: a cable between racks is in_rack_m + rack_width_m per position
+    + row_pitch_m per row + slack_m, whole metres up, within its class's run (docs/model.md,
+    "Floor plan and cable lengths")."""
+    _, instance, result, out, _ = rendered
+    d = instance.site.distances
+    spot, rack_of = {}, {}
+    for row in rows(out / "racks.csv"):
+        spot[row["rack"]] = (int(row["row"]), int(row["position"]))
+        rack_of[row["device"]] = row["rack"]
+    run_of = {group.between: group.length_m for group in result.design.links}
+    between = 0
+    for cable in rows(out / "cables.csv"):
+        racks = {rack_of[end] for end in [cable["a_device"], *cable["b_device"].split("+")]}
+        if len(racks) > 1:
+            between += 1
+            apart = max(abs(a[1] - b[1]) * d.rack_width_m + abs(a[0] - b[0]) * d.row_pitch_m
+                        for a in map(spot.get, racks) for b in map(spot.get, racks))
+            expected = min(math.ceil(d.in_rack_m + apart + d.slack_m), run_of[cable["link_class"]])
+            assert float(cable["length_m"]) == expected, cable
+    assert between or len(spot) == 1
+
+
 def _too_long_within_a_rack(cables: list[dict], rack_of: dict[str, str], instance) -> list[str]:
     """The cables whose ends share a rack and whose part is a one-piece cable longer than
     in_rack_m + slack_m (read off the catalog, not the build-out)."""
@@ -107,6 +131,10 @@ def test_the_other_examples_wire_what_they_buy_and_coil_no_cable(name):
         bought.update(dict(group.bought))
     assert +wired == +bought
     assert _coiled_in_the_build_out(fabric, instance) == []
+    node_leaf = sorted(fabric.cable_run_m(bundle, ends) for bundle in fabric.links if bundle.between == "node-leaf"
+                       for ends in bundle.assembly_ends().values())
+    run = next(group.length_m for group in design.links if group.between == "node-leaf")
+    assert node_leaf[-1] <= run and node_leaf[len(node_leaf) // 2] < run  # lengths from the floor plan
 
 
 def test_the_demo_buys_its_in_rack_cables_as_dacs():

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from topoopt.fabric.devices import Device, LinkBundle
+from topoopt.fabric.floor import FloorPlan, plan_floor
 from topoopt.fabric.hardware import FabricError, Hardware, catalog_for, resolve_hardware
 from topoopt.fabric.management import make_management_switches, wire_management
 from topoopt.fabric.names import management_port_names, numbered
@@ -46,10 +47,10 @@ class Fabric:
     heads: list[Device] = field(default_factory=list)
     """The cluster head nodes (on the management network)."""
     warnings: list[str] = field(default_factory=list)
-    in_rack_run_m: float = Distances().in_rack_m
-    """The run of a cable whose ends share a rack (the site's ``in_rack_m``)."""
-    _rack_of: dict[str, str] | None = field(default=None, repr=False)
     """Where the installation and the design's own counts disagree, or a rack exceeds its class."""
+    floor: FloorPlan = field(default_factory=lambda: FloorPlan(Distances(), 1))
+    """Where each rack stands: each cable's length (:meth:`cable_run_m`)."""
+    _rack_of: dict[str, str] | None = field(default=None, repr=False)
 
     @property
     def compute_switches(self) -> list[Device]:
@@ -76,17 +77,20 @@ class Fabric:
     def devices(self) -> list[Device]:
         return self.nodes + self.switch_list + self.units + self.heads + self.pdus
 
-    def one_rack(self, ends: list[str]) -> bool:
-        """The devices at an assembly's ``ends`` share a rack."""
+    def racks_of(self, ends: list[str]) -> set[str]:
+        """The racks of the devices at an assembly's ``ends``."""
         if self._rack_of is None:
             self._rack_of = {device.name: device.rack for device in self.devices}
-        racks = {self._rack_of.get(end) for end in ends}
-        return len(racks) == 1 and None not in racks
+        return {self._rack_of[end] for end in ends}
+
+    def one_rack(self, ends: list[str]) -> bool:
+        """The devices at an assembly's ``ends`` share a rack."""
+        return len(self.racks_of(ends)) == 1
 
     def cable_run_m(self, bundle: LinkBundle, ends: list[str]) -> float:
-        """An assembly's run: the site's in-rack run when the devices at its ``ends`` share a
-        rack, else its link class's run (the longest of the class, which its part reaches)."""
-        return min(self.in_rack_run_m, bundle.length_m) if self.one_rack(ends) else bundle.length_m
+        """An assembly's length: from the floor plan (:meth:`FloorPlan.run_m`), never longer than
+        its link class's run (the longest of the class, which its part reaches)."""
+        return self.floor.run_m(self.racks_of(ends), bundle.length_m)
 
     def cable_part(self, bundle: LinkBundle, ends: list[str]) -> LinkPart:
         """An assembly's part: the bundle's in-rack part when the devices at its ``ends`` share a
@@ -126,7 +130,7 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
     for bundle in links:
         bundle.name_cables()
     distances = instance.site.distances if instance is not None else Distances()
-    fabric.in_rack_run_m = distances.in_rack_m
+    fabric.floor = plan_floor(fabric.racks.racks, links, fabric.devices, distances)
     fabric.warnings = _check_parts(fabric) + _compare_links(fabric) + fabric.racks.warnings
     return fabric
 

@@ -6,10 +6,12 @@
 ``bom.xlsx``           the same as a workbook, a sheet per network (see :mod:`topoopt.fabric.xlsx`)
 ``cables.csv``         cable schedule: one row per assembly (cable or transceiver kit) of
                        all three networks (``network`` and ``link_class`` columns); ports of a
-                       multi-link assembly are joined with ``+``; its run is the in-rack one
-                       when its ends share a rack
-``cable-lengths.csv``  assemblies per part and run, as installers order them
-``racks.csv``          rack plan: one row per device with its U position and power
+                       multi-link assembly are joined with ``+``; its length is the in-rack
+                       run when its ends share a rack, else from where their racks stand
+                       (:mod:`topoopt.fabric.floor`)
+``cable-lengths.csv``  assemblies per part and length, as installers order them
+``racks.csv``          rack plan: one row per device with its rack's row and position, its U
+                       position and power
 ``fabric.graphml``     the MultiGraph of :func:`topoopt.fabric.fabric_graph`
 ``topology.conf``      Slurm topology/tree, every Slurm from 22.05 (see :mod:`topoopt.fabric.slurm`)
 ``topology.yaml``      Slurm 25.05+ tree and block topologies
@@ -49,7 +51,7 @@ BOM_COLUMNS = ["category", "part", "description", "quantity", "unit_price", "ext
 CABLE_COLUMNS = ["id", "a_device", "a_port", "b_device", "b_port", "part", "media", "gbps", "length_m",
                  "network", "link_class"]
 LENGTH_COLUMNS = ["part", "length_m", "quantity"]
-RACK_COLUMNS = ["rack", "u", "device", "power_w", "model", "rack_units", "rack_class", "role", "network"]
+RACK_COLUMNS = ["rack", "row", "position", "u", "device", "power_w", "model", "rack_units", "rack_class", "role", "network"]
 
 
 @dataclass
@@ -202,6 +204,7 @@ def length_rows(rows) -> list[tuple]:
 
 def rack_rows(fabric: Fabric):
     for rack in fabric.racks.racks:
+        spot = fabric.floor.spots[rack.name]
         for device in rack.devices + rack.zero_u:
-            yield (rack.name, device.u, device.name, f"{device.power_w:g}", device.model, device.rack_units,
+            yield (rack.name, spot.row, spot.position, device.u, device.name, f"{device.power_w:g}", device.model, device.rack_units,
                    rack.rack_class, device.role, device.network)

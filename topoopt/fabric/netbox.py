@@ -11,8 +11,8 @@ Import them in :data:`IMPORT_ORDER` (each file refers only to objects of the fil
                                ``storage-leaf``, ``management-leaf``, ``storage-hot`` …) in
                                the drawing's colour of its network
 ``netbox-sites.csv``           Organization → Sites → Import: the instance as one site
-``netbox-racks.csv``           Racks → Import: every rack with its height; the rack class is
-                               the description
+``netbox-racks.csv``           Racks → Import: every rack with its height; the rack class and
+                               the rack's row and position on the floor are the description
 ``netbox-devices.csv``         Devices → Import: every device of the three networks with its
                                manufacturer, type, role, site, rack, position and face
 ``netbox-cables.csv``          Connections → Cables → Import
@@ -35,6 +35,7 @@ from topoopt.fabric.build import Fabric
 from topoopt.fabric.csvfile import write_csv
 from topoopt.fabric.draw import NETWORK_COLOUR
 from topoopt.fabric.netbox_types import device_types, slug
+from topoopt.fabric.racks import Rack
 
 # NetBox cable type choices per catalog media.
 CABLE_TYPE = {"dac": "dac-passive", "acc": "dac-active", "aoc": "aoc", "mmf": "mmf", "smf": "smf"}
@@ -85,7 +86,7 @@ def write_netbox(fabric: Fabric, site: str, out_dir: Path) -> tuple[list[Path], 
     # A zero-U device (a rack PDU) has no position or face in its rack.
     devices = ([d.name, DEVICE_ROLE[d.role], manufacturer_of[d.model], d.model, site, d.rack,
                 d.u if d.rack_units else "", "front" if d.rack_units else "", "planned"] for d in fabric.devices)
-    racks = ([site, rack.name, "planned", RACK_WIDTH_IN, rack.units, f"{rack.rack_class} ({rack.role})"]
+    racks = ([site, rack.name, "planned", RACK_WIDTH_IN, rack.units, _rack_description(fabric, rack)]
              for rack in fabric.racks.racks)
     types_path = out_dir / "netbox-device-types.yaml"
     types_path.write_text(yaml.safe_dump_all(types, sort_keys=False, allow_unicode=True), encoding="utf-8")
@@ -124,3 +125,9 @@ def _cable_rows(fabric: Fabric, bundle):
             bundle.b_device[i], "dcim.interface", bundle.b_port[i],
             kind[cable], "planned", f"{ids[cable]}.{lane}", length[cable], "m",
         )
+
+
+def _rack_description(fabric: Fabric, rack: Rack) -> str:
+    """``air-45kw (compute), row 2 position 7``: the rack class and where the rack stands."""
+    spot = fabric.floor.spots[rack.name]
+    return f"{rack.rack_class} ({rack.role}), row {spot.row} position {spot.position}"

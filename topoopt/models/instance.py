@@ -158,6 +158,10 @@ class Distances(Record):
     in_row_m: float = Field(15.0, gt=0, le=1000, description="Node to an end-of-row switch.")
     across_rows_m: float = Field(50.0, gt=0, le=10_000, description="Switch to switch across rows.")
     slack_m: float = Field(2.0, ge=0, le=100, description="Added to every cable run between racks.")
+    rack_width_m: float = Field(0.6, gt=0, le=10, description="Rack to rack along a row (a 600 mm rack; estimate): "
+                                "with row_pitch_m, each cable's length in the schedule.")
+    row_pitch_m: float = Field(2.4, gt=0, le=100, description="Row to row: a 1.2 m deep rack and a 1.2 m aisle "
+                               "(estimate).")
     racks_per_row: int | None = Field(
         None, ge=1, le=100_000,
         description="Racks one row holds: a design with no more racks stands in one row, its switch-to-switch "

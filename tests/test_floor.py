@@ -1,0 +1,66 @@
+"""The floor plan: rows, where leaf racks stand, and each cable's length from the racks of its ends
+(docs/model.md, "Floor plan and cable lengths")."""
+
+from __future__ import annotations
+
+from topoopt.fabric.devices import Device, LinkBundle
+from topoopt.fabric.floor import Spot, plan_floor, row_length
+from topoopt.fabric.racks import Rack
+from topoopt.models.instance import Distances
+
+
+def _rack(name: str, role: str, *devices: Device) -> Rack:
+    rack = Rack(name=name, role=role, rack_class="air-45kw", units=42, power_limit_w=45_000.0)
+    for device in devices:
+        device.rack = name
+        rack.devices.append(device)
+    return rack
+
+
+def _device(name: str, role: str) -> Device:
+    return Device(name=name, role=role, model=role, rack_units=1, power_w=1.0, ports=8)
+
+
+def _site() -> tuple[list[Rack], list[LinkBundle], list[Device]]:
+    """Six compute racks of one node each, a leaf rack serving all six, a spine rack."""
+    nodes = [_device(f"node{i}", "node") for i in range(1, 7)]
+    leaf, spine = _device("leaf1", "leaf"), _device("spine1", "spine")
+    racks = [_rack(f"rack{i}", "compute", node) for i, node in enumerate(nodes, 1)]
+    racks += [_rack("net01", "network", leaf), _rack("net02", "network", spine)]
+    links = [LinkBundle(between="node-leaf", part=None, gbps=400, length_m=17.0,
+                        a_device=["leaf1"] * 6, b_device=[n.name for n in nodes]),
+             LinkBundle(between="leaf-spine", part=None, gbps=400, length_m=52.0,
+                        a_device=["spine1"], b_device=["leaf1"])]
+    return racks, links, [*nodes, leaf, spine]
+
+
+def test_a_row_holds_the_racks_the_in_row_run_reaches():
+    """(15 − 3) / 0.6 = 20 racks from the row's end, 21 in the row; the site's number wins."""
+    assert row_length(Distances()) == 21
+    assert row_length(Distances(in_row_m=20, in_rack_m=3)) == 29
+    assert row_length(Distances(racks_per_row=4)) == 4
+
+
+def test_a_leaf_rack_stands_after_the_median_rack_of_its_nodes_and_spines_take_the_middle_row():
+    """Two rows of nodes (seven racks, four a row): the spine rack's row between them."""
+    racks, links, devices = _site()
+    floor = plan_floor(racks, links, devices, Distances(racks_per_row=4))
+    assert floor.spots == {
+        "rack1": Spot(1, 1), "rack2": Spot(1, 2), "rack3": Spot(1, 3), "net01": Spot(1, 4),
+        "net02": Spot(2, 1),
+        "rack4": Spot(3, 1), "rack5": Spot(3, 2), "rack6": Spot(3, 3),
+    }
+
+
+def test_a_cable_is_as_long_as_its_racks_are_apart_within_its_class_run():
+    """Defaults: 3 m in a rack, 0.6 m per rack along a row, 2.4 m per row, 2 m slack, whole metres
+    up. rack1–net01: 3 + 3 × 0.6 + 2 = 6.8 → 7 m; rack6–net01 (2 rows, 1 position): 3 + 0.6 + 4.8
+    + 2 = 10.4 → 11 m; net01–net02 (1 row, 3 positions): 3 + 1.8 + 2.4 + 2 = 9.2 → 10 m; within
+    one rack 3 m; a class run of 5 m bounds them all."""
+    racks, links, devices = _site()
+    floor = plan_floor(racks, links, devices, Distances(racks_per_row=4))
+    assert floor.run_m({"rack1", "net01"}, 17.0) == 7
+    assert floor.run_m({"rack6", "net01"}, 17.0) == 11
+    assert floor.run_m({"net01", "net02"}, 52.0) == 10
+    assert floor.run_m({"rack2"}, 17.0) == 3
+    assert floor.run_m({"rack1", "net01"}, 5.0) == 5
