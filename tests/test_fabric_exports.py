@@ -116,6 +116,17 @@ def test_racks_csv_lists_every_device_once(written):
         assert (row["rack"], int(row["u"]), float(row["power_w"])) == (node["rack"], node["u"], node["power_w"])
 
 
+def test_every_graph_edge_has_its_cables_part_and_length(written):
+    """The graph, the cable schedule and the InfiniBand link sheet agree cable by cable."""
+    result, out, _ = written
+    listed = {row["id"]: (row["part"], float(row["length_m"])) for row in rows(out / "cables.csv")}
+    for _, _, attrs in graph_of(result).edges(data=True):
+        assert (attrs["part"], attrs["length_m"]) == listed[attrs["cable"]]
+    if (out / "ib-links.csv").exists():
+        for row in rows(out / "ib-links.csv"):
+            assert (row["part"], float(row["length_m"])) == listed[row["cable"]]
+
+
 def test_graphml_reads_back_as_the_fabric_graph(written):
     result, out, _ = written
     if result.design.gpus > 10_000:

@@ -97,6 +97,11 @@ class Fabric:
         rack and the design names one, else the bundle's part."""
         return bundle.in_rack_part if bundle.in_rack_part is not None and self.one_rack(ends) else bundle.part
 
+    def assemblies(self, bundle: LinkBundle) -> dict[int, tuple[LinkPart, float]]:
+        """Per assembly (index into the bundle's ``cable_ids``): its part and its length."""
+        return {cable: (self.cable_part(bundle, ends), self.cable_run_m(bundle, ends))
+                for cable, ends in bundle.assembly_ends().items()}
+
     def parts_bought(self, bundle: LinkBundle) -> Counter:
         """Assemblies of the bundle per part id (:meth:`cable_part` of each)."""
         return Counter(self.cable_part(bundle, ends).id for ends in bundle.assembly_ends().values())

@@ -22,9 +22,9 @@ only (so the graph writes to GraphML as is):
 =================  ================================================================================
 
 Every logical link is its own edge, keyed ``<cable id>.<lane>``, with ``link_class``, ``network``,
-``a_device``/``a_port`` (upper end: the switch) and ``b_device``/``b_port`` (lower end), ``part``,
-``media``, ``gbps``, ``length_m``, ``cable`` (the assembly id in ``cables.csv``) and, on node links,
-``rail``. Every node port — compute rails, storage-NIC ports, management ports — and every storage
+``a_device``/``a_port`` (upper end: the switch) and ``b_device``/``b_port`` (lower end), ``gbps``,
+``cable`` (the assembly id in ``cables.csv``) with that assembly's ``part``, ``media`` and
+``length_m`` as ``cables.csv`` lists them, and, on node links, ``rail``. Every node port — compute rails, storage-NIC ports, management ports — and every storage
 unit port is the ``b_port`` of exactly one edge, so the whole graph is connected.
 """
 
@@ -81,7 +81,7 @@ def graph_of(fabric: Fabric) -> nx.MultiGraph:
     graph = nx.MultiGraph(**graph_attributes(fabric))
     graph.add_nodes_from((device.name, device_attributes(device, fabric)) for device in fabric.devices)
     for bundle in fabric.links:
-        graph.add_edges_from(_edges(bundle))
+        graph.add_edges_from(_edges(bundle, cable_attributes(fabric, bundle)))
     return graph
 
 
@@ -122,14 +122,14 @@ def device_attributes(device: Device, fabric: Fabric) -> dict:
 
 def bundle_attributes(bundle: LinkBundle) -> dict:
     """Edge attributes shared by every link of a link class."""
-    return {
-        "link_class": bundle.between,
-        "network": bundle.network,
-        "part": bundle.part.id,
-        "media": bundle.part.media,
-        "gbps": bundle.gbps,
-        "length_m": float(bundle.length_m),
-    }
+    return {"link_class": bundle.between, "network": bundle.network, "gbps": bundle.gbps}
+
+
+def cable_attributes(fabric: Fabric, bundle: LinkBundle) -> dict[int, dict]:
+    """Edge attributes of every link an assembly carries, per assembly: its part, as
+    ``cables.csv`` lists it (the in-rack part within one rack), and its length."""
+    return {cable: {"part": part.id, "media": part.media, "length_m": float(length_m)}
+            for cable, (part, length_m) in fabric.assemblies(bundle).items()}
 
 
 def link_keys(bundle: LinkBundle) -> list[str]:
@@ -144,15 +144,15 @@ def link_keys(bundle: LinkBundle) -> list[str]:
     return keys
 
 
-def _edges(bundle: LinkBundle):
-    """(a, b, key, attrs) per link."""
+def _edges(bundle: LinkBundle, cables: dict[int, dict]):
+    """(a, b, key, attrs) per link, ``cables`` the attributes of each assembly."""
     shared = bundle_attributes(bundle)
     cable_ids, rails = bundle.cable_ids, bundle.rail
     node_links = bundle.between == "node-leaf"
     for i, (key, a, a_port, b, b_port, cable) in enumerate(
         zip(link_keys(bundle), bundle.a_device, bundle.a_port, bundle.b_device, bundle.b_port, bundle.cable)
     ):
-        attrs = {**shared, "a_device": a, "a_port": a_port, "b_device": b, "b_port": b_port, "cable": cable_ids[cable]}
+        attrs = {**shared, **cables[cable], "a_device": a, "a_port": a_port, "b_device": b, "b_port": b_port, "cable": cable_ids[cable]}
         if node_links:
             attrs["rail"] = rails[i]
         yield a, b, key, attrs

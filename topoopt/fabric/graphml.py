@@ -15,7 +15,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from topoopt.fabric.build import Fabric
 from topoopt.fabric.devices import LinkBundle
-from topoopt.fabric.graph import bundle_attributes, device_attributes, graph_attributes, link_keys
+from topoopt.fabric.graph import bundle_attributes, cable_attributes, device_attributes, graph_attributes, link_keys
 
 _TYPES = {bool: "boolean", int: "int", float: "double", str: "string"}
 
@@ -61,19 +61,17 @@ class _Encoder:
         return "".join(self.element(name, value) for name, value in attrs.items())
 
 
-EDGE_VARYING = ("a_device", "a_port", "b_device", "b_port", "cable", "rail")
-"""Edge attributes that change from link to link (the rest are per link class)."""
-
-
 def write_fabric_graphml(fabric: Fabric, path: Path) -> None:
     """Write the installation's MultiGraph to ``path`` as GraphML."""
     graph_attrs = graph_attributes(fabric)
     nodes = [(device.name, device_attributes(device, fabric)) for device in fabric.devices]
     edge_samples = []
-    for bundle in fabric.links:
+    cables = [cable_attributes(fabric, bundle) for bundle in fabric.links]
+    for bundle, of_cable in zip(fabric.links, cables):
         if len(bundle):
-            edge_samples.append({**bundle_attributes(bundle), "a_device": "", "a_port": "", "b_device": "",
-                                 "b_port": "", "cable": "", **({"rail": 0} if bundle.between == "node-leaf" else {})})
+            edge_samples.append({**bundle_attributes(bundle), **next(iter(of_cable.values())), "a_device": "",
+                                 "a_port": "", "b_device": "", "b_port": "", "cable": "",
+                                 **({"rail": 0} if bundle.between == "node-leaf" else {})})
     graph_keys = _keys([graph_attrs], "g")
     node_keys = _keys((attrs for _, attrs in nodes), "n")
     edge_keys = _keys(edge_samples, "e")
@@ -93,15 +91,16 @@ def write_fabric_graphml(fabric: Fabric, path: Path) -> None:
         for name, value in graph_attrs.items():
             write(f'    <data key="{graph_keys[name][0]}">{_text(value)}</data>\n')
         out.writelines(f"    <node id={quoted[name]}>{node_data.data(attrs)}</node>\n" for name, attrs in nodes)
-        for bundle in fabric.links:
-            out.writelines(_edge_lines(bundle, edge_data, quoted))
+        for bundle, of_cable in zip(fabric.links, cables):
+            out.writelines(_edge_lines(bundle, of_cable, edge_data, quoted))
         write("  </graph>\n</graphml>\n")
 
 
-def _edge_lines(bundle: LinkBundle, encoder: _Encoder, quoted: dict[str, str]):
+def _edge_lines(bundle: LinkBundle, cables: dict[int, dict], encoder: _Encoder, quoted: dict[str, str]):
     shared = encoder.data(bundle_attributes(bundle))
     element = encoder.element
-    cable_elements = [element("cable", cable_id) for cable_id in bundle.cable_ids]
+    cable_elements = {cable: encoder.data(attrs) + element("cable", bundle.cable_ids[cable])
+                      for cable, attrs in cables.items()}
     rails = bundle.rail if bundle.between == "node-leaf" else None
     for i, (key, a, a_port, b, b_port, cable) in enumerate(
         zip(link_keys(bundle), bundle.a_device, bundle.a_port, bundle.b_device, bundle.b_port, bundle.cable)

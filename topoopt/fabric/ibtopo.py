@@ -114,9 +114,11 @@ def write_ib_topology(fabric: Fabric, out_dir: Path) -> list[Path]:
         (ibnl_dir / name).write_text(text, encoding="utf-8")
         written.append(ibnl_dir / name)
     numbers = port_numbers(fabric)
+    assembly = {bundle.cable_ids[cable]: (part.id, f"{length_m:g}") for bundle in fabric.links
+                if bundle.network == "compute" for cable, (part, length_m) in fabric.assemblies(bundle).items()}
     rows = ([cable, a, a_type, *_numbered(numbers, a_type, a_port), b, b_type, *_numbered(numbers, b_type, b_port),
-             f"{width}x", gbps, bundle.part.id, f"{bundle.length_m:g}"]
-            for (a, a_type, a_port), (b, b_type, b_port), cable, width, gbps, bundle in links(fabric))
+             f"{width}x", gbps, *assembly[cable]]
+            for (a, a_type, a_port), (b, b_type, b_port), cable, width, gbps, _ in links(fabric))
     written.append(write_csv(out_dir / "ib-links.csv", LINK_COLUMNS, rows))
     return written
 

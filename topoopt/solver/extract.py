@@ -25,6 +25,7 @@ from topoopt.options.tables import FabricOption, NodeConfig, PartOption
 from topoopt.perf import evaluate
 from topoopt.solver.billing import Billing
 from topoopt.solver.model.core import DesignModel
+from topoopt.solver.model.integers import ceil_div
 from topoopt.solver.model.storage_cables import leaf_spine_case, spine_core_case
 from topoopt.solver.ownership import ownership
 
@@ -146,7 +147,7 @@ def _fabric_shape(dm: DesignModel, pick: Choice, value) -> FabricShape:
         leaves=leaves,
         spines=value(v.spines),
         cores=value(v.cores),
-        leaf_down_ports=g * -(-nodes // per_group) if f.tiers else 0,
+        leaf_down_ports=g * ceil_div(nodes, per_group) if f.tiers else 0,
         leaf_up_ports=f.up,
         links_per_leaf_spine=f.up // spines_per_pod if f.tiers == 2 else f.links_per_leaf_spine,
         pods=value(v.pods),
@@ -300,7 +301,7 @@ def _storage_switch_links(net, three: bool, leaves: int, spines: int, cores: int
         part = net.core_part[level] if cls == "storage-spine-core" else net.part(cls, level)
         if count and part:
             by_cage = cases[cls] is not None and cases[cls][0] == "kits"
-            assemblies = kits[cls] if by_cage else pairs * -(-per_pair // part.part.links)
+            assemblies = kits[cls] if by_cage else pairs * ceil_div(per_pair, part.part.links)
             out.append(LinkGroup(network="storage", between=cls, count=count, part=part.part.id,
                                  assemblies=assemblies, length_m=lengths[cls], gbps=net.gbps))
     return out
@@ -327,7 +328,7 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
         part = net.part("node-storage", level)
         if part:
             links.append(LinkGroup(network="storage", between="node-storage", count=nodes * ports, part=part.part.id,
-                                   assemblies=ports * -(-nodes // part.part.links), length_m=lengths["node-storage"],
+                                   assemblies=ports * ceil_div(nodes, part.part.links), length_m=lengths["node-storage"],
                                    gbps=net.gbps, **_in_rack(dm, ("node-storage", net.index), part.part.id, value)))
         kits = {cls: value(k.kits) for cls, k in n.storage_kits.items()}
         links += _storage_switch_links(net, three, leaves, spines, value(n.cores), level, lengths, kits)
@@ -342,7 +343,7 @@ def _storage_network(dm: DesignModel, pick: Choice, value) -> tuple[StorageNetwo
         part = link.part[level] if link else None
         if count and part:
             links.append(LinkGroup(network="storage", between="storage-unit", count=count * tier.network_ports,
-                                   part=part.part.id, assemblies=count * -(-tier.network_ports // part.part.links),
+                                   part=part.part.id, assemblies=count * ceil_div(tier.network_ports, part.part.links),
                                    length_m=lengths["storage-unit"], gbps=link.gbps,
                                    **_in_rack(dm, ("storage-unit", kind, key, pick.converged, tier.id), part.part.id,
                                               value)))
@@ -368,7 +369,7 @@ def _management_network(dm: DesignModel, pick: Choice, value) -> tuple[Managemen
     links = []
     if part and ports:
         links.append(LinkGroup(network="management", between="mgmt", count=ports, part=part.part.id,
-                               assemblies=-(-ports // part.part.links), length_m=lengths["mgmt"],
+                               assemblies=ceil_div(ports, part.part.links), length_m=lengths["mgmt"],
                                gbps=x.device_gbps))
     if uplinks and uplink_part:
         links.append(LinkGroup(network="management", between="mgmt-uplink", count=uplinks, part=uplink_part.part.id,

@@ -14,7 +14,7 @@ from topoopt.options.racks import rack_cools
 from topoopt.options.tables import MAX_NODES, NEAR_BALANCED
 from topoopt.solver.model.core import COUNT_MAX, DesignModel
 from topoopt.solver.model.in_rack import in_rack_costs
-from topoopt.solver.model.integers import thousandths
+from topoopt.solver.model.integers import ceil_div, thousandths
 from topoopt.solver.model.mixed_racks import define_mixed_racks
 
 
@@ -161,9 +161,6 @@ def _ports_per_cage(f) -> int:
     return f.switch.ports_per_cage.get(f.gbps, 1)
 
 
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
-
 
 def _upper_cages_per_switch(dm: DesignModel) -> tuple:
     """Cages per switch of the upper tier's variable link counts: a spine of the last (possibly
@@ -231,21 +228,21 @@ def _class_shapes(dm: DesignModel, last_pod_cages, core_cages, spine_cages) -> d
         "leaf-spine": dict(
             lower=v.leaves, tiers=2,
             pairs=lambda f: (f.spines, f.up),
-            upper_cages=lambda f: (f.spines, _ceil_div(f.leaves_per_pod * f.links_per_leaf_spine, _ports_per_cage(f))
+            upper_cages=lambda f: (f.spines, ceil_div(f.leaves_per_pod * f.links_per_leaf_spine, _ports_per_cage(f))
                                    if f.tiers == 3 else None),
             upper_expr=leaf_spine_upper,
-            lower_cages=lambda f: _ceil_div(f.up, _ports_per_cage(f)),
+            lower_cages=lambda f: ceil_div(f.up, _ports_per_cage(f)),
             # The same keys of a 2-tier option, as (shape key, switch key, combine): dm.leaf_groups.
             two_tier=dict(
                 pairs=(lambda f: (f.spines, f.up), None, lambda s, _: s),
                 upper_cages=(lambda f: f.spines, None, lambda spines, _: (spines, None)),
-                lower_cages=(lambda f: f.up, _ports_per_cage, _ceil_div))),
+                lower_cages=(lambda f: f.up, _ports_per_cage, ceil_div))),
         "spine-core": dict(
             lower=v.spines, tiers=3,
             pairs=lambda f: (f.cores_per_plane, f.cores_per_plane * f.links_per_spine_core),
             upper_cages=lambda f: (f.spines * f.cores_per_plane,),
             upper_expr=lambda cores: cores * core_cages,
-            lower_cages=lambda f: _ceil_div(f.spine_up, _ports_per_cage(f))),
+            lower_cages=lambda f: ceil_div(f.spine_up, _ports_per_cage(f))),
     }
 
 
@@ -274,7 +271,7 @@ def _class_assemblies(dm: DesignModel, cls: str, shape: dict, total: dict) -> No
             if near:
                 assemblies = v.leaf_spine_pairs if q >= 2 else per_switch * shape["lower"]
             else:
-                assemblies = _ceil_div(per_pair[0], q) * fanout * shape["lower"]
+                assemblies = ceil_div(per_pair[0], q) * fanout * shape["lower"]
             m.add(total[cls] == assemblies).only_enforce_if([*shape_lits, cable])
         for links, lit in together_lits.items():
             if any(count % links for count in per_pair):

@@ -8,6 +8,7 @@ import math
 
 from topoopt.options.tables import NEAR_BALANCED, near_balanced_spines
 from topoopt.solver.model.core import DesignModel
+from topoopt.solver.model.integers import ceil_div
 
 FAMILY_LEAVES = "leaf_ports_cover_endpoints"
 
@@ -89,7 +90,7 @@ def growth_leaves(dm: DesignModel, groups: list[tuple[object, list]]) -> list[tu
         for rails, rails_lit in dm.rails_groups():
             for g, g_lit in dm.vars.use_rails_per_leaf.items():
                 if rails % g == 0 and down // g >= 1:
-                    grown = rails // g * -(-provisioned // (down // g))
+                    grown = rails // g * ceil_div(provisioned, down // g)
                     out.append((value, lits, grown, (rails_lit, g_lit)))
     return out
 
@@ -118,7 +119,7 @@ def oversubscription_within_limit(dm: DesignModel) -> None:
                            *lits, g_lit)
             elif down // g >= 1:
                 # Provisioned for growth: the class is the fullest leaf's at N nodes.
-                per_leaf = -(-provisioned // -(-provisioned // (down // g)))
+                per_leaf = ceil_div(provisioned, ceil_div(provisioned, down // g))
                 if not below < per_leaf <= most:
                     dm.forbid("oversubscription_within_limit", *lits, g_lit)
 

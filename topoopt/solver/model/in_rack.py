@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from topoopt.options.rules import too_long_in_rack
 from topoopt.solver.model.core import COUNT_MAX, Bool, DesignModel, Int, dedicated_options
+from topoopt.solver.model.integers import ceil_div
 
 
 class Hubs:
@@ -151,7 +152,7 @@ def _unit_links(dm: DesignModel, row) -> list:
                 twin = o.in_rack_twins.get(part.part.id) if part else None
                 if twin is None:
                     continue
-                t, per_unit = option.tier.id, -(-option.tier.network_ports // part.part.links)
+                t, per_unit = option.tier.id, ceil_div(option.tier.network_ports, part.part.links)
                 shared = _shared_tier(dm, kind, t)
                 conditions = [attach, lit, dm.hubs.unique(key[0]), row, *(x.Not() for x in shared)]
                 near = _counted(dm, f"in_rack_{kind}_{option.tier.id}_{len(dm.in_rack)}",

@@ -25,3 +25,12 @@ def thousandths_up(value: float) -> int:
     (300, 301)
     """
     return math.ceil(value * 1000 - 1e-6)
+
+
+def ceil_div(numerator: int, denominator: int) -> int:
+    """``ceil(numerator / denominator)`` in exact integers (no float rounding at large counts).
+
+    >>> ceil_div(129, 64), ceil_div(128, 64)
+    (3, 2)
+    """
+    return -(-numerator // denominator)

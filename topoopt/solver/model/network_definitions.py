@@ -15,6 +15,7 @@ from ortools.sat.python import cp_model
 from topoopt.options.networks import StorageNetOption
 from topoopt.options.tables import RUN_LEVELS
 from topoopt.solver.model.core import by_value, dedicated_options
+from topoopt.solver.model.integers import ceil_div
 from topoopt.solver.model.node_power import node_power_classes
 from topoopt.solver.model.storage_cables import storage_switch_cables
 
@@ -350,5 +351,5 @@ def _unit_links(dm) -> None:
                 for part, where in dm.at_placements(link.part):
                     if part is None:
                         continue
-                    per_unit = -(-option.tier.network_ports // part.part.links) * (part.unit_price or 0)
+                    per_unit = ceil_div(option.tier.network_ports, part.part.links) * (part.unit_price or 0)
                     m.add(n.cost[kind] == per_unit * units).only_enforce_if([attach, lit, *where])

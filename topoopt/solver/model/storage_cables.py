@@ -17,10 +17,7 @@ from __future__ import annotations
 from topoopt.options.networks import StorageNetOption
 from topoopt.options.tables import RUN_LEVELS
 from topoopt.solver.model.core import by_value
-
-
-def _ceil(a: int, b: int) -> int:
-    return -(-a // b)
+from topoopt.solver.model.integers import ceil_div
 
 
 def leaf_spine_case(s: StorageNetOption, level: str) -> tuple | None:
@@ -35,7 +32,7 @@ def leaf_spine_case(s: StorageNetOption, level: str) -> tuple | None:
         return "pairs", s.up * price
     m = s.links_per_leaf_spine
     if part.part.one_piece or q == 1:
-        return "pairs", s.spines * _ceil(m, q) * price
+        return "pairs", s.spines * ceil_div(m, q) * price
     per_pod = s.pod[0] if s.three_tier_links else 0
     return ("kits", s.spines, m, per_pod, s.switch.ports_per_cage[s.gbps], part.part.a_ends, part.part.b_ends,
             price)
@@ -125,11 +122,11 @@ def _leaf_spine_kits(dm, ceilings: _Ceilings, case: tuple, conditions: list) -> 
     m, n = dm.model, dm.net
     _, spines, links, per_pod, ppc, a_ends, b_ends, price = case
     kits = n.storage_kits["storage-leaf-spine"]
-    lower = _ceil(spines * links, ppc) * n.leaves
+    lower = ceil_div(spines * links, ppc) * n.leaves
     per_spine = ceilings.of("storage_spine_cages", (links,), links * n.leaves, ppc)
     kits.count(spines * per_spine, lower, a_ends, b_ends, [*conditions, n.three_tiers.Not()])
     if per_pod:
-        full = _ceil(per_pod * links, ppc)
+        full = ceil_div(per_pod * links, ppc)
         last = ceilings.of("storage_last_pod_cages", (links, per_pod),
                            links * n.leaves - per_pod * links * n.pods + per_pod * links, ppc)
         upper = spines * full * n.pods - spines * full + spines * last
@@ -150,8 +147,8 @@ def _spine_core(dm, ceilings: _Ceilings, case: tuple, conditions: list) -> None:
         if m2 % together:
             dm.forbid("port_form_factor_match", *where)
         elif kind == "pairs":
-            m.add(cost == planes * c * _ceil(m2, q) * price * n.pods).only_enforce_if(where)
+            m.add(cost == planes * c * ceil_div(m2, q) * price * n.pods).only_enforce_if(where)
         else:
             per_core = ceilings.of("storage_core_cages", (m2,), m2 * n.pods, ppc)
-            kits.count(planes * c * per_core, planes * _ceil(spine_up, ppc) * n.pods, a_ends, b_ends, where)
+            kits.count(planes * c * per_core, planes * ceil_div(spine_up, ppc) * n.pods, a_ends, b_ends, where)
             m.add(cost == price * kits.kits).only_enforce_if(where)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from topoopt.options.networks import STORAGE_CAP_NEED_FACTOR, STORAGE_CAP_NODE_GBPS
 from topoopt.solver.model.core import DesignModel, by_value, dedicated_options
 from topoopt.solver.model.fabric import growth_leaves
-from topoopt.solver.model.integers import thousandths, thousandths_up
+from topoopt.solver.model.integers import ceil_div, thousandths, thousandths_up
 
 
 def storage_need_gbps(dm: DesignModel) -> float:
@@ -118,4 +118,4 @@ def _converged_attach(dm: DesignModel, family: str) -> None:
     three = dm.fabric_groups(lambda f: ((f.spines * f.cores_per_plane * f.radix, f.spines * f.spine_up,
                                          f.leaves_per_pod), f.down) if f.tiers == 3 else None, "growth_core_ports")
     for (ports, up, pod), lits, grown, conditions in growth_leaves(dm, [(k, [x]) for k, x in three]):
-        dm.add(family, m.add(n.unit_slots <= ports - up * -(-grown // pod)), *lits, n.storage_on_top, *conditions)
+        dm.add(family, m.add(n.unit_slots <= ports - up * ceil_div(grown, pod)), *lits, n.storage_on_top, *conditions)
