@@ -22,16 +22,19 @@ def _device(name: str, role: str) -> Device:
 
 
 def _site() -> tuple[list[Rack], list[LinkBundle], list[Device]]:
-    """Six compute racks of one node each, a leaf rack serving all six, a spine rack."""
+    """Six compute racks of one node each, a leaf rack serving all six, a storage rack whose unit
+    plugs into the leaf, a spine rack."""
     nodes = [_device(f"node{i}", "node") for i in range(1, 7)]
-    leaf, spine = _device("leaf1", "leaf"), _device("spine1", "spine")
+    leaf, spine, unit = _device("leaf1", "leaf"), _device("spine1", "spine"), _device("unit1", "storage")
     racks = [_rack(f"rack{i}", "compute", node) for i, node in enumerate(nodes, 1)]
-    racks += [_rack("net01", "network", leaf), _rack("net02", "network", spine)]
+    racks += [_rack("net01", "network", leaf), _rack("net02", "network", spine), _rack("stor01", "storage", unit)]
     links = [LinkBundle(between="node-leaf", part=None, gbps=400, length_m=17.0,
                         a_device=["leaf1"] * 6, b_device=[n.name for n in nodes]),
              LinkBundle(between="leaf-spine", part=None, gbps=400, length_m=52.0,
-                        a_device=["spine1"], b_device=["leaf1"])]
-    return racks, links, [*nodes, leaf, spine]
+                        a_device=["spine1"], b_device=["leaf1"]),
+             LinkBundle(between="storage-unit", part=None, gbps=400, length_m=17.0, network="storage",
+                        a_device=["leaf1"], b_device=["unit1"])]
+    return racks, links, [*nodes, leaf, spine, unit]
 
 
 def test_a_row_holds_the_racks_the_in_row_run_reaches():
@@ -41,26 +44,31 @@ def test_a_row_holds_the_racks_the_in_row_run_reaches():
     assert row_length(Distances(racks_per_row=4)) == 4
 
 
-def test_a_leaf_rack_stands_after_the_median_rack_of_its_nodes_and_spines_take_the_middle_row():
-    """Two rows of nodes (seven racks, four a row): the spine rack's row between them."""
+def test_leaf_racks_stand_in_the_middle_of_their_nodes_and_spines_in_the_middle_row():
+    """Rows of four. In order: rack1–rack3, net01 (after the median rack of its six), stor01 (its
+    unit plugs into net01 only), rack4–rack6; net02 in a row of its own between the two rows of
+    nodes. Then net01 trades places with the rack whose spot makes its longest cable shortest:
+    from its own spot (1, 4) stor01's (3, 1) is 1.8 + 4.8 = 6.6 m; from rack4's (3, 2) the farthest
+    of what it serves, rack1–rack3 in row 1, is at most 0.6 + 4.8 = 5.4 m, less than from any other
+    spot (rack2's and rack3's: 6.0 m to a corner of row 3)."""
     racks, links, devices = _site()
     floor = plan_floor(racks, links, devices, Distances(racks_per_row=4))
     assert floor.spots == {
-        "rack1": Spot(1, 1), "rack2": Spot(1, 2), "rack3": Spot(1, 3), "net01": Spot(1, 4),
+        "rack1": Spot(1, 1), "rack2": Spot(1, 2), "rack3": Spot(1, 3), "rack4": Spot(1, 4),
         "net02": Spot(2, 1),
-        "rack4": Spot(3, 1), "rack5": Spot(3, 2), "rack6": Spot(3, 3),
+        "stor01": Spot(3, 1), "net01": Spot(3, 2), "rack5": Spot(3, 3), "rack6": Spot(3, 4),
     }
 
 
-def test_a_cable_is_as_long_as_its_racks_are_apart_within_its_class_run():
+def test_a_cable_is_as_long_as_its_racks_are_apart():
     """Defaults: 3 m in a rack, 0.6 m per rack along a row, 2.4 m per row, 2 m slack, whole metres
-    up. rack1–net01: 3 + 3 × 0.6 + 2 = 6.8 → 7 m; rack6–net01 (2 rows, 1 position): 3 + 0.6 + 4.8
-    + 2 = 10.4 → 11 m; net01–net02 (1 row, 3 positions): 3 + 1.8 + 2.4 + 2 = 9.2 → 10 m; within
-    one rack 3 m; a class run of 5 m bounds them all."""
+    up. rack1–net01 (2 rows, 1 position): 3 + 0.6 + 4.8 + 2 = 10.4 → 11 m; rack6–net01: 3 + 1.2 + 2
+    = 6.2 → 7 m; net01–net02 (1 row, 1 position): 3 + 0.6 + 2.4 + 2 = 8 m; within one rack 3 m (or
+    the class's run, if shorter). A class's run does not shorten a cable between racks."""
     racks, links, devices = _site()
     floor = plan_floor(racks, links, devices, Distances(racks_per_row=4))
-    assert floor.run_m({"rack1", "net01"}, 17.0) == 7
-    assert floor.run_m({"rack6", "net01"}, 17.0) == 11
-    assert floor.run_m({"net01", "net02"}, 52.0) == 10
-    assert floor.run_m({"rack2"}, 17.0) == 3
-    assert floor.run_m({"rack1", "net01"}, 5.0) == 5
+    assert floor.run_m({"rack1", "net01"}, 17.0) == 11
+    assert floor.run_m({"rack6", "net01"}, 17.0) == 7
+    assert floor.run_m({"net01", "net02"}, 52.0) == 8
+    assert floor.run_m({"rack2"}, 17.0) == 3 and floor.run_m({"rack2"}, 2.0) == 2
+    assert floor.run_m({"rack1", "net01"}, 5.0) == 11

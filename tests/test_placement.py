@@ -67,8 +67,8 @@ def test_a_cable_within_one_rack_runs_the_in_rack_distance(rendered):
 
 def test_a_cable_between_racks_is_as_long_as_the_floor_puts_its_racks_apart(rendered):
     """cables.csv against racks.csv: a cable between racks is in_rack_m + rack_width_m per position
-    + row_pitch_m per row + slack_m, whole metres up, within its class's run (docs/model.md,
-    "Floor plan and cable lengths")."""
+    + row_pitch_m per row + slack_m, whole metres up (docs/model.md, "Floor plan and cable
+    lengths"); in these small designs, within its class's run."""
     _, instance, result, out, _ = rendered
     d = instance.site.distances
     spot, rack_of = {}, {}
@@ -83,8 +83,8 @@ def test_a_cable_between_racks_is_as_long_as_the_floor_puts_its_racks_apart(rend
             between += 1
             apart = max(abs(a[1] - b[1]) * d.rack_width_m + abs(a[0] - b[0]) * d.row_pitch_m
                         for a in map(spot.get, racks) for b in map(spot.get, racks))
-            expected = min(math.ceil(d.in_rack_m + apart + d.slack_m), run_of[cable["link_class"]])
-            assert float(cable["length_m"]) == expected, cable
+            assert float(cable["length_m"]) == math.ceil(d.in_rack_m + apart + d.slack_m), cable
+            assert float(cable["length_m"]) <= run_of[cable["link_class"]], cable
     assert between or len(spot) == 1
 
 
@@ -134,7 +134,12 @@ def test_the_other_examples_wire_what_they_buy_and_coil_no_cable(name):
     node_leaf = sorted(fabric.cable_run_m(bundle, ends) for bundle in fabric.links if bundle.between == "node-leaf"
                        for ends in bundle.assembly_ends().values())
     run = next(group.length_m for group in design.links if group.between == "node-leaf")
-    assert node_leaf[-1] <= run and node_leaf[len(node_leaf) // 2] < run  # lengths from the floor plan
+    assert node_leaf[len(node_leaf) // 2] < run  # lengths from the floor plan: most cables are shorter
+    # frontier-131k packs 13 storage leaves, serving 2,912 nodes over some 16 rows, in one rack: 29
+    # node-storage cables reach past their 50 m kits on the floor plan (docs/model.md, "Floor plan
+    # and cable lengths").
+    assert [w.split(" cable")[0] for w in fabric.floor_warnings] == (
+        ["floor plan: 29 node-storage"] if name == "frontier-131k" else [])
 
 
 def test_the_demo_buys_its_in_rack_cables_as_dacs():

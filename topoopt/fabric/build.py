@@ -8,12 +8,11 @@ the compute fabric (:mod:`topoopt.fabric.wiring`), the storage network
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 
 from topoopt.fabric.devices import Device, LinkBundle
-from topoopt.fabric.floor import FloorPlan, plan_floor
+from topoopt.fabric.floor import FloorPlan, Spot, plan_floor
 from topoopt.fabric.hardware import FabricError, Hardware, catalog_for, resolve_hardware
 from topoopt.fabric.management import make_management_switches, wire_management
 from topoopt.fabric.names import management_port_names, numbered
@@ -48,6 +47,8 @@ class Fabric:
     """The cluster head nodes (on the management network)."""
     warnings: list[str] = field(default_factory=list)
     """Where the installation and the design's own counts disagree, or a rack exceeds its class."""
+    floor_warnings: list[str] = field(default_factory=list)
+    """Cables the floor plan stands farther apart than their part reaches."""
     floor: FloorPlan = field(default_factory=lambda: FloorPlan(Distances(), 1))
     """Where each rack stands: each cable's length (:meth:`cable_run_m`)."""
     _rack_of: dict[str, str] | None = field(default=None, repr=False)
@@ -130,27 +131,32 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
                     links=links, racks=RackPlan(racks=[]), heads=heads)
     fabric.racks = plan_racks(design, hw, nodes, fabric.switch_list + heads, fabric.units)
     fabric.pdus = rack_pdus(fabric.racks, {r.id: r.pdus for r in (hw.rack_class, hw.infra_rack_class)})
-    managed = _managed_in_order(nodes, fabric.compute_switches + storage_switches.all + hot + cold + heads, fabric.pdus)
-    links += wire_management(design, hw, managed, _management_ports(resolved, managed), mgmt_leaves, mgmt_aggregation)
+    distances = instance.site.distances if instance is not None else Distances()
+    # The management leaves take the devices rack by rack along the floor, so each serves racks
+    # that stand together. Their own racks then move among what they serve, so the floor is
+    # planned, the management wired, the floor planned again, and the management wired once more.
+    managed = nodes + fabric.compute_switches + storage_switches.all + hot + cold + heads + fabric.pdus
+    ports = _management_ports(resolved, managed)
+    management: list[LinkBundle] = []
+    for _ in range(2):
+        floor = plan_floor(fabric.racks.racks, links + management, fabric.devices, distances)
+        management = wire_management(design, hw, _managed_in_order(floor, managed), ports, mgmt_leaves,
+                                     mgmt_aggregation)
+    links += management
     for bundle in links:
         bundle.name_cables()
-    distances = instance.site.distances if instance is not None else Distances()
     fabric.floor = plan_floor(fabric.racks.racks, links, fabric.devices, distances)
     fabric.warnings = _check_parts(fabric) + _compare_links(fabric) + fabric.racks.warnings
+    fabric.floor_warnings = _beyond_reach(fabric)
     return fabric
 
 
-def _managed_in_order(nodes: list[Device], others: list[Device], pdus: list[Device]) -> list[Device]:
-    """The devices on the management network in the order the leaves take them: rack by rack, a
-    rack's nodes and then its PDUs (one leaf serves a rack's power and its nodes); then the switches,
-    storage units and head nodes; then the PDUs of racks without nodes."""
-    pdus_of: dict[str, list[Device]] = {}
-    for pdu in pdus:
-        pdus_of.setdefault(pdu.rack, []).append(pdu)
-    ordered: list[Device] = []
-    for rack, in_rack in itertools.groupby(nodes, key=lambda node: node.rack):
-        ordered += [*in_rack, *pdus_of.pop(rack, [])]
-    return ordered + others + [pdu for rest in pdus_of.values() for pdu in rest]
+def _managed_in_order(floor: FloorPlan, devices: list[Device]) -> list[Device]:
+    """The devices on the management network in the order the leaves take them: rack by rack in
+    the floor's order (row, then position; one leaf serves racks that stand together), a rack's
+    devices in the order given (its nodes, switches, storage units and head nodes, then its PDUs)."""
+    last = Spot(row=1 << 30, position=0)
+    return sorted(devices, key=lambda device: astuple(floor.spots.get(device.rack, last)))
 
 
 def _management_ports(catalog: Catalog, devices: list[Device]) -> dict[tuple[str, str], list[str]]:
@@ -233,6 +239,20 @@ def _check_parts(fabric: Fabric) -> list[str]:
                 and part.links > part.b_ends):
             notes.append(f"node-leaf: {part.id} is a cable whose node end carries {part.links // part.b_ends} links; "
                          "it cannot split them over the leaves of a rail-optimized fabric [port_form_factor_match]")
+    return notes
+
+
+def _beyond_reach(fabric: Fabric) -> list[str]:
+    """Link classes with cables the floor plan stands farther apart than their part reaches: the
+    design chose the part for the class's run (the site's), which this plan does not keep."""
+    notes = []
+    for bundle in fabric.links:
+        beyond = [(length_m, part) for part, length_m in fabric.assemblies(bundle).values() if length_m > part.max_reach_m]
+        if beyond:
+            length_m, part = max(beyond, key=lambda item: item[0])
+            notes.append(f"floor plan: {len(beyond):,} {bundle.between} cable(s) run up to {length_m:g} m, beyond the "
+                         f"{part.max_reach_m:g} m {part.id} reaches; the design takes the site's {bundle.length_m:g} m "
+                         "run for the class: stand those racks closer, or give the site's longer run")
     return notes
 
 

@@ -75,7 +75,7 @@ def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str |
     fabric = build_fabric(result.design, instance, catalog=catalog)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    outputs = Outputs(warnings=list(fabric.warnings))
+    outputs = Outputs(warnings=fabric.warnings + fabric.floor_warnings)
     outputs.files.append(write_csv(out / "bom.csv", BOM_COLUMNS, bom_rows(result, fabric)))
     if result.cost is not None:
         total = sum(line.total for line in result.cost.breakdown)

@@ -43,18 +43,20 @@ class FloorPlan:
     spots: dict[str, Spot] = field(default_factory=dict)
     """By rack name."""
 
+    def apart_m(self, a: Spot, b: Spot) -> float:
+        """Along the floor between two racks: ``rack_width_m`` per position, ``row_pitch_m`` per row."""
+        return abs(a.position - b.position) * self.distances.rack_width_m + abs(a.row - b.row) * self.distances.row_pitch_m
+
     def run_m(self, racks: set[str], class_run_m: float) -> float:
         """The length of a cable whose ends sit in ``racks``: within one rack the site's in-rack
-        run, else the farthest pair's placed length; never longer than ``class_run_m``."""
+        run (or the class's, if shorter), else the farthest pair's placed length."""
         d = self.distances
         if len(racks) == 1:
             return min(d.in_rack_m, class_run_m)
         spots = [self.spots.get(name) for name in racks]
         if None in spots:  # an unplaced device (a warning of the rack plan): the class's run
             return class_run_m
-        apart_m = max(abs(a.position - b.position) * d.rack_width_m + abs(a.row - b.row) * d.row_pitch_m
-                      for a in spots for b in spots)
-        return min(float(math.ceil(d.in_rack_m + apart_m + d.slack_m)), class_run_m)
+        return float(math.ceil(d.in_rack_m + max(self.apart_m(a, b) for a in spots for b in spots) + d.slack_m))
 
 
 def row_length(distances: Distances) -> int:
@@ -67,7 +69,10 @@ def row_length(distances: Distances) -> int:
 def plan_floor(racks: list[Rack], links: list[LinkBundle], devices: list[Device], distances: Distances) -> FloorPlan:
     """Place ``racks`` (the rack plan's order) in rows by the rules above."""
     plan = FloorPlan(distances=distances, racks_per_row=row_length(distances))
-    among_nodes, rest = _order(racks, links, devices)
+    rack_of = {device.name: device.rack for device in devices}
+    holds_nodes = {device.rack for device in devices if device.role == "node"}
+    served = _served(racks, links, rack_of, holds_nodes)
+    among_nodes, rest = _order(racks, served, _upper_racks(links, rack_of), holds_nodes)
     per_row = plan.racks_per_row
     middle = math.ceil(len(among_nodes) / per_row) // 2 * per_row  # the racks of the rows before the middle
     row = 0
@@ -75,26 +80,65 @@ def plan_floor(racks: list[Rack], links: list[LinkBundle], devices: list[Device]
         for i, rack in enumerate(block):
             plan.spots[rack.name] = Spot(row + i // per_row + 1, i % per_row + 1)
         row += math.ceil(len(block) / per_row)
+    _centre(plan, served, holds_nodes)
     return plan
 
 
-def _order(racks: list[Rack], links: list[LinkBundle], devices: list[Device]) -> tuple[list[Rack], list[Rack]]:
-    """The racks holding nodes in plan order, each leaf rack after the median rack of the nodes it
-    serves; and the other racks, in plan order."""
-    rack_of = {device.name: device.rack for device in devices}
-    index = {rack.name: i for i, rack in enumerate(racks)}
-    nodes = {device.name for device in devices if device.role == "node"}
-    holds_nodes = {rack_of[name] for name in nodes}
-    served: dict[str, set[int]] = {}
+def _served(racks: list[Rack], links: list[LinkBundle], rack_of: dict[str, str],
+            holds_nodes: set[str]) -> dict[str, list[str]]:
+    """Per rack of leaves (a rack without nodes holding a switch some node plugs into), the other
+    racks its switches' lower ends sit in, in plan order."""
+    lower: dict[str, set[str]] = {}
     for bundle in links:
         for a, b in zip(bundle.a_device, bundle.b_device):
-            if b in nodes and rack_of[a] not in holds_nodes:
-                served.setdefault(rack_of[a], set()).add(index[rack_of[b]])
-    after: dict[int, list[Rack]] = {}
+            if rack_of[a] not in holds_nodes:
+                lower.setdefault(rack_of[a], set()).add(rack_of[b])
+    order = {rack.name: i for i, rack in enumerate(racks)}
+    return {rack.name: sorted(lower[rack.name] - {rack.name}, key=order.get) for rack in racks
+            if rack.name in lower and lower[rack.name] & holds_nodes}
+
+
+def _upper_racks(links: list[LinkBundle], rack_of: dict[str, str]) -> dict[str, set[str]]:
+    """Per rack, the racks its devices' compute and storage links plug into (management apart)."""
+    upper: dict[str, set[str]] = {}
+    for bundle in links:
+        if bundle.network != "management":
+            for a, b in zip(bundle.a_device, bundle.b_device):
+                upper.setdefault(rack_of[b], set()).add(rack_of[a])
+    return upper
+
+
+def _order(racks: list[Rack], served: dict[str, list[str]], upper: dict[str, set[str]],
+           holds_nodes: set[str]) -> tuple[list[Rack], list[Rack]]:
+    """The racks holding nodes in plan order, each rack of leaves after the median rack of the
+    nodes it serves and each other rack plugged only into racks of leaves after the first of them;
+    and the other racks, in plan order."""
+    after: dict[str, list[Rack]] = {}
     for rack in racks:
-        if rack.name in served:
-            median = sorted(served[rack.name])[(len(served[rack.name]) - 1) // 2]
-            after.setdefault(median, []).append(rack)
-    among_nodes = [r for i, rack in enumerate(racks) if rack.name in holds_nodes for r in (rack, *after.get(i, []))]
-    rest = [rack for rack in racks if rack.name not in holds_nodes and rack.name not in served]
+        among = [name for name in served.get(rack.name, []) if name in holds_nodes]
+        if among:
+            after.setdefault(among[(len(among) - 1) // 2], []).append(rack)
+    beside = {rack.name: rack for rack in racks if rack.name not in holds_nodes and rack.name not in served
+              and upper.get(rack.name) and upper[rack.name] <= served.keys()}
+    for name, rack in beside.items():
+        first = next(leaves for leaves in served if leaves in upper[name])
+        after.setdefault(first, []).append(rack)
+    among_nodes: list[Rack] = []
+    for rack in (rack for rack in racks if rack.name in holds_nodes):
+        among_nodes.append(rack)
+        for leaves in after.get(rack.name, []):
+            among_nodes += [leaves, *after.get(leaves.name, [])]
+    rest = [rack for rack in racks if rack.name not in holds_nodes and rack.name not in served and rack.name not in beside]
     return among_nodes, rest
+
+
+def _centre(plan: FloorPlan, served: dict[str, list[str]], holds_nodes: set[str]) -> None:
+    """Each rack of leaves, in plan order, trades places with the rack of nodes it serves whose spot
+    makes its longest cable shortest (staying put on a tie): it stands in the middle of what it
+    serves, along the row and across the rows beside."""
+    spots = plan.spots
+    for name, among in served.items():
+        def longest(candidate: str, among=among) -> tuple[float, bool]:
+            return max(plan.apart_m(spots[candidate], spots[other]) for other in among), candidate != name
+        best = min([name, *(other for other in among if other in holds_nodes)], key=longest)
+        spots[name], spots[best] = spots[best], spots[name]
