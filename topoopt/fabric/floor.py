@@ -5,17 +5,16 @@ Rules (``docs/model.md``, "Floor plan and cable lengths"):
 * Racks stand in rows of ``racks_per_row`` (the site's), else of the most racks whose farthest
   one reaches a switch at the row's end within the in-row run:
   ``floor((in_row_m − in_rack_m) / rack_width_m) + 1``.
-* The racks holding nodes fill rows in the rack plan's order, row after row; a rack holding
-  switches that nodes plug into (a leaf of any network) stands after the middle (median) rack of
-  the nodes it serves, so its cables reach both ways along the row and into the rows beside. The
-  other racks (spines, cores, aggregation, storage units, head nodes) fill rows of their own in
-  the middle of the hall, in the rack plan's order: half the rows of nodes (rounded down) before
-  them, as TIA-942 puts the main distribution area centrally to keep runs short.
+* The racks holding nodes fill rows in the rack plan's order; a rack of leaves (a rack without
+  nodes holding a switch some node plugs into) goes after the median rack of the nodes it
+  serves, a rack plugged only into racks of leaves after the first of them. The other racks
+  (spines, cores, aggregation, storage on the spines, head nodes) fill rows of their own in the
+  middle of the hall, after half the rows of nodes, as TIA-942 centres the main distribution area.
+* Each rack of leaves then trades places with the rack of nodes whose spot makes its longest
+  cable shortest, so it stands in the middle of what it serves, along its row and across rows.
 * A cable between two racks is ``in_rack_m`` (up and down the racks) + the distance between the
   racks along the floor (``rack_width_m`` per position in a row, ``row_pitch_m`` per row) +
-  ``slack_m``, rounded up to a whole metre. The link class's run bounds it (the site's longest
-  run of the class, which the part is chosen to reach): where the plan puts two ends farther
-  apart, the cable is listed at the class's run, as the site states its cables are routed within it.
+  ``slack_m``, rounded up to a whole metre; the build-out warns where that passes its part's reach.
 """
 
 from __future__ import annotations
