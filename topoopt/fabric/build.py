@@ -52,6 +52,7 @@ class Fabric:
     floor: FloorPlan = field(default_factory=lambda: FloorPlan(Distances(), 1))
     """Where each rack stands: each cable's length (:meth:`cable_run_m`)."""
     _rack_of: dict[str, str] | None = field(default=None, repr=False)
+    _assemblies: dict[int, dict] = field(default_factory=dict, repr=False)
 
     @property
     def compute_switches(self) -> list[Device]:
@@ -99,13 +100,17 @@ class Fabric:
         return bundle.in_rack_part if bundle.in_rack_part is not None and self.one_rack(ends) else bundle.part
 
     def assemblies(self, bundle: LinkBundle) -> dict[int, tuple[LinkPart, float]]:
-        """Per assembly (index into the bundle's ``cable_ids``): its part and its length."""
-        return {cable: (self.cable_part(bundle, ends), self.cable_run_m(bundle, ends))
-                for cable, ends in bundle.assembly_ends().items()}
+        """Per assembly (index into the bundle's ``cable_ids``): its part and its length (kept
+        once the cables are named: every export reads them)."""
+        key = id(bundle)
+        if key not in self._assemblies:
+            self._assemblies[key] = {cable: (self.cable_part(bundle, ends), self.cable_run_m(bundle, ends))
+                                     for cable, ends in bundle.assembly_ends().items()}
+        return self._assemblies[key]
 
     def parts_bought(self, bundle: LinkBundle) -> Counter:
         """Assemblies of the bundle per part id (:meth:`cable_part` of each)."""
-        return Counter(self.cable_part(bundle, ends).id for ends in bundle.assembly_ends().values())
+        return Counter(part.id for part, _ in self.assemblies(bundle).values())
 
 
 def build_fabric(design: Design, instance: Instance | None = None, *, catalog: Catalog | None = None) -> Fabric:

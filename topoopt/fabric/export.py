@@ -170,8 +170,9 @@ def _money(value: float) -> str:
 
 def cable_rows(fabric: Fabric):
     """One row per assembly: its upper device and ports, its lower device(s) and ports, its part
-    (:meth:`Fabric.cable_part`) and its run (:meth:`Fabric.cable_run_m`)."""
+    and its length (:meth:`Fabric.assemblies`)."""
     for bundle in fabric.links:
+        assemblies = fabric.assemblies(bundle)
         gbps = bundle.gbps
         network, link_class = bundle.network, bundle.between
         a_dev, a_port, b_dev, b_port, cable = bundle.a_device, bundle.a_port, bundle.b_device, bundle.b_port, bundle.cable
@@ -182,16 +183,14 @@ def cable_rows(fabric: Fabric):
             while stop < count and cable[stop] == cable[start]:
                 stop += 1
             b_devices = b_dev[start:stop]
-            ends = [a_dev[start], *b_devices]
-            part = fabric.cable_part(bundle, ends)
-            length = f"{fabric.cable_run_m(bundle, ends):g}"
+            part, length_m = assemblies[cable[start]]
             yield (
                 bundle.cable_ids[cable[start]],
                 a_dev[start],
                 "+".join(a_port[start:stop]),
                 b_devices[0] if b_devices.count(b_devices[0]) == len(b_devices) else "+".join(b_devices),
                 "+".join(b_port[start:stop]),
-                part.id, part.media, gbps, length, network, link_class,
+                part.id, part.media, gbps, f"{length_m:g}", network, link_class,
             )
             start = stop
 

@@ -55,7 +55,9 @@ class FloorPlan:
         spots = [self.spots.get(name) for name in racks]
         if None in spots:  # an unplaced device (a warning of the rack plan): the class's run
             return class_run_m
-        return float(math.ceil(d.in_rack_m + max(self.apart_m(a, b) for a in spots for b in spots) + d.slack_m))
+        apart_m = (self.apart_m(*spots) if len(spots) == 2 else
+                   max(self.apart_m(a, b) for i, a in enumerate(spots) for b in spots[i + 1:]))
+        return float(math.ceil(d.in_rack_m + apart_m + d.slack_m))
 
 
 def row_length(distances: Distances) -> int:
@@ -137,7 +139,16 @@ def _centre(plan: FloorPlan, served: dict[str, list[str]], holds_nodes: set[str]
     serves, along the row and across the rows beside."""
     spots = plan.spots
     for name, among in served.items():
-        def longest(candidate: str, among=among) -> tuple[float, bool]:
-            return max(plan.apart_m(spots[candidate], spots[other]) for other in among), candidate != name
-        best = min([name, *(other for other in among if other in holds_nodes)], key=longest)
+        longest = _longest_from([spots[other] for other in among], plan)
+        best = min([name, *(other for other in among if other in holds_nodes)],
+                   key=lambda candidate: (round(longest(spots[candidate]), 6), candidate != name))
         spots[name], spots[best] = spots[best], spots[name]
+
+
+def _longest_from(spots: list[Spot], plan: FloorPlan):
+    """The farthest of ``spots`` from a spot, in O(1) a call: ``|dx| + |dy| = max(±dx ± dy)``, so
+    the farthest is the largest of four sums, each with the extreme of ``spots`` taken once."""
+    w, p = plan.distances.rack_width_m, plan.distances.row_pitch_m
+    signs = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+    extreme = [max(-a * s.position * w - b * s.row * p for s in spots) for a, b in signs]
+    return lambda spot: max(a * spot.position * w + b * spot.row * p + e for (a, b), e in zip(signs, extreme))

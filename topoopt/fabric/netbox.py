@@ -110,11 +110,11 @@ def _cable_type(part, gbps: int) -> str:
 
 
 def _cable_rows(fabric: Fabric, bundle):
-    """One NetBox cable per lane, labelled ``<assembly id>.<lane>``, at its assembly's run (as in
-    cables.csv: the in-rack run when the assembly's ends share a rack)."""
-    ends = bundle.assembly_ends()
-    length = {cable: f"{fabric.cable_run_m(bundle, devices):g}" for cable, devices in ends.items()}
-    kind = {cable: _cable_type(fabric.cable_part(bundle, devices), bundle.gbps) for cable, devices in ends.items()}
+    """One NetBox cable per lane, labelled ``<assembly id>.<lane>``, at its assembly's length and of
+    its part's type, as in cables.csv (:meth:`Fabric.assemblies`)."""
+    assemblies = fabric.assemblies(bundle)
+    length = {cable: f"{length_m:g}" for cable, (_, length_m) in assemblies.items()}
+    kind = {cable: _cable_type(part, bundle.gbps) for cable, (part, _) in assemblies.items()}
     ids = bundle.cable_ids
     previous, lane = -1, 0
     for i, cable in enumerate(bundle.cable):
