@@ -81,7 +81,7 @@ def check_counts(design: Design, graph: nx.MultiGraph, catalog: Catalog) -> None
         groups = [g for g in groups_of[attrs["link_class"]] if attrs["part"] in (g.part, g.in_rack_part)
                   and (attrs["gbps"], attrs["network"]) == (g.gbps, g.network)]
         assert groups and attrs["media"] == cables[attrs["part"]].media, attrs
-        assert 0 < attrs["length_m"] <= cables[attrs["part"]].max_reach_m, attrs  # the floor plan's, within reach
+        assert attrs["length_m"] > 0, attrs  # the floor plan's (fabric.floor_warnings where past the site's run)
 
 
 def _speed_of(design: Design, role: str, link_class: str) -> int:

@@ -74,9 +74,10 @@ def test_cable_schedule_has_one_row_per_assembly(written):
     cables = rows(out / "cables.csv")
     per_part = Counter(r["part"] for r in cables)
     bom = {r["part"]: int(r["quantity"]) for r in rows(out / "bom.csv") if r["category"] == "cable"}
-    if outputs.warnings:  # part-filled cages: the schedule has more kits than the model priced
+    counted = [w for w in outputs.warnings if not w.startswith("floor plan:")]  # lengths apart
+    if counted:  # part-filled cages: the schedule has more kits than the model priced
         assert all(per_part[p] >= q for p, q in bom.items())
-        assert any("wiring needs" in w for w in outputs.warnings)
+        assert any("wiring needs" in w for w in counted)
     else:
         assert per_part == Counter(bom)
         declared = Counter()

@@ -48,7 +48,7 @@ class Fabric:
     warnings: list[str] = field(default_factory=list)
     """Where the installation and the design's own counts disagree, or a rack exceeds its class."""
     floor_warnings: list[str] = field(default_factory=list)
-    """Cables the floor plan stands farther apart than their part reaches."""
+    """Cables the floor plan stands farther apart than the site's run of their class."""
     floor: FloorPlan = field(default_factory=lambda: FloorPlan(Distances(), 1))
     """Where each rack stands: each cable's length (:meth:`cable_run_m`)."""
     _rack_of: dict[str, str] | None = field(default=None, repr=False)
@@ -152,7 +152,7 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
         bundle.name_cables()
     fabric.floor = plan_floor(fabric.racks.racks, links, fabric.devices, distances)
     fabric.warnings = _check_parts(fabric) + _compare_links(fabric) + fabric.racks.warnings
-    fabric.floor_warnings = _beyond_reach(fabric)
+    fabric.floor_warnings = _beyond_the_site(fabric)
     return fabric
 
 
@@ -247,17 +247,18 @@ def _check_parts(fabric: Fabric) -> list[str]:
     return notes
 
 
-def _beyond_reach(fabric: Fabric) -> list[str]:
-    """Link classes with cables the floor plan stands farther apart than their part reaches: the
-    design chose the part for the class's run (the site's), which this plan does not keep."""
+def _beyond_the_site(fabric: Fabric) -> list[str]:
+    """Link classes with cables the floor plan stands farther apart than the site's run of the
+    class (the run the design chose the part for), and of those, how many pass the part's reach."""
     notes = []
     for bundle in fabric.links:
-        beyond = [(length_m, part) for part, length_m in fabric.assemblies(bundle).values() if length_m > part.max_reach_m]
-        if beyond:
-            length_m, part = max(beyond, key=lambda item: item[0])
-            notes.append(f"floor plan: {len(beyond):,} {bundle.between} cable(s) run up to {length_m:g} m, beyond the "
-                         f"{part.max_reach_m:g} m {part.id} reaches; the design takes the site's {bundle.length_m:g} m "
-                         "run for the class: stand those racks closer, or give the site's longer run")
+        longer = [(length_m, part) for part, length_m in fabric.assemblies(bundle).values() if length_m > bundle.length_m]
+        if longer:
+            beyond = sum(length_m > part.max_reach_m for length_m, part in longer)
+            notes.append(f"floor plan: {len(longer):,} {bundle.between} cable(s) run up to "
+                         f"{max(length_m for length_m, _ in longer):g} m, past the site's {bundle.length_m:g} m run of "
+                         "the class" + (f", {beyond:,} beyond their part's reach" if beyond else "")
+                         + ": stand those racks closer, or give the site's longer run")
     return notes
 
 

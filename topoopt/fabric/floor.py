@@ -14,7 +14,8 @@ Rules (``docs/model.md``, "Floor plan and cable lengths"):
   cable shortest, so it stands in the middle of what it serves, along its row and across rows.
 * A cable between two racks is ``in_rack_m`` (up and down the racks) + the distance between the
   racks along the floor (``rack_width_m`` per position in a row, ``row_pitch_m`` per row) +
-  ``slack_m``, rounded up to a whole metre; the build-out warns where that passes its part's reach.
+  ``slack_m``, rounded up to a whole metre; the build-out warns where that passes the site's run
+  of the cable's class (the run its part was chosen for).
 """
 
 from __future__ import annotations
