@@ -142,7 +142,7 @@ def test_the_other_examples_wire_what_they_buy_and_coil_no_cable(name):
     past = {w.split(" cable")[0].split()[-1] for w in fabric.floor_warnings}
     beyond = {w.split(" cable")[0].split()[-1] for w in fabric.floor_warnings if "beyond" in w}
     assert (past, beyond) == {"llama3-405b-16k-usd": ({"mgmt"}, set()),
-                              "frontier-131k": ({"node-leaf", "leaf-spine", "node-storage", "mgmt"}, {"node-storage"}),
+                              "frontier-131k": ({"node-leaf", "leaf-spine", "node-storage"}, {"node-storage"}),
                               }.get(name, (set(), set()))
 
 

@@ -10,8 +10,10 @@ Rules (``docs/model.md``, "Floor plan and cable lengths"):
   serves, a rack plugged only into racks of leaves after the first of them. The other racks
   (spines, cores, aggregation, storage on the spines, head nodes) fill rows of their own in the
   middle of the hall, after half the rows of nodes, as TIA-942 centres the main distribution area.
+  A short network row is centred along the row.
 * Each rack of leaves then trades places with the rack of nodes whose spot makes its longest
-  cable shortest, so it stands in the middle of what it serves, along its row and across rows.
+  cable shortest, so it stands in the middle of what it serves, along its row and across rows;
+  a rack placed beside it then trades places with the rack of nodes nearest its new spot.
 * A cable between two racks is ``in_rack_m`` (up and down the racks) + the distance between the
   racks along the floor (``rack_width_m`` per position in a row, ``row_pitch_m`` per row) +
   ``slack_m``, rounded up to a whole metre; the build-out warns where that passes the site's run
@@ -74,15 +76,23 @@ def plan_floor(racks: list[Rack], links: list[LinkBundle], devices: list[Device]
     rack_of = {device.name: device.rack for device in devices}
     holds_nodes = {device.rack for device in devices if device.role == "node"}
     served = _served(racks, links, rack_of, holds_nodes)
-    among_nodes, rest = _order(racks, served, _upper_racks(links, rack_of), holds_nodes)
+    among_nodes, rest, beside = _order(racks, served, _upper_racks(links, rack_of), holds_nodes)
     per_row = plan.racks_per_row
     middle = math.ceil(len(among_nodes) / per_row) // 2 * per_row  # the racks of the rows before the middle
     row = 0
-    for block in (among_nodes[:middle], rest, among_nodes[middle:]):
-        for i, rack in enumerate(block):
-            plan.spots[rack.name] = Spot(row + i // per_row + 1, i % per_row + 1)
-        row += math.ceil(len(block) / per_row)
+    for block, centred in ((among_nodes[:middle], False), (rest, True), (among_nodes[middle:], False)):
+        for start in range(0, len(block), per_row):
+            in_row = block[start:start + per_row]
+            offset = (per_row - len(in_row)) // 2 if centred else 0  # a short network row stands mid-hall
+            row += 1
+            for i, rack in enumerate(in_row):
+                plan.spots[rack.name] = Spot(row, offset + i + 1)
     _centre(plan, served, holds_nodes)
+    for name, leaves in beside.items():  # beside its rack of leaves where that now stands
+        spot = plan.spots[leaves]
+        nearest = min([name, *holds_nodes], key=lambda other: (round(plan.apart_m(spot, plan.spots[other]), 6),
+                                                               other != name, other))
+        plan.spots[name], plan.spots[nearest] = plan.spots[nearest], plan.spots[name]
     return plan
 
 
@@ -111,27 +121,28 @@ def _upper_racks(links: list[LinkBundle], rack_of: dict[str, str]) -> dict[str, 
 
 
 def _order(racks: list[Rack], served: dict[str, list[str]], upper: dict[str, set[str]],
-           holds_nodes: set[str]) -> tuple[list[Rack], list[Rack]]:
+           holds_nodes: set[str]) -> tuple[list[Rack], list[Rack], dict[str, str]]:
     """The racks holding nodes in plan order, each rack of leaves after the median rack of the
     nodes it serves and each other rack plugged only into racks of leaves after the first of them;
-    and the other racks, in plan order."""
+    the other racks, in plan order; and the racks so placed beside a rack of leaves, with it."""
     after: dict[str, list[Rack]] = {}
     for rack in racks:
         among = [name for name in served.get(rack.name, []) if name in holds_nodes]
         if among:
             after.setdefault(among[(len(among) - 1) // 2], []).append(rack)
-    beside = {rack.name: rack for rack in racks if rack.name not in holds_nodes and rack.name not in served
+    beside = {rack.name: next(leaves for leaves in served if leaves in upper[rack.name]) for rack in racks
+              if rack.name not in holds_nodes and rack.name not in served
               and upper.get(rack.name) and upper[rack.name] <= served.keys()}
-    for name, rack in beside.items():
-        first = next(leaves for leaves in served if leaves in upper[name])
-        after.setdefault(first, []).append(rack)
+    for rack in racks:
+        if rack.name in beside:
+            after.setdefault(beside[rack.name], []).append(rack)
     among_nodes: list[Rack] = []
     for rack in (rack for rack in racks if rack.name in holds_nodes):
         among_nodes.append(rack)
         for leaves in after.get(rack.name, []):
             among_nodes += [leaves, *after.get(leaves.name, [])]
     rest = [rack for rack in racks if rack.name not in holds_nodes and rack.name not in served and rack.name not in beside]
-    return among_nodes, rest
+    return among_nodes, rest, beside
 
 
 def _centre(plan: FloorPlan, served: dict[str, list[str]], holds_nodes: set[str]) -> None:
