@@ -40,6 +40,8 @@ class Spot:
 
 @dataclass
 class FloorPlan:
+    """Where each rack stands, and the distances that turn spots into cable lengths."""
+
     distances: Distances
     racks_per_row: int
     spots: dict[str, Spot] = field(default_factory=dict)
@@ -83,16 +85,12 @@ def plan_floor(racks: list[Rack], links: list[LinkBundle], devices: list[Device]
     for block, centred in ((among_nodes[:middle], False), (rest, True), (among_nodes[middle:], False)):
         for start in range(0, len(block), per_row):
             in_row = block[start:start + per_row]
-            offset = (per_row - len(in_row)) // 2 if centred else 0  # a short network row stands mid-hall
+            offset = (per_row - len(in_row)) // 2 if centred else 0  # a short network row: mid-row
             row += 1
             for i, rack in enumerate(in_row):
                 plan.spots[rack.name] = Spot(row, offset + i + 1)
     _centre(plan, served, holds_nodes)
-    for name, leaves in beside.items():  # beside its rack of leaves where that now stands
-        spot = plan.spots[leaves]
-        nearest = min([name, *holds_nodes], key=lambda other: (round(plan.apart_m(spot, plan.spots[other]), 6),
-                                                               other != name, other))
-        plan.spots[name], plan.spots[nearest] = plan.spots[nearest], plan.spots[name]
+    _follow(plan, beside, holds_nodes)
     return plan
 
 
@@ -155,6 +153,17 @@ def _centre(plan: FloorPlan, served: dict[str, list[str]], holds_nodes: set[str]
         best = min([name, *(other for other in among if other in holds_nodes)],
                    key=lambda candidate: (round(longest(spots[candidate]), 6), candidate != name))
         spots[name], spots[best] = spots[best], spots[name]
+
+
+def _follow(plan: FloorPlan, beside: dict[str, str], holds_nodes: set[str]) -> None:
+    """Each rack placed beside a rack of leaves trades places with the rack of nodes nearest where
+    that rack now stands, when nearer than its own spot."""
+    spots = plan.spots
+    for name, leaves in beside.items():
+        def apart(other: str, leaves: str = leaves) -> tuple:
+            return round(plan.apart_m(spots[leaves], spots[other]), 6), other != name, other
+        nearest = min([name, *holds_nodes], key=apart)
+        spots[name], spots[nearest] = spots[nearest], spots[name]
 
 
 def _longest_from(spots: list[Spot], plan: FloorPlan):
