@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import re
+import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
@@ -126,6 +127,17 @@ def test_every_graph_edge_has_its_cables_part_and_length(written):
     if (out / "ib-links.csv").exists():
         for row in rows(out / "ib-links.csv"):
             assert (row["part"], float(row["length_m"])) == listed[row["cable"]]
+
+
+def test_floor_svg_draws_every_rack_where_racks_csv_puts_it(written):
+    """floor.svg is well-formed XML with one group per rack at its racks.csv row and position."""
+    _, out, outputs = written
+    assert out / "floor.svg" in outputs.files
+    svg = ET.parse(out / "floor.svg").getroot()
+    drawn = {g.get("data-rack"): (int(g.get("data-row")), int(g.get("data-position")))
+             for g in svg.iter("{http://www.w3.org/2000/svg}g") if g.get("data-rack")}
+    assert drawn == {row["rack"]: (int(row["row"]), int(row["position"])) for row in rows(out / "racks.csv")}
+    assert len(set(drawn.values())) == len(drawn)  # no two racks on one spot
 
 
 def test_graphml_reads_back_as_the_fabric_graph(written):

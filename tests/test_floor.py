@@ -48,29 +48,31 @@ def test_leaf_racks_stand_in_the_middle_of_their_nodes_and_spines_in_the_middle_
     """Rows of four. In order: rack1–rack3, net01 (after the median rack of its six), stor01 (its
     unit plugs into net01 only), rack4–rack6; net02 in a row of its own between the two rows of
     nodes, at position 2 (a short network row stands mid-row). Then net01 trades places with the
-    rack whose spot makes its longest cable shortest:
-    from its own spot (1, 4) stor01's (3, 1) is 1.8 + 4.8 = 6.6 m; from rack4's (3, 2) the farthest
-    of what it serves, rack1–rack3 in row 1, is at most 0.6 + 4.8 = 5.4 m, less than from any other
-    spot (rack2's and rack3's: 6.0 m to a corner of row 3). stor01, 0.6 m from net01's new spot,
-    stays beside it."""
+    rack of its nodes whose spot makes its longest cable shortest once that rack has moved to
+    net01's spot (1, 4): from its own spot stor01's (3, 1) is 1.8 + 4.8 = 6.6 m; from rack2's
+    (1, 2) at most 6.0 m (rack6 at (3, 4)), as from rack3's, rack4's and rack5's, and rack2 comes
+    first. stor01, 5.4 m from net01's new spot, trades places with the nearest rack of nodes,
+    rack1 (0.6 m; rack3 too, and rack1 comes first)."""
     racks, links, devices = _site()
     floor = plan_floor(racks, links, devices, Distances(racks_per_row=4))
     assert floor.spots == {
-        "rack1": Spot(1, 1), "rack2": Spot(1, 2), "rack3": Spot(1, 3), "rack4": Spot(1, 4),
+        "stor01": Spot(1, 1), "net01": Spot(1, 2), "rack3": Spot(1, 3), "rack2": Spot(1, 4),
         "net02": Spot(2, 2),
-        "stor01": Spot(3, 1), "net01": Spot(3, 2), "rack5": Spot(3, 3), "rack6": Spot(3, 4),
+        "rack1": Spot(3, 1), "rack4": Spot(3, 2), "rack5": Spot(3, 3), "rack6": Spot(3, 4),
     }
 
 
 def test_a_cable_is_as_long_as_its_racks_are_apart():
     """Defaults: 3 m in a rack, 0.6 m per rack along a row, 2.4 m per row, 2 m slack, whole metres
-    up. rack1–net01 (2 rows, 1 position): 3 + 0.6 + 4.8 + 2 = 10.4 → 11 m; rack6–net01: 3 + 1.2 + 2
-    = 6.2 → 7 m; net01–net02 (1 row, same position): 3 + 2.4 + 2 = 7.4 → 8 m; within one rack 3 m
-    (or the class's run, if shorter). A class's run does not shorten a cable between racks."""
+    up. rack1–net01 (2 rows, 1 position): 3 + 0.6 + 4.8 + 2 = 10.4 → 11 m; rack6–net01 (2 rows, 2
+    positions): 3 + 1.2 + 4.8 + 2 = 11 m; net01–net02 (1 row): 3 + 2.4 + 2 = 7.4 → 8 m; stor01–net01
+    3 + 0.6 + 2 = 5.6 → 6 m; within one rack 3 m (or the class's run, if shorter). A class's run
+    does not shorten a cable between racks."""
     racks, links, devices = _site()
     floor = plan_floor(racks, links, devices, Distances(racks_per_row=4))
     assert floor.run_m({"rack1", "net01"}, 17.0) == 11
-    assert floor.run_m({"rack6", "net01"}, 17.0) == 7
+    assert floor.run_m({"rack6", "net01"}, 17.0) == 11
     assert floor.run_m({"net01", "net02"}, 52.0) == 8
+    assert floor.run_m({"stor01", "net01"}, 17.0) == 6
     assert floor.run_m({"rack2"}, 17.0) == 3 and floor.run_m({"rack2"}, 2.0) == 2
     assert floor.run_m({"rack1", "net01"}, 5.0) == 11

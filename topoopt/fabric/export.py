@@ -12,6 +12,8 @@
 ``cable-lengths.csv``  assemblies per part and length, as installers order them
 ``racks.csv``          rack plan: one row per device with its rack's row and position, its U
                        position and power
+``floor.svg``          the floor plan drawn: a rectangle per rack at its row and position
+                       (see :mod:`topoopt.fabric.floor_svg`)
 ``fabric.graphml``     the MultiGraph of :func:`topoopt.fabric.fabric_graph`
 ``topology.conf``      Slurm topology/tree, every Slurm from 22.05 (see :mod:`topoopt.fabric.slurm`)
 ``topology.yaml``      Slurm 25.05+ tree and block topologies
@@ -35,6 +37,7 @@ from topoopt.fabric.build import Fabric, build_fabric
 from topoopt.fabric.csvfile import write_csv
 from topoopt.fabric.draw import write_drawing
 from topoopt.fabric.drawio import write_drawio
+from topoopt.fabric.floor_svg import write_floor_svg
 from topoopt.fabric.graphml import write_fabric_graphml
 from topoopt.fabric.hardware import FabricError, catalog_for
 from topoopt.fabric.ibtopo import write_ib_topology
@@ -87,6 +90,7 @@ def write_outputs(result: SolveResult, instance: Instance | None, out_dir: str |
     outputs.files.append(write_csv(out / "cables.csv", CABLE_COLUMNS, cables))
     outputs.files.append(write_csv(out / "cable-lengths.csv", LENGTH_COLUMNS, length_rows(cables)))
     outputs.files.append(write_csv(out / "racks.csv", RACK_COLUMNS, rack_rows(fabric)))
+    outputs.files.append(write_floor_svg(fabric, out / "floor.svg"))
     graphml = out / "fabric.graphml"
     write_fabric_graphml(fabric, graphml)
     outputs.files.append(graphml)

@@ -150,8 +150,12 @@ def _centre(plan: FloorPlan, served: dict[str, list[str]], holds_nodes: set[str]
     spots = plan.spots
     for name, among in served.items():
         longest = _longest_from([spots[other] for other in among], plan)
-        best = min([name, *(other for other in among if other in holds_nodes)],
-                   key=lambda candidate: (round(longest(spots[candidate]), 6), candidate != name))
+
+        def after_trade(candidate: str, name: str = name, longest=longest) -> tuple:
+            # the candidate rack moves to this rack's spot; the others stay
+            spot = spots[candidate]
+            return round(max(longest(spot), plan.apart_m(spot, spots[name])), 6), candidate != name
+        best = min([name, *(other for other in among if other in holds_nodes)], key=after_trade)
         spots[name], spots[best] = spots[best], spots[name]
 
 
