@@ -90,8 +90,8 @@ class Fabric:
         return len(self.racks_of(ends)) == 1
 
     def cable_run_m(self, bundle: LinkBundle, ends: list[str]) -> float:
-        """An assembly's length: from the floor plan (:meth:`FloorPlan.run_m`), never longer than
-        its link class's run (the longest of the class, which its part reaches)."""
+        """An assembly's length: from where the floor plan stands its racks (:meth:`FloorPlan.run_m`);
+        it may pass its link class's run (:func:`_beyond_the_site` says where)."""
         return self.floor.run_m(self.racks_of(ends), bundle.length_m)
 
     def cable_part(self, bundle: LinkBundle, ends: list[str]) -> LinkPart:

@@ -77,8 +77,9 @@ def plan_floor(racks: list[Rack], links: list[LinkBundle], devices: list[Device]
     plan = FloorPlan(distances=distances, racks_per_row=row_length(distances))
     rack_of = {device.name: device.rack for device in devices}
     holds_nodes = {device.rack for device in devices if device.role == "node"}
-    served = _served(racks, links, rack_of, holds_nodes)
-    among_nodes, rest, beside = _order(racks, served, _upper_racks(links, rack_of), holds_nodes)
+    lower, upper = _linked_racks(links, rack_of)
+    served = _served(racks, lower, holds_nodes)
+    among_nodes, rest, beside = _order(racks, served, upper, holds_nodes)
     per_row = plan.racks_per_row
     middle = math.ceil(len(among_nodes) / per_row) // 2 * per_row  # the racks of the rows before the middle
     row = 0
@@ -94,28 +95,27 @@ def plan_floor(racks: list[Rack], links: list[LinkBundle], devices: list[Device]
     return plan
 
 
-def _served(racks: list[Rack], links: list[LinkBundle], rack_of: dict[str, str],
-            holds_nodes: set[str]) -> dict[str, list[str]]:
-    """Per rack of leaves (a rack without nodes holding a switch some node plugs into), the other
-    racks its switches' lower ends sit in, in plan order."""
+def _linked_racks(links: list[LinkBundle], rack_of: dict[str, str]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """In one pass over the links: per rack, the racks its devices' lower ends sit in (every
+    network), and the racks its devices plug into (compute and storage links, management apart)."""
     lower: dict[str, set[str]] = {}
-    for bundle in links:
-        for a, b in zip(bundle.a_device, bundle.b_device):
-            if rack_of[a] not in holds_nodes:
-                lower.setdefault(rack_of[a], set()).add(rack_of[b])
-    order = {rack.name: i for i, rack in enumerate(racks)}
-    return {rack.name: sorted(lower[rack.name] - {rack.name}, key=order.get) for rack in racks
-            if rack.name in lower and lower[rack.name] & holds_nodes}
-
-
-def _upper_racks(links: list[LinkBundle], rack_of: dict[str, str]) -> dict[str, set[str]]:
-    """Per rack, the racks its devices' compute and storage links plug into (management apart)."""
     upper: dict[str, set[str]] = {}
     for bundle in links:
-        if bundle.network != "management":
-            for a, b in zip(bundle.a_device, bundle.b_device):
-                upper.setdefault(rack_of[b], set()).add(rack_of[a])
-    return upper
+        data = bundle.network != "management"
+        for a, b in zip(bundle.a_device, bundle.b_device):
+            a_rack, b_rack = rack_of[a], rack_of[b]
+            lower.setdefault(a_rack, set()).add(b_rack)
+            if data:
+                upper.setdefault(b_rack, set()).add(a_rack)
+    return lower, upper
+
+
+def _served(racks: list[Rack], lower: dict[str, set[str]], holds_nodes: set[str]) -> dict[str, list[str]]:
+    """Per rack of leaves (a rack without nodes holding a switch some node plugs into), the other
+    racks its switches' lower ends sit in, in plan order."""
+    order = {rack.name: i for i, rack in enumerate(racks)}
+    return {rack.name: sorted(lower[rack.name] - {rack.name}, key=order.get) for rack in racks
+            if rack.name not in holds_nodes and rack.name in lower and lower[rack.name] & holds_nodes}
 
 
 def _order(racks: list[Rack], served: dict[str, list[str]], upper: dict[str, set[str]],
