@@ -55,6 +55,7 @@ from topoopt.models.design import (
     FabricShape,
     HeadNodes,
     LinkGroup,
+    ManagementNetwork,
     RackGroup,
     StorageChoice,
     SwitchGroup,
@@ -333,6 +334,9 @@ class Racking:
     together: int | None = None
     """Mixed: the pooled model (index) kept in one rack, if any."""
     compute_switch: str | None = None
+    beside: tuple[str, int, float] | None = None
+    """Racks of one model each: the management leaves the compute racks hold, one in a rack
+    (model, count, power W)."""
 
     def packed(self) -> Racking | None:
         """The exact mixed racking (None: more racks than ``MIXED_RACKS_MAX`` would be needed)."""
@@ -369,14 +373,30 @@ def hosting(infra: RackClass, devices: list, head: str | None) -> int | None:
     return None
 
 
+def leaves_fit(rack: RackClass, node: tuple, beside: tuple) -> bool:
+    """A full compute rack of ``rack`` holds a management leaf beside its nodes, and there are no
+    more leaves than compute racks (``node``, ``beside``: (role, model, count, power W, rack
+    units, cooling)); the leaf at whole watts, as the model counts it."""
+    _, _, n, node_w, node_u, _ = node
+    _, _, leaves, leaf_w, leaf_u, cooling = beside
+    per = derive.devices_per_rack(rack, node_w, node_u)
+    return (per >= 1 and leaves <= derive.ceil_div(n, per) and derive.rack_cools(rack, cooling)
+            and per * node_w + math.ceil(leaf_w) <= rack.power_kw * 1000 * (1 + 1e-9)
+            and per * node_u + leaf_u <= rack.rack_units)
+
+
 def rackings(rack: RackClass, infra: RackClass, devices: list[tuple[str, str, int, float, int, str]],
-             compute_switch: str | None, head: str | None = None) -> list[Racking]:
+             compute_switch: str | None, head: str | None = None, beside: tuple | None = None) -> list[Racking]:
     """The ways to rack (role, model, count, power W, rack units, cooling) of each device model,
     the nodes in ``rack``, that can each be the cheapest: each model in racks of its own, the
     network and storage racks in ``infra``; and, when ``infra`` is ``rack``, mixed racks (at most
     ``MIXED_RACKS_MAX``, an exact bin packing over the pooled models, left unpacked) and mixed
     racks with every switch of the compute model in one, which shortens the switch links' runs
-    (docs/model.md, "Cable runs"). A class holds only the coolings it cools."""
+    (docs/model.md, "Cable runs"). A class holds only the coolings it cools. With ``beside`` (the
+    management leaves, taken out of ``devices``), racks of one model each only, the compute racks
+    holding the leaves, when they fit (:func:`leaves_fit`)."""
+    if beside is not None and not leaves_fit(rack, devices[0], beside):
+        return []
     out = []
     per_rack, total = [], 0
     for role, _, count, power_w, units, cooling in devices:
@@ -390,11 +410,11 @@ def rackings(rack: RackClass, infra: RackClass, devices: list[tuple[str, str, in
         together = compute_switch is not None and any(
             m == compute_switch and derive.ceil_div(c, per) == 1 for (_, m, c, *_), per in zip(devices, per_rack) if c)
         out.append(Racking(rack, total, False, tuple(per_rack), infra, derive.ceil_div(devices[0][2], per_rack[0]),
-                           switches_together=together))
+                           switches_together=together, beside=beside and (beside[1], beside[2], beside[3])))
         host = hosting(infra, devices, head)
         if host is not None:  # the head nodes' own racks saved
             out.append(replace(out[-1], total=total - derive.ceil_div(devices[-1][2], per_rack[-1]), host=host))
-    if infra is not rack or not all(derive.rack_cools(rack, cooling) and derive.devices_per_rack(rack, w, u) >= 1
+    if beside is not None or infra is not rack or not all(derive.rack_cools(rack, cooling) and derive.devices_per_rack(rack, w, u) >= 1
                                     for _, _, count, w, u, cooling in devices if count):
         return out
     pooled: dict[str, list] = {}
@@ -841,10 +861,8 @@ class Enumerator:
         power_w = sum(c * w for _, _, c, w, *_ in devices)
         if site.power_cap_kw is not None and power_w > site.power_cap_kw * 1000 * (1 + TOLERANCE):
             return
-        key = (*(r.id for r in classes), tuple(devices), compute_switch)
-        if key not in self._racking:
-            self._racking[key] = rackings(*classes, devices, compute_switch, self.head.id if self.heads(n) else None)
-        for placed in self._racking[key]:
+        for placed, racked in self._rackings(classes, devices, next(iter(block.values())).record, switch_models,
+                                             compute_switch, n):
             unpacked = placed.mixed and placed.bins is None
             totals = [total for total in block if total >= placed.total] if unpacked else [placed.total]
             if not totals or totals[0] not in block:
@@ -858,8 +876,23 @@ class Enumerator:
                 continue
             cost = fixed - net.cost + networks + placed.cost(price)
             if cost <= budget:
-                yield cost, Candidate(node, fabric, n, counts, chosen, placed, tier, units, node_w, tuple(devices), net,
+                yield cost, Candidate(node, fabric, n, counts, chosen, placed, tier, units, node_w, tuple(racked), net,
                                       mgmt, block)
+
+    def _rackings(self, classes: tuple, devices: list, mgmt: ManagementNetwork, switch_models: dict,
+                  compute_switch: str | None, n: int):
+        """``(racking, devices)``: the rackings of ``devices`` (:func:`rackings`), and those with the
+        management leaves in the compute racks, taken out of their model's network racks."""
+        leaf = switch_models[mgmt.switch]
+        beside = ("compute", leaf.id, mgmt.leaves, self.switch_w(leaf), leaf.rack_units, leaf.cooling)
+        hosted = [(role, m, c - mgmt.leaves if role == "network" and m == leaf.id else c, *rest)
+                  for role, m, c, *rest in devices]
+        head = self.head.id if self.heads(n) else None
+        for listed, extra in ((devices, None), (hosted, beside)):
+            key = (*(r.id for r in classes), tuple(listed), compute_switch, extra)
+            if key not in self._racking:
+                self._racking[key] = rackings(*classes, listed, compute_switch, head, extra)
+            yield from ((placed, listed) for placed in self._racking[key])
 
     def one_row(self, placed: Racking) -> bool:
         """``placed``'s racks stand in one row (docs/model.md, "Cable runs")."""
@@ -976,6 +1009,10 @@ class Enumerator:
                                count=derive.ceil_div(count, per), nodes_per_rack=per if role == "compute" else 0,
                                power_kw=round(min(per, count) * power_w / 1000, 3))
                      for (role, _, count, power_w, *_), per in zip(cand.devices, placed.per_rack) if count]
+            if placed.beside is not None:  # one management leaf in a compute rack
+                model, leaves, leaf_w = placed.beside
+                full_w = min(placed.per_rack[0], n) * cand.node_w + leaf_w
+                racks[0] = racks[0].model_copy(update={"holds": {model: leaves}, "power_kw": round(full_w / 1000, 3)})
             if placed.host is not None:  # the head nodes in the host's last rack, no racks of their own
                 (_, head, heads, head_w, *_), racks = cand.devices[-1], racks[:-1]
                 _, _, count, power_w, *_ = cand.devices[placed.host]

@@ -135,14 +135,13 @@ def test_the_other_examples_wire_what_they_buy_and_coil_no_cable(name):
                        for ends in bundle.assembly_ends().values())
     run = next(group.length_m for group in design.links if group.between == "node-leaf")
     assert node_leaf[len(node_leaf) // 2] < run  # lengths from the floor plan: most cables are shorter
-    # The floor plan keeps the site's runs in the 70B designs; the 405B's packed management racks
-    # stand some cords 24 m from their leaf (a 23 m run), and frontier-131k's packed racks of 13
-    # storage leaves, each serving 2,912 nodes over some 16 rows, stand node–storage cables up to
-    # 55 m from theirs, past the 50 m of their kits (docs/model.md, "Floor plan and cable lengths").
+    # The floor plan keeps the site's runs in the 70B designs and the 405B (its management leaves
+    # sit in the compute racks they serve); frontier-131k's packed racks of 13 storage leaves,
+    # each serving 2,912 nodes over some 16 rows, stand node–storage cables up to 55 m from
+    # theirs, past the 50 m of their kits (docs/model.md, "Floor plan and cable lengths").
     past = {w.split(" cable")[0].split()[-1] for w in fabric.floor_warnings}
     beyond = {w.split(" cable")[0].split()[-1] for w in fabric.floor_warnings if "beyond" in w}
-    assert (past, beyond) == {"llama3-405b-16k-usd": ({"mgmt"}, set()),
-                              "frontier-131k": ({"node-leaf", "leaf-spine", "node-storage"}, {"node-storage"}),
+    assert (past, beyond) == {"frontier-131k": ({"node-leaf", "leaf-spine", "node-storage"}, {"node-storage"}),
                               }.get(name, (set(), set()))
 
 

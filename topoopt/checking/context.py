@@ -53,7 +53,7 @@ class CheckContext(NetworksView):
     def head_host(self) -> RackGroup | None:
         """The group of racks of one model whose last rack also holds the head nodes (its
         ``holds``); None when the head nodes take racks of their own or mixed racks."""
-        return next((g for g in self.design.racks if g.role != "mixed" and g.holds), None)
+        return next((g for g in self.design.racks if g.role in ("network", "storage") and g.holds), None)
 
     @cached_property
     def nic(self) -> Nic | None:

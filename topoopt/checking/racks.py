@@ -1,8 +1,9 @@
 """Rack and power rules: provisioned power and rack units per rack, rack count, site power.
 
 Power is provisioned power (docs/model.md): devices at their maximum with every cage holding the
-hungriest module that fits it. Either compute racks hold nodes only, network racks switches
-(compute, storage and management switches) or head nodes, and storage racks storage units only (hot and cold),
+hungriest module that fits it. Either compute racks hold nodes (and, when their group's ``holds``
+names them, management leaves, one in a rack), network racks switches (compute, storage and the
+other management switches) or head nodes, and storage racks storage units only (hot and cold),
 every rack holding devices of one model, the compute racks of the nodes' rack class and the
 network and storage racks of one class of their own; or a small design puts everything in
 *mixed* racks of one class, each group recording the nodes and the devices by model one rack
@@ -81,17 +82,53 @@ def rack_roles(ctx: CheckContext) -> list[RackRole]:
     roles: list[RackRole] = []
     if ctx.server is not None and ctx.node_power_w is not None:
         roles.append(RackRole("compute", (Device(ctx.server.id, ctx.nodes, ctx.node_power_w, ctx.server.rack_units),)))
+    hosted = {d.device: d.count for d in beside_nodes(ctx)}
     switches = [Device(switch.id, count, ctx.power_of_switch_w(switch), switch.rack_units)
                 for switch, count in ctx.switch_counts]
     if ctx.head is not None and ctx.head_host is None:  # else in another model's last rack
         head, count = ctx.head
         switches.append(Device(head.id, count, head.power_w, head.rack_units))
     if switches:
-        roles.append(RackRole("network", _pooled(switches)))
+        racked = [Device(d.device, max(d.count - hosted.get(d.device, 0), 0), d.power_w, d.rack_units)
+                  for d in _pooled(switches)]
+        roles.append(RackRole("network", tuple(racked)))
     units = [Device(tier.id, count, tier.power_w, tier.rack_units) for _, tier, count in ctx.storage_tiers if tier]
     if units:
         roles.append(RackRole("storage", _pooled(units)))
     return roles
+
+
+def beside_nodes(ctx: CheckContext) -> list[Device]:
+    """What the compute racks hold beside their nodes, by model (their ``holds``, one device in a
+    rack): the management leaves, when the design puts them there. Models the design has only
+    (:func:`_beside_record` reports the others)."""
+    known = {switch.id: switch for switch, _ in ctx.switch_counts}
+    return [Device(m, c, ctx.power_of_switch_w(known[m]), known[m].rack_units)
+            for g in ctx.rack_groups("compute") for m, c in g.holds.items() if m in known and c]
+
+
+def _beside_record(ctx: CheckContext) -> list[Violation]:
+    """Only management leaves sit in compute racks, one in a rack: no more than the design's
+    leaves nor than its compute racks."""
+    family, out = "racks_available", []
+    leaf = ctx.mgmt_switch.id if ctx.mgmt_switch is not None else None
+    racks = sum(g.count for g in ctx.rack_groups("compute"))
+    for g in ctx.rack_groups("compute"):
+        for model, count in g.holds.items():
+            item = f"compute racks ({g.rack_class})"
+            if model != leaf:
+                out.append(Violation(family=family, item=item, detail=f"hold {count} × {model}; beside their nodes "
+                                                                      "compute racks hold management leaves only"))
+            elif count > min(ctx.n_mgmt_leaves, racks):
+                out.append(Violation(family=family, item=item, detail=f"hold {num(count)} management leaves, one in a "
+                                     f"rack: more than the {num(ctx.n_mgmt_leaves)} leaves or the {num(racks)} racks"))
+    return out
+
+
+def all_devices(ctx: CheckContext) -> list[Device]:
+    """Every device of the design whose model is known: its racks' roles and what its compute racks
+    hold beside their nodes."""
+    return _devices(rack_roles(ctx)) + beside_nodes(ctx)
 
 
 def recorded_racks(ctx: CheckContext, role: RackRole) -> list[tuple[RackRole, RackGroup | None]] | None:
@@ -208,15 +245,22 @@ def _shortage(role: RackRole, group: RackGroup, rack: RackClass, by: str) -> str
     return f"{num(group.count)} racks of one model each; within {limit} per rack they need {terms} = {num(needed)}"
 
 
-def fullest_rack_w(role: RackRole, group: RackGroup, rack: RackClass) -> tuple[float, str]:
-    """Power of the fullest rack and how it is made up: compute racks record their nodes per rack;
-    network and storage racks record none, so their fullest rack holds as many of one model as fit."""
+def _compute_rack(ctx: CheckContext, role: RackRole, nodes: int) -> list[Device]:
+    """A compute rack of ``nodes`` nodes and one of each device the compute racks hold beside them."""
+    d = role.devices[0]
+    return [Device(d.device, nodes, d.power_w, d.rack_units)] + [
+        Device(b.device, 1, b.power_w, b.rack_units) for b in beside_nodes(ctx)]
+
+
+def fullest_rack_w(ctx: CheckContext, role: RackRole, group: RackGroup, rack: RackClass) -> tuple[float, str]:
+    """Power of the fullest rack and how it is made up: compute racks record their nodes per rack
+    (and the fullest holds what they hold beside them); network and storage racks record none, so
+    their fullest rack holds as many of one model as fit."""
     if role.role == "compute":
-        d = role.devices[0]
-        n = min(group.nodes_per_rack, d.count)
-    else:
-        d = max(role.devices, key=lambda x: min(x.per_rack(rack), x.count) * x.power_w)
-        n = min(d.per_rack(rack), d.count)
+        load = _compute_rack(ctx, role, min(group.nodes_per_rack, role.devices[0].count))
+        return sum(d.count * d.power_w for d in load), _listing(load, "power")
+    d = max(role.devices, key=lambda x: min(x.per_rack(rack), x.count) * x.power_w)
+    n = min(d.per_rack(rack), d.count)
     return n * d.power_w, f"{n} × {d.device} at {kw(d.power_w)}"
 
 
@@ -245,15 +289,14 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
         if too_big or group is None:
             continue
         if role.role == "compute":
-            d = role.devices[0]
-            held_w = group.nodes_per_rack * d.power_w
+            load = _compute_rack(ctx, role, group.nodes_per_rack)
+            held_w = sum(d.count * d.power_w for d in load)
             if held_w > rack_w * (1 + 1e-9):
-                out.append(Violation(family=family, item=item,
-                                     detail=f"{group.nodes_per_rack} × {d.device} at {kw(d.power_w)} = {kw(held_w)} > {kw(rack_w)}"))
+                out.append(Violation(family=family, item=item, detail=f"{_listing(load, 'power')} = {kw(held_w)} > {kw(rack_w)}"))
         short = _shortage(role, group, rack, "power")
         if short:
             out.append(Violation(family=family, item=item, detail=short))
-        fullest_w, how = fullest_rack_w(role, group, rack)
+        fullest_w, how = fullest_rack_w(ctx, role, group, rack)
         if group is ctx.head_host:
             last_w, last_u, last_how = _hosting_rack(ctx, role, group, rack)
             if last_w > rack_w * (1 + 1e-9):
@@ -268,9 +311,12 @@ def rack_power_within_limit(ctx: CheckContext) -> list[Violation]:
 
 def _uncooled(ctx: CheckContext) -> list[Violation]:
     """The server, the switch models, the storage tiers and the head nodes in use that their racks'
-    class does not cool: the nodes' class, and the network and storage racks' (the nodes' with mixed racks)."""
+    class does not cool: the nodes' class (with what compute racks hold beside the nodes), and the
+    network and storage racks' (the nodes' with mixed racks)."""
+    hosted = {d.device: d.count for d in beside_nodes(ctx)}
     devices = [(ctx.server, ctx.nodes, ctx.rack_class)] if ctx.server is not None else []
-    devices += [(switch, count, ctx.infra_rack_class) for switch, count in ctx.switch_counts]
+    devices += [(switch, count - hosted.get(switch.id, 0), ctx.infra_rack_class) for switch, count in ctx.switch_counts]
+    devices += [(switch, hosted[switch.id], ctx.rack_class) for switch, _ in ctx.switch_counts if switch.id in hosted]
     devices += [(tier, units, ctx.infra_rack_class) for _, tier, units in ctx.storage_tiers if tier is not None]
     if ctx.head is not None:
         devices.append((*ctx.head, ctx.infra_rack_class))
@@ -301,11 +347,11 @@ def rack_units_within_limit(ctx: CheckContext) -> list[Violation]:
         if group is None:
             continue
         if role.role == "compute":
-            d = role.devices[0]
-            if group.nodes_per_rack * d.rack_units > rack.rack_units:
+            load = _compute_rack(ctx, role, group.nodes_per_rack)
+            held_u = sum(d.count * d.rack_units for d in load)
+            if held_u > rack.rack_units:
                 out.append(Violation(family=family, item=item,
-                                     detail=f"{group.nodes_per_rack} × {d.device} at {d.rack_units} U = "
-                                            f"{group.nodes_per_rack * d.rack_units} U > {rack.rack_units} U"))
+                                     detail=f"{_listing(load, 'units')} = {held_u} U > {rack.rack_units} U"))
         short = _shortage(role, group, rack, "units")
         if short:
             out.append(Violation(family=family, item=item, detail=short))
@@ -330,7 +376,7 @@ def _head_host_record(ctx: CheckContext) -> list[Violation]:
     """A group of network or storage racks of one model holds nothing but the design's head nodes,
     all of them, in one group (they sit in the network and storage racks' class)."""
     family = "racks_available"
-    hosts = [g for g in ctx.design.racks if g.role != "mixed" and g.holds]
+    hosts = [g for g in ctx.design.racks if g.role in ("network", "storage") and g.holds]
     out = [Violation(family=family, item="racks", detail=f"{len(hosts)} groups of racks of one model hold other "
                                                          "devices; only one may, the head nodes")] if len(hosts) > 1 else []
     host, head = ctx.head_host, ctx.head
@@ -420,7 +466,7 @@ def racks_available(ctx: CheckContext) -> list[Violation]:
             out.append(Violation(family=family, item=f"rack class {rack_id}",
                                  detail=f"not among the site's rack classes ({', '.join(site.rack_classes)})"))
     if ctx.rack_class is not None:
-        out += _rack_counts(ctx) + _head_host_record(ctx)
+        out += _rack_counts(ctx) + _head_host_record(ctx) + _beside_record(ctx)
     total = sum(g.count for g in ctx.design.racks)
     if total > site.max_racks:
         out.append(Violation(family=family, item="racks", detail=f"{num(total)} racks > {num(site.max_racks)} the site has"))
@@ -430,7 +476,7 @@ def racks_available(ctx: CheckContext) -> list[Violation]:
 def site_power_w(ctx: CheckContext) -> float:
     """Provisioned site power, W: every node, switch, storage unit and head node at its provisioned
     power."""
-    return sum(d.count * d.power_w for d in _devices(rack_roles(ctx)))
+    return sum(d.count * d.power_w for d in all_devices(ctx))
 
 
 def site_power_within_limit(ctx: CheckContext) -> list[Violation]:
@@ -441,7 +487,7 @@ def site_power_within_limit(ctx: CheckContext) -> list[Violation]:
     cap_kw = ctx.instance.site.power_cap_kw
     if cap_kw is None:
         return []
-    devices = _devices(rack_roles(ctx))
+    devices = all_devices(ctx)
     total_w = sum(d.count * d.power_w for d in devices)
     if total_w > cap_kw * W_PER_KW * (1 + 1e-9):
         return [Violation(family=family, item="site",

@@ -69,8 +69,10 @@ def solved_summary(result: SolveResult, name: str) -> str:
             held = "".join(f" + {count} × {model}" for model, count in rack.holds.items())
             lines.append(f"{head}{rack.count:,} × {rack.rack_class} mixed, each {per_rack}{held}: {rack.power_kw:g} kW")
             continue
-        extra = f", {per_rack} each" if rack.role == "compute" else ""
-        extra += "".join(f", the last also {count} × {model}" for model, count in rack.holds.items())
+        if rack.role == "compute":  # what compute racks hold beside their nodes: one in a rack
+            extra = f", {per_rack} each" + "".join(f", {count:,} of them also a {model}" for model, count in rack.holds.items())
+        else:
+            extra = "".join(f", the last also {count} × {model}" for model, count in rack.holds.items())
         lines.append(f"{head}{rack.count:,} × {rack.rack_class} {rack.role}{extra}, fullest {rack.power_kw:g} kW")
     s = d.storage
     lines.append(f"Storage      hot: {s.units:,} × {s.tier}: {s.read_gbps / BITS_PER_BYTE:,.1f} GB/s read, {s.write_gbps / BITS_PER_BYTE:,.1f} GB/s write, "

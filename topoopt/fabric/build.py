@@ -9,12 +9,12 @@ the compute fabric (:mod:`topoopt.fabric.wiring`), the storage network
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import astuple, dataclass, field
+from dataclasses import dataclass, field
 
 from topoopt.fabric.devices import Device, LinkBundle
 from topoopt.fabric.floor import FloorPlan, Spot, plan_floor
 from topoopt.fabric.hardware import FabricError, Hardware, catalog_for, resolve_hardware
-from topoopt.fabric.management import make_management_switches, wire_management
+from topoopt.fabric.management import make_management_switches, seat_leaves, wire_management
 from topoopt.fabric.names import management_port_names, numbered
 from topoopt.fabric.racks import RackPlan, nodes_by_rack, plan_racks, rack_pdus
 from topoopt.fabric.storage import StorageSwitches, make_storage_switches, make_units, wire_storage
@@ -147,6 +147,7 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
         floor = plan_floor(fabric.racks.racks, links + management, fabric.devices, distances)
         management = wire_management(design, hw, _managed_in_order(floor, managed), ports, mgmt_leaves,
                                      mgmt_aggregation)
+        seat_leaves(management[0], managed, mgmt_leaves, fabric.racks.racks, floor)
     links += management
     for bundle in links:
         bundle.name_cables()
@@ -157,11 +158,16 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
 
 
 def _managed_in_order(floor: FloorPlan, devices: list[Device]) -> list[Device]:
-    """The devices on the management network in the order the leaves take them: rack by rack in
-    the floor's order (row, then position; one leaf serves racks that stand together), a rack's
-    devices in the order given (its nodes, switches, storage units and head nodes, then its PDUs)."""
+    """The devices on the management network in the order the leaves take them: rack by rack along
+    the floor, row by row, odd rows from their first position and even rows from their last (so
+    racks next in the order stand together and one leaf serves racks that do), a rack's devices in
+    the order given (its nodes, switches, storage units and head nodes, then its PDUs)."""
     last = Spot(row=1 << 30, position=0)
-    return sorted(devices, key=lambda device: astuple(floor.spots.get(device.rack, last)))
+
+    def along(device: Device) -> tuple[int, int]:
+        spot = floor.spots.get(device.rack, last)
+        return spot.row, spot.position if spot.row % 2 else -spot.position
+    return sorted(devices, key=along)
 
 
 def _management_ports(catalog: Catalog, devices: list[Device]) -> dict[tuple[str, str], list[str]]:

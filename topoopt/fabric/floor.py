@@ -76,12 +76,13 @@ def plan_floor(racks: list[Rack], links: list[LinkBundle], devices: list[Device]
     """Place ``racks`` (the rack plan's order) in rows by the rules above."""
     plan = FloorPlan(distances=distances, racks_per_row=row_length(distances))
     rack_of = {device.name: device.rack for device in devices}
-    holds_nodes = {device.rack for device in devices if device.role == "node"}
-    lower, upper = _linked_racks(links, rack_of)
-    served = _served(racks, lower, holds_nodes)
+    nodes = {device.name for device in devices if device.role == "node"}
+    holds_nodes = {rack_of[name] for name in nodes}
+    lower, upper, above_nodes = _linked_racks(links, rack_of, nodes)
+    served = _served(racks, lower, holds_nodes, above_nodes)
     among_nodes, rest, beside = _order(racks, served, upper, holds_nodes)
     per_row = plan.racks_per_row
-    middle = math.ceil(len(among_nodes) / per_row) // 2 * per_row  # the racks of the rows before the middle
+    middle = _middle(among_nodes, served, per_row)
     row = 0
     for block, centred in ((among_nodes[:middle], False), (rest, True), (among_nodes[middle:], False)):
         for start in range(0, len(block), per_row):
@@ -95,11 +96,34 @@ def plan_floor(racks: list[Rack], links: list[LinkBundle], devices: list[Device]
     return plan
 
 
-def _linked_racks(links: list[LinkBundle], rack_of: dict[str, str]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+def _middle(among_nodes: list[Rack], served: dict[str, list[str]], per_row: int) -> int:
+    """Where the network rows stand among the racks of nodes: after half their rows, or up to a
+    row either way (racks of nodes on both sides) where the racks of leaves serving racks on both
+    sides (their cables cross the network rows) have the fewest racks on their shorter side, the
+    nearest such cut first. A rack of leaves that every such cut splits does not count."""
+    half = math.ceil(len(among_nodes) / per_row) // 2 * per_row
+    lo, hi = max(half - per_row, 1), min(half + per_row, len(among_nodes) - 1)
+    if half == 0 or lo > hi:  # one row of nodes: the network racks before it
+        return half
+    at = {rack.name: i for i, rack in enumerate(among_nodes)}
+    spans = [(min(ends), max(ends)) for name, others in served.items() if name in at
+             for ends in [[at[name], *(at[o] for o in others if o in at)]]]
+    avoidable = [(first, last) for first, last in spans if first >= lo or last < hi]
+
+    def split(cut: int) -> tuple[int, int]:
+        shorter = sum(min(cut - first, last + 1 - cut) for first, last in avoidable if first < cut <= last)
+        return shorter, abs(cut - half)
+    return min(range(lo, hi + 1), key=split)
+
+
+def _linked_racks(links: list[LinkBundle], rack_of: dict[str, str],
+                  nodes: set[str]) -> tuple[dict[str, set[str]], dict[str, set[str]], set[str]]:
     """In one pass over the links: per rack, the racks its devices' lower ends sit in (every
-    network), and the racks its devices plug into (compute and storage links, management apart)."""
+    network), and the racks its devices plug into (compute and storage links, management apart);
+    and the racks some node plugs into."""
     lower: dict[str, set[str]] = {}
     upper: dict[str, set[str]] = {}
+    above_nodes: set[str] = set()
     for bundle in links:
         data = bundle.network != "management"
         for a, b in zip(bundle.a_device, bundle.b_device):
@@ -107,15 +131,18 @@ def _linked_racks(links: list[LinkBundle], rack_of: dict[str, str]) -> tuple[dic
             lower.setdefault(a_rack, set()).add(b_rack)
             if data:
                 upper.setdefault(b_rack, set()).add(a_rack)
-    return lower, upper
+            if b in nodes:
+                above_nodes.add(a_rack)
+    return lower, upper, above_nodes
 
 
-def _served(racks: list[Rack], lower: dict[str, set[str]], holds_nodes: set[str]) -> dict[str, list[str]]:
+def _served(racks: list[Rack], lower: dict[str, set[str]], holds_nodes: set[str],
+            above_nodes: set[str]) -> dict[str, list[str]]:
     """Per rack of leaves (a rack without nodes holding a switch some node plugs into), the other
     racks its switches' lower ends sit in, in plan order."""
     order = {rack.name: i for i, rack in enumerate(racks)}
     return {rack.name: sorted(lower[rack.name] - {rack.name}, key=order.get) for rack in racks
-            if rack.name not in holds_nodes and rack.name in lower and lower[rack.name] & holds_nodes}
+            if rack.name not in holds_nodes and rack.name in above_nodes}
 
 
 def _order(racks: list[Rack], served: dict[str, list[str]], upper: dict[str, set[str]],
@@ -149,7 +176,7 @@ def _centre(plan: FloorPlan, served: dict[str, list[str]], holds_nodes: set[str]
     serves, along the row and across the rows beside."""
     spots = plan.spots
     for name, among in served.items():
-        longest = _longest_from([spots[other] for other in among], plan)
+        longest = longest_from([spots[other] for other in among], plan)
 
         def after_trade(candidate: str, name: str = name, longest=longest) -> tuple:
             # the candidate rack moves to this rack's spot; the others stay
@@ -170,7 +197,7 @@ def _follow(plan: FloorPlan, beside: dict[str, str], holds_nodes: set[str]) -> N
         spots[name], spots[nearest] = spots[nearest], spots[name]
 
 
-def _longest_from(spots: list[Spot], plan: FloorPlan):
+def longest_from(spots: list[Spot], plan: FloorPlan):
     """The farthest of ``spots`` from a spot, in O(1) a call: ``|dx| + |dy| = max(±dx ± dy)``, so
     the farthest is the largest of four sums, each with the extreme of ``spots`` taken once."""
     w, p = plan.distances.rack_width_m, plan.distances.row_pitch_m

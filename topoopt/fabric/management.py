@@ -21,8 +21,10 @@ Rules (:class:`~topoopt.models.design.ManagementNetwork`), with the choices the 
 from __future__ import annotations
 
 from topoopt.fabric.devices import Assembler, Device, LinkBundle, Run, fill
+from topoopt.fabric.floor import FloorPlan, longest_from
 from topoopt.fabric.hardware import FabricError, Hardware
 from topoopt.fabric.names import numbered, port_names
+from topoopt.fabric.racks import Rack, seat
 from topoopt.fabric.wiring import group_index, new_bundle
 from topoopt.models.design import Design
 
@@ -101,3 +103,35 @@ def _uplinks(design: Design, hw: Hardware, leaves: list[Device], aggregation: li
             out.add_device(switch.name, down_ports[:len(pair_leaves)], [leaf.name for leaf in pair_leaves],
                            [mg.uplink_ports[side]] * len(pair_leaves))
     return bundle
+
+
+def seat_leaves(bundle: LinkBundle, managed: list[Device], leaves: list[Device], racks: list[Rack],
+                floor: FloorPlan) -> None:
+    """Each management leaf a compute rack holds (one in a rack) moves to the compute rack whose
+    spot makes its longest device cord shortest: among the racks it serves that hold no leaf yet,
+    else among such racks in the rows nearest those it serves (a leaf serving a network row sits
+    across the aisle); leaves in wiring order, a tie to the rack first in plan order."""
+    by_name = {rack.name: rack for rack in racks}
+    compute = {rack.name: i for i, rack in enumerate(racks) if rack.role == "compute"}
+    by_row: dict[int, list[str]] = {}
+    for name in compute:
+        by_row.setdefault(floor.spots[name].row, []).append(name)
+    rack_of = {device.name: device.rack for device in managed}
+    served: dict[str, set[str]] = {}
+    for a, b in zip(bundle.a_device, bundle.b_device):
+        served.setdefault(a, set()).add(rack_of[b])
+    taken: set[str] = set()
+    for leaf in (leaf for leaf in leaves if leaf.rack in compute):
+        mine = served.get(leaf.name, set())
+        longest = longest_from([floor.spots[name] for name in mine], floor)
+        candidates = [name for name in mine if name in compute and name not in taken]
+        rows = sorted({floor.spots[name].row for name in mine})
+        reach = 0
+        while not candidates:  # a free compute rack exists: no more hosted leaves than compute racks
+            near = range(rows[0] - reach, rows[-1] + reach + 1)
+            candidates = [name for row in near for name in by_row.get(row, []) if name not in taken]
+            reach += 1
+        best = min(candidates, key=lambda name: (round(longest(floor.spots[name]), 6), compute[name]))
+        taken.add(best)
+        if best != leaf.rack:
+            seat(leaf, by_name[best], by_name[leaf.rack])

@@ -182,9 +182,15 @@ def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list
         per_node = nodes_per_rack(design, hw)
         n_compute = compute_racks(len(nodes), per_node)
         racks = _fill("compute", nodes, per_node, 1, n_compute, hw.rack_class)
-        host = next((g for g in design.racks if g.role != "mixed" and g.holds), None)
+        hosted = _beside_nodes(design, switches)
+        if len(hosted) > len(racks):
+            raise FabricError(f"{len(hosted)} management leaves in {len(racks)} compute racks: one in a rack")
+        for j, device in enumerate(hosted):  # spread evenly until the management wiring seats them
+            seat(device, racks[(2 * j + 1) * len(racks) // (2 * len(hosted))])
+        host = next((g for g in design.racks if g.role in ("network", "storage") and g.holds), None)
         heads = [d for d in switches if d.role == "head"] if host is not None else []
-        network = _homogeneous("network", [d for d in switches if d not in heads], hw.infra_rack_class)
+        elsewhere = {d.name for d in heads + hosted}
+        network = _homogeneous("network", [d for d in switches if d.name not in elsewhere], hw.infra_rack_class)
         storage = _homogeneous("storage", units, hw.infra_rack_class)
         racks += network + storage
         if heads:
@@ -196,6 +202,21 @@ def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list
         plan.warnings.extend(rack.problems())
     plan.warnings.extend(_compare_with_design(design, plan))
     return plan
+
+
+def _beside_nodes(design: Design, switches: list[Device]) -> list[Device]:
+    """The management leaves the compute racks hold (their group's ``holds``, one in a rack): the
+    first of their model."""
+    held = {model: count for g in design.racks if g.role == "compute" for model, count in g.holds.items()}
+    return [d for model, count in held.items() for d in [s for s in switches if s.model == model][:count]]
+
+
+def seat(device: Device, rack: Rack, previous: Rack | None = None) -> None:
+    """Put ``device`` at the top of ``rack``, out of ``previous`` (the rack it was in, if any)."""
+    if previous is not None:
+        previous.devices.remove(device)
+    device.rack, device.u = rack.name, rack.units + 1 - device.rack_units
+    rack.devices.append(device)
 
 
 def _host_heads(design: Design, host, racks: list[Rack], heads: list[Device]) -> list[Device]:

@@ -211,7 +211,7 @@ def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
     catalog = dm.problem.catalog.catalog
     switch_models, tier_models = catalog.by_id("switches"), catalog.by_id("storage")
     rack, infra = o.racks[pick.rack_index].rack, o.racks[pick.infra_rack_index].rack
-    nodes, node_w = value(v.nodes), node_power_w(dm, pick)
+    node_w = node_power_w(dm, pick)
     switch_counts = {sid: value(var) for sid, var in n.switches_of.items() if value(var)}
     unit_counts = {t: value(var) for t, var in n.units_of.items() if value(var)}
     f, net, cold = pick.fabric, pick.storage_net, pick.cold.tier
@@ -223,8 +223,8 @@ def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
     switch_w = {sid: o.switch_power_w(switch_models[sid]) for sid in switch_order}
     if value(v.mixed):
         return _mixed_racks(dm, rack, node_w, switch_w, switch_order, tier_order, value)
-    racks = [_rack_group(rack, "compute", value(v.compute_racks), nodes, node_w, pick.config.server.rack_units)]
-    models = [("network", n.switch_racks_of[sid], switch_counts[sid], switch_w[sid], switch_models[sid].rack_units)
+    racks = [_compute_racks(dm, pick, rack, switch_w, value)]
+    models = [("network", n.switch_racks_of[sid], value(n.racked_of[sid]), switch_w[sid], switch_models[sid].rack_units)
               for sid in switch_order]
     models += [("storage", n.unit_racks_of[t], unit_counts[t], tier_models[t].power_w, tier_models[t].rack_units)
                for t in tier_order]
@@ -244,6 +244,18 @@ def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
     if heads and host is None:
         racks.append(_rack_group(infra, "network", value(n.head_racks), heads, head.power_w, head.rack_units))
     return racks
+
+
+def _compute_racks(dm: DesignModel, pick: Choice, rack, switch_w: dict, value) -> RackGroup:
+    """The compute racks, with the management leaves they hold (``holds``, one in a rack) when
+    the design puts them there; the fullest rack is then a full one with a leaf."""
+    nodes, node_w = value(dm.vars.nodes), node_power_w(dm, pick)
+    group = _rack_group(rack, "compute", value(dm.vars.compute_racks), nodes, node_w, pick.config.server.rack_units)
+    if not value(dm.net.mgmt_hosted):
+        return group
+    leaf = pick.management.switch.id
+    fullest_w = min(group.nodes_per_rack, nodes) * node_w + switch_w[leaf]
+    return group.model_copy(update={"holds": {leaf: value(dm.net.mgmt_leaves)}, "power_kw": round(fullest_w / 1000, 3)})
 
 
 def _storage_choice(tier, units: int) -> StorageChoice:

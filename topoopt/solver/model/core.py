@@ -431,12 +431,16 @@ class NetVars:
     mgmt_pairs: Int
     mgmt_aggregation: Int
     mgmt_multi: Bool
+    mgmt_hosted: Bool
+    """The management leaves sit in compute racks, one in a rack (network_definitions.py)."""
     storage_of: dict[str, Int]
     mgmt_of: dict[str, Int]
     switches_of: dict[str, Int]
     hot_of: dict[str, Int]
     cold_of: dict[str, Int]
     units_of: dict[str, Int]
+    racked_of: dict[str, Int]
+    """Per switch model, the switches in network racks: all but the management leaves in compute racks."""
     switch_racks_of: dict[str, Int]
     unit_racks_of: dict[str, Int]
     heads: Int
@@ -497,19 +501,19 @@ def network_variables(dm) -> NetVars:
         cores_per_plane=_cores_per_plane(m, o),
         compute_storage_leaves=iv(count_max, "compute_storage_leaves"),
         storage_on_top=m.new_bool_var("storage_on_top"),
-        mgmt_ports=iv(count_max, "mgmt_ports"),
-        mgmt_node_ports=iv(count_max, "mgmt_node_ports"),
+        mgmt_ports=iv(count_max, "mgmt_ports"), mgmt_node_ports=iv(count_max, "mgmt_node_ports"),
         mgmt_pdu_ports=iv(count_max, "mgmt_pdu_ports"),
         mgmt_leaves=iv(count_max, "mgmt_leaves"),
         mgmt_pairs=iv(count_max, "mgmt_pairs"),
         mgmt_aggregation=iv(count_max, "mgmt_aggregation"),
-        mgmt_multi=m.new_bool_var("mgmt_multi"),
+        mgmt_multi=m.new_bool_var("mgmt_multi"), mgmt_hosted=m.new_bool_var("mgmt_hosted"),
         storage_of={sid: iv(count_max, f"storage_switches_{sid}") for sid in storage_ids},
         mgmt_of={sid: iv(count_max, f"mgmt_switches_{sid}") for sid in mgmt_ids},
         switches_of={sid: iv(count_max, f"all_switches_{sid}") for sid in all_ids},
         hot_of={t: iv(count_max, f"hot_units_{t}") for t in tier_ids},
         cold_of={t: iv(count_max, f"cold_units_{t}") for t in tier_ids},
         units_of={t: iv(count_max, f"units_{t}") for t in tier_ids},
+        racked_of={sid: iv(count_max, f"racked_{sid}") for sid in all_ids},
         switch_racks_of={sid: iv(count_max, f"racks_{sid}") for sid in all_ids},
         unit_racks_of={t: iv(count_max, f"racks_{t}") for t in tier_ids},
         heads=iv(count_max, "heads"),

@@ -206,7 +206,7 @@ def _head_count(dm) -> None:
     m.add(n.head_racks == 0).only_enforce_if(n.heads_hosted)
     m.add(n.head_racks >= 1).only_enforce_if([n.has_heads, n.heads_hosted.Not(), v.mixed.Not()])
     for x, host in n.heads_with.items():
-        m.add((n.switches_of[x] if x in n.switches_of else n.units_of[x]) >= 1).only_enforce_if(host)
+        m.add((n.racked_of[x] if x in n.racked_of else n.units_of[x]) >= 1).only_enforce_if(host)
     if rule.clusters_only:
         m.add(n.heads == rule.count).only_enforce_if(n.has_heads)
         m.add(n.heads == 0).only_enforce_if(n.has_heads.Not())
@@ -260,6 +260,28 @@ def _switch_totals(dm, ded: list, lits: list) -> None:
     for sid, total in n.switches_of.items():
         parts = [d[sid] for d in (v.switches_of, n.storage_of, n.mgmt_of) if sid in d]
         m.add(total == sum(parts))
+    _management_hosting(dm)
+
+
+def _management_hosting(dm) -> None:
+    """The management leaves in compute racks (``mgmt_hosted``), one in a rack, so never more
+    leaves than compute racks, and never with mixed racks; whether a rack holds one beside its
+    nodes is the rack families' rule (racks.py). Per switch model, the switches left for network
+    racks (``racked_of``): all but the hosted leaves."""
+    m, o, v, n = dm.model, dm.options, dm.vars, dm.net
+    m.add_implication(n.mgmt_hosted, v.mixed.Not())
+    m.add(n.mgmt_leaves <= v.compute_racks).only_enforce_if(n.mgmt_hosted)
+    for sid, total in n.switches_of.items():
+        leaf_lits = [lit for x, lit in zip(o.management, n.use_mgmt) if x.switch.id == sid]
+        leaf_model = dm.any_of(leaf_lits, f"leaf_model_{sid}") if leaf_lits else None
+        if leaf_model is None:
+            m.add(n.racked_of[sid] == total)
+            continue
+        hosted_here = m.new_bool_var(f"hosted_{sid}")  # the hosted leaves are of this model
+        m.add_bool_and([n.mgmt_hosted, leaf_model]).only_enforce_if(hosted_here)
+        m.add_bool_or([n.mgmt_hosted.Not(), leaf_model.Not(), hosted_here])
+        m.add(n.racked_of[sid] == total - n.mgmt_leaves).only_enforce_if(hosted_here)
+        m.add(n.racked_of[sid] == total).only_enforce_if(hosted_here.Not())
 
 
 def _network_costs(dm, ded: list, lits: list) -> None:

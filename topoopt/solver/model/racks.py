@@ -47,7 +47,7 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
     dm.add(family, m.add(v.compute_racks >= racks), several)
     # Switches and storage units, per model.
     groups = [(switches[sid], o.switch_power_w(switches[sid]), count, n.switch_racks_of[sid])
-              for sid, count in n.switches_of.items()]
+              for sid, count in n.racked_of.items()]
     groups += [(tiers[t], tiers[t].power_w, count, n.unit_racks_of[t]) for t, count in n.units_of.items()]
     hosts = [n.heads_with[device.id] for device, *_ in groups]
     if o.head is not None:
@@ -65,7 +65,40 @@ def _rack_capacity(dm: DesignModel, family: str) -> None:
                 dm.add(family, m.add(cap * racks <= count + cap - 1), rack_lit, several, *alone)
     if o.head is not None:
         _heads_in_a_last_rack(dm, family, groups[:len(hosts)], hosts, caps)
+    _leaves_beside_nodes(dm, family)
     slot_limits(dm, family)
+
+
+def _full_racks(dm: DesignModel, at: int) -> list[tuple[list, int, int]]:
+    """``(literals, nodes, node U)`` per node power class and height: the nodes a full compute
+    rack of the ``at``-th rack class holds (``min(by power, by units)``) when the literals hold."""
+    r = dm.options.racks[at]
+    heights = [(lit, configs[0].server.rack_units) for lit, configs in dm.node_groups(lambda c: c.server.rack_units)]
+    return [([power_lit, units_lit], min(caps[at], devices_per_rack_by_units(r.rack, node_u)), node_u)
+            for power_lit, caps in dm.net.node_power_caps for units_lit, node_u in heights]
+
+
+def _leaves_beside_nodes(dm: DesignModel, family: str) -> None:
+    """Hosted management leaves (``mgmt_hosted``): a full compute rack's nodes and one leaf within
+    the nodes' rack class's power (mW: nodes exact, the leaf at whole W) or rack units, in a class
+    that cools the leaf (network_definitions.py ``_management_hosting``)."""
+    m, o, v, n = dm.model, dm.options, dm.vars, dm.net
+    by_power = family == "rack_power_within_limit"
+    for x, x_lit in zip(o.management, n.use_mgmt):
+        leaf_mw, leaf_u = 1000 * math.ceil(o.switch_power_w(x.switch)), x.switch.rack_units
+        for at, r in enumerate(o.racks):
+            when = [n.mgmt_hosted, x_lit, v.use_rack[r.index]]
+            if by_power and not rack_cools(r.rack, x.switch.cooling):
+                dm.forbid(family, *when)
+                continue
+            for lits, nodes, node_u in _full_racks(dm, at):
+                if nodes < 1:
+                    continue  # no node fits: the nodes' own rule
+                if by_power:
+                    limit_mw = 1000 * thousandths(r.rack.power_kw)
+                    dm.add(family, m.add(nodes * v.node_mw + leaf_mw <= limit_mw), *when, *lits)
+                elif nodes * node_u + leaf_u > r.rack.rack_units:
+                    dm.forbid(family, *when, *lits)
 
 
 def _heads_in_a_last_rack(dm: DesignModel, family: str, groups: list, hosts: list, caps) -> None:
@@ -100,7 +133,7 @@ def rack_power_within_limit(dm: DesignModel) -> None:
             if not rack_cools(r.rack, configs[0].server.cooling):
                 dm.forbid("rack_power_within_limit", lit, v.use_rack[r.index])
     tiers = dm.problem.catalog.catalog.by_id("storage")
-    held = [(switches[sid].cooling, count) for sid, count in dm.net.switches_of.items()]
+    held = [(switches[sid].cooling, count) for sid, count in dm.net.racked_of.items()]
     held += [(tiers[t].cooling, count) for t, count in dm.net.units_of.items()]
     if o.head is not None:
         held.append((o.head.model.cooling, dm.net.heads))
