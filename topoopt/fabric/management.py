@@ -9,9 +9,10 @@ Rules (:class:`~topoopt.models.design.ManagementNetwork`), with the choices the 
 * **Leaves.** ``leaves`` management leaves (``mgmt-01`` …) of ``leaf_down_ports`` device ports at
   ``link_gbps`` and 2 uplinks at ``uplink_gbps``: on the leaf's first two uplink cages (``up1``,
   ``up2``) when it has cages of its own for them, else on its top two ports (then ``leaf_down_ports = k − 2``, ``k`` its radix at the
-  device speed). Devices are dealt out in order — nodes (rack by rack), compute switches,
-  storage switches, hot units, cold units, each device's ports together — filling a leaf before
-  the next starts, so a rack's nodes share a management leaf.
+  device speed). Devices are dealt out in the order given (the build-out's: rack by rack along
+  the floor), each device's ports together, filling a leaf before the next starts, so a rack's
+  devices share a management leaf. Leaves in compute racks are then seated among the racks they
+  serve (:func:`seat_leaves`).
 * **Aggregation.** Past one leaf, ``aggregation`` switches of the ``aggregation_switch`` model in
   pairs (``mgmt-agg-01`` …), ``k_a`` its ports at the uplink speed, 2 of them kept for the site's
   management core (not cabled in the design); pair *p* takes leaves ``p·(k_a − 2)`` onwards, up to

@@ -1,8 +1,10 @@
 """The rack plan: which rack and U position every device takes, and each rack's power.
 
 Rules (``docs/model.md``, "Racks and power"): the nodes' rack class for compute (or mixed)
-racks, the network and storage racks' class for the others; compute racks hold nodes only,
-``nodes_per_rack`` each (from the design). Network racks hold switches of one model only —
+racks, the network and storage racks' class for the others; compute racks hold nodes,
+``nodes_per_rack`` each (from the design), and the management leaves their group's ``holds``
+names, one at the top of each of that many racks (spread evenly here; the management wiring
+seats them among the racks they serve). Network racks hold switches of one model only —
 compute, storage and management switches alike, so a storage network on the compute fabric's
 switch model shares its racks — or head nodes, and storage racks units of one storage tier only, as many
 as the class's power and rack units allow (``min(floor(rack_w / device_w), floor(rack_u /

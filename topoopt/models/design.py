@@ -95,7 +95,9 @@ class RackGroup(Record):
     holds: dict[str, int] = Field(
         default_factory=dict,
         description="Mixed racks: the switches, storage units and head nodes each rack of the group holds, by model id "
-                    "(its nodes are nodes_per_rack); racks of one model each: the head nodes its last rack also holds.")
+                    "(its nodes are nodes_per_rack); compute racks: the management leaves they hold, one in each of "
+                    "that many racks; network or storage racks of one model each: the head nodes its last rack also "
+                    "holds.")
 
 
 class StorageChoice(Record):
