@@ -374,13 +374,13 @@ def hosting(infra: RackClass, devices: list, head: str | None) -> int | None:
 
 
 def leaves_fit(rack: RackClass, node: tuple, beside: tuple) -> bool:
-    """A full compute rack of ``rack`` holds a management leaf beside its nodes, and there are no
-    more leaves than compute racks (``node``, ``beside``: (role, model, count, power W, rack
-    units, cooling)); the leaf at whole watts, as the model counts it."""
-    _, _, n, node_w, node_u, _ = node
-    _, _, leaves, leaf_w, leaf_u, cooling = beside
+    """A full compute rack of ``rack`` holds a management leaf beside its nodes (``node``,
+    ``beside``: (role, model, count, power W, rack units, cooling)); the leaf at whole watts, as
+    the model counts it."""
+    _, _, _, node_w, node_u, _ = node
+    _, _, _, leaf_w, leaf_u, cooling = beside
     per = derive.devices_per_rack(rack, node_w, node_u)
-    return (per >= 1 and leaves <= derive.ceil_div(n, per) and derive.rack_cools(rack, cooling)
+    return (per >= 1 and derive.rack_cools(rack, cooling)
             and per * node_w + math.ceil(leaf_w) <= rack.power_kw * 1000 * (1 + 1e-9)
             and per * node_u + leaf_u <= rack.rack_units)
 
@@ -882,13 +882,17 @@ class Enumerator:
     def _rackings(self, classes: tuple, devices: list, mgmt: ManagementNetwork, switch_models: dict,
                   compute_switch: str | None, n: int):
         """``(racking, devices)``: the rackings of ``devices`` (:func:`rackings`), and those with the
-        management leaves in the compute racks, taken out of their model's network racks."""
+        most management leaves the compute racks hold (one in a rack) taken out of their model's
+        network racks: a leaf more there never takes a rack more."""
         leaf = switch_models[mgmt.switch]
-        beside = ("compute", leaf.id, mgmt.leaves, self.switch_w(leaf), leaf.rack_units, leaf.cooling)
-        hosted = [(role, m, c - mgmt.leaves if role == "network" and m == leaf.id else c, *rest)
+        _, _, _, node_w, node_u, _ = devices[0]
+        per = derive.devices_per_rack(classes[0], node_w, node_u)
+        most = min(mgmt.leaves, derive.ceil_div(n, per)) if per >= 1 else 0
+        beside = ("compute", leaf.id, most, self.switch_w(leaf), leaf.rack_units, leaf.cooling)
+        hosted = [(role, m, c - most if role == "network" and m == leaf.id else c, *rest)
                   for role, m, c, *rest in devices]
         head = self.head.id if self.heads(n) else None
-        for listed, extra in ((devices, None), (hosted, beside)):
+        for listed, extra in [(devices, None)] + ([(hosted, beside)] if most else []):
             key = (*(r.id for r in classes), tuple(listed), compute_switch, extra)
             if key not in self._racking:
                 self._racking[key] = rackings(*classes, listed, compute_switch, head, extra)

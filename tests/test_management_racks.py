@@ -4,12 +4,14 @@ full compute rack's nodes and the leaf fit the class's power, rack units and coo
 from __future__ import annotations
 
 import copy
+from xml.etree import ElementTree
 
 import pytest
 from solver_fixtures import TINY_CATALOG, optimal, tiny
 
 from topoopt.checker import check_design
 from topoopt.fabric import build_fabric
+from topoopt.fabric.floor_svg import LEAF_MARK, write_floor_svg
 
 P27 = {"constraints.pins.server": "s80", "constraints.pins.nodes": 27, "constraints.pins.tiers": 2,
        "constraints.pins.nics_per_node": 1, "site.head_nodes": 0}
@@ -28,13 +30,14 @@ def hosted():
     return inst, optimal(inst)
 
 
-def test_a_full_compute_rack_with_room_holds_a_management_leaf(hosted):
+def test_a_full_compute_rack_with_room_holds_a_management_leaf(hosted, tmp_path):
     """27 s80 nodes at 10,252.67 W (10,200 W + a 25 W NIC + what the storage network adds) take 9
     r40 racks of 3 (30.758 kW). 85 management ports need 2 m48 leaves (46 device ports each) and an
     m48 aggregation pair; a 100 W leaf beside 3 nodes, 30.858 kW ≤ 40 kW and 3 × 8 + 1 U ≤ 42 U,
     so two compute racks hold the leaves and the m48 network rack keeps the pair (0.2 kW). The
     racks stay 13 (the pair keeps its rack), so the tie rule puts the leaves in the compute racks.
-    The build-out seats each leaf in a compute rack it serves, one in a rack."""
+    The build-out seats each leaf at the top of a compute rack it serves, one in a rack, and
+    floor.svg marks those racks."""
     inst, result = hosted
     design = result.design
     compute = next(g for g in design.racks if g.role == "compute")
@@ -53,6 +56,11 @@ def test_a_full_compute_rack_with_room_holds_a_management_leaf(hosted):
     for leaf in fabric.mgmt_leaves:
         served = {rack_of[b] for a, b in zip(cords.a_device, cords.b_device) if a == leaf.name}
         assert leaf.rack in served and leaf.u == 42  # at the top of a rack it serves
+    # floor.svg marks the two racks (and the legend) with the leaf's bar.
+    drawing = ElementTree.parse(write_floor_svg(fabric, tmp_path / "floor.svg")).getroot()
+    marked = [g.get("data-rack") for g in drawing.iter("{http://www.w3.org/2000/svg}g")
+              if any(r.get("fill") == LEAF_MARK for r in g.iter("{http://www.w3.org/2000/svg}rect"))]
+    assert sorted(marked) == sorted(seats)
 
 
 def test_a_full_compute_rack_without_room_keeps_the_leaves_out():

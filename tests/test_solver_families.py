@@ -786,8 +786,9 @@ def test_racks_available_fewest_racks_feasible_one_fewer_infeasible():
 def test_racks_available_pinned_cluster_one_rack_fewer():
     """27 pinned 1-tier s80 nodes: a 40 kW rack holds 3 (4 would draw over 40 kW; 42 U would take
     5), so the nodes alone need 9 racks, more than eight: racks of one model each. 9 compute
-    racks, a network rack per switch model (compute, storage and management switches, each model's
-    few switches in one rack) and a storage rack: 13."""
+    racks (two of them hold the management leaves), a network rack per switch model (compute,
+    storage and the management aggregation pair, each model's few switches in one rack) and a
+    storage rack: 13."""
     pins = {"constraints.pins.server": "s80", "constraints.pins.nodes": 27, "constraints.pins.tiers": 1,
             "constraints.pins.nics_per_node": 1}
     d = optimal(inst(pins)).design
@@ -800,9 +801,11 @@ def test_racks_available_pinned_cluster_one_rack_fewer():
     changes = {**pins, "site.max_racks": 12}
     result = infeasible(inst(changes))
     # The one minimal conflict: without the rack's power limit 5 nodes fit a rack by height, and the
-    # 27 nodes (216 U) and the rest fit six mixed racks; the height limit alone is no obstacle, so
-    # rack_units_within_limit is not in it.
-    assert conflict(result) == {"racks_available", "pins_respected", "rack_power_within_limit"}
+    # 27 nodes (216 U) and the rest fit six mixed racks; without the management port rule one
+    # leaf, without an aggregation pair, would sit in a compute rack and free the m48 rack; the
+    # height limit alone is no obstacle, so rack_units_within_limit is not in it.
+    assert conflict(result) == {"racks_available", "pins_respected", "rack_power_within_limit",
+                                "management_ports_cover"}
     suggestion = relaxation(result, "racks_available")
     assert suggestion.value == 13
     optimal(inst(apply_relaxation(changes, suggestion)))

@@ -248,14 +248,15 @@ def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
 
 def _compute_racks(dm: DesignModel, pick: Choice, rack, switch_w: dict, value) -> RackGroup:
     """The compute racks, with the management leaves they hold (``holds``, one in a rack) when
-    the design puts them there; the fullest rack is then a full one with a leaf."""
+    the design puts some there; the fullest rack is then a full one with a leaf."""
     nodes, node_w = value(dm.vars.nodes), node_power_w(dm, pick)
     group = _rack_group(rack, "compute", value(dm.vars.compute_racks), nodes, node_w, pick.config.server.rack_units)
-    if not value(dm.net.mgmt_hosted):
+    hosted = value(dm.net.mgmt_hosted_leaves)
+    if not hosted:
         return group
     leaf = pick.management.switch.id
     fullest_w = min(group.nodes_per_rack, nodes) * node_w + switch_w[leaf]
-    return group.model_copy(update={"holds": {leaf: value(dm.net.mgmt_leaves)}, "power_kw": round(fullest_w / 1000, 3)})
+    return group.model_copy(update={"holds": {leaf: hosted}, "power_kw": round(fullest_w / 1000, 3)})
 
 
 def _storage_choice(tier, units: int) -> StorageChoice:

@@ -19,8 +19,8 @@ avoids, counted as the model counts it, at the cheapest option:
   equipment (a storage unit, a management leaf, a compute leaf) fit in it; otherwise the compute
   racks ``ceil(n / nodes per rack)`` and, unless that many racks may be mixed
   (``MIXED_RACKS_MAX``), racks being homogeneous per device model, one rack for the storage units
-  (at least one) and one per switch model: the management leaf's and, unless a fabric option's
-  switch can also serve as the management one, the compute fabric's;
+  (at least one) and one for the compute fabric's switches (the management leaves may sit in
+  compute racks);
 * storage: the cheapest tier at the fewest whole units that meet the needs at a rate at most the
   design's own (in its storage network mode: a converged network's slower rate);
 * storage network (the cheapest of the options of the mode): bought storage NICs ``n × NICs ×
@@ -174,9 +174,8 @@ class Way:
     fabrics: FabricFloors
     networks: NetworksFloor
     switch_models: int
-    """The fewest switch models any such design has (each needs a rack of its own when there are
-    several racks): the management leaf's, and the compute fabric's when no fabric option's
-    switch can also be the management one."""
+    """The fewest switch models any such design racks apart when there are several racks: the
+    compute fabric's (management leaves may sit in compute racks)."""
     other_rack_price: int
     """The least price of any rack class: network and storage racks take a class of their own."""
 
@@ -283,15 +282,11 @@ class CostFloor:
         return ([(t.tier.power_w, t.tier.rack_units) for t in o.storage],
                 [(o.switch_power_w(x.switch), x.switch.rack_units) for x in o.management])
 
-    def switch_models(self, fabrics: FabricFloors) -> int:
-        """Way.switch_models: a management leaf is always there (when the catalog has one); a
-        compute fabric adds a model unless one of its options' switches is a management one."""
-        management = {x.switch.id for x in self.problem.options.management}
-        compute = any(f.option.tiers > 0 for f in fabrics.floors)
-        if not management:
-            return int(compute)
-        shared = any(f.option.switch is not None and f.option.switch.id in management for f in fabrics.floors)
-        return 1 + (compute and not shared)
+    @staticmethod
+    def switch_models(fabrics: FabricFloors) -> int:
+        """Way.switch_models: the compute fabric's, when there is one (a management leaf may sit in
+        a compute rack, so it may take no rack of its own)."""
+        return int(any(f.option.tiers > 0 for f in fabrics.floors))
 
     def storage_networks(self, nets: list[StorageNetOption]) -> tuple[tuple[int, int, int, int], ...]:
         """NetworksFloor's terms of these storage network options (network_definitions.py

@@ -432,7 +432,9 @@ class NetVars:
     mgmt_aggregation: Int
     mgmt_multi: Bool
     mgmt_hosted: Bool
-    """The management leaves sit in compute racks, one in a rack (network_definitions.py)."""
+    """Some management leaves sit in compute racks (network_definitions.py)."""
+    mgmt_hosted_leaves: Int
+    """The management leaves in compute racks, one in a rack."""
     storage_of: dict[str, Int]
     mgmt_of: dict[str, Int]
     switches_of: dict[str, Int]
@@ -503,10 +505,10 @@ def network_variables(dm) -> NetVars:
         storage_on_top=m.new_bool_var("storage_on_top"),
         mgmt_ports=iv(count_max, "mgmt_ports"), mgmt_node_ports=iv(count_max, "mgmt_node_ports"),
         mgmt_pdu_ports=iv(count_max, "mgmt_pdu_ports"),
-        mgmt_leaves=iv(count_max, "mgmt_leaves"),
-        mgmt_pairs=iv(count_max, "mgmt_pairs"),
+        mgmt_leaves=iv(count_max, "mgmt_leaves"), mgmt_pairs=iv(count_max, "mgmt_pairs"),
         mgmt_aggregation=iv(count_max, "mgmt_aggregation"),
         mgmt_multi=m.new_bool_var("mgmt_multi"), mgmt_hosted=m.new_bool_var("mgmt_hosted"),
+        mgmt_hosted_leaves=iv(count_max, "mgmt_hosted_leaves"),
         storage_of={sid: iv(count_max, f"storage_switches_{sid}") for sid in storage_ids},
         mgmt_of={sid: iv(count_max, f"mgmt_switches_{sid}") for sid in mgmt_ids},
         switches_of={sid: iv(count_max, f"all_switches_{sid}") for sid in all_ids},

@@ -264,24 +264,25 @@ def _switch_totals(dm, ded: list, lits: list) -> None:
 
 
 def _management_hosting(dm) -> None:
-    """The management leaves in compute racks (``mgmt_hosted``), one in a rack, so never more
-    leaves than compute racks, and never with mixed racks; whether a rack holds one beside its
-    nodes is the rack families' rule (racks.py). Per switch model, the switches left for network
-    racks (``racked_of``): all but the hosted leaves."""
+    """Management leaves in compute racks, one in a rack (``mgmt_hosted_leaves``: never more than
+    the leaves nor the compute racks, none with mixed racks; ``mgmt_hosted`` when there are any);
+    whether a rack holds one beside its nodes is the rack families' rule (racks.py). Per switch
+    model, the switches left for network racks (``racked_of``): all but the hosted leaves."""
     m, o, v, n = dm.model, dm.options, dm.vars, dm.net
+    hosted = n.mgmt_hosted_leaves
+    m.add(hosted >= 1).only_enforce_if(n.mgmt_hosted)
+    m.add(hosted == 0).only_enforce_if(n.mgmt_hosted.Not())
+    m.add(hosted <= n.mgmt_leaves)
+    m.add(hosted <= v.compute_racks)
     m.add_implication(n.mgmt_hosted, v.mixed.Not())
-    m.add(n.mgmt_leaves <= v.compute_racks).only_enforce_if(n.mgmt_hosted)
     for sid, total in n.switches_of.items():
         leaf_lits = [lit for x, lit in zip(o.management, n.use_mgmt) if x.switch.id == sid]
-        leaf_model = dm.any_of(leaf_lits, f"leaf_model_{sid}") if leaf_lits else None
-        if leaf_model is None:
+        if not leaf_lits:
             m.add(n.racked_of[sid] == total)
             continue
-        hosted_here = m.new_bool_var(f"hosted_{sid}")  # the hosted leaves are of this model
-        m.add_bool_and([n.mgmt_hosted, leaf_model]).only_enforce_if(hosted_here)
-        m.add_bool_or([n.mgmt_hosted.Not(), leaf_model.Not(), hosted_here])
-        m.add(n.racked_of[sid] == total - n.mgmt_leaves).only_enforce_if(hosted_here)
-        m.add(n.racked_of[sid] == total).only_enforce_if(hosted_here.Not())
+        leaf_model = dm.any_of(leaf_lits, f"leaf_model_{sid}")
+        m.add(n.racked_of[sid] == total - hosted).only_enforce_if(leaf_model)
+        m.add(n.racked_of[sid] == total).only_enforce_if(leaf_model.Not())
 
 
 def _network_costs(dm, ded: list, lits: list) -> None:

@@ -75,8 +75,8 @@ def placement_order(dm: DesignModel, solver) -> list:
 
 def canonical_placement(dm: DesignModel, settings: Settings, stats: Stats, status, solver):
     """Fewer racks at the optimum found, then racks of one model each over mixed ones, then the
-    management leaves in compute racks, then, if the devices still share racks, their canonical
-    placement (:func:`placement_order`). Cost,
+    most management leaves in compute racks, then, if the devices still share racks, their
+    canonical placement (:func:`placement_order`). Cost,
     power and options are fixed by then: these stages only choose among equal designs. If a time
     limit cuts them short, the optimum found stands."""
     v = dm.vars
@@ -85,11 +85,11 @@ def canonical_placement(dm: DesignModel, settings: Settings, stats: Stats, statu
     # stage's presolve drop the rest of the option space (the demo's 18 stages after the cost: 2.3 s -> 1.2 s).
     fix_at(dm.model, solver, hint_vars(dm))
     hint_from(dm.model, solver, hint_vars(dm))
-    # One stage: fewer racks, then (a rack more weighing more than both flags, which exclude each
-    # other) racks of one model each, then the management leaves in the compute racks
-    # (design-practice: a small switch goes in a compute rack when power and units allow).
-    stage = 4 * v.racks + 2 * v.mixed + (1 - dm.net.mgmt_hosted)
-    status, solver, _, _ = lexicographic(dm.model, [stage], settings, stats, hint_vars(dm))
+    # Fewer racks, then (a rack more weighing more than the flag) racks of one model each; then
+    # the most management leaves in compute racks (design-practice: a small switch goes in a
+    # compute rack when power and units allow).
+    stages = [2 * v.racks + v.mixed, -dm.net.mgmt_hosted_leaves]
+    status, solver, _, _ = lexicographic(dm.model, stages, settings, stats, hint_vars(dm))
     if status not in OK:
         return found
     found = status, solver
