@@ -9,8 +9,11 @@ Rules (``docs/model.md``, "Floor plan and cable lengths"):
   nodes holding a switch some node plugs into) goes after the median rack of the nodes it
   serves, a rack plugged only into racks of leaves after the first of them. The other racks
   (spines, cores, aggregation, storage on the spines, head nodes) fill rows of their own in the
-  middle of the hall, after half the rows of nodes, as TIA-942 centres the main distribution area.
-  A short network row is centred along the row.
+  middle of the hall, after half the rows of nodes (or up to a row either way, where the fewest
+  racks of leaves serve racks on both sides), as TIA-942 centres the main distribution area. A
+  short network row is centred along the row; a short row of nodes stands at the end where the
+  row before it ends (odd rows run from the first position, even rows from the last: the
+  management wiring's serpentine).
 * Each rack of leaves then trades places with the rack of nodes whose spot makes its longest
   cable shortest, so it stands in the middle of what it serves, along its row and across rows;
   a rack placed beside it then trades places with the rack of nodes nearest its new spot.
@@ -87,8 +90,10 @@ def plan_floor(racks: list[Rack], links: list[LinkBundle], devices: list[Device]
     for block, centred in ((among_nodes[:middle], False), (rest, True), (among_nodes[middle:], False)):
         for start in range(0, len(block), per_row):
             in_row = block[start:start + per_row]
-            offset = (per_row - len(in_row)) // 2 if centred else 0  # a short network row: mid-row
             row += 1
+            # A short network row stands mid-row; a short row of nodes at the end where the row
+            # before it ends, along the floor's serpentine (odd rows from the first position).
+            offset = (per_row - len(in_row)) // 2 if centred else (per_row - len(in_row)) * (row % 2 == 0)
             for i, rack in enumerate(in_row):
                 plan.spots[rack.name] = Spot(row, offset + i + 1)
     _centre(plan, served, holds_nodes)

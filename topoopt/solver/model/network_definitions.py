@@ -269,6 +269,10 @@ def _management_hosting(dm) -> None:
     whether a rack holds one beside its nodes is the rack families' rule (racks.py). Per switch
     model, the switches left for network racks (``racked_of``): all but the hosted leaves."""
     m, o, v, n = dm.model, dm.options, dm.vars, dm.net
+    # A count of its own, any value up to the most (the tie rule takes the most): tied to the
+    # most, or to every leaf, by a Boolean, an explanation's feasibility trial with most families
+    # relaxed found no design in minutes where either value of the Boolean, fixed, found one at
+    # once (pinned_nodes_miss_the_deadline in tests/test_properties.py, CP-SAT 9.15).
     hosted = n.mgmt_hosted_leaves
     m.add(hosted >= 1).only_enforce_if(n.mgmt_hosted)
     m.add(hosted == 0).only_enforce_if(n.mgmt_hosted.Not())
