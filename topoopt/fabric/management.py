@@ -123,7 +123,7 @@ def seat_leaves(bundle: LinkBundle, managed: list[Device], leaves: list[Device],
         served.setdefault(a, set()).add(rack_of[b])
     taken: set[str] = set()
     for leaf in (leaf for leaf in leaves if leaf.rack in compute):
-        mine = served.get(leaf.name, set())
+        mine = served.get(leaf.name) or {leaf.rack}  # a leaf without devices stays where it is
         longest = longest_from([floor.spots[name] for name in mine], floor)
         candidates = [name for name in mine if name in compute and name not in taken]
         rows = sorted({floor.spots[name].row for name in mine})
