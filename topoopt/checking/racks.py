@@ -82,7 +82,7 @@ def rack_roles(ctx: CheckContext) -> list[RackRole]:
     roles: list[RackRole] = []
     if ctx.server is not None and ctx.node_power_w is not None:
         roles.append(RackRole("compute", (Device(ctx.server.id, ctx.nodes, ctx.node_power_w, ctx.server.rack_units),)))
-    hosted = {d.device: d.count for d in beside_nodes(ctx)}
+    hosted = _hosted(ctx)
     switches = [Device(switch.id, count, ctx.power_of_switch_w(switch), switch.rack_units)
                 for switch, count in ctx.switch_counts]
     if ctx.head is not None and ctx.head_host is None:  # else in another model's last rack
@@ -105,6 +105,11 @@ def beside_nodes(ctx: CheckContext) -> list[Device]:
     known = {switch.id: switch for switch, _ in ctx.switch_counts}
     return [Device(m, c, ctx.power_of_switch_w(known[m]), known[m].rack_units)
             for g in ctx.rack_groups("compute") for m, c in g.holds.items() if m in known and c]
+
+
+def _hosted(ctx: CheckContext) -> dict[str, int]:
+    """:func:`beside_nodes` by model: how many of it the compute racks hold."""
+    return {d.device: d.count for d in beside_nodes(ctx)}
 
 
 def _beside_record(ctx: CheckContext) -> list[Violation]:
@@ -313,7 +318,7 @@ def _uncooled(ctx: CheckContext) -> list[Violation]:
     """The server, the switch models, the storage tiers and the head nodes in use that their racks'
     class does not cool: the nodes' class (with what compute racks hold beside the nodes), and the
     network and storage racks' (the nodes' with mixed racks)."""
-    hosted = {d.device: d.count for d in beside_nodes(ctx)}
+    hosted = _hosted(ctx)
     devices = [(ctx.server, ctx.nodes, ctx.rack_class)] if ctx.server is not None else []
     devices += [(switch, count - hosted.get(switch.id, 0), ctx.infra_rack_class) for switch, count in ctx.switch_counts]
     devices += [(switch, hosted[switch.id], ctx.rack_class) for switch, _ in ctx.switch_counts if switch.id in hosted]
