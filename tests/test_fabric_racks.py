@@ -8,6 +8,8 @@ import fabric_designs as fd
 import pytest
 
 from topoopt.fabric import build_fabric as _build_fabric
+from topoopt.fabric.devices import Device
+from topoopt.fabric.racks import leaves_first
 
 CATALOG = fd.CATALOG
 DESIGNS = [fd.one_tier_8_gpu, fd.one_tier_converged, fd.two_tier_32_dgx, fd.three_tier_dgx_a100, fd.three_tier_16k]
@@ -147,3 +149,31 @@ def test_rack_count_disagreement_is_reported():
         g.model_copy(update={"count": 3}) if g.role == "network" else g for g in design.racks
     ]})
     assert "rack plan has 2 network racks, the design counts 3" in build_fabric(wrong).warnings
+
+
+def _switches(names: list[str]) -> list:
+    return [Device(name=name, role="leaf" if name.startswith("l") else "spine", model="sw", rack_units=1,
+                   power_w=1000.0, ports=64) for name in names]
+
+
+def test_leaves_and_spines_take_racks_of_their_own_when_that_adds_no_rack():
+    """The 405B's th5: 96 leaves and 49 spines at 13 to a rack. Packed on, 12 racks with one of 5
+    leaves and 8 spines; apart, ceil(96/13) + ceil(49/13) = 8 + 4 = 12 racks too (the 5 leftover
+    leaves do not fit the 3 free places of the spines' last rack), so apart."""
+    leaves = _switches([f"l{i:02d}" for i in range(96)])
+    racks = leaves_first(leaves + _switches([f"s{i:02d}" for i in range(49)]), 13,
+                         {leaf.name: i for i, leaf in enumerate(leaves)})
+    assert [len(rack) for rack in racks] == [13] * 7 + [5] + [13] * 3 + [10]
+    assert all(len({d.role for d in rack}) == 1 for rack in racks)
+
+
+def test_a_rack_of_leaves_and_spines_takes_the_leaves_of_the_middle_nodes():
+    """10 leaves (each serving nodes around position i, given out of order) and 5 spines at 4 to a
+    rack: apart 3 + 2 = 5 racks, packed on ceil(15/4) = 4, so one rack holds both. The leftover
+    2 leaves are those of the middle nodes: 5 leaves serve positions below the middle 4.5, so
+    they are the 4th and 5th from 0 (positions 4 and 5), not the last (8 and 9)."""
+    names = [f"l{i}" for i in (3, 9, 0, 5, 1, 7, 2, 8, 4, 6)]
+    above = {name: float(name[1:]) for name in names}
+    racks = leaves_first(_switches(names + ["s1", "s2", "s3", "s4", "s5"]), 4, above)
+    assert [[d.name for d in rack] for rack in racks] == [
+        ["l0", "l1", "l2", "l3"], ["l6", "l7", "l8", "l9"], ["l4", "l5", "s1", "s2"], ["s3", "s4", "s5"]]

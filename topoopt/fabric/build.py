@@ -134,7 +134,7 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
     fabric = Fabric(design=design, hardware=hw, nodes=nodes, switches=switches, storage_switches=storage_switches,
                     mgmt_leaves=mgmt_leaves, mgmt_aggregation=mgmt_aggregation, storage=hot, cold_storage=cold,
                     links=links, racks=RackPlan(racks=[]), heads=heads)
-    fabric.racks = plan_racks(design, hw, nodes, fabric.switch_list + heads, fabric.units)
+    fabric.racks = plan_racks(design, hw, nodes, fabric.switch_list + heads, fabric.units, _above_nodes(links, nodes))
     fabric.pdus = rack_pdus(fabric.racks, {r.id: r.pdus for r in (hw.rack_class, hw.infra_rack_class)})
     distances = instance.site.distances if instance is not None else Distances()
     # The management leaves take the devices rack by rack along the floor, so each serves racks
@@ -155,6 +155,19 @@ def build_fabric(design: Design, instance: Instance | None = None, *, catalog: C
     fabric.warnings = _check_parts(fabric) + _compare_links(fabric) + fabric.racks.warnings
     fabric.floor_warnings = _beyond_the_site(fabric)
     return fabric
+
+
+def _above_nodes(links: list[LinkBundle], nodes: list[Device]) -> dict[str, float]:
+    """Per switch some node plugs into, the middle position of the nodes it serves (halfway
+    between the first and the last, as indices into ``nodes``)."""
+    index = {node.name: i for i, node in enumerate(nodes)}
+    ends: dict[str, tuple[int, int]] = {}
+    for bundle in links:
+        for a, b in zip(bundle.a_device, bundle.b_device):
+            if b in index:
+                first, last = ends.get(a, (index[b], index[b]))
+                ends[a] = (min(first, index[b]), max(last, index[b]))
+    return {name: (first + last) / 2 for name, (first, last) in ends.items()}
 
 
 def _managed_in_order(floor: FloorPlan, devices: list[Device]) -> list[Device]:

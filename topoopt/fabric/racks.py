@@ -10,8 +10,9 @@ switch model shares its racks — or head nodes, and storage racks units of one 
 as the class's power and rack units allow (``min(floor(rack_w / device_w), floor(rack_u /
 device_u))``, counted by the checker's :func:`~topoopt.checking.derive.devices_per_rack` so that
 the plan and the check agree); models take racks in order of appearance (compute fabric, storage
-network, management network, head nodes; hot tier, cold tier). Devices stack from U1 upwards in wiring order (a
-scalable unit's leaves share racks). A small design may instead use ``mixed`` racks, each holding
+network, management network, head nodes; hot tier, cold tier), a model's leaves first by the nodes
+they serve (a scalable unit's leaves share racks), then its other switches (:func:`leaves_first`).
+Devices stack from U1 upwards. A small design may instead use ``mixed`` racks, each holding
 the nodes and the devices by model its group records: nodes from U1 up, then storage, and the
 switches at the top of the rack. Power is
 provisioned power (see :mod:`topoopt.fabric.hardware`); each rack's total is checked against the
@@ -20,7 +21,6 @@ class's ``power_kw`` and rack units, and every excess is reported.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from topoopt.checking.derive import devices_per_rack
@@ -107,22 +107,15 @@ def mixed_racks(design: Design) -> bool:
     return any(g.role == "mixed" for g in design.racks)
 
 
-def compute_racks(nodes: int, per: int) -> int:
-    return math.ceil(nodes / per)
-
-
-def _fill(role: str, devices: list[Device], per: int, first: int, total: int, rack_class: RackClass) -> list[Rack]:
+def _fill(role: str, chunks: list[list[Device]], rack_class: RackClass) -> list[Rack]:
+    """A rack of ``rack_class`` for each chunk of devices, stacked from U1 in order."""
     racks = []
-    for start in range(0, len(devices), per):
-        rack = Rack(
-            name=numbered(RACK_PREFIX[role], first + len(racks), total),
-            role=role,
-            rack_class=rack_class.id,
-            units=rack_class.rack_units,
-            power_limit_w=rack_class.power_kw * W_PER_KW,
-        )
+    for chunk in chunks:
+        rack = Rack(name=numbered(RACK_PREFIX[role], len(racks) + 1, len(chunks)), role=role,
+                    rack_class=rack_class.id, units=rack_class.rack_units,
+                    power_limit_w=rack_class.power_kw * W_PER_KW)
         u = 1
-        for device in devices[start:start + per]:
+        for device in chunk:
             device.rack, device.u = rack.name, u
             u += device.rack_units
             rack.devices.append(device)
@@ -138,19 +131,37 @@ def by_model(devices: list[Device]) -> list[list[Device]]:
     return list(groups.values())
 
 
-def _homogeneous(role: str, devices: list[Device], rack_class: RackClass) -> list[Rack]:
-    """Racks of one model each, numbered on from one model to the next."""
-    groups = []
+def _homogeneous(role: str, devices: list[Device], rack_class: RackClass,
+                 above: dict[str, float] | None = None) -> list[Rack]:
+    """Racks of one model each, numbered on from one model to the next; a model's switches that
+    nodes plug into (``above``) first, in the order of the nodes they serve (:func:`leaves_first`)."""
+    chunks: list[list[Device]] = []
     for group in by_model(devices):
         per = devices_per_rack(rack_class, group[0].power_w, group[0].rack_units)
         if per < 1:
             raise FabricError(f"a {group[0].model} ({group[0].role}) does not fit one {rack_class.id} rack")
-        groups.append((group, per))
-    total = sum(math.ceil(len(group) / per) for group, per in groups)
-    racks: list[Rack] = []
-    for group, per in groups:
-        racks += _fill(role, group, per, len(racks) + 1, total, rack_class)
-    return racks
+        chunks += leaves_first(group, per, above or {})
+    return _fill(role, chunks, rack_class)
+
+
+def leaves_first(devices: list[Device], per: int, above: dict[str, float]) -> list[list[Device]]:
+    """One model's switches rack by rack (``per`` to a rack): the leaves — those nodes plug into,
+    ``above`` giving the middle position of the nodes each serves — by that position, so a rack of
+    leaves serves nodes that stand together whatever network its leaves are in; then the other
+    switches (spines, cores, aggregation) in wiring order.
+
+    Leaves and the others fill racks of their own unless that takes a rack more than packing them
+    on (the leaves left over from full racks fit the others' last rack). Then one rack holds both,
+    and it takes the leftover leaves serving the middle nodes: the network rows stand in the
+    middle of the hall, so that rack stands beside the network rows, not at the floor's far end."""
+    leaves = sorted((d for d in devices if d.name in above), key=lambda d: above[d.name])
+    others = [d for d in devices if d.name not in above]
+    left = len(leaves) % per
+    if left and others and left <= -len(others) % per:
+        middle = sum(above[d.name] < (above[leaves[0].name] + above[leaves[-1].name]) / 2 for d in leaves)
+        start = min(max(middle - left // 2, 0), len(leaves) - left)
+        leaves, others = leaves[:start] + leaves[start + left:], leaves[start:start + left] + others
+    return [part[i:i + per] for part in (leaves, others) for i in range(0, len(part), per)]
 
 
 PDU_MODEL = "rack-pdu"
@@ -172,18 +183,18 @@ def rack_pdus(plan: RackPlan, per_rack: dict[str, int]) -> list[Device]:
 
 
 def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list[Device],
-               units: list[Device]) -> RackPlan:
+               units: list[Device], above: dict[str, float] | None = None) -> RackPlan:
     """Place every device (sets ``rack`` and ``u``) and check every rack against its class.
 
     ``switches`` are every network's switches and the head nodes, ``units`` the hot and cold
-    storage units."""
+    storage units, ``above`` the switches nodes plug into with the middle position (index into
+    ``nodes``) of the nodes each serves (:func:`leaves_first`)."""
     unplaced: list[Device] = []
     if mixed_racks(design):
         racks, unplaced = _mixed(design, nodes, switches, units, hw)
     else:
         per_node = nodes_per_rack(design, hw)
-        n_compute = compute_racks(len(nodes), per_node)
-        racks = _fill("compute", nodes, per_node, 1, n_compute, hw.rack_class)
+        racks = _fill("compute", [nodes[i:i + per_node] for i in range(0, len(nodes), per_node)], hw.rack_class)
         hosted = _beside_nodes(design, switches)
         if len(hosted) > len(racks):
             raise FabricError(f"{len(hosted)} management leaves in {len(racks)} compute racks: one in a rack")
@@ -192,7 +203,8 @@ def plan_racks(design: Design, hw: Hardware, nodes: list[Device], switches: list
         host = next((g for g in design.racks if g.role in ("network", "storage") and g.holds), None)
         heads = [d for d in switches if d.role == "head"] if host is not None else []
         elsewhere = {d.name for d in heads + hosted}
-        network = _homogeneous("network", [d for d in switches if d.name not in elsewhere], hw.infra_rack_class)
+        network = _homogeneous("network", [d for d in switches if d.name not in elsewhere], hw.infra_rack_class,
+                               above)
         storage = _homogeneous("storage", units, hw.infra_rack_class)
         racks += network + storage
         if heads:
