@@ -136,12 +136,12 @@ def test_the_other_examples_wire_what_they_buy_and_coil_no_cable(name):
     run = next(group.length_m for group in design.links if group.between == "node-leaf")
     assert node_leaf[len(node_leaf) // 2] < run  # lengths from the floor plan: most cables are shorter
     # The floor plan keeps the site's runs in the 70B designs and the 405B (its management leaves
-    # sit in the compute racks they serve). frontier-131k's racks of leaves serve racks of nodes
-    # over some three rows and its storage leaves (th5, as the compute leaves) share them, so a few
-    # node–leaf and node–storage cables pass the 35 m run; none passes its 50 m kit
-    # (docs/model.md, "Floor plan and cable lengths").
+    # sit in the compute racks they serve). frontier-131k's storage leaves (th5, as the compute
+    # leaves) share the compute leaves' racks; the one serving the middle nodes, 75 racks of them,
+    # has some on both sides of the network rows, so a few node–storage cables pass the 35 m run,
+    # none its 50 m kit (docs/model.md, "Floor plan and cable lengths").
     past = {w.split(" cable")[0].split()[-1] for w in fabric.floor_warnings}
-    assert past == {"frontier-131k": {"node-leaf", "node-storage"}}.get(name, set())
+    assert past == {"frontier-131k": {"node-storage"}}.get(name, set())
     assert not any("beyond" in w for w in fabric.floor_warnings)
     # Leaves and spines share a rack only where racks of their own would take one more.
     shared = [r.name for r in fabric.racks.racks if {"leaf", "spine"} <= {d.role for d in r.devices}]

@@ -11,9 +11,10 @@ Rules (``docs/model.md``, "Floor plan and cable lengths"):
   (spines, cores, aggregation, storage on the spines, head nodes) fill rows of their own in the
   middle of the hall, after half the rows of nodes (or up to a row either way, where the fewest
   racks of leaves serve racks on both sides), as TIA-942 centres the main distribution area. A
-  short network row is centred along the row; a short row of nodes stands at the end where the
-  row before it ends (odd rows run from the first position, even rows from the last: the
-  management wiring's serpentine).
+  short network row is centred along the row; rows of nodes run along a serpentine, odd rows
+  from the first position and even rows from the last, so racks next in the plan stand
+  together, across the aisle at a row's end (a short row of nodes stands at the end where the
+  row before it ends).
 * Each rack of leaves then trades places with the rack of nodes whose spot makes its longest
   cable shortest, so it stands in the middle of what it serves, along its row and across rows;
   a rack placed beside it then trades places with the rack of nodes nearest its new spot.
@@ -91,11 +92,12 @@ def plan_floor(racks: list[Rack], links: list[LinkBundle], devices: list[Device]
         for start in range(0, len(block), per_row):
             in_row = block[start:start + per_row]
             row += 1
-            # A short network row stands mid-row; a short row of nodes at the end where the row
-            # before it ends, along the floor's serpentine (odd rows from the first position).
-            offset = (per_row - len(in_row)) // 2 if centred else (per_row - len(in_row)) * (row % 2 == 0)
+            # A short network row stands mid-row. Rows of nodes run along a serpentine, odd rows
+            # from the first position and even rows from the last, so racks next in the plan
+            # stand together across the aisle (a kit's two nodes in two racks, a leaf's nodes).
             for i, rack in enumerate(in_row):
-                plan.spots[rack.name] = Spot(row, offset + i + 1)
+                position = (per_row - len(in_row)) // 2 + i + 1 if centred else i + 1 if row % 2 else per_row - i
+                plan.spots[rack.name] = Spot(row, position)
     _centre(plan, served, holds_nodes)
     _follow(plan, beside, holds_nodes)
     return plan
