@@ -9,7 +9,7 @@ import pytest
 
 from topoopt.fabric import build_fabric as _build_fabric
 from topoopt.fabric.devices import Device
-from topoopt.fabric.racks import leaves_first
+from topoopt.fabric.racks import leaves_first, pairs_apart
 
 CATALOG = fd.CATALOG
 DESIGNS = [fd.one_tier_8_gpu, fd.one_tier_converged, fd.two_tier_32_dgx, fd.three_tier_dgx_a100, fd.three_tier_16k]
@@ -177,3 +177,18 @@ def test_a_rack_of_leaves_and_spines_takes_the_leaves_of_the_middle_nodes():
     racks = leaves_first(_switches(names + ["s1", "s2", "s3", "s4", "s5"]), 4, above)
     assert [[d.name for d in rack] for rack in racks] == [
         ["l0", "l1", "l2", "l3"], ["l6", "l7", "l8", "l9"], ["l4", "l5", "s1", "s2"], ["s3", "s4", "s5"]]
+
+
+def test_the_two_switches_of_an_aggregation_pair_stand_in_different_racks():
+    """frontier-131k: 46 aggregation switches (23 pairs) in 2 racks of up to 42: 23 first sides in
+    one, 23 second sides in the other, not 42 and 4. In one rack they stay together."""
+    switches = [Device(name=f"agg-{i:02d}", role="mgmt-aggregation", model="m", rack_units=1, power_w=100.0,
+                       ports=48) for i in range(46)]
+    racks = [[d.name for d in rack] for rack in pairs_apart(switches, 2)]
+    assert racks == [[f"agg-{i:02d}" for i in range(0, 46, 2)], [f"agg-{i:02d}" for i in range(1, 46, 2)]]
+    assert [[d.name for d in rack] for rack in pairs_apart(switches[:4], 1)] == [["agg-00", "agg-02", "agg-01", "agg-03"]]
+    # 60 pairs in 3 racks: 40 each; pair p's first side in rack p // 40, its second elsewhere.
+    more = [Device(name=f"agg-{i:03d}", role="mgmt-aggregation", model="m", rack_units=1, power_w=100.0, ports=48)
+            for i in range(120)]
+    where = {d.name: i for i, rack in enumerate(pairs_apart(more, 3)) for d in rack}
+    assert all(where[more[2 * p].name] != where[more[2 * p + 1].name] for p in range(60))

@@ -11,7 +11,8 @@ as the class's power and rack units allow (``min(floor(rack_w / device_w), floor
 device_u))``, counted by the checker's :func:`~topoopt.checking.derive.devices_per_rack` so that
 the plan and the check agree); models take racks in order of appearance (compute fabric, storage
 network, management network, head nodes; hot tier, cold tier), a model's leaves first by the nodes
-they serve (a scalable unit's leaves share racks), then its other switches (:func:`leaves_first`).
+they serve (a scalable unit's leaves share racks), then its other switches (:func:`leaves_first`);
+management aggregation pairs stand in two racks where their model has two (:func:`pairs_apart`).
 Devices stack from U1 upwards. A small design may instead use ``mixed`` racks, each holding
 the nodes and the devices by model its group records: nodes from U1 up, then storage, and the
 switches at the top of the rack. Power is
@@ -140,7 +141,8 @@ def _homogeneous(role: str, devices: list[Device], rack_class: RackClass,
         per = devices_per_rack(rack_class, group[0].power_w, group[0].rack_units)
         if per < 1:
             raise FabricError(f"a {group[0].model} ({group[0].role}) does not fit one {rack_class.id} rack")
-        chunks += leaves_first(group, per, above or {})
+        racked = leaves_first(group, per, above or {})
+        chunks += pairs_apart(group, len(racked)) if {d.role for d in group} == {"mgmt-aggregation"} else racked
     return _fill(role, chunks, rack_class)
 
 
@@ -162,6 +164,18 @@ def leaves_first(devices: list[Device], per: int, above: dict[str, float]) -> li
         start = min(max(middle - left // 2, 0), len(leaves) - left)
         leaves, others = leaves[:start] + leaves[start + left:], leaves[start:start + left] + others
     return [part[i:i + per] for part in (leaves, others) for i in range(0, len(part), per)]
+
+
+def pairs_apart(aggregation: list[Device], racks: int) -> list[list[Device]]:
+    """Management aggregation switches (pair ``p`` is the ``2p``-th and ``2p+1``-th) in ``racks``
+    racks, the two of a pair in different racks when there are two racks or more: first sides
+    then second sides, in racks as even as the count allows (``ceil(2·pairs / racks) ≤ pairs``
+    places per rack, so no rack reaches from a pair's first side to its second), as architects
+    rack the A and B switches of a pair apart."""
+    order = aggregation[0::2] + aggregation[1::2]
+    size, bigger = divmod(len(order), racks)
+    bounds = [i * size + min(i, bigger) for i in range(racks + 1)]
+    return [order[bounds[i]:bounds[i + 1]] for i in range(racks)]
 
 
 PDU_MODEL = "rack-pdu"
