@@ -59,7 +59,7 @@ def solved_summary(result: SolveResult, name: str) -> str:
     lines += management_lines(d)
     for i, link in enumerate(d.links):
         head = "Links        " if i == 0 else "             "
-        bought = [f"{count:,} × {part} ({link.length_m:g} m runs)" if part == link.part
+        bought = [f"{count:,} × {part} (chosen for {link.length_m:g} m runs)" if part == link.part
                   else f"{count:,} × {part} within one rack" for part, count in link.bought if count]
         lines.append(f"{head}{link.between:<18} {link.count:>8,} × {link.gbps}G via {' + '.join(bought)}")
     for i, rack in enumerate(d.racks):
