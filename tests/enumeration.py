@@ -924,7 +924,9 @@ class Enumerator:
         d = self.instance.site.distances
         return derive.placed_runs_m(self.lengths_m, d.in_rack_m, d.in_row_m + d.slack_m,
                                     one_rack=placed.total == 1 and placed.mixed,
-                                    switches_one_rack=placed.switches_together, one_row=self.one_row(placed))
+                                    switches_one_rack=placed.switches_together, one_row=self.one_row(placed),
+                                    floor_m=derive.floor_diagonal_m(placed.total, d.racks_per_row, d.in_rack_m,
+                                                                    d.rack_width_m, d.row_pitch_m, d.slack_m))
 
     def misfits(self, used, parts, placed: Racking) -> bool:
         """Some compute part falls short of its class's run at ``placed``, or is a one-piece cable

@@ -3,10 +3,15 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from topoopt.checking.derive import floor_diagonal_m
 from topoopt.fabric.devices import Device, LinkBundle
 from topoopt.fabric.floor import Spot, plan_floor, row_length
 from topoopt.fabric.racks import Rack
 from topoopt.models.instance import Distances
+from topoopt.options.tables import floor_run_m
 
 
 def _rack(name: str, role: str, *devices: Device) -> Rack:
@@ -76,3 +81,28 @@ def test_a_cable_is_as_long_as_its_racks_are_apart():
     assert floor.run_m({"stor01", "net01"}, 17.0) == 6
     assert floor.run_m({"rack2"}, 17.0) == 3 and floor.run_m({"rack2"}, 2.0) == 2
     assert floor.run_m({"rack1", "net01"}, 5.0) == 11
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 7), st.integers(1, 60), st.integers(1, 6), st.integers(0, 9), st.integers(1, 12))
+def test_no_two_racks_stand_farther_apart_than_the_floors_diagonal(per_row, compute, leaves, others, span):
+    """Whatever racks of nodes, racks of leaves (each serving ``span`` racks of nodes from some
+    start) and network racks the plan stands, it uses at most ``ceil(racks / per_row) + 2`` rows,
+    so no two racks are farther apart than derive.floor_diagonal_m (docs/model.md, "Cable runs"),
+    which the solver's and the checker's runs take across rows."""
+    nodes = [_device(f"node{i}", "node") for i in range(compute)]
+    switches = [_device(f"leaf{j}", "leaf") for j in range(leaves)] + [_device(f"sp{j}", "spine") for j in range(others)]
+    racks = [_rack(f"rack{i}", "compute", node) for i, node in enumerate(nodes)]
+    racks += [_rack(f"net{j}", "network", switch) for j, switch in enumerate(switches)]
+    served = [nodes[(j * 7 + i) % compute].name for j in range(leaves) for i in range(min(span, compute))]
+    links = [LinkBundle(between="node-leaf", part=None, gbps=400, length_m=17.0,
+                        a_device=[f"leaf{j}" for j in range(leaves) for _ in range(min(span, compute))],
+                        b_device=served)]
+    d = Distances(racks_per_row=per_row)
+    floor = plan_floor(racks, links, [*nodes, *switches], d)
+    spots = list(floor.spots.values())
+    assert len(spots) == len(racks) and all(1 <= s.position <= per_row for s in spots)
+    longest = max(floor.run_m({a, b}, 1e9) for a in floor.spots for b in floor.spots if a < b) if len(racks) > 1 else 0
+    diagonal = floor_diagonal_m(len(racks), per_row, d.in_rack_m, d.rack_width_m, d.row_pitch_m, d.slack_m)
+    assert longest <= diagonal
+    assert diagonal == floor_run_m(d, len(racks))  # the solver's formula, its own home, agrees

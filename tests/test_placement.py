@@ -513,3 +513,45 @@ def test_storage_and_management_cables_in_one_rack_are_bought_for_the_rack():
     runs = {group.between: (group.part, group.length_m) for group in design.links if group.network != "compute"}
     assert runs["storage-unit"] == ("100g-dac-qsfp28-to-qsfp112-3m", 3.0)
     assert runs["mgmt"][1] == 3.0
+
+
+def _far_rows(per_row: int | None):
+    """64 pinned s80 nodes × 8 rails on a 2-tier sw64 fabric, across rows 95 m (+ 2 m slack), with
+    a 500 m twin kit at $3,000 beside the tiny catalog's 50 m twin kit at $2,000."""
+    catalog = copy.deepcopy(TINY_CATALOG)
+    catalog["cables"].append({"id": "sw-dr500", "name": "Twin DR4 kit 500 m", "source": "estimate: test fixture",
+                              "media": "smf", "gbps": 400, "links": 2, "a_form_factor": "osfp-twin-finned",
+                              "a_ends": 1, "b_form_factor": "osfp-twin-finned", "b_ends": 1, "max_reach_m": 500,
+                              "power_w_per_a_end": 17, "power_w_per_b_end": 17})
+    rows = {} if per_row is None else {"site.distances.racks_per_row": per_row}
+    return tiny(**{"constraints.pins.server": "s80", "constraints.pins.nodes": 64, "constraints.pins.tiers": 2,
+                   "constraints.pins.nics_per_node": 8, "catalog.add": catalog, "catalog.prices.sw-dr500": 3_000,
+                   "site.distances.across_rows_m": 95, "site.max_racks": 60}, **rows)
+
+
+def test_a_floor_of_few_rows_runs_its_leaf_spine_links_on_short_optics():
+    """512 node ports at 32 down / 32 up: 16 leaves, 8 spines and 256 twin leaf–spine kits, in 27
+    racks. Without a row size the kits run across rows, 97 m: the 500 m kit. With rows of 4 the
+    floor has at most ceil(27 / 4) + 2 = 9 rows, so no two racks stand farther apart than
+    3 + 3 × 0.6 + 8 × 2.4 + 2 = 26 m: the 50 m kit, $256,000 less (256 × $1,000), and every
+    placed leaf–spine cable within 26 m. With rows of 1, 29 rows: 3 + 28 × 2.4 + 2 = 72.2 → 73 m,
+    past 50: the 500 m kit again; the checker recomputes the floor from the racks."""
+    found = {}
+    for per_row in (None, 4, 1):
+        instance = _far_rows(per_row)
+        result = optimal(instance)
+        (group,) = [g for g in result.design.links if g.between == "leaf-spine"]
+        assert sum(g.count for g in result.design.racks) == 27 and group.assemblies == 256
+        assert check_design(instance, result.design) == []
+        found[per_row] = (group.length_m, dict(group.bought), result.cost.total)
+    assert [found[p][:2] for p in (None, 4, 1)] == [(97.0, {"sw-dr500": 256}), (26.0, {"sw-sr50": 256}),
+                                                    (73.0, {"sw-dr500": 256})]
+    assert found[None][2] - found[4][2] == 256 * 1_000 and found[1][2] == found[None][2]
+    design = optimal(_far_rows(4)).design
+    fabric = build_fabric(design, _far_rows(4))
+    placed = [fabric.cable_run_m(b, ends) for b in fabric.links if b.between == "leaf-spine"
+              for ends in b.assembly_ends().values()]
+    assert len(placed) == 256 and max(placed) <= 26 and fabric.floor_warnings == []
+    found_rows_1 = [str(v) for v in check_design(_far_rows(1), design)]
+    assert any("cable_reach: leaf-spine links: length 26 m recorded, the site gives 73 m" in v for v in found_rows_1), \
+        found_rows_1

@@ -323,10 +323,11 @@ def in_one_row(racks: int, mixed: bool, racks_per_row: int | None) -> bool:
 
 
 def placed_runs_m(lengths_m: dict[str, float], in_rack_m: float, in_row_m: float, *, one_rack: bool,
-                  switches_one_rack: bool, one_row: bool) -> dict[str, float]:
+                  switches_one_rack: bool, one_row: bool, floor_m: float | None = None) -> dict[str, float]:
     """Every link class's run where its ends sit (runs with slack): ``in_rack_m`` for the classes
     within one rack (:func:`in_rack_classes`); ``in_row_m`` between racks of one row;
-    otherwise ``lengths_m``'s. A placement never lengthens a run."""
+    otherwise ``lengths_m``'s, a compute class's no longer than ``floor_m`` (the design's floor
+    corner to corner, :func:`floor_diagonal_m`). A placement never lengthens a run."""
     runs = dict(lengths_m)
     inside = in_rack_classes(lengths_m, one_rack=one_rack, switches_one_rack=switches_one_rack)
     for link_class, run_m in lengths_m.items():
@@ -334,7 +335,21 @@ def placed_runs_m(lengths_m: dict[str, float], in_rack_m: float, in_row_m: float
             runs[link_class] = min(in_rack_m, run_m)
         elif one_row:
             runs[link_class] = min(in_row_m, run_m)
+        elif floor_m is not None and link_class in LINK_CLASSES:
+            runs[link_class] = min(floor_m, run_m)
     return runs
+
+
+def floor_diagonal_m(racks: int, racks_per_row: int | None, in_rack_m: float, rack_width_m: float,
+                     row_pitch_m: float, slack_m: float) -> float | None:
+    """The longest cable between two racks of ``racks`` on the floor plan, with the site's row
+    size (None without it): at most ``rows = ceil(racks / racks_per_row) + 2`` rows (node rows,
+    the central network rows, node rows, each block ending in a short row at most), so at most
+    ``ceil(in_rack_m + (racks_per_row − 1) · rack_width_m + (rows − 1) · row_pitch_m + slack_m)``."""
+    if racks_per_row is None:
+        return None
+    rows = ceil_div(racks, racks_per_row) + 2
+    return float(math.ceil(round(in_rack_m + (racks_per_row - 1) * rack_width_m + (rows - 1) * row_pitch_m + slack_m, 9)))
 
 
 def too_long_in_rack(part: LinkPart, in_rack_m: float, slack_m: float) -> bool:

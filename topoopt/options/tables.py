@@ -11,13 +11,14 @@ docs/model.md for the rules.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
 
 from topoopt.catalog import ResolvedCatalog
 from topoopt.catalog.power import CatalogParts, node_devices_power_w, node_power_w, part_fits_cage, switch_power_w
 from topoopt.models.catalog import Gpu, Interconnect, LinkPart, Nic, RackClass, Server, StorageTier, Switch
-from topoopt.models.instance import Instance
+from topoopt.models.instance import Distances, Instance
 from topoopt.options.control import HeadRule, head_nodes
 from topoopt.options.conventions import switch_protocol, whole_units
 from topoopt.options.dominance import dominated_items, undominated
@@ -407,6 +408,32 @@ def link_runs_m(instance: Instance, classes: tuple[str, ...] = PLACED_CLASSES) -
     site = link_lengths_m(instance)
     rack, row = d.in_rack_m, d.in_row_m + d.slack_m
     return {cls: {"rack": min(rack, site[cls]), "row": min(row, site[cls]), "site": site[cls]} for cls in classes}
+
+
+def floor_run_m(d: Distances, racks: int) -> float | None:
+    """The longest cable between two of ``racks`` racks on the floor plan (docs/model.md, "Cable
+    runs"), given the site's ``racks_per_row`` ``P`` (None without it): the plan stands them in
+    a central block of network rows between two blocks of node rows, each block ending in a short
+    row at most, so on ``ceil(racks / P) + 2`` rows at most, and no two racks are farther apart
+    than the floor's diagonal, ``ceil(in_rack_m + (P − 1) · rack_width_m + (rows − 1) ·
+    row_pitch_m + slack_m)``."""
+    if d.racks_per_row is None:
+        return None
+    return _diagonal_m(d, -(-racks // d.racks_per_row) + 2)
+
+
+def floor_racks_within(d: Distances, reach_m: float) -> int:
+    """The most racks whose floor (:func:`floor_run_m`) a part of ``reach_m`` spans corner to
+    corner: ``racks_per_row × (rows − 2)`` for the most rows within the reach; 0 when none."""
+    rows = 1
+    while _diagonal_m(d, rows + 1) <= reach_m:
+        rows += 1
+    return d.racks_per_row * (rows - 2) if _diagonal_m(d, rows) <= reach_m and rows > 2 else 0
+
+
+def _diagonal_m(d: Distances, rows: int) -> float:
+    apart_m = (d.racks_per_row - 1) * d.rack_width_m + (rows - 1) * d.row_pitch_m
+    return float(math.ceil(round(d.in_rack_m + apart_m + d.slack_m, 9)))
 
 
 def part_fits_switch_end(part: LinkPart, switch: Switch, gbps: int, end: str) -> bool:

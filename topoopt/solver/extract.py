@@ -21,7 +21,7 @@ from topoopt.models.performance import Parallelism, Performance
 from topoopt.options.networks import ColdOption, ManagementOption, StorageNetOption
 from topoopt.options.problem import SECONDS_PER_DAY
 from topoopt.options.racks import hosts_heads, last_rack, per_rack
-from topoopt.options.tables import FabricOption, NodeConfig, PartOption
+from topoopt.options.tables import FabricOption, NodeConfig, PartOption, floor_run_m
 from topoopt.perf import evaluate
 from topoopt.solver.billing import Billing
 from topoopt.solver.model.core import DesignModel
@@ -74,9 +74,12 @@ def chosen(dm: DesignModel, value) -> Choice:
 
 
 def run_m(dm: DesignModel, link_class: str, value) -> float:
-    """The run of a compute link class where the design puts its ends."""
+    """The run of a compute link class where the design puts its ends; across rows of the site's
+    size, no longer than the floor of the design's racks spans (tables.floor_run_m)."""
     runs = dm.options.runs_m[link_class]
-    return next(runs[level] for level, lit in dm.vars.run_at[link_class].items() if value(lit))
+    level = next(level for level, lit in dm.vars.run_at[link_class].items() if value(lit))
+    floor_m = floor_run_m(dm.problem.instance.site.distances, value(dm.vars.racks)) if level == "site" else None
+    return runs[level] if floor_m is None else min(runs[level], floor_m)
 
 
 def node_power_w(dm: DesignModel, pick: Choice) -> float:

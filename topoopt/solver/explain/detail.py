@@ -226,7 +226,8 @@ def port_form_factor_match(problem: Problem, nodes: int | None) -> str:
 
 def cable_reach(problem: Problem, nodes: int | None) -> str:
     d = problem.instance.site.distances
-    return (f"runs of {d.in_row_m + d.slack_m:g} m (in row) and {d.across_rows_m + d.slack_m:g} m (across rows); "
+    floor = "" if d.racks_per_row is None else ", less on a floor a shorter part spans corner to corner"
+    return (f"runs of {d.in_row_m + d.slack_m:g} m (in row) and {d.across_rows_m + d.slack_m:g} m (across rows{floor}); "
             f"within one rack {d.in_rack_m:g} m, by a one-piece cable of at most {d.in_rack_m + d.slack_m:g} m")
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from topoopt.options.rules import too_long_in_rack
-from topoopt.options.tables import part_fits_node_end, part_fits_switch_end
+from topoopt.options.tables import floor_racks_within, part_fits_node_end, part_fits_switch_end
 from topoopt.solver.model.core import DesignModel
 from topoopt.solver.model.in_rack import forbid_coiled
 from topoopt.solver.model.node_leaf import whole_assemblies_per_leaf
@@ -52,13 +52,22 @@ def port_form_factor_match(dm: DesignModel) -> None:
 def cable_reach(dm: DesignModel) -> None:
     """Each part reaches its class's run where its ends sit, and within one rack no one-piece
     cable is longer than the rack allows (options rule out the parts too short for the shortest
-    run)."""
+    run). Across rows of the site's size a part shorter than the site's run serves while the
+    racks are few enough that it spans their floor corner to corner (tables.floor_run_m)."""
     dm.forbid_violations("cable_reach")
     o, v = dm.options, dm.vars
     instance = dm.problem.instance
+    per_row = instance.site.distances.racks_per_row
     for cls, parts in o.parts.items():
         for p in parts:
             for level, run_m in o.runs_m[cls].items():
+                lits = (v.use_part[cls, p.index], v.run_at[cls][level])
+                if p.part.max_reach_m < run_m and level == "site" and per_row is not None:
+                    # Several rows (more racks than one holds): the floor caps every run.
+                    most = floor_racks_within(instance.site.distances, p.part.max_reach_m)
+                    if most > per_row:
+                        dm.add("cable_reach", dm.model.add(v.racks <= most), *lits)
+                        continue
                 if p.part.max_reach_m < run_m or (level == "rack" and too_long_in_rack(p.part, instance)):
-                    dm.forbid("cable_reach", v.use_part[cls, p.index], v.run_at[cls][level])
+                    dm.forbid("cable_reach", *lits)
     forbid_coiled(dm)
