@@ -11,7 +11,7 @@ from topoopt.fabric.devices import Device, LinkBundle
 from topoopt.fabric.floor import Spot, plan_floor, row_length
 from topoopt.fabric.racks import Rack
 from topoopt.models.instance import Distances
-from topoopt.options.tables import floor_run_m
+from topoopt.options.tables import floor_racks_within, floor_run_m
 
 
 def _rack(name: str, role: str, *devices: Device) -> Rack:
@@ -106,3 +106,16 @@ def test_no_two_racks_stand_farther_apart_than_the_floors_diagonal(per_row, comp
     diagonal = floor_diagonal_m(len(racks), per_row, d.in_rack_m, d.rack_width_m, d.row_pitch_m, d.slack_m)
     assert longest <= diagonal
     assert diagonal == floor_run_m(d, len(racks))  # the solver's formula, its own home, agrees
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40), st.sampled_from([2, 3, 5, 30, 50, 100, 500, 2000]),
+       st.sampled_from([0.6, 0.75, 1.0]), st.sampled_from([2.4, 3.0, 0.5]), st.sampled_from([0.0, 2.0, 5.0]))
+def test_the_most_racks_a_part_spans_is_the_last_count_its_reach_covers(per_row, reach, width, pitch, slack):
+    """floor_racks_within is the largest rack count whose floor diagonal a part of ``reach`` m
+    covers (the solver's cap on a part across rows): that count is within reach, one more is not."""
+    d = Distances(racks_per_row=per_row, rack_width_m=width, row_pitch_m=pitch, slack_m=slack)
+    most = floor_racks_within(d, reach)
+    if most:
+        assert floor_run_m(d, most) <= reach
+    assert floor_run_m(d, most + 1) > reach

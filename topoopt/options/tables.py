@@ -424,16 +424,19 @@ def floor_run_m(d: Distances, racks: int) -> float | None:
 
 def floor_racks_within(d: Distances, reach_m: float) -> int:
     """The most racks whose floor (:func:`floor_run_m`) a part of ``reach_m`` spans corner to
-    corner: ``racks_per_row × (rows − 2)`` for the most rows within the reach; 0 when none."""
-    rows = 1
-    while _diagonal_m(d, rows + 1) <= reach_m:
-        rows += 1
-    return d.racks_per_row * (rows - 2) if _diagonal_m(d, rows) <= reach_m and rows > 2 else 0
+    corner: ``racks_per_row × (rows − 2)`` for the most rows whose diagonal is within the reach
+    (a whole-metre length ``ceil(x) ≤ reach`` exactly when ``x ≤ floor(reach)``); 0 when none."""
+    rows = math.floor(round((math.floor(reach_m) - _diagonal_base_m(d)) / d.row_pitch_m, 9)) + 1
+    return d.racks_per_row * (rows - 2) if rows > 2 else 0
 
 
 def _diagonal_m(d: Distances, rows: int) -> float:
-    apart_m = (d.racks_per_row - 1) * d.rack_width_m + (rows - 1) * d.row_pitch_m
-    return float(math.ceil(round(d.in_rack_m + apart_m + d.slack_m, 9)))
+    return float(math.ceil(round(_diagonal_base_m(d) + (rows - 1) * d.row_pitch_m, 9)))
+
+
+def _diagonal_base_m(d: Distances) -> float:
+    """The floor's diagonal less its rows: in and out of both racks, a whole row along, slack."""
+    return d.in_rack_m + (d.racks_per_row - 1) * d.rack_width_m + d.slack_m
 
 
 def part_fits_switch_end(part: LinkPart, switch: Switch, gbps: int, end: str) -> bool:
