@@ -500,6 +500,20 @@ def near_balanced_16_dgx() -> Design:
                    _links("leaf-spine", 128, "ndr-dr4-twin-kit-500m", 2, 52, 400, assemblies=68)])
 
 
+def odd_uplinks_16_dgx() -> Design:
+    """16 × dgx-h100, rail-optimized, 8 leaves of 16 down / 15 up, each reaching 5 spines with 3
+    links (15:16 oversubscribed). A leaf's 15 uplinks fill 8 twin cages, its 8th half; a spine's
+    24 links 12 cages. Spine j takes a leaf's uplinks 3j..3j+2, so the leaf's cages 1, 2, 4 and 5
+    (ports 2+3, 4+5, 8+9, 10+11) each carry links of two spines. Twin kits by the cages filled:
+    max(5 × 12, 8 × 8) = 64 for 120 links, 16 of them (2 a leaf) reaching two spines."""
+    fabric = _shape(tiers=2, leaves=8, spines=5, leaf_down_ports=16, leaf_up_ports=15, links_per_leaf_spine=3,
+                    spines_per_pod=5, leaves_per_pod=8, rail_optimized=True, leaves_per_rail=1, rails_per_leaf=1)
+    return _dgx16(fabric, [SwitchGroup(tier="leaf", model="qm9700", count=8, ports_used=128 + 120),
+                           SwitchGroup(tier="spine", model="qm9700", count=5, ports_used=120)],
+                  [_links("node-leaf", 128, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400),
+                   _links("leaf-spine", 120, "ndr-dr4-twin-kit-500m", 2, 52, 400, assemblies=64)])
+
+
 WIDENED = [two_tier_16_dgx, two_tier_4_rails_per_leaf, rail_only_16_dgx, converged_on_spines_16_dgx,
            near_balanced_16_dgx]
 """The designs of the widened fabric space (rail groups, rail-only, sized uplinks, storage on top)."""

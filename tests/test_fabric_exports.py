@@ -22,7 +22,7 @@ from topoopt.fabric.views import MAX_BLOCKS
 
 CATALOG = fd.CATALOG
 DESIGNS = [fd.one_tier_8_gpu, fd.two_tier_32_dgx, fd.three_tier_dgx_a100, fd.three_tier_16k, fd.two_tier_hgx_odd,
-           *fd.WIDENED]
+           fd.odd_uplinks_16_dgx, *fd.WIDENED]
 
 
 @pytest.fixture(scope="module", params=DESIGNS, ids=lambda f: f.__name__)
@@ -96,6 +96,22 @@ def test_cable_schedule_has_one_row_per_assembly(written):
         assert len(b_devices) in (1, len(b_ports))
         links[row["part"]] += len(b_ports)
     assert sum(links.values()) == sum(g.count for g in design.links)
+
+
+def test_a_kit_reaching_two_spines_is_one_row(tmp_path):
+    """odd_uplinks_16_dgx buys 64 twin kits for its 120 leaf–spine links, 16 of them reaching two
+    spines (fabric_designs): 64 rows, those 16 naming both spines joined with ``+`` port by port,
+    and the length bins count 64 kits."""
+    write_outputs(fd.result_for(fd.odd_uplinks_16_dgx()), None, tmp_path, catalog=CATALOG)
+    kits = [r for r in rows(tmp_path / "cables.csv") if r["link_class"] == "leaf-spine"]
+    assert len(kits) == len({r["id"] for r in kits}) == 64
+    split = [r for r in kits if "+" in r["a_device"]]
+    assert len(split) == 16
+    for row in split:
+        spines = row["a_device"].split("+")
+        assert len(spines) == len(row["a_port"].split("+")) == 2 and spines[0] != spines[1]
+    binned = sum(int(r["quantity"]) for r in rows(tmp_path / "cable-lengths.csv") if r["part"] == kits[0]["part"])
+    assert binned == 64
 
 
 def test_breakout_rows_join_the_b_ports(written):

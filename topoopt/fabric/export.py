@@ -6,7 +6,8 @@
 ``bom.xlsx``           the same as a workbook, a sheet per network (see :mod:`topoopt.fabric.xlsx`)
 ``cables.csv``         cable schedule: one row per assembly (cable or transceiver kit) of
                        all three networks (``network`` and ``link_class`` columns); ports of a
-                       multi-link assembly are joined with ``+``; its length is the in-rack
+                       multi-link assembly are joined with ``+`` (and its devices, where its links
+                       reach several at one end); its length is the in-rack
                        run when its ends share a rack, else from where their racks stand
                        (:mod:`topoopt.fabric.floor`)
 ``cable-lengths.csv``  assemblies per part and length, as installers order them
@@ -173,30 +174,28 @@ def _money(value: float) -> str:
 
 
 def cable_rows(fabric: Fabric):
-    """One row per assembly: its upper device and ports, its lower device(s) and ports, its part
-    and its length (:meth:`Fabric.assemblies`)."""
+    """One row per assembly: its upper device(s) and ports, its lower device(s) and ports, its
+    part and its length (:meth:`Fabric.assemblies`). Several devices at one end (a breakout's
+    nodes; a kit counted by the cages it fills whose links reach two switches,
+    :attr:`LinkBundle.kits_by_cage`) are joined with ``+``, port by port."""
     for bundle in fabric.links:
         assemblies = fabric.assemblies(bundle)
-        gbps = bundle.gbps
-        network, link_class = bundle.network, bundle.between
-        a_dev, a_port, b_dev, b_port, cable = bundle.a_device, bundle.a_port, bundle.b_device, bundle.b_port, bundle.cable
-        start = 0
-        count = len(cable)
-        while start < count:
-            stop = start + 1
-            while stop < count and cable[stop] == cable[start]:
-                stop += 1
-            b_devices = b_dev[start:stop]
-            part, length_m = assemblies[cable[start]]
+        links: dict[int, list[int]] = {}
+        for i, cable in enumerate(bundle.cable):
+            links.setdefault(cable, []).append(i)
+        for cable, at in links.items():
+            part, length_m = assemblies[cable]
             yield (
-                bundle.cable_ids[cable[start]],
-                a_dev[start],
-                "+".join(a_port[start:stop]),
-                b_devices[0] if b_devices.count(b_devices[0]) == len(b_devices) else "+".join(b_devices),
-                "+".join(b_port[start:stop]),
-                part.id, part.media, gbps, f"{length_m:g}", network, link_class,
+                bundle.cable_ids[cable],
+                _joined([bundle.a_device[i] for i in at]), "+".join(bundle.a_port[i] for i in at),
+                _joined([bundle.b_device[i] for i in at]), "+".join(bundle.b_port[i] for i in at),
+                part.id, part.media, bundle.gbps, f"{length_m:g}", bundle.network, bundle.between,
             )
-            start = stop
+
+
+def _joined(devices: list[str]) -> str:
+    """One device's name, or each link's device joined with ``+`` when they differ."""
+    return devices[0] if devices.count(devices[0]) == len(devices) else "+".join(devices)
 
 
 def length_rows(rows) -> list[tuple]:
