@@ -503,9 +503,10 @@ def near_balanced_16_dgx() -> Design:
 def odd_uplinks_16_dgx() -> Design:
     """16 × dgx-h100, rail-optimized, 8 leaves of 16 down / 15 up, each reaching 5 spines with 3
     links (15:16 oversubscribed). A leaf's 15 uplinks fill 8 twin cages, its 8th half; a spine's
-    24 links 12 cages. Spine j takes a leaf's uplinks 3j..3j+2, so the leaf's cages 1, 2, 4 and 5
-    (ports 2+3, 4+5, 8+9, 10+11) each carry links of two spines. Twin kits by the cages filled:
-    max(5 × 12, 8 × 8) = 64 for 120 links, 16 of them (2 a leaf) reaching two spines."""
+    24 links 12 cages. Spine j takes a leaf's uplinks 3j..3j+2, so of the leaf's uplink cages
+    (uplinks 0+1, 2+3, …, 14) the 2nd and the 5th (2+3: spines 0 and 1; 8+9: spines 2 and 3)
+    carry links of two spines. Twin kits by the cages filled: max(5 × 12, 8 × 8) = 64 for 120
+    links, one a leaf cage, 16 of them (2 a leaf) reaching two spines."""
     fabric = _shape(tiers=2, leaves=8, spines=5, leaf_down_ports=16, leaf_up_ports=15, links_per_leaf_spine=3,
                     spines_per_pod=5, leaves_per_pod=8, rail_optimized=True, leaves_per_rail=1, rails_per_leaf=1)
     return _dgx16(fabric, [SwitchGroup(tier="leaf", model="qm9700", count=8, ports_used=128 + 120),
