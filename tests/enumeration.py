@@ -601,7 +601,7 @@ class Enumerator:
         rate = 0.0 if self.deadline_s is None else instance.workload.training.tokens / self.deadline_s
         self.needs = perf.storage_needs(self.job, rate)
         d = instance.site.distances
-        self.lengths_m = derive.link_lengths_m(d.in_row_m, d.across_rows_m, d.slack_m)
+        self.lengths_m = derive.link_lengths_m(d, self.instance.site.max_racks)
         placements = [derive.placed_runs_m(self.lengths_m, d.in_rack_m, d.in_row_m + d.slack_m,
                                            one_rack=rack, switches_one_rack=rack, one_row=True) for rack in (True, False)]
         self.shortest_run_m = {cls: min(runs[cls] for runs in placements) for cls in self.lengths_m}
@@ -925,8 +925,7 @@ class Enumerator:
         return derive.placed_runs_m(self.lengths_m, d.in_rack_m, d.in_row_m + d.slack_m,
                                     one_rack=placed.total == 1 and placed.mixed,
                                     switches_one_rack=placed.switches_together, one_row=self.one_row(placed),
-                                    floor_m=derive.floor_diagonal_m(placed.total, d.racks_per_row, d.in_rack_m,
-                                                                    d.rack_width_m, d.row_pitch_m, d.slack_m))
+                                    floor_m=derive.floor_diagonal_m(placed.total, d))
 
     def misfits(self, used, parts, placed: Racking) -> bool:
         """Some compute part falls short of its class's run at ``placed``, or is a one-piece cable

@@ -83,7 +83,7 @@ class Networks:
         self.catalog = enumerator.catalog
         self.parts = list(self.catalog.cables)
         d = self.instance.site.distances
-        lengths = derive.link_lengths_m(d.in_row_m, d.across_rows_m, d.slack_m)
+        lengths = derive.link_lengths_m(d, self.instance.site.max_racks)
         self.runs = {placement: derive.placed_runs_m(lengths, d.in_rack_m, d.in_row_m + d.slack_m,
                                                      one_rack=placement == "rack", switches_one_rack=False,
                                                      one_row=placement != "site")

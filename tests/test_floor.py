@@ -103,7 +103,7 @@ def test_no_two_racks_stand_farther_apart_than_the_floors_diagonal(per_row, comp
     spots = list(floor.spots.values())
     assert len(spots) == len(racks) and all(1 <= s.position <= per_row for s in spots)
     longest = max(floor.run_m({a, b}, 1e9) for a in floor.spots for b in floor.spots if a < b) if len(racks) > 1 else 0
-    diagonal = floor_diagonal_m(len(racks), per_row, d.in_rack_m, d.rack_width_m, d.row_pitch_m, d.slack_m)
+    diagonal = floor_diagonal_m(len(racks), d)
     assert longest <= diagonal
     assert diagonal == floor_run_m(d, len(racks))  # the solver's formula, its own home, agrees
 

@@ -296,7 +296,9 @@ def test_racks_of_one_model_each_in_one_row_run_their_uplinks_along_the_row():
     """27 pinned s80 nodes on a 2-tier fabric take 13 racks of one model each. Without a row size
     only mixed racks share a row, and the management uplinks run across rows (50 + 2 m); with
     ``racks_per_row`` 13 the racks stand in one row and they run in_row_m + slack (15 + 2 m) at no
-    higher cost. The checker recomputes the run from the racks: with 12 per row, 17 m is short."""
+    higher cost. The checker recomputes the run from the racks: with 12 per row they span rows,
+    and 17 m is short of the 24 m the site's floor of 40 racks spans (ceil(40 / 12) + 2 = 6 rows:
+    3 + 11 × 0.6 + 5 × 2.4 + 2 = 23.6 m, whole metres up), the run of a class across rows."""
     pins = {"constraints.pins.server": "s80", "constraints.pins.nodes": 27, "constraints.pins.tiers": 2,
             "constraints.pins.nics_per_node": 1}
     apart = optimal(tiny(**pins))
@@ -307,19 +309,21 @@ def test_racks_of_one_model_each_in_one_row_run_their_uplinks_along_the_row():
     assert together.cost.total <= apart.cost.total
     assert check_design(in_row, together.design) == []
     found = [str(v) for v in check_design(tiny(**pins, **{"site.distances.racks_per_row": 12}), together.design)]
-    assert any("cable_reach: mgmt-uplink links: length 17 m recorded, the site gives 52 m" in v for v in found), found
+    assert any("cable_reach: mgmt-uplink links: length 17 m recorded, the site gives 24 m" in v for v in found), found
 
 
 def test_mixed_racks_stay_within_the_rows_size():
     """20 pinned s80 nodes fill seven mixed racks; with rows of two racks the design takes no mixed
-    racks beyond a row, so its racks span rows and the management uplinks run across them."""
+    racks beyond a row, so its racks span rows and the management uplinks run across them: 50 + 2 m,
+    capped by the floor of the site's 30 racks (ceil(30 / 2) + 2 = 17 rows: 3 + 0.6 + 16 × 2.4 + 2
+    = 44 m)."""
     pins = {"constraints.pins.server": "s80", "constraints.pins.nodes": 20, "constraints.pins.tiers": 2,
             "constraints.pins.nics_per_node": 1}
     assert {g.role for g in optimal(tiny(**pins)).design.racks} == {"mixed"}
     inst = tiny(**pins, **{"site.distances.racks_per_row": 2, "site.max_racks": 30})
     design = optimal(inst).design
     assert "mixed" not in {g.role for g in design.racks} and sum(g.count for g in design.racks) > 2
-    assert [g.length_m for g in design.links if g.between == "mgmt-uplink"] == [52.0]
+    assert [g.length_m for g in design.links if g.between == "mgmt-uplink"] == [44.0]
     assert check_design(inst, design) == []
 
 

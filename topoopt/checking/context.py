@@ -218,13 +218,12 @@ class CheckContext(NetworksView):
     def lengths_m(self) -> dict[str, float]:
         """Cable run per link class where the racks put its ends."""
         d = self.instance.site.distances
-        lengths = derive.link_lengths_m(d.in_row_m, d.across_rows_m, d.slack_m)
+        lengths = derive.link_lengths_m(d, self.instance.site.max_racks)
         racks = sum(g.count for g in self.design.racks)
         return derive.placed_runs_m(lengths, d.in_rack_m, d.in_row_m + d.slack_m, one_rack=self.one_rack,
                                     switches_one_rack=self.compute_switches_one_rack,
                                     one_row=derive.in_one_row(racks, bool(self.rack_groups("mixed")), d.racks_per_row),
-                                    floor_m=derive.floor_diagonal_m(racks, d.racks_per_row, d.in_rack_m, d.rack_width_m,
-                                                                    d.row_pitch_m, d.slack_m))
+                                    floor_m=derive.floor_diagonal_m(racks, d))
 
     @cached_property
     def one_rack(self) -> bool:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from topoopt.checking.text import ceil_div
 from topoopt.checking.units import W_PER_KW
 from topoopt.models.catalog import LinkPart, Nic, RackClass, Switch
+from topoopt.models.instance import Distances
 
 OVERSUBSCRIPTION_RATIOS = (1, 2, 3)
 RAIL_CHOICES = (1, 2, 4, 8)
@@ -298,16 +299,20 @@ def assemblies_needed(
                   f"(kits by cages filled)")
 
 
-def link_lengths_m(in_row_m: float, across_rows_m: float, slack_m: float) -> dict[str, float]:
+def link_lengths_m(d: Distances, max_racks: int) -> dict[str, float]:
     """Cable run per link class. Leaves of every network (compute, storage, management) sit at the
     end of the row, so a device reaches its leaf over ``in_row_m``; spines, cores and management
-    aggregation switches are ``across_rows_m`` away from the leaves. Every run adds ``slack_m``."""
-    in_row, across = in_row_m + slack_m, across_rows_m + slack_m
-    return {
+    aggregation switches are ``across_rows_m`` away from the leaves. Every run adds ``slack_m``,
+    and none is longer than the floor of the site's ``max_racks`` (:func:`floor_diagonal_m`, with
+    the site's row size)."""
+    in_row, across = d.in_row_m + d.slack_m, d.across_rows_m + d.slack_m
+    runs = {
         "node-leaf": in_row, "leaf-spine": across, "spine-core": across,
         "node-storage": in_row, "storage-unit": in_row, "storage-leaf-spine": across, "storage-spine-core": across,
         "mgmt": in_row, "mgmt-uplink": across,
     }
+    floor_m = floor_diagonal_m(max_racks, d)
+    return runs if floor_m is None else {cls: min(run, floor_m) for cls, run in runs.items()}
 
 
 def in_rack_classes(classes, *, one_rack: bool, switches_one_rack: bool) -> frozenset[str]:
@@ -340,16 +345,16 @@ def placed_runs_m(lengths_m: dict[str, float], in_rack_m: float, in_row_m: float
     return runs
 
 
-def floor_diagonal_m(racks: int, racks_per_row: int | None, in_rack_m: float, rack_width_m: float,
-                     row_pitch_m: float, slack_m: float) -> float | None:
+def floor_diagonal_m(racks: int, d: Distances) -> float | None:
     """The longest cable between two racks of ``racks`` on the floor plan, with the site's row
-    size (None without it): at most ``rows = ceil(racks / racks_per_row) + 2`` rows (node rows,
-    the central network rows, node rows, each block ending in a short row at most), so at most
-    ``ceil(in_rack_m + (racks_per_row − 1) · rack_width_m + (rows − 1) · row_pitch_m + slack_m)``."""
-    if racks_per_row is None:
+    size ``P`` (None without it): at most ``rows = ceil(racks / P) + 2`` rows (node rows, the
+    central network rows, node rows, each block ending in a short row at most), so at most
+    ``ceil(in_rack_m + (P − 1) · rack_width_m + (rows − 1) · row_pitch_m + slack_m)``."""
+    if d.racks_per_row is None:
         return None
-    rows = ceil_div(racks, racks_per_row) + 2
-    return float(math.ceil(round(in_rack_m + (racks_per_row - 1) * rack_width_m + (rows - 1) * row_pitch_m + slack_m, 9)))
+    rows = ceil_div(racks, d.racks_per_row) + 2
+    apart_m = (d.racks_per_row - 1) * d.rack_width_m + (rows - 1) * d.row_pitch_m
+    return float(math.ceil(round(d.in_rack_m + apart_m + d.slack_m, 9)))
 
 
 def too_long_in_rack(part: LinkPart, in_rack_m: float, slack_m: float) -> bool:
