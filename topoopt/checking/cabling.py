@@ -225,9 +225,9 @@ def cable_reach(ctx: CheckContext) -> list[Violation]:
     """Each part reaches its link class's run: device to leaf ``in_row_m + slack_m`` (node–leaf,
     node–storage, storage-unit, mgmt: leaves at the end of the row), switch to switch
     ``across_rows_m + slack_m`` (leaf–spine, spine–core, storage leaf–spine, mgmt uplinks), each
-    shorter where the racks put its ends together or, for a compute class across rows of the
-    site's size, where the floor's diagonal is (``derive.placed_runs_m``); the record states
-    that run. Within one rack a one-piece cable is no longer than ``in_rack_m + slack_m``."""
+    shorter where the racks put its ends together (``derive.placed_runs_m``) and, with the site's
+    row size, no longer than the floor's diagonal: the site's ``max_racks``' for every class, the
+    design's racks' for a compute class (``derive.floor_diagonal_m``); the record states that run. Within one rack a one-piece cable is no longer than ``in_rack_m + slack_m``."""
     family = "cable_reach"
     out: list[Violation] = []
     d = ctx.instance.site.distances

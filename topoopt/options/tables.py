@@ -438,7 +438,7 @@ def _diagonal_m(d: Distances, rows: int) -> float:
 
 
 def _diagonal_base_m(d: Distances) -> float:
-    """The floor's diagonal less its rows: in and out of both racks, a whole row along, slack."""
+    """The floor's diagonal less its rows: up and down the racks, a whole row along, and slack."""
     return d.in_rack_m + (d.racks_per_row - 1) * d.rack_width_m + d.slack_m
 
 
