@@ -4,14 +4,19 @@ full compute rack's nodes and the leaf fit the class's power, rack units and coo
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+import yaml
 from solver_fixtures import TINY_CATALOG, optimal, tiny
 
 from topoopt.checker import check_design
 from topoopt.fabric import build_fabric
 from topoopt.fabric.floor_svg import LEAF_MARK, write_floor_svg
+from topoopt.loader import validate_instance
+
+REPO = Path(__file__).resolve().parent.parent
 
 P27 = {"constraints.pins.server": "s80", "constraints.pins.nodes": 27, "constraints.pins.tiers": 2,
        "constraints.pins.nics_per_node": 1, "site.head_nodes": 0}
@@ -92,3 +97,30 @@ def test_the_checker_rejects_what_compute_racks_cannot_hold(hosted, holds, power
              for g in result.design.racks]
     found = [str(v) for v in check_design(inst, result.design.model_copy(update={"racks": racks}))]
     assert any(fragment in v for v in found), found
+
+
+def test_head_nodes_join_a_racked_model_when_every_management_leaf_sits_in_a_compute_rack():
+    """A 70B job on the 405B example's site with 200 racks: 52 HGX H200 in 13 compute racks, its 4
+    management leaves (mgmt-48x1g-4x10g) one in each of 4 of them, so that model has no rack of its
+    own. Its empty 'last rack' holds no head node: the 2 head nodes join the last rack of the
+    aggregation pair's model (mgmt-48x10g-sfpplus), as the solver counted, and the rack plan is
+    the design's (the extraction once recorded them in the leaves' model, no rack at all)."""
+    data = yaml.safe_load((REPO / "instances" / "llama3-405b-16k-usd.yaml").read_text(encoding="utf-8"))
+    data["workload"]["model"] = "llama3-70b"
+    data["workload"]["training"].update(tokens=2.0e12, global_batch_sequences=512)
+    data["workload"]["data"]["dataset_tb"] = 8
+    data["goal"]["deadline_days"] = 60
+    data["budget"]["max"] = 2.0e8
+    data["site"].update(max_racks=200, power_cap_kw=4000)
+    instance = validate_instance(data)
+    design = optimal(instance).design
+    assert check_design(instance, design) == []
+    compute = next(g for g in design.racks if g.role == "compute")
+    assert (design.nodes, compute.count, compute.holds) == (52, 13, {"mgmt-48x1g-4x10g": 4})
+    (host,) = [g for g in design.racks if g.holds and g.role == "network"]
+    assert host.holds == {"head-node-2u": 2}
+    fabric = build_fabric(design, instance)
+    assert fabric.warnings == []
+    (rack,) = {head.rack for head in fabric.heads}
+    held = {device.model for r in fabric.racks.racks if r.name == rack for device in r.devices}
+    assert held == {"mgmt-48x10g-sfpplus", "head-node-2u"}

@@ -233,9 +233,10 @@ def _racks(dm: DesignModel, pick: Choice, value) -> list[RackGroup]:
                for t in tier_order]
     heads, head = value(n.heads), o.head.model if o.head else None
     # Hosted head nodes go to the first model whose last rack holds them (the model found one;
-    # which one does not change a count).
+    # which one does not change a count); a model with no rack of its own (its management leaves
+    # all in compute racks) hosts none.
     host = next((x for x, (_, _, count, w, u) in enumerate(models)
-                 if hosts_heads(infra, (w, u), count, (head.power_w, head.rack_units), heads)),
+                 if count and hosts_heads(infra, (w, u), count, (head.power_w, head.rack_units), heads)),
                 None) if value(n.heads_hosted) else None
     for x, (role, model_racks, count, w, u) in enumerate(models):
         group = _rack_group(infra, role, value(model_racks), count, w, u)
