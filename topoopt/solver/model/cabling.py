@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from topoopt.options.rules import too_long_in_rack
 from topoopt.options.tables import floor_racks_within, part_fits_node_end, part_fits_switch_end
-from topoopt.solver.model.core import DesignModel
+from topoopt.solver.model.core import COUNT_MAX, DesignModel
 from topoopt.solver.model.in_rack import forbid_coiled
 from topoopt.solver.model.node_leaf import whole_assemblies_per_leaf
 
@@ -66,7 +66,8 @@ def cable_reach(dm: DesignModel) -> None:
                     # Several rows (more racks than one holds): the floor caps every run.
                     most = floor_racks_within(instance.site.distances, p.part.max_reach_m)
                     if most > per_row:
-                        dm.add("cable_reach", dm.model.add(v.racks <= most), *lits)
+                        # never above the racks' domain: a tiny row pitch makes it astronomical
+                        dm.add("cable_reach", dm.model.add(v.racks <= min(most, COUNT_MAX)), *lits)
                         continue
                 if p.part.max_reach_m < run_m or (level == "rack" and too_long_in_rack(p.part, instance)):
                     dm.forbid("cable_reach", *lits)
