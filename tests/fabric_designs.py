@@ -431,18 +431,26 @@ def _shape(**fields) -> FabricShape:
     return FabricShape(**{**defaults, **fields})
 
 
+def _two_tier_8_leaves(spines: int, up: int, links_per_pair: int, assemblies: int | None = None) -> Design:
+    """16 × dgx-h100, rail-optimized (1 leaf per rail): 8 qm9700 leaves of 16 down-ports in use
+    and ``up`` uplinks, ``links_per_pair`` to each of ``spines`` spines; 128 node links (64 kits)
+    and ``8 · up`` leaf–spine links on twin kits (``assemblies`` of them, else one per 2 links)."""
+    fabric = _shape(tiers=2, leaves=8, spines=spines, leaf_down_ports=16, leaf_up_ports=up,
+                    links_per_leaf_spine=links_per_pair, spines_per_pod=spines, leaves_per_pod=8, rail_optimized=True,
+                    leaves_per_rail=1, rails_per_leaf=1)
+    return _dgx16(fabric, [SwitchGroup(tier="leaf", model="qm9700", count=8, ports_used=128 + 8 * up),
+                           SwitchGroup(tier="spine", model="qm9700", count=spines, ports_used=8 * up)],
+                  [_links("node-leaf", 128, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400),
+                   _links("leaf-spine", 8 * up, "ndr-dr4-twin-kit-500m", 2, 52, 400, assemblies=assemblies)])
+
+
 def two_tier_16_dgx() -> Design:
     """The non-blocking 16 × dgx-h100 of docs/model.md: rail-optimized (g = 1), 1 leaf per rail =
     8 leaves of 16 down-ports in use and u = 16 uplinks, 2 spines with L = 8 links per leaf–spine
     pair (a spine's 64 ports full): 128 node links (64 kits), 128 leaf–spine links (64 twin kits:
     2 spines × 32 cages = 8 leaves × 8 cages). Management: (16 nodes + 1 unit) × 2 + 11 switches
     + 7 racks × 2 PDUs = 59 ports -> 2 leaves and an aggregation pair."""
-    fabric = _shape(tiers=2, leaves=8, spines=2, leaf_down_ports=16, leaf_up_ports=16, links_per_leaf_spine=8,
-                    spines_per_pod=2, leaves_per_pod=8, rail_optimized=True, leaves_per_rail=1, rails_per_leaf=1)
-    return _dgx16(fabric, [SwitchGroup(tier="leaf", model="qm9700", count=8, ports_used=128 + 128),
-                           SwitchGroup(tier="spine", model="qm9700", count=2, ports_used=128)],
-                  [_links("node-leaf", 128, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400),
-                   _links("leaf-spine", 128, "ndr-dr4-twin-kit-500m", 2, 52, 400)])
+    return _two_tier_8_leaves(spines=2, up=16, links_per_pair=8)
 
 
 def two_tier_4_rails_per_leaf() -> Design:
@@ -492,12 +500,7 @@ def near_balanced_16_dgx() -> Design:
     The 128 leaf–spine links are dealt round-robin: 128 = 10 × 12 + 8, so 8 spines carry 13 links
     (7 twin-port cages) and 2 carry 12 (6 cages): 8 × 7 + 2 × 6 = 68 spine cages against 8 leaves ×
     8 = 64 leaf cages, so 68 twin kits of one cage per end (not 128 / 2 = 64)."""
-    fabric = _shape(tiers=2, leaves=8, spines=10, leaf_down_ports=16, leaf_up_ports=16, links_per_leaf_spine=1,
-                    spines_per_pod=10, leaves_per_pod=8, rail_optimized=True, leaves_per_rail=1, rails_per_leaf=1)
-    return _dgx16(fabric, [SwitchGroup(tier="leaf", model="qm9700", count=8, ports_used=128 + 128),
-                           SwitchGroup(tier="spine", model="qm9700", count=10, ports_used=128)],
-                  [_links("node-leaf", 128, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400),
-                   _links("leaf-spine", 128, "ndr-dr4-twin-kit-500m", 2, 52, 400, assemblies=68)])
+    return _two_tier_8_leaves(spines=10, up=16, links_per_pair=1, assemblies=68)
 
 
 def odd_uplinks_16_dgx() -> Design:
@@ -507,12 +510,7 @@ def odd_uplinks_16_dgx() -> Design:
     (uplinks 0+1, 2+3, …, 14) the 2nd and the 5th (2+3: spines 0 and 1; 8+9: spines 2 and 3)
     carry links of two spines. Twin kits by the cages filled: max(5 × 12, 8 × 8) = 64 for 120
     links, one a leaf cage, 16 of them (2 a leaf) reaching two spines."""
-    fabric = _shape(tiers=2, leaves=8, spines=5, leaf_down_ports=16, leaf_up_ports=15, links_per_leaf_spine=3,
-                    spines_per_pod=5, leaves_per_pod=8, rail_optimized=True, leaves_per_rail=1, rails_per_leaf=1)
-    return _dgx16(fabric, [SwitchGroup(tier="leaf", model="qm9700", count=8, ports_used=128 + 120),
-                           SwitchGroup(tier="spine", model="qm9700", count=5, ports_used=120)],
-                  [_links("node-leaf", 128, "ndr-sr4-twin-to-twin-flat-kit-50m", 2, 17, 400),
-                   _links("leaf-spine", 120, "ndr-dr4-twin-kit-500m", 2, 52, 400, assemblies=64)])
+    return _two_tier_8_leaves(spines=5, up=15, links_per_pair=3, assemblies=64)
 
 
 WIDENED = [two_tier_16_dgx, two_tier_4_rails_per_leaf, rail_only_16_dgx, converged_on_spines_16_dgx,
