@@ -519,18 +519,23 @@ def test_storage_and_management_cables_in_one_rack_are_bought_for_the_rack():
     assert runs["mgmt"][1] == 3.0
 
 
-def _far_rows(per_row: int | None):
+def _twin_kit(part_id: str, media: str, reach_m: int) -> dict:
+    """A 400G twin-port kit between the tiny catalog's sw64 cages."""
+    return {"id": part_id, "name": f"Twin kit {reach_m} m", "source": "estimate: test fixture", "media": media,
+            "gbps": 400, "links": 2, "a_form_factor": "osfp-twin-finned", "a_ends": 1,
+            "b_form_factor": "osfp-twin-finned", "b_ends": 1, "max_reach_m": reach_m,
+            "power_w_per_a_end": 17, "power_w_per_b_end": 17}
+
+
+def _far_rows(per_row: int | None, *kits: dict, **changes):
     """64 pinned s80 nodes × 8 rails on a 2-tier sw64 fabric, across rows 95 m (+ 2 m slack), with
-    a 500 m twin kit at $3,000 beside the tiny catalog's 50 m twin kit at $2,000."""
+    a 500 m twin kit at $3,000 (and ``kits``) beside the tiny catalog's 50 m twin kit at $2,000."""
     catalog = copy.deepcopy(TINY_CATALOG)
-    catalog["cables"].append({"id": "sw-dr500", "name": "Twin DR4 kit 500 m", "source": "estimate: test fixture",
-                              "media": "smf", "gbps": 400, "links": 2, "a_form_factor": "osfp-twin-finned",
-                              "a_ends": 1, "b_form_factor": "osfp-twin-finned", "b_ends": 1, "max_reach_m": 500,
-                              "power_w_per_a_end": 17, "power_w_per_b_end": 17})
+    catalog["cables"] += [_twin_kit("sw-dr500", "smf", 500), *kits]
     rows = {} if per_row is None else {"site.distances.racks_per_row": per_row}
     return tiny(**{"constraints.pins.server": "s80", "constraints.pins.nodes": 64, "constraints.pins.tiers": 2,
                    "constraints.pins.nics_per_node": 8, "catalog.add": catalog, "catalog.prices.sw-dr500": 3_000,
-                   "site.distances.across_rows_m": 95, "site.max_racks": 60}, **rows)
+                   "site.distances.across_rows_m": 95, "site.max_racks": 60, **rows, **changes})
 
 
 def test_a_floor_of_few_rows_runs_its_leaf_spine_links_on_short_optics():
@@ -559,3 +564,22 @@ def test_a_floor_of_few_rows_runs_its_leaf_spine_links_on_short_optics():
     found_rows_1 = [str(v) for v in check_design(_far_rows(1), design)]
     assert any("cable_reach: leaf-spine links: length 26 m recorded, the site gives 73 m" in v for v in found_rows_1), \
         found_rows_1
+
+
+def test_a_rack_limit_is_raised_only_to_a_count_whose_floor_the_parts_reach():
+    """The 64-node design of the test above, in rows of 4, needs 27 racks. With a twin kit of 20 m
+    at $1,500 and ``max_racks: 14`` every run is capped by the floor of 14 racks, 6 rows:
+    3 + 3 × 0.6 + 5 × 2.4 + 2 = 18.8 → 19 m, which the 20 m kit reaches; the budget buys 27 racks
+    with it (256 × $500 below the 50 m kit's design). But 27 racks stand on 9 rows (26 m), past
+    the 20 m kit (it serves at most 4 × (6 − 2) = 16 racks), so at ``max_racks: 27`` the design
+    needs the 50 m kit and the budget falls $128,000 short: raising the rack limit alone is not
+    enough, and the explanation must not offer it."""
+    def far_rows(**changes):
+        return _far_rows(4, _twin_kit("sw-sr20", "mmf", 20), **{"catalog.prices.sw-sr20": 1_500, **changes})
+    cost_50m = optimal(far_rows()).cost.total
+    budget = {"budget.max": cost_50m - 256 * 500}
+    result = infeasible(far_rows(**{"site.max_racks": 14, **budget}))
+    assert "racks_available" in conflict(result)
+    (racks,) = [r for r in result.explanation.relaxations if r.family == "racks_available"]
+    assert racks.value is None and racks.message == "relaxing racks_available alone is not enough", racks
+    assert topoopt.solve(far_rows(**{"site.max_racks": 27, **budget}), explain=False).status == "infeasible"

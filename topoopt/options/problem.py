@@ -55,6 +55,7 @@ class OptionTables:
         # The cold tier's size does not depend on the throughput: checkpoints and archive only.
         cold_capacity_tb = answers.storage_needs(0.0).cold_capacity_tb
         self.universe = OptionUniverse(instance, catalog, cold_capacity_tb, dominance)
+        self.dominance = dominance
         self._built: dict[frozenset[str], Options] = {}
 
     def of(self, prefilter: frozenset[str]) -> Options:
@@ -116,6 +117,14 @@ class Problem:
     def unfiltered(self) -> Problem:
         """The same problem with no option prefiltered (every family's options kept)."""
         return self.prefiltering(frozenset()) if self.prefilter else self
+
+    def with_max_racks(self, racks: int) -> Problem:
+        """The same problem on a site of at most ``racks`` racks, its option tables rebuilt: with a
+        row size the runs they price are capped by the floor of ``site.max_racks``
+        (tables.link_lengths_m)."""
+        instance = self.instance.with_changes({"site.max_racks": racks})
+        tables = OptionTables(instance, self.catalog, self.answers, self.tables.dominance)
+        return dataclasses.replace(self, instance=instance, tables=tables, options=tables.of(self.prefilter))
 
     def with_time_limit(self, seconds: float | None) -> Problem:
         return dataclasses.replace(self, time_limit_s=seconds)

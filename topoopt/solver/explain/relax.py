@@ -4,6 +4,7 @@ feasible, found by re-optimising with that one family relaxed."""
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from collections.abc import Callable
 
@@ -11,6 +12,8 @@ from ortools.sat.python import cp_model
 
 from topoopt.models.design import Relaxation
 from topoopt.options.problem import SECONDS_PER_DAY, Problem
+from topoopt.options.tables import link_lengths_m
+from topoopt.solver.explain.conflict import explanation_model
 from topoopt.solver.explain.least_cost import least_cost
 from topoopt.solver.extract import chosen
 from topoopt.solver.model import enforce_all, model_for
@@ -135,9 +138,9 @@ def relax_racks(problem: Problem, settings: Settings, stats: Stats, base: Base) 
     The fewest racks with the site's classes kept; when those classes stand in the way too, the
     fewest racks of any class, naming the class to add (and the count, when it must grow)."""
     family, site = "racks_available", problem.instance.site
-    found = fewest_racks(problem, settings, stats, base, site.rack_classes)
+    found = fewest_racks_on_their_floor(problem, settings, stats, base, site.rack_classes)
     if found is None and site.rack_classes is not None:
-        found = fewest_racks(problem, settings, stats, base, None)
+        found = fewest_racks_on_their_floor(problem, settings, stats, base, None)
     if found is None:
         return Relaxation(family=family, message=f"relaxing {family} alone is not enough")
     racks, rack_classes = found
@@ -153,6 +156,27 @@ def relax_racks(problem: Problem, settings: Settings, stats: Stats, base: Base) 
     # this is not reached, but the message stays well-formed.
     change = " and ".join(words[field] for field in edits) or f"{racks} racks of class {' and '.join(rack_classes)}"
     return Relaxation(family=family, message=f"feasible with {change}", value=racks, edits=edits)
+
+
+def fewest_racks_on_their_floor(problem: Problem, settings: Settings, stats: Stats, base: Base,
+                                classes: list[str] | None) -> tuple[int, list[str]] | None:
+    """:func:`fewest_racks`, with the runs of the floor the edit gives. With a row size every run
+    is capped by the floor of ``site.max_racks`` (docs/model.md, "Cable runs"), so a design found
+    on the site's smaller floor may need longer parts once ``max_racks`` is raised to its count:
+    the search is repeated on the floor of the count found until a count holds on its own floor.
+    Each count found is a lower bound of the answer (longer runs admit fewer parts, never fewer
+    racks), so that count is the least; no design on a floor means none on any larger one."""
+    found = fewest_racks(problem, settings, stats, base, classes)
+    while found is not None and found[0] > problem.instance.site.max_racks:
+        wider = problem.with_max_racks(found[0])
+        if link_lengths_m(wider.instance) == link_lengths_m(problem.instance):
+            return found
+        problem = wider
+        again = fewest_racks(problem, settings, stats, functools.cache(lambda p=wider: explanation_model(p)), classes)
+        if again is None or again[0] <= found[0]:  # fewer: the first search was cut short
+            return again
+        found = again
+    return found
 
 
 def fewest_racks(problem: Problem, settings: Settings, stats: Stats, base: Base,
