@@ -16,7 +16,6 @@ import typer
 
 from topoopt.cli.app import app
 from topoopt.cli.common import EXIT_INFEASIBLE, EXIT_INPUT, err, load_or_exit
-from topoopt.models.performance import UNCALIBRATED_NOTE
 
 GB = "GB"
 
@@ -112,6 +111,8 @@ def _memory_lines(memory) -> list[str]:
 
 
 def _performance_text(name: str, hw, p) -> str:
+    from topoopt.models.performance import UNCALIBRATED_NOTE  # not at import: keeps --help light
+
     idle = hw.gpus - p.gpus_used
     idle_text = f" ({idle} idle)" if idle else ""
     step = p.step
