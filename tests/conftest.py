@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+from example_outputs import share_across_workers
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -33,3 +35,9 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _examples_shared_by_the_workers(tmp_path_factory, pytestconfig):
+    """The bundled examples are solved once per run, whichever worker asks first (example_outputs.py)."""
+    share_across_workers(tmp_path_factory.getbasetemp(), hasattr(pytestconfig, "workerinput"))

@@ -1,14 +1,18 @@
 """The bundled examples in ``instances/``, each solved and its outputs written once per test session.
 
 Export tests of every consumer (Slurm, NetBox, spreadsheets, simulators) read the same written
-sets, so the examples are solved once however many tests read them. The infeasible example has no
-design and is left out (:data:`FEASIBLE`).
+sets, so the examples are solved once however many tests read them: once per test run, as the
+pytest-xdist workers share the run's directory (:func:`share_across_workers`), the first to ask
+solving under a lock and the others reading its result. The infeasible example has no design and
+is left out (:data:`FEASIBLE`).
 """
 
 from __future__ import annotations
 
 import atexit
+import fcntl
 import functools
+import json
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -34,21 +38,48 @@ class Written:
     result: SolveResult
     fabric: Fabric
     out: Path
+    warnings: list[str]
+    """The output set's warnings."""
 
 
-@functools.cache
+_ROOT: list[Path] = []
+"""The directory the examples are written to (set once per process)."""
+
+
+def share_across_workers(base_temp: Path, worker: bool) -> None:
+    """Write the examples under ``base_temp`` (pytest's base directory of this process): for an
+    xdist worker its parent, the run's directory every worker of the run shares."""
+    root = (base_temp.parent if worker else base_temp) / "examples"
+    root.mkdir(exist_ok=True)
+    _ROOT[:] = [root]
+
+
 def _root() -> Path:
-    root = Path(tempfile.mkdtemp(prefix="topoopt-examples-"))
-    atexit.register(shutil.rmtree, root, ignore_errors=True)
-    return root
+    if not _ROOT:  # outside pytest: a directory of this process
+        root = Path(tempfile.mkdtemp(prefix="topoopt-examples-"))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        _ROOT.append(root)
+    return _ROOT[0]
 
 
 @functools.cache
 def written_example(name: str) -> Written:
-    """Solve ``instances/<name>`` and write its outputs (once per session)."""
+    """``instances/<name>`` solved and its outputs written, once per run: the first process to
+    ask solves it under a lock and leaves the result beside the outputs; the others read it."""
     instance = load_instance(REPO / "instances" / name).instance
-    result = solve(instance, explain=False)
-    assert result.status == "optimal", (name, result.status)
     out = _root() / Path(name).stem
-    write_outputs(result, instance, out)
-    return Written(instance, result, build_fabric(result.design, instance), out)
+    done = out.with_suffix(".json")
+    with open(out.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if done.exists():
+            saved = json.loads(done.read_text(encoding="utf-8"))
+            result, warnings = SolveResult.model_validate(saved["result"]), saved["warnings"]
+        else:
+            result = solve(instance, explain=False)
+            assert result.status == "optimal", (name, result.status)
+            warnings = write_outputs(result, instance, out).warnings
+            partial = done.with_suffix(".partial")
+            partial.write_text(json.dumps({"result": result.model_dump(mode="json"), "warnings": warnings}),
+                               encoding="utf-8")
+            partial.replace(done)
+    return Written(instance, result, build_fabric(result.design, instance), out, warnings)

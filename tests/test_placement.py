@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from example_outputs import written_example
 from hypothesis import event, given
 from solver_fixtures import TINY_CATALOG, TINY_PRICES, conflict, infeasible, optimal, tiny
 from strategies import build, instance_data
@@ -17,7 +18,7 @@ from strategies import build, instance_data
 import topoopt
 from topoopt.catalog import resolve_catalog
 from topoopt.checker import check_design
-from topoopt.fabric import build_fabric, render
+from topoopt.fabric import build_fabric
 from topoopt.loader import load_instance
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,20 +31,17 @@ def rows(path: Path) -> list[dict]:
         return list(csv.DictReader(handle))
 
 
-@pytest.fixture(scope="module", params=SMALL_EXAMPLES)
-def rendered(request, tmp_path_factory):
-    instance = load_instance(REPO / "instances" / f"{request.param}.yaml").instance
-    result = topoopt.solve(instance)
-    assert result.status == "optimal"
-    out = tmp_path_factory.mktemp(request.param)
-    outputs = render(result, instance, out)
-    return request.param, instance, result, out, outputs
+@pytest.fixture(params=SMALL_EXAMPLES)
+def rendered(request):
+    """The example's session solve and output set (example_outputs.py)."""
+    written = written_example(f"{request.param}.yaml")
+    return request.param, written.instance, written.result, written.out, written.warnings
 
 
 def test_the_bom_is_the_wiring(rendered):
     """Every cable part is bought exactly as often as the schedule cables it."""
-    _, _, _, out, outputs = rendered
-    assert outputs.warnings == []
+    _, _, _, out, warnings = rendered
+    assert warnings == []
     bought = {row["part"]: int(row["quantity"]) for row in rows(out / "bom.csv") if row["category"] == "cable"}
     assert Counter(row["part"] for row in rows(out / "cables.csv")) == bought
     lengths = Counter()
@@ -120,9 +118,8 @@ def test_no_cable_within_one_rack_is_longer_than_the_rack_allows(rendered):
 def test_the_other_examples_wire_what_they_buy_and_coil_no_cable(name):
     """The same on the bundled examples the rendered fixture leaves out, from the build-out: every
     part is bought as often as the build-out wires it, and no cable is coiled in a rack."""
-    instance = load_instance(REPO / "instances" / f"{name}.yaml").instance
-    design = topoopt.solve(instance).design
-    fabric = build_fabric(design, instance)
+    written = written_example(f"{name}.yaml")
+    instance, design, fabric = written.instance, written.result.design, written.fabric
     assert fabric.warnings == []
     wired, bought = Counter(), Counter()
     for bundle in fabric.links:
@@ -158,8 +155,7 @@ def test_the_demo_buys_its_in_rack_cables_as_dacs():
     nodes add 2 × ¥9,000, and their 4 management ports (50 in all) two mgmt-48x1g-10g leaves and
     their aggregation pair (4 × ¥510) in place of one mgmt-48x1g-4x10g (¥386), with 4 more cords
     (¥4) and 4 uplink cords (¥6)."""
-    instance = load_instance(REPO / "instances" / "llama3-70b-roce-cny.yaml").instance
-    result = topoopt.solve(instance)
+    result = written_example("llama3-70b-roce-cny.yaml").result
     twins = {g.between: (g.part, g.assemblies, g.in_rack_part, g.in_rack_assemblies) for g in result.design.links}
     assert twins["node-leaf"] == ("200g-qsfpdd-breakout-aoc-30m", 64, "200g-qsfpdd-breakout-dac-3m", 16)
     assert twins["node-storage"] == ("100g-aoc-qsfp28-to-qsfp56-30m", 16, "100g-dac-qsfp28-to-qsfp56-3m", 4)
@@ -183,8 +179,7 @@ def test_small_examples_share_racks(name, most):
     """Racks of one model each add a rack per switch model and one for storage to the nodes'
     racks; the nodes' racks have room for those devices (e.g. 4 × 10.3 kW DGX H100 in a 45 kW
     rack leave 3.9 kW, enough for two 1.3 kW switches and a management switch)."""
-    instance = load_instance(REPO / "instances" / f"{name}.yaml").instance
-    design = topoopt.solve(instance).design
+    design = written_example(f"{name}.yaml").result.design
     assert sum(group.count for group in design.racks) <= most
     assert {group.role for group in design.racks} == {"mixed"}
 
