@@ -11,6 +11,8 @@ from solver_fixtures import SRC, TINY_CATALOG, TINY_PRICES, optimal, tiny
 
 from topoopt.checker import check_design
 from topoopt.fabric import build_fabric
+from topoopt.fabric.devices import Device
+from topoopt.fabric.management import heads_apart
 from topoopt.references import check_references
 
 HEAD = {"id": "hd", "name": "Head node", "source": SRC, "power_w": 1100, "rack_units": 2}
@@ -179,3 +181,35 @@ def test_beyond_mixed_racks_head_nodes_share_the_last_rack_of_a_model_that_has_r
     own = [g for g in result.design.racks if g.role == "network" and g.power_kw == pytest.approx(38.0)]
     assert not any(g.holds for g in result.design.racks if g.role != "compute") and [g.count for g in own] == [2]
     assert check_design(heavy, result.design, result.cost) == []
+
+
+def _order(spec: str) -> list[Device]:
+    """Devices from ``"name:ports …"``; a name starting with ``h`` is a head node."""
+    return [Device(name=name, role="head" if name.startswith("h") else "node", model=ports, rack_units=1,
+                   power_w=0.0, ports=int(ports))
+            for name, ports in (item.split(":") for item in spec.split())]
+
+
+@pytest.mark.parametrize("spec, leaf_ports, expected", [
+    # Ports x 0–1, y 2–3, z 4, h1 5–6, h2 7–8: both on the second leaf of 5 ports (5–9); h2
+    # moves to the latest place ending on the first, before y (2–3), and h1 stays on the second.
+    ("x:2 y:2 z:1 h1:2 h2:2 w:1", 5, "x h2 y z h1 w"),
+    # Both on the first leaf of 4 ports (0–3): h2 moves to the first place starting at 4, before y.
+    ("h1:2 h2:2 x:2 y:2", 4, "h1 x h2 y"),
+    # Already apart (h1's ports 3–4 span the first and second leaf), and one leaf only: no move.
+    ("a:1 b:2 h1:2 h2:2 c:1", 4, "a b h1 h2 c"),
+    ("h1:2 h2:2 x:1", 5, "h1 h2 x"),
+])
+def test_head_nodes_take_two_management_leaves(spec, leaf_ports, expected):
+    """An HA pair of head nodes on one management switch fails with it: the build-out deals the
+    second to the neighbouring leaf (fabric/management.py, heads_apart)."""
+    order = heads_apart(_order(spec), lambda device: int(device.model), leaf_ports)
+    assert " ".join(device.name for device in order) == expected
+
+
+@pytest.mark.parametrize("name", ["llama3-70b-roce-cny", "llama3-405b-16k-usd", "llama3-405b-2k-rows-usd"])
+def test_the_examples_head_nodes_hang_off_two_management_leaves(name):
+    fabric = written_example(f"{name}.yaml").fabric
+    leaves = {a for bundle in fabric.links if bundle.between == "mgmt"
+              for a, b in zip(bundle.a_device, bundle.b_device) if b.startswith("head")}
+    assert len(fabric.heads) == 2 and len(leaves) == 2, leaves

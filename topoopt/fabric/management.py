@@ -11,8 +11,9 @@ Rules (:class:`~topoopt.models.design.ManagementNetwork`), with the choices the 
   ``up2``) when it has cages of its own for them, else on its top two ports (then ``leaf_down_ports = k − 2``, ``k`` its radix at the
   device speed). Devices are dealt out in the order given (the build-out's: rack by rack along
   the floor), each device's ports together, filling a leaf before the next starts, so a rack's
-  devices share a management leaf. Leaves in compute racks are then seated among the racks they
-  serve (:func:`seat_leaves`).
+  devices share a management leaf, except that the head nodes (an HA pair) never all take one
+  leaf: the last moves to the neighbouring leaf (:func:`heads_apart`). Leaves in compute racks are
+  then seated among the racks they serve (:func:`seat_leaves`).
 * **Aggregation.** Past one leaf, ``aggregation`` switches of the ``aggregation_switch`` model in
   pairs (``mgmt-agg-01`` …), ``k_a`` its ports at the uplink speed, 2 of them kept for the site's
   management core (not cabled in the design); pair *p* takes leaves ``p·(k_a − 2)`` onwards, up to
@@ -20,6 +21,9 @@ Rules (:class:`~topoopt.models.design.ManagementNetwork`), with the choices the 
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import accumulate
 
 from topoopt.fabric.devices import Assembler, Device, LinkBundle, Run, fill
 from topoopt.fabric.floor import FloorPlan, longest_from
@@ -81,6 +85,9 @@ def wire_management(design: Design, hw: Hardware, managed: list[Device],
     """Every management link: device ports to the leaves, leaves to their aggregation pair."""
     mn, mg = design.management_network, hw.management
     bundle = new_bundle(design, hw, group_index(hw, "mgmt"))
+    if bundle.part.links == 1:  # a cord per port: the order alone says which leaf each port takes
+        managed = heads_apart(managed, lambda device: len(mgmt_ports[device.role, device.model]),
+                              mn.leaf_down_ports)
     devices, device_ports = managed_ports(managed, mgmt_ports)
     down_ports = port_names(mg.switch.cages, mg.ports_per_cage)
     fill(leaves, down_ports, mn.leaf_down_ports, [Run(bundle, devices, device_ports)],
@@ -89,6 +96,33 @@ def wire_management(design: Design, hw: Hardware, managed: list[Device],
     if aggregation:
         bundles.append(_uplinks(design, hw, leaves, aggregation))
     return bundles
+
+
+def heads_apart(devices: list[Device], ports: Callable[[Device], int], leaf_ports: int) -> list[Device]:
+    """``devices`` in wiring order, with the head nodes (an HA pair or more) on two management
+    leaves at least, each taking ``leaf_ports`` ports in turn: when every head node's ports fall on
+    one leaf, the last head node moves to the latest place on the leaf before, or (on the first
+    leaf) to the first place on the leaf after — beside the devices of the racks nearby, so its
+    cords stay short. No move is possible when the other devices fill less than one leaf."""
+    heads = [device for device in devices if device.role == "head"]
+    if len(heads) < 2:
+        return devices
+    offsets = dict(zip((d.name for d in devices), accumulate((ports(d) for d in devices), initial=0)))
+    leaves = {leaf for head in heads
+              for leaf in range(offsets[head.name] // leaf_ports, (offsets[head.name] + ports(head) - 1) // leaf_ports + 1)}
+    if len(leaves) > 1:
+        return devices
+    (leaf,) = leaves
+    moved = heads[-1]
+    rest = [device for device in devices if device is not moved]
+    starts = list(accumulate((ports(d) for d in rest), initial=0))[:-1]
+    if leaf > 0:  # the last place whose ports end before this leaf
+        at = max((i for i, start in enumerate(starts) if start + ports(moved) <= leaf * leaf_ports), default=None)
+    else:  # the first place starting on the next leaf
+        at = next((i for i, start in enumerate(starts) if start >= leaf_ports), None)
+    if at is None:
+        return devices
+    return [*rest[:at], moved, *rest[at:]]
 
 
 def _uplinks(design: Design, hw: Hardware, leaves: list[Device], aggregation: list[Device]) -> LinkBundle:
