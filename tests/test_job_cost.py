@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from enumeration import enumerate_min_job_cost
+from example_outputs import written_example
 from solver_fixtures import SRC, TINY_CATALOG, TINY_PRICES, tiny
 from typer.testing import CliRunner
 
@@ -212,17 +213,18 @@ def test_cost_floor_and_node_range_hold_for_every_candidate(case):
 
 
 # == The example instance, from the command line ===================================================
-@cache
-def example_run(json_out: bool):
-    args = ["solve", str(EXAMPLE), *(["--json"] if json_out else [])]
-    return CliRunner().invoke(app, args)
-
-
-def test_example_solves_from_the_cli_and_the_checker_accepts_it():
-    run = example_run(True)
+@pytest.fixture(scope="module")
+def example_run(tmp_path_factory):
+    """One run of the command line on the example: its summary on stdout, its result in design.json."""
+    out = tmp_path_factory.mktemp("job-cost") / "set"
+    run = CliRunner().invoke(app, ["solve", str(EXAMPLE), "--out", str(out)])
     assert run.exit_code == 0, run.stderr
+    return run, json.loads((out / "design.json").read_text(encoding="utf-8"))
+
+
+def test_example_solves_from_the_cli_and_the_checker_accepts_it(example_run):
+    run, printed = example_run
     assert "checker accepts the design" in run.stderr
-    printed = json.loads(run.stdout)
     assert printed["status"] == "optimal"
     objective, cost, performance = printed["objective"], printed["cost"], printed["performance"]
     assert objective["kind"] == "min_job_cost" and objective["gap"] == 0.0
@@ -233,20 +235,17 @@ def test_example_solves_from_the_cli_and_the_checker_accepts_it():
     assert performance["time_to_train_days"] <= instance.goal.deadline_days
 
 
-def test_example_summary_spells_out_the_job_cost():
-    run = example_run(False)
-    assert run.exit_code == 0, run.stderr
+def test_example_summary_spells_out_the_job_cost(example_run):
+    run, _ = example_run
     assert "OPTIMAL (min_job_cost)" in run.stdout
     line = next(line for line in run.stdout.splitlines() if line.startswith("Job cost"))
     assert "/month ×" in line and "÷ 30.4375 days per month" in line
 
 
-def test_example_job_is_cheaper_than_the_cheapest_monthly_rent():
+def test_example_job_is_cheaper_than_the_cheapest_monthly_rent(example_run):
     """The demo's min_cost design (cheapest per month) trains longer; as a job it costs more."""
-    from topoopt.solver import solve
-
-    job = json.loads(example_run(True).stdout)
-    per_month = solve(load_instance(DEMO).instance, explain=False)
+    _, job = example_run
+    per_month = written_example(DEMO.name).result  # the session's solve (example_outputs.py)
     assert per_month.cost.total < job["cost"]["total"]
     assert per_month.cost.total * months(per_month) > job["objective"]["value"]
 
