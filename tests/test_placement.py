@@ -114,7 +114,8 @@ def test_no_cable_within_one_rack_is_longer_than_the_rack_allows(rendered):
     assert _too_long_within_a_rack(rows(out / "cables.csv"), rack_of, instance) == []
 
 
-@pytest.mark.parametrize("name", ["llama3-70b-rent-usd", "llama3-70b-buy-usd", "llama3-405b-16k-usd", "frontier-131k"])
+@pytest.mark.parametrize("name", ["llama3-70b-rent-usd", "llama3-70b-buy-usd", "llama3-405b-16k-usd",
+                                  "llama3-405b-2k-rows-usd", "frontier-131k"])
 def test_the_other_examples_wire_what_they_buy_and_coil_no_cable(name):
     """The same on the bundled examples the rendered fixture leaves out, from the build-out: every
     part is bought as often as the build-out wires it, and no cable is coiled in a rack."""
@@ -140,9 +141,10 @@ def test_the_other_examples_wire_what_they_buy_and_coil_no_cable(name):
     past = {w.split(" cable")[0].split()[-1] for w in fabric.floor_warnings}
     assert past == {"frontier-131k": {"node-storage"}}.get(name, set())
     assert not any("beyond" in w for w in fabric.floor_warnings)
-    # Leaves and spines share a rack only where racks of their own would take one more.
+    # Leaves and spines share a rack only where racks of their own would take one more: the 2k
+    # rows' 32 leaves and 16 spines, 13 to a rack, fill 4 racks together, 3 + 2 apart.
     shared = [r.name for r in fabric.racks.racks if {"leaf", "spine"} <= {d.role for d in r.devices}]
-    assert len(shared) == {"frontier-131k": 1}.get(name, 0)
+    assert len(shared) == {"frontier-131k": 1, "llama3-405b-2k-rows-usd": 1}.get(name, 0)
 
 
 def test_the_demo_buys_its_in_rack_cables_as_dacs():
