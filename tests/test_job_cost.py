@@ -314,12 +314,12 @@ def test_infeasible_instance_is_explained():
 
 
 # == Time limits and determinism ===================================================================
-def test_a_time_limit_reports_an_honest_bound():
+def test_a_time_limit_reports_an_honest_bound(example_run):
     """Whatever the limit stops, a reported design's bound never exceeds its value."""
     from topoopt.solver import solve
 
     instance = load_instance(EXAMPLE).instance
-    optimum = json.loads(example_run(True).stdout)["objective"]["value"]
+    optimum = example_run[1]["objective"]["value"]
     for limit_s in (0.01, 0.05):
         result = solve(instance, time_limit_s=limit_s, explain=False)
         assert result.status in ("optimal", "feasible", "unknown")
