@@ -610,6 +610,7 @@ class Enumerator:
         self.networks = Networks(self)
         self._switch_w: dict[str, float] = {}
         self._racking: dict[tuple, Racking | None] = {}
+        self._blocks: dict[tuple[int, int], list[dict[int, Network]]] = {}
         allowed = [r for r in self.catalog.racks if instance.site.rack_classes is None or
                    r.id in instance.site.rack_classes]
         heads = [c for c in self.catalog.control if c.role == "head" and self.price(c.id) is not None and any(
@@ -832,13 +833,17 @@ class Enumerator:
         """The management networks of ``ports`` device ports plus ``pdus`` per rack, in blocks: for
         one (leaf, aggregation) model pair, the rack counts (1 … max_racks) whose networks have the
         same switches, each with its network. A racking of those switches is consistent when its
-        own rack count is in the block (every rack's PDUs are on the network it serves)."""
+        own rack count is in the block (every rack's PDUs are on the network it serves). Kept per
+        ``(ports, pdus)``: every part and rack class combination of a candidate asks again."""
+        if (ports, pdus) in self._blocks:
+            return self._blocks[ports, pdus]
         blocks: dict[tuple, dict[int, Network]] = {}
         for total in range(1, self.instance.site.max_racks + 1):
             for mgmt in self.networks.management_networks_cached(ports + pdus * total):
                 key = (mgmt.record.switch, mgmt.record.aggregation_switch, tuple(sorted(mgmt.switches.items())))
                 blocks.setdefault(key, {})[total] = mgmt
-        return list(blocks.values())
+        self._blocks[ports, pdus] = list(blocks.values())
+        return self._blocks[ports, pdus]
 
     def _racked(self, node, fabric, n, counts, chosen, used, classes, block, tier, units, net, data_switches,
                 unit_counts, node_w, switch_models, tiers, fixed, compute_switch):
