@@ -196,15 +196,23 @@ def test_model_size_of_the_builtin_catalog_does_not_depend_on_the_node_count():
 
 
 # == Reproducibility ===============================================================================
-@pytest.mark.parametrize("instance", [
-    pytest.param(lambda: diff_instance(DIFF_CASES["deadline, 8-port switch, 7 racks"]), id="tiny"),
-    pytest.param(lambda: load_instance(REPO / "instances" / "frontier-131k.yaml").instance, id="frontier-131k"),
-])
-def test_same_instance_same_design_whatever_the_run_or_worker_count(instance):
+def _tiny_run():
+    case = "deadline, 8-port switch, 7 racks"
+    return diff_instance(DIFF_CASES[case]), solved(case)
+
+
+def _frontier_run():
+    written = written_example("frontier-131k.yaml")  # the session's run (example_outputs.py)
+    return written.instance, written.result
+
+
+@pytest.mark.parametrize("first_run", [pytest.param(_tiny_run, id="tiny"), pytest.param(_frontier_run, id="frontier-131k")])
+def test_same_instance_same_design_whatever_the_run_or_worker_count(first_run):
+    """A run of the session, another, and one on two workers: one design, one cost."""
     from topoopt.solver import solve
 
-    instance = instance()
-    runs = [solve(instance, explain=False), solve(instance, explain=False), solve(instance, workers=2, explain=False)]
+    instance, first = first_run()
+    runs = [first, solve(instance, explain=False), solve(instance, workers=2, explain=False)]
     designs = {r.design.model_dump_json() for r in runs}
     costs = {r.cost.model_dump_json() for r in runs}
     assert len(designs) == 1 and len(costs) == 1
