@@ -196,13 +196,18 @@ def _order(spec: str) -> list[Device]:
     ("x:2 y:2 z:1 h1:2 h2:2 w:1", 5, "x h2 y z h1 w"),
     # Both on the first leaf of 4 ports (0–3): h2 moves to the first place starting at 4, before y.
     ("h1:2 h2:2 x:2 y:2", 4, "h1 x h2 y"),
-    # Already apart (h1's ports 3–4 span the first and second leaf), and one leaf only: no move.
+    # In band (a head's first port) on the first leaf both, h2's out-of-band port on the second:
+    # h2 moves after x, to 5–6 (the last place; the other devices fill exactly one leaf).
+    ("a:1 h1:2 h2:2 x:2", 4, "a h1 x h2"),
+    ("h1:2 h2:2 x:3", 4, "h1 x h2"),
+    # Already apart in band (h1's port 3 on the first leaf, h2's 5 on the second), and one leaf
+    # only: no move.
     ("a:1 b:2 h1:2 h2:2 c:1", 4, "a b h1 h2 c"),
     ("h1:2 h2:2 x:1", 5, "h1 h2 x"),
 ])
 def test_head_nodes_take_two_management_leaves(spec, leaf_ports, expected):
-    """An HA pair of head nodes on one management switch fails with it: the build-out deals the
-    second to the neighbouring leaf (fabric/management.py, heads_apart)."""
+    """An HA pair of head nodes reached in band through one management switch fails with it: the
+    build-out deals the second to the neighbouring leaf (fabric/management.py, heads_apart)."""
     order = heads_apart(_order(spec), lambda device: int(device.model), leaf_ports)
     assert " ".join(device.name for device in order) == expected
 
@@ -211,5 +216,6 @@ def test_head_nodes_take_two_management_leaves(spec, leaf_ports, expected):
 def test_the_examples_head_nodes_hang_off_two_management_leaves(name):
     fabric = written_example(f"{name}.yaml").fabric
     leaves = {a for bundle in fabric.links if bundle.between == "mgmt"
-              for a, b in zip(bundle.a_device, bundle.b_device) if b.startswith("head")}
+              for a, b, port in zip(bundle.a_device, bundle.b_device, bundle.b_port) if b.startswith("head")
+              and port == "mgmt"}  # in band
     assert len(fabric.heads) == 2 and len(leaves) == 2, leaves

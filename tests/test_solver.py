@@ -137,7 +137,7 @@ def test_optimum_equals_exhaustive_enumeration(case):
 
 
 @pytest.mark.parametrize("case", ["deadline 6 hours", "30 nodes, 8-port switch, 3:1"])
-def test_budget_edge_agrees_with_enumeration(case):
+def test_the_solver_meets_the_enumerated_optimum_at_the_budget_edge(case):
     """With the budget at the enumerated optimum the solver finds it; one unit less, no design.
     (The enumeration applies the budget as a filter on its candidates and as a sound bound on
     their node count, so it is not run again at both budgets: that took 74 s.)"""

@@ -99,26 +99,26 @@ def wire_management(design: Design, hw: Hardware, managed: list[Device],
 
 
 def heads_apart(devices: list[Device], ports: Callable[[Device], int], leaf_ports: int) -> list[Device]:
-    """``devices`` in wiring order, with the head nodes (an HA pair or more) on two management
-    leaves at least, each taking ``leaf_ports`` ports in turn: when every head node's ports fall on
-    one leaf, the last head node moves to the latest place on the leaf before, or (on the first
-    leaf) to the first place on the leaf after — beside the devices of the racks nearby, so its
-    cords stay short. No move is possible when the other devices fill less than one leaf."""
+    """``devices`` in wiring order, with the head nodes (an HA pair or more) reached in band over
+    two management leaves at least, each leaf taking ``leaf_ports`` ports in turn and a device's
+    in-band port coming first: when every head node's in-band port falls on one leaf, the last
+    head node moves to the latest place on the leaf before, or (on the first leaf) to the first
+    place on a later one — beside the devices of the racks nearby, so its cords stay short. No
+    move is possible when the other devices fill less than one leaf."""
     heads = [device for device in devices if device.role == "head"]
     if len(heads) < 2:
         return devices
     offsets = dict(zip((d.name for d in devices), accumulate((ports(d) for d in devices), initial=0)))
-    leaves = {leaf for head in heads
-              for leaf in range(offsets[head.name] // leaf_ports, (offsets[head.name] + ports(head) - 1) // leaf_ports + 1)}
+    leaves = {offsets[head.name] // leaf_ports for head in heads}
     if len(leaves) > 1:
         return devices
     (leaf,) = leaves
     moved = heads[-1]
     rest = [device for device in devices if device is not moved]
-    starts = list(accumulate((ports(d) for d in rest), initial=0))[:-1]
+    starts = list(accumulate((ports(d) for d in rest), initial=0))  # the last: after every device
     if leaf > 0:  # the last place whose ports end before this leaf
         at = max((i for i, start in enumerate(starts) if start + ports(moved) <= leaf * leaf_ports), default=None)
-    else:  # the first place starting on the next leaf
+    else:  # the first place starting on a later leaf
         at = next((i for i, start in enumerate(starts) if start >= leaf_ports), None)
     if at is None:
         return devices

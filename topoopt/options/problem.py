@@ -119,10 +119,12 @@ class Problem:
         return self.prefiltering(frozenset()) if self.prefilter else self
 
     def with_max_racks(self, racks: int) -> Problem:
-        """The same problem on a site of at most ``racks`` racks, its option tables rebuilt: with a
-        row size the runs they price are capped by the floor of ``site.max_racks``
-        (tables.link_lengths_m)."""
-        instance = self.instance.with_changes({"site.max_racks": racks})
+        """The same problem on a site of at most ``racks`` racks (any count: the model's, not a
+        file's), its option tables rebuilt, as with a row size the runs they price are capped by
+        the floor of ``site.max_racks`` (tables.link_lengths_m). Built from the whole tables:
+        for a problem not :meth:`restricted`, as an explanation's."""
+        site = self.instance.site.model_copy(update={"max_racks": racks})
+        instance = self.instance.model_copy(update={"site": site})
         tables = OptionTables(instance, self.catalog, self.answers, self.tables.dominance)
         return dataclasses.replace(self, instance=instance, tables=tables, options=tables.of(self.prefilter))
 

@@ -379,10 +379,11 @@ def fabric_options(catalog: ResolvedCatalog, speeds: set[tuple[str, int]],
     return options
 
 
-def link_lengths_m(instance: Instance) -> dict[str, float]:
+def link_lengths_m(instance: Instance, max_racks: int | None = None) -> dict[str, float]:
     """Cable run per link class: leaves (compute, storage and management) at the end of the row;
     spines, cores and management aggregation across rows; none longer than the floor of the
-    site's ``max_racks`` (:func:`floor_run_m`, with the site's row size)."""
+    site's ``max_racks`` (or of ``max_racks`` racks when given; :func:`floor_run_m`, with the
+    site's row size)."""
     d = instance.site.distances
     in_row, across = d.in_row_m + d.slack_m, d.across_rows_m + d.slack_m
     runs = {
@@ -390,7 +391,7 @@ def link_lengths_m(instance: Instance) -> dict[str, float]:
         "node-storage": in_row, "storage-unit": in_row, "storage-leaf-spine": across, "storage-spine-core": across,
         "mgmt": in_row, "mgmt-uplink": across,
     }
-    floor_m = floor_run_m(d, instance.site.max_racks)
+    floor_m = floor_run_m(d, instance.site.max_racks if max_racks is None else max_racks)
     return runs if floor_m is None else {cls: min(run, floor_m) for cls, run in runs.items()}
 
 

@@ -143,7 +143,7 @@ def relax_racks(problem: Problem, settings: Settings, stats: Stats, base: Base) 
         found = fewest_racks_on_their_floor(problem, settings, stats, base, None)
     if found is None:
         return Relaxation(family=family, message=f"relaxing {family} alone is not enough")
-    racks, rack_classes = found
+    racks, rack_classes, least = found
     edits: dict[str, int | float | list[str]] = {}
     added = [c for c in rack_classes if site.rack_classes is not None and c not in site.rack_classes]
     if added:
@@ -155,28 +155,39 @@ def relax_racks(problem: Problem, settings: Settings, stats: Stats, base: Base) 
     # Without any edit the design meets racks_available too; then the instance was feasible and
     # this is not reached, but the message stays well-formed.
     change = " and ".join(words[field] for field in edits) or f"{racks} racks of class {' and '.join(rack_classes)}"
+    if not least:
+        return Relaxation(family=family, message=f"feasible with {change} (enough; not shown the least)",
+                          value=racks, edits=edits, proven=False)
     return Relaxation(family=family, message=f"feasible with {change}", value=racks, edits=edits)
 
 
 def fewest_racks_on_their_floor(problem: Problem, settings: Settings, stats: Stats, base: Base,
-                                classes: list[str] | None) -> tuple[int, list[str]] | None:
-    """:func:`fewest_racks`, with the runs of the floor the edit gives. With a row size every run
-    is capped by the floor of ``site.max_racks`` (docs/model.md, "Cable runs"), so a design found
-    on the site's smaller floor may need longer parts once ``max_racks`` is raised to its count:
-    the search is repeated on the floor of the count found until a count holds on its own floor.
-    Each count found is a lower bound of the answer (longer runs admit fewer parts, never fewer
-    racks), so that count is the least; no design on a floor means none on any larger one."""
+                                classes: list[str] | None) -> tuple[int, list[str], bool] | None:
+    """:func:`fewest_racks`, with the runs of the floor the edit gives, and whether the count is
+    shown the least. With a row size every run is capped by the floor of ``site.max_racks``
+    (docs/model.md, "Cable runs"), so a design found on the site's smaller floor may need longer
+    parts once ``max_racks`` is raised to its count: the search is repeated on the floor of the
+    count found until a count holds on its own floor. A longer run only narrows the parts a
+    design may take (the model's compute parts; the option tables' cheapest part per option and
+    placement), so as long as that never raises a design's power, each count found is a lower
+    bound, that count the least, and no design on a floor means none on a larger one (the
+    built-in catalog has no part that reaches less for no more and draws more power than one of
+    the same ends). A search finding fewer racks than the last count (one cut short before)
+    shows the last count enough, on its floor, not the least."""
     found = fewest_racks(problem, settings, stats, base, classes)
+    lengths = link_lengths_m(problem.instance)
     while found is not None and found[0] > problem.instance.site.max_racks:
-        wider = problem.with_max_racks(found[0])
-        if link_lengths_m(wider.instance) == link_lengths_m(problem.instance):
-            return found
-        problem = wider
-        again = fewest_racks(problem, settings, stats, functools.cache(lambda p=wider: explanation_model(p)), classes)
-        if again is None or again[0] <= found[0]:  # fewer: the first search was cut short
-            return again
+        if link_lengths_m(problem.instance, found[0]) == lengths:
+            return (*found, True)
+        problem = problem.with_max_racks(found[0])
+        lengths = link_lengths_m(problem.instance)
+        again = fewest_racks(problem, settings, stats, functools.cache(lambda p=problem: explanation_model(p)), classes)
+        if again is None or again[0] == found[0]:
+            return None if again is None else (*again, True)
+        if again[0] < found[0]:
+            return (*found, False)
         found = again
-    return found
+    return None if found is None else (*found, True)
 
 
 def fewest_racks(problem: Problem, settings: Settings, stats: Stats, base: Base,
