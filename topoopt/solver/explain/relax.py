@@ -167,7 +167,7 @@ def fewest_racks_on_their_floor(problem: Problem, settings: Settings, stats: Sta
     shown the least. With a row size every run is capped by the floor of ``site.max_racks``
     (docs/model.md, "Cable runs"), so a design found on the site's smaller floor may need longer
     parts once ``max_racks`` is raised to its count: the search is repeated on the floor of the
-    count found until a count holds on its own floor. A longer run only narrows the parts a
+    count found until a count holds on its own floor. A shorter run only widens the parts a
     design may take (the model's compute parts; the option tables' cheapest part per option and
     placement), so as long as that never raises a design's power, each count found is a lower
     bound, that count the least, and no design on a floor means none on a larger one (the
