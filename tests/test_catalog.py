@@ -783,3 +783,25 @@ def test_storage_nic_power() -> None:
     ten = NICS["eth-10g-2p"]
     assert storage_nic_power_w(hgx, ten, 1, 10, parts, 2) == pytest.approx(ten.power_w + 2 * 1.0)
     assert storage_nic_power_w(hgx, ten, 1, 10, parts, 1) == pytest.approx(ten.power_w + 1.0)
+
+
+@pytest.mark.parametrize("book", sorted(BOOKS))
+def test_no_part_reaching_less_for_no_more_draws_more_power(book):
+    """Between parts of the same ends, speed and links, one that reaches less for no more money
+    draws no more power at either end. An explanation's fewest racks rest on it (docs/model.md,
+    "Explaining no"): a shorter run, whose cheapest part is then no dearer, never raises a rack's
+    power."""
+    prices = BOOKS[book].prices
+
+    def ends(part: LinkPart) -> tuple:
+        return part.a_form_factor, part.a_ends, part.b_form_factor, part.b_ends, part.gbps, part.links
+    priced = [part for part in CAT.cables if part.id in prices]
+    compared, found = 0, []
+    for short in priced:
+        for long in priced:
+            if ends(short) == ends(long) and short.max_reach_m < long.max_reach_m:
+                compared += 1
+                if prices[short.id].price <= prices[long.id].price and (
+                        short.power_w_per_a_end > long.power_w_per_a_end or short.power_w_per_b_end > long.power_w_per_b_end):
+                    found.append((short.id, long.id))
+    assert compared and found == []
