@@ -50,8 +50,8 @@ def relax_one(problem: Problem, family: str, settings: Settings, stats: Stats,
     relaxation, nodes = _relax(problem, family, settings, stats, base)
     # A search that reached the deadline may have stopped before its last candidate, even
     # without a solve cut short: then it is not proven either.
-    if stats.cut_short == cut_before and settings.remaining_s() != 0.0:
-        return relaxation, nodes
+    if (stats.cut_short == cut_before and settings.remaining_s() != 0.0) or not relaxation.proven:
+        return relaxation, nodes  # proven, or already labelled as not
     if relaxation.value is None:
         return Relaxation(family=family, message=f"no change to {family} found within the explanation's time limit",
                           proven=False), None
