@@ -177,10 +177,10 @@ def fewest_racks_on_their_floor(problem: Problem, settings: Settings, stats: Sta
     found = fewest_racks(problem, settings, stats, base, classes)
     lengths = link_lengths_m(problem.instance)
     while found is not None and found[0] > problem.instance.site.max_racks:
-        if link_lengths_m(problem.instance, found[0]) == lengths:
+        wider = link_lengths_m(problem.instance, found[0])
+        if wider == lengths:
             return (*found, True)
-        problem = problem.with_max_racks(found[0])
-        lengths = link_lengths_m(problem.instance)
+        problem, lengths = problem.with_max_racks(found[0]), wider
         again = fewest_racks(problem, settings, stats, functools.cache(lambda p=problem: explanation_model(p)), classes)
         if again is None or again[0] == found[0]:
             return None if again is None else (*again, True)
